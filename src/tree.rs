@@ -1,0 +1,355 @@
+//! The generic annotated tree that every view draws.
+//!
+//! Each [`Node`] has a kind, a label, a byte [`Span`] in a byte space, named [`Field`]s with
+//! their own spans (marked editable where an editor can change them), children and
+//! [`Diagnostic`]s. Byte space 0 is the input file; decompressing opens a new [`ByteSpace`] whose
+//! bytes are kept in the [`Tree`], so that a viewer can show them without decompressing again.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A byte range in one byte space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    pub space: u32,
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl Span {
+    pub fn new(space: u32, offset: u64, size: u64) -> Self {
+        Span { space, offset, size }
+    }
+
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(self.size)
+    }
+
+    /// A span `offset..offset+size` relative to the start of this one.
+    pub fn sub(&self, offset: u64, size: u64) -> Span {
+        Span { space: self.space, offset: self.offset.saturating_add(offset), size }
+    }
+}
+
+/// What a node is. The names are stable: they appear in JSON output and drive the UI legend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    File,
+    Section,
+    OffloadBinary,
+    OffloadEntry,
+    StringTable,
+    Bundle,
+    TextBundle,
+    BundleEntry,
+    CompressedBundle,
+    Decompressed,
+    Image,
+    Padding,
+    Unknown,
+}
+
+impl NodeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::File => "file",
+            NodeKind::Section => "section",
+            NodeKind::OffloadBinary => "offload-binary",
+            NodeKind::OffloadEntry => "offload-entry",
+            NodeKind::StringTable => "string-table",
+            NodeKind::Bundle => "bundle",
+            NodeKind::TextBundle => "text-bundle",
+            NodeKind::BundleEntry => "bundle-entry",
+            NodeKind::CompressedBundle => "compressed-bundle",
+            NodeKind::Decompressed => "decompressed",
+            NodeKind::Image => "image",
+            NodeKind::Padding => "padding",
+            NodeKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// A field's value, decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Uint(u64),
+    Text(String),
+    /// An ordered key/value map, such as an offload binary's string map.
+    Map(Vec<(String, String)>),
+}
+
+impl From<u64> for Value {
+    fn from(v: u64) -> Self {
+        Value::Uint(v)
+    }
+}
+impl From<bool> for Value {
+    fn from(v: bool) -> Self {
+        Value::Bool(v)
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Self {
+        Value::Text(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::Text(v.into())
+    }
+}
+
+/// A named, decoded field of a node, with the bytes it was read from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub value: Value,
+    pub span: Option<Span>,
+    pub editable: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Something worth telling the user about a node: a hash mismatch, unused bytes, a
+/// non-canonical target ID, a rule the container breaks, or a part that could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub label: String,
+    pub span: Span,
+    pub fields: Vec<Field>,
+    pub children: Vec<Node>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Node {
+    pub fn new(kind: NodeKind, label: impl Into<String>, span: Span) -> Self {
+        Node { kind, label: label.into(), span, fields: Vec::new(), children: Vec::new(), diagnostics: Vec::new() }
+    }
+
+    /// Adds a read-only field.
+    pub fn field(&mut self, name: &str, value: impl Into<Value>, span: Option<Span>) -> &mut Self {
+        self.fields.push(Field { name: name.into(), value: value.into(), span, editable: false });
+        self
+    }
+
+    /// Adds a field an editor may change.
+    pub fn editable(&mut self, name: &str, value: impl Into<Value>, span: Option<Span>) -> &mut Self {
+        self.fields.push(Field { name: name.into(), value: value.into(), span, editable: true });
+        self
+    }
+
+    pub fn diag(&mut self, severity: Severity, message: impl Into<String>, span: Option<Span>) -> &mut Self {
+        self.diagnostics.push(Diagnostic { severity, message: message.into(), span });
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|f| f.name == name).map(|f| &f.value)
+    }
+
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.get(name) {
+            Some(Value::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Depth-first walk over this node and its descendants, with their depth.
+    pub fn walk<'s>(&'s self, visit: &mut dyn FnMut(&'s Node, usize)) {
+        fn go<'s>(n: &'s Node, depth: usize, visit: &mut dyn FnMut(&'s Node, usize)) {
+            visit(n, depth);
+            for c in &n.children {
+                go(c, depth + 1, visit);
+            }
+        }
+        go(self, 0, visit)
+    }
+
+    /// Worst severity among this node's and its descendants' diagnostics.
+    pub fn worst_severity(&self) -> Option<Severity> {
+        let mut worst = None;
+        self.walk(&mut |n, _| {
+            for d in &n.diagnostics {
+                worst = worst.max(Some(d.severity));
+            }
+        });
+        worst
+    }
+}
+
+/// A byte space: the input file (space 0) or bytes produced by decompression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ByteSpace {
+    pub label: String,
+    pub size: u64,
+    /// Where in its parent space the bytes came from (the compressed payload).
+    pub origin: Option<Span>,
+    /// The bytes of a derived space; `None` for the input file, which the caller holds.
+    pub data: Option<Vec<u8>>,
+}
+
+/// Everything known about one input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tree {
+    pub spaces: Vec<ByteSpace>,
+    pub root: Node,
+}
+
+impl Tree {
+    /// The bytes of a derived space, or `input` for space 0.
+    pub fn space_bytes<'s>(&'s self, input: &'s [u8], space: u32) -> Option<&'s [u8]> {
+        if space == 0 {
+            return Some(input);
+        }
+        self.spaces.get(space as usize)?.data.as_deref()
+    }
+
+    /// The bytes a span covers.
+    pub fn bytes<'s>(&'s self, input: &'s [u8], span: Span) -> Option<&'s [u8]> {
+        let data = self.space_bytes(input, span.space)?;
+        let end = usize::try_from(span.end()).ok()?;
+        data.get(usize::try_from(span.offset).ok()?..end)
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serialize {
+    //! JSON shape: `{kind, label, space, offset, size, fields: {name: value}, field_spans:
+    //! {name: {space, offset, size}}, editable: [names], diagnostics: [...], children: [...]}`.
+    use super::*;
+    use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+    impl Serialize for Value {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self {
+                Value::Null => s.serialize_none(),
+                Value::Bool(b) => s.serialize_bool(*b),
+                Value::Uint(n) => s.serialize_u64(*n),
+                Value::Text(t) => s.serialize_str(t),
+                Value::Map(entries) => {
+                    let mut m = s.serialize_map(Some(entries.len()))?;
+                    for (k, v) in entries {
+                        m.serialize_entry(k, v)?;
+                    }
+                    m.end()
+                }
+            }
+        }
+    }
+
+    impl Serialize for Span {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(3))?;
+            m.serialize_entry("space", &self.space)?;
+            m.serialize_entry("offset", &self.offset)?;
+            m.serialize_entry("size", &self.size)?;
+            m.end()
+        }
+    }
+
+    impl Serialize for Diagnostic {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(3))?;
+            m.serialize_entry("severity", self.severity.as_str())?;
+            m.serialize_entry("message", &self.message)?;
+            m.serialize_entry("span", &self.span)?;
+            m.end()
+        }
+    }
+
+    struct Fields<'a>(&'a [Field]);
+    impl Serialize for Fields<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(self.0.len()))?;
+            for f in self.0 {
+                m.serialize_entry(&f.name, &f.value)?;
+            }
+            m.end()
+        }
+    }
+
+    struct FieldSpans<'a>(&'a [Field]);
+    impl Serialize for FieldSpans<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(None)?;
+            for f in self.0 {
+                if let Some(span) = &f.span {
+                    m.serialize_entry(&f.name, span)?;
+                }
+            }
+            m.end()
+        }
+    }
+
+    struct Editable<'a>(&'a [Field]);
+    impl Serialize for Editable<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut q = s.serialize_seq(None)?;
+            for f in self.0.iter().filter(|f| f.editable) {
+                q.serialize_element(&f.name)?;
+            }
+            q.end()
+        }
+    }
+
+    impl Serialize for Node {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(10))?;
+            m.serialize_entry("kind", self.kind.as_str())?;
+            m.serialize_entry("label", &self.label)?;
+            m.serialize_entry("space", &self.span.space)?;
+            m.serialize_entry("offset", &self.span.offset)?;
+            m.serialize_entry("size", &self.span.size)?;
+            m.serialize_entry("fields", &Fields(&self.fields))?;
+            m.serialize_entry("field_spans", &FieldSpans(&self.fields))?;
+            m.serialize_entry("editable", &Editable(&self.fields))?;
+            m.serialize_entry("diagnostics", &self.diagnostics)?;
+            m.serialize_entry("children", &self.children)?;
+            m.end()
+        }
+    }
+
+    impl Serialize for ByteSpace {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(3))?;
+            m.serialize_entry("label", &self.label)?;
+            m.serialize_entry("size", &self.size)?;
+            m.serialize_entry("origin", &self.origin)?;
+            m.end()
+        }
+    }
+
+    impl Serialize for Tree {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("spaces", &self.spaces)?;
+            m.serialize_entry("root", &self.root)?;
+            m.end()
+        }
+    }
+}
