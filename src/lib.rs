@@ -7,8 +7,10 @@
 
 extern crate alloc;
 
+pub mod bundle;
 pub mod bytes;
 pub mod error;
+pub mod host;
 pub mod tree;
 
 pub use error::{Error, Result};
@@ -18,3 +20,4 @@ pub mod compression;
 pub mod offload_binary;
 pub mod strtab;
 pub mod target_id;
+pub mod text_bundle;

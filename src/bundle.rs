@@ -1,0 +1,442 @@
+//! Clang offload bundle, binary layout (`clang-offload-bundler --type=bc|o|a|gch|ast` with
+//! inputs that are not object files).
+//!
+//! All integers are little-endian.
+//!
+//! | offset            | size | field                                             |
+//! |-------------------|------|---------------------------------------------------|
+//! | 0                 | 24   | magic `__CLANG_OFFLOAD_BUNDLE__`                  |
+//! | 24                | 8    | number of entries N                               |
+//! | 32                | 8    | entry 1: offset of its bytes from the file start  |
+//! | 40                | 8    | entry 1: size of its bytes                        |
+//! | 48                | 8    | entry 1: length L of its ID                       |
+//! | 56                | L    | entry 1: ID, `<kind>-<triple>[-<target id>]`      |
+//! | ...               |      | entries 2..N, same shape                          |
+//! | header end        |      | entry bytes, each at its offset                   |
+//!
+//! The bundler places entries in the order given on its command line, each starting at the
+//! next multiple of `--bundle-align` (default 1) after the header and the previous entry, and
+//! fills the gaps with zero bytes. Readers look entries up by ID; an offset of 0 or a range
+//! past the end makes the bundler stop reading the header silently, which we report instead.
+
+use crate::bytes::{align_up, checked_end, human_size, slice_at, Reader};
+use crate::error::{Error, Result};
+use crate::tree::{Node, NodeKind, Severity, Span};
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+pub const MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
+/// Bytes of the fixed part of the header: magic and entry count.
+const FIXED_HEADER: u64 = 32;
+/// Bytes of one entry's header before its ID: offset, size, ID length.
+const ENTRY_HEADER: u64 = 24;
+
+/// Whether `data` starts like a binary bundle.
+pub fn is_bundle(data: &[u8]) -> bool {
+    data.starts_with(MAGIC)
+}
+
+/// One entry as described by the header, with where each of its header fields lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryHeader {
+    pub id: String,
+    /// True when the ID bytes were not UTF-8 (the ID shown is a lossy decoding).
+    pub id_lossy: bool,
+    pub offset: u64,
+    pub size: u64,
+    /// Where this entry's 24-byte header plus ID starts in the bundle.
+    pub header_at: u64,
+}
+
+/// The header of a binary bundle: what `--list` needs, readable from a prefix of the bundle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub entries: Vec<EntryHeader>,
+    /// Bytes taken by the header.
+    pub size: u64,
+}
+
+/// Reads the header. `data` may be only a prefix of the bundle (entry ranges are not checked
+/// here), which is what makes listing a compressed bundle cheap.
+pub fn read_header(data: &[u8]) -> Result<Header> {
+    let mut r = Reader::new(data);
+    let magic = r.bytes(MAGIC.len() as u64, "bundle magic")?;
+    if magic != MAGIC {
+        return Err(Error::new(0, "bundle magic", "__CLANG_OFFLOAD_BUNDLE__", format!("{:02x?}", magic)));
+    }
+    let count = r.u64("bundle entry count")?;
+    // Each entry needs at least 24 header bytes: bound the count (and the allocation) by what the
+    // input can hold before trusting it.
+    let room = r.remaining() as u64 / ENTRY_HEADER;
+    if count > room {
+        return Err(Error::new(
+            24,
+            "bundle entry count",
+            format!("at most {room} entries (24 header bytes each fit in the {} bytes left)", r.remaining()),
+            format!("{count}"),
+        ));
+    }
+    let mut entries = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        entries.push(read_entry_header(&mut r)?);
+    }
+    Ok(Header { entries, size: r.position() })
+}
+
+fn read_entry_header(r: &mut Reader<'_>) -> Result<EntryHeader> {
+    let header_at = r.position();
+    let offset = r.u64("bundle entry offset")?;
+    let size = r.u64("bundle entry size")?;
+    let id_len = r.u64("bundle entry ID length")?;
+    let id_bytes = r.bytes(id_len, "bundle entry ID")?;
+    let (id, id_lossy) = match core::str::from_utf8(id_bytes) {
+        Ok(s) => (String::from(s), false),
+        Err(_) => (String::from_utf8_lossy(id_bytes).into_owned(), true),
+    };
+    Ok(EntryHeader { id, id_lossy, offset, size, header_at })
+}
+
+/// One device (or host) entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleEntry<'a> {
+    /// The entry ID exactly as written, e.g. `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`.
+    pub id: String,
+    /// Where the entry's bytes start in the bundle.
+    pub offset: u64,
+    pub data: Cow<'a, [u8]>,
+}
+
+/// A binary bundle: its entries in header order, and any non-zero bytes the header does not
+/// account for (kept so that an unedited bundle writes back byte-identical).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bundle<'a> {
+    pub entries: Vec<BundleEntry<'a>>,
+    /// Size of the bundle as read; the writer pads to it. Zero for a bundle built from scratch.
+    pub size: u64,
+    /// Unused ranges that held non-zero bytes, as (offset, bytes).
+    pub unused: Vec<(u64, Cow<'a, [u8]>)>,
+}
+
+impl<'a> Bundle<'a> {
+    /// A new bundle laid out as clang-offload-bundler lays it out with `--bundle-align=align`.
+    pub fn new(entries: Vec<(String, Cow<'a, [u8]>)>, align: u64) -> Result<Self> {
+        let mut bundle = Bundle {
+            entries: entries.into_iter().map(|(id, data)| BundleEntry { id, offset: 0, data }).collect(),
+            size: 0,
+            unused: Vec::new(),
+        };
+        bundle.relayout(align)?;
+        Ok(bundle)
+    }
+
+    /// Reads a whole bundle. Entries borrow from `data`.
+    pub fn parse(data: &'a [u8]) -> Result<Self> {
+        let header = read_header(data)?;
+        let mut entries = Vec::with_capacity(header.entries.len());
+        for e in &header.entries {
+            if e.offset == 0 {
+                return Err(Error::new(e.header_at, "bundle entry offset", "a non-zero offset", "0"));
+            }
+            let bytes = slice_at(data, e.offset, e.size, e.header_at, "bundle entry range")?;
+            entries.push(BundleEntry { id: e.id.clone(), offset: e.offset, data: Cow::Borrowed(bytes) });
+        }
+        let unused = nonzero_unused_ranges(data, &header)
+            .into_iter()
+            .map(|(start, end)| (start, Cow::Borrowed(&data[start as usize..end as usize])))
+            .collect();
+        Ok(Bundle { entries, size: data.len() as u64, unused })
+    }
+
+    /// Recomputes every entry's offset as the bundler does (header, then each entry at the next
+    /// multiple of `align`), forgetting the layout that was read.
+    pub fn relayout(&mut self, align: u64) -> Result<()> {
+        let align = align.max(1);
+        let mut pos = self.header_size();
+        for e in &mut self.entries {
+            pos = align_up(pos, align).ok_or_else(|| overflow("bundle layout"))?;
+            e.offset = pos;
+            pos = checked_end(pos, e.data.len() as u64, 0, "bundle layout")?;
+        }
+        self.size = 0;
+        self.unused.clear();
+        Ok(())
+    }
+
+    pub fn header_size(&self) -> u64 {
+        self.entries.iter().fold(FIXED_HEADER, |n, e| n + ENTRY_HEADER + e.id.len() as u64)
+    }
+
+    /// Bytes the written bundle takes.
+    pub fn written_size(&self) -> u64 {
+        let data_end = self.entries.iter().map(|e| e.offset + e.data.len() as u64).max().unwrap_or(0);
+        data_end.max(self.header_size()).max(self.size)
+    }
+
+    /// Writes the bundle. Entries are placed at their offsets, unused bytes are zero (or what
+    /// was read there).
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.check_layout()?;
+        let total = usize::try_from(self.written_size()).map_err(|_| overflow("bundle size"))?;
+        let mut out = vec![0u8; total];
+        let mut pos = 0usize;
+        let mut put = |bytes: &[u8], out: &mut Vec<u8>| {
+            out[pos..pos + bytes.len()].copy_from_slice(bytes);
+            pos += bytes.len();
+        };
+        put(MAGIC, &mut out);
+        put(&(self.entries.len() as u64).to_le_bytes(), &mut out);
+        for e in &self.entries {
+            put(&e.offset.to_le_bytes(), &mut out);
+            put(&(e.data.len() as u64).to_le_bytes(), &mut out);
+            put(&(e.id.len() as u64).to_le_bytes(), &mut out);
+            put(e.id.as_bytes(), &mut out);
+        }
+        for (at, bytes) in &self.unused {
+            let at = *at as usize;
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+        }
+        for e in &self.entries {
+            let at = e.offset as usize;
+            out[at..at + e.data.len()].copy_from_slice(&e.data);
+        }
+        Ok(out)
+    }
+
+    /// Entries must not overlap the header; the writer refuses a layout it cannot honour.
+    fn check_layout(&self) -> Result<()> {
+        let header = self.header_size();
+        for e in &self.entries {
+            checked_end(e.offset, e.data.len() as u64, 0, "bundle layout")?;
+            if e.offset < header && !e.data.is_empty() {
+                return Err(Error::new(
+                    e.offset,
+                    "bundle layout",
+                    format!("entry `{}` at or after the end of the header ({header})", e.id),
+                    format!("offset {}", e.offset),
+                ));
+            }
+        }
+        for (at, bytes) in &self.unused {
+            checked_end(*at, bytes.len() as u64, 0, "bundle layout")?;
+        }
+        Ok(())
+    }
+
+    /// The first entry whose ID is exactly `id`.
+    pub fn entry(&self, id: &str) -> Option<&BundleEntry<'a>> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    pub fn into_owned(self) -> Bundle<'static> {
+        Bundle {
+            entries: self
+                .entries
+                .into_iter()
+                .map(|e| BundleEntry { id: e.id, offset: e.offset, data: Cow::Owned(e.data.into_owned()) })
+                .collect(),
+            size: self.size,
+            unused: self.unused.into_iter().map(|(at, b)| (at, Cow::Owned(b.into_owned()))).collect(),
+        }
+    }
+}
+
+fn overflow(context: &'static str) -> Error {
+    Error::new(0, context, "sizes that fit in memory", "a size that overflows")
+}
+
+/// Ranges of `data` covered by neither the header nor any entry and holding non-zero bytes.
+fn nonzero_unused_ranges(data: &[u8], header: &Header) -> Vec<(u64, u64)> {
+    unused_ranges(data.len() as u64, header)
+        .into_iter()
+        .filter(|&(s, e)| data[s as usize..e as usize].iter().any(|&b| b != 0))
+        .collect()
+}
+
+/// Ranges of a bundle of `len` bytes covered by neither the header nor any entry.
+pub fn unused_ranges(len: u64, header: &Header) -> Vec<(u64, u64)> {
+    let mut used: Vec<(u64, u64)> = header
+        .entries
+        .iter()
+        .filter(|e| e.offset < len)
+        .map(|e| (e.offset, e.offset.saturating_add(e.size).min(len)))
+        .collect();
+    used.push((0, header.size.min(len)));
+    used.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut pos = 0;
+    for (start, end) in used {
+        if start > pos {
+            gaps.push((pos, start));
+        }
+        pos = pos.max(end);
+    }
+    if pos < len {
+        gaps.push((pos, len));
+    }
+    gaps
+}
+
+/// The tree of a bundle's header, whose bytes lie at `span` (which may cover only a prefix of
+/// a decompressed bundle: `span.size` is the bundle's full size). Entry nodes get no children
+/// here; the explorer adds what it finds inside each entry.
+pub fn header_node(header: &Header, span: Span) -> Node {
+    let mut node = Node::new(
+        NodeKind::Bundle,
+        format!("clang offload bundle, {} entries", header.entries.len()),
+        span,
+    );
+    node.field("magic", "__CLANG_OFFLOAD_BUNDLE__", Some(span.sub(0, 24)));
+    node.field("entry_count", header.entries.len() as u64, Some(span.sub(24, 8)));
+    node.field("header_size", header.size, Some(span.sub(0, header.size)));
+    for e in &header.entries {
+        node.children.push(entry_node(e, span));
+    }
+    diagnose_layout(&mut node, header, span);
+    node
+}
+
+fn entry_node(e: &EntryHeader, bundle: Span) -> Node {
+    let mut node = Node::new(
+        NodeKind::BundleEntry,
+        format!("{} ({})", e.id, human_size(e.size)),
+        bundle.sub(e.offset, e.size),
+    );
+    let at = e.header_at;
+    node.editable("id", e.id.as_str(), Some(bundle.sub(at + 24, e.id.len() as u64)));
+    node.field("offset", e.offset, Some(bundle.sub(at, 8)));
+    node.field("size", e.size, Some(bundle.sub(at + 8, 8)));
+    node.field("id_size", e.id.len() as u64, Some(bundle.sub(at + 16, 8)));
+    if e.id_lossy {
+        node.diag(Severity::Warning, "entry ID is not valid UTF-8; shown with replacement characters", None);
+    }
+    node
+}
+
+/// Layout diagnostics: zero offsets, ranges past the end, overlaps, duplicate IDs, unused bytes.
+fn diagnose_layout(node: &mut Node, header: &Header, span: Span) {
+    let len = span.size;
+    let mut ranges: Vec<(u64, u64, &str)> = Vec::new();
+    for e in &header.entries {
+        let end = e.offset.checked_add(e.size);
+        if e.offset == 0 {
+            node.diag(Severity::Error, format!("entry `{}` has offset 0, which the bundler treats as the end of the header", e.id), Some(span.sub(e.header_at, 8)));
+        } else if end.is_none_or(|end| end > len) {
+            node.diag(
+                Severity::Error,
+                format!("entry `{}` claims bytes {}..{} but the bundle has {} bytes", e.id, e.offset, e.offset.wrapping_add(e.size), len),
+                Some(span.sub(e.header_at, 16)),
+            );
+        } else if e.offset < header.size && e.size > 0 {
+            node.diag(Severity::Error, format!("entry `{}` overlaps the bundle header", e.id), Some(span.sub(e.offset, e.size)));
+        } else {
+            ranges.push((e.offset, e.offset + e.size, &e.id));
+        }
+    }
+    ranges.sort_unstable();
+    for pair in ranges.windows(2) {
+        if pair[1].0 < pair[0].1 {
+            node.diag(Severity::Warning, format!("entries `{}` and `{}` overlap", pair[0].2, pair[1].2), Some(span.sub(pair[1].0, pair[0].1 - pair[1].0)));
+        }
+    }
+    for (i, e) in header.entries.iter().enumerate() {
+        if header.entries[..i].iter().any(|p| p.id == e.id) {
+            node.diag(Severity::Warning, format!("entry ID `{}` appears more than once; the bundler keeps only the last", e.id), Some(span.sub(e.header_at, 24 + e.id.len() as u64)));
+        }
+    }
+}
+
+/// Diagnostics for unused bytes; needs the bundle's bytes, so only for fully available bundles.
+pub fn diagnose_unused(node: &mut Node, data: &[u8], header: &Header, span: Span) {
+    for (start, end) in unused_ranges(data.len() as u64, header) {
+        let nonzero = data[start as usize..end as usize].iter().any(|&b| b != 0);
+        let trailing = header.entries.iter().all(|e| e.offset.saturating_add(e.size) <= start);
+        if nonzero {
+            let what = if trailing { "trailing" } else { "unused" };
+            node.diag(Severity::Warning, format!("{} {what} bytes at {start} are not zero and belong to no entry", end - start), Some(span.sub(start, end - start)));
+        } else if trailing {
+            node.diag(Severity::Note, format!("{} zero bytes of trailing padding", end - start), Some(span.sub(start, end - start)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(align: u64) -> Bundle<'static> {
+        Bundle::new(
+            vec![
+                ("host-x86_64-unknown-linux-gnu-".into(), Cow::Owned(b"HOSTDATA".to_vec())),
+                ("hipv4-amdgcn-amd-amdhsa--gfx90a".into(), Cow::Owned(b"dev1data!!".to_vec())),
+            ],
+            align,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn layout_matches_the_bundler() {
+        let b = sample(16);
+        // 32 + (24 + 30) + (24 + 31) = 141 -> 144; 144 + 8 = 152 -> 160.
+        assert_eq!(b.header_size(), 141);
+        assert_eq!(b.entries[0].offset, 144);
+        assert_eq!(b.entries[1].offset, 160);
+        let bytes = b.write().unwrap();
+        assert_eq!(bytes.len(), 170);
+        assert_eq!(&bytes[141..144], &[0, 0, 0]);
+        assert_eq!(Bundle::parse(&bytes).unwrap().write().unwrap(), bytes);
+    }
+
+    #[test]
+    fn round_trip_keeps_nonzero_unused_bytes() {
+        let mut bytes = sample(16).write().unwrap();
+        bytes[142] = 0xAA;
+        bytes.extend_from_slice(&[0, 7, 0]);
+        let parsed = Bundle::parse(&bytes).unwrap();
+        assert_eq!(parsed.unused.len(), 2);
+        assert_eq!(parsed.write().unwrap(), bytes);
+    }
+
+    #[test]
+    fn truncation_at_every_byte_is_an_error_not_a_panic() {
+        let bytes = sample(1).write().unwrap();
+        for cut in 0..bytes.len() {
+            assert!(Bundle::parse(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn huge_count_is_refused_before_allocating() {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&u64::MAX.to_le_bytes());
+        let e = read_header(&bytes).unwrap_err();
+        assert_eq!(e.offset, 24);
+        assert!(e.expected.starts_with("at most 0 entries"), "{e}");
+    }
+
+    #[test]
+    fn wrapping_entry_range_is_an_error() {
+        let mut bytes = sample(1).write().unwrap();
+        bytes[40..48].copy_from_slice(&u64::MAX.to_le_bytes());
+        let e = Bundle::parse(&bytes).unwrap_err();
+        assert_eq!(e.offset, 32);
+    }
+
+    #[test]
+    fn header_node_reports_overlap_and_zero_offset() {
+        let mut bytes = sample(1).write().unwrap();
+        // Second entry starts inside the first.
+        let second = 32 + 24 + 30;
+        bytes[second..second + 8].copy_from_slice(&142u64.to_le_bytes());
+        let header = read_header(&bytes).unwrap();
+        let node = header_node(&header, Span::new(0, 0, bytes.len() as u64));
+        assert!(node.diagnostics.iter().any(|d| d.message.contains("overlap")), "{:?}", node.diagnostics);
+        bytes[32..40].copy_from_slice(&0u64.to_le_bytes());
+        let header = read_header(&bytes).unwrap();
+        let node = header_node(&header, Span::new(0, 0, bytes.len() as u64));
+        assert!(node.diagnostics.iter().any(|d| d.message.contains("offset 0")));
+    }
+}

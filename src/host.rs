@@ -1,0 +1,156 @@
+//! Host containers: ELF (32/64-bit, either byte order), COFF/PE and Mach-O files that carry
+//! offload data in sections, read through the `object` crate.
+//!
+//! | container | section                               | holds                                    |
+//! |-----------|---------------------------------------|------------------------------------------|
+//! | ELF, COFF | `.llvm.offloading`                    | LLVM offload binaries, 8-byte aligned    |
+//! | ELF, COFF | `.hip_fatbin`                         | a clang offload bundle or compressed bundles, 4096-aligned |
+//! | COFF      | `.hip_fat` (short-name variants)      | the same, where the name is cut to 8 bytes |
+//! | ELF, COFF | `.nv_fatbin`, `__nv_relfatbin`        | an NVIDIA fatbin (recognised, not decoded yet) |
+//! | ELF       | `__CLANG_OFFLOAD_BUNDLE__<entry id>`  | one entry of a bundled object            |
+//! | Mach-O    | `__LLVM,__offloading`                 | LLVM offload binaries                    |
+//! | Mach-O    | `__HIP,__hip_fatbin`                  | bundle or compressed bundles             |
+//! | Mach-O    | `__NV_CUDA,__nv_fatbin`               | NVIDIA fatbin                            |
+//!
+//! Only the section table and the sections above are read, so with a lazily read input (the
+//! CLI's file cache, the app's sliced reads) a large library costs little more than its headers.
+
+use crate::error::{Error, Result};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use object::{Object, ObjectSection, ReadRef};
+
+/// What an offload section holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SectionRole {
+    /// LLVM offload binaries, concatenated.
+    OffloadBinaries,
+    /// HIP fat binary: a bundle, or compressed bundles back to back.
+    HipFatbin,
+    /// NVIDIA fatbin.
+    NvFatbin,
+    /// One entry of a bundled object; the entry ID follows the bundle magic in the name.
+    BundleEntry(String),
+}
+
+/// The role of a section from its (segment and) name, or `None` for ordinary sections.
+pub fn section_role(segment: Option<&str>, name: &str) -> Option<SectionRole> {
+    if let Some(id) = name.strip_prefix("__CLANG_OFFLOAD_BUNDLE__") {
+        return Some(SectionRole::BundleEntry(id.to_string()));
+    }
+    match (segment, name) {
+        (Some("__LLVM"), "__offloading") | (None, ".llvm.offloading") => Some(SectionRole::OffloadBinaries),
+        (Some("__HIP"), "__hip_fatbin") | (None, ".hip_fatbin" | ".hip_fat" | ".hipfatb") => Some(SectionRole::HipFatbin),
+        (Some("__NV_CUDA"), "__nv_fatbin" | "__nv_relfatbin")
+        | (None, ".nv_fatbin" | "__nv_relfatbin" | ".nvFatBi" | ".nv_fatb") => Some(SectionRole::NvFatbin),
+        _ => None,
+    }
+}
+
+/// An offload section found in a host file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffloadSection<'a> {
+    /// The name as shown to users, `segment,section` for Mach-O.
+    pub name: String,
+    pub role: SectionRole,
+    /// Index in the section table.
+    pub index: usize,
+    /// Where the section's bytes lie in the file.
+    pub file_offset: u64,
+    pub data: &'a [u8],
+    /// The section's virtual address (0 in relocatable objects).
+    pub address: u64,
+}
+
+/// A host file and its offload sections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostFile<'a> {
+    /// For example "ELF 64-bit little-endian x86_64 relocatable".
+    pub description: String,
+    pub format: object::BinaryFormat,
+    pub sections: Vec<OffloadSection<'a>>,
+}
+
+/// Whether `head` (the first bytes of a file) looks like a container `object` can read.
+pub fn is_host_file(head: &[u8]) -> bool {
+    matches!(
+        object::FileKind::parse(head),
+        Ok(object::FileKind::Elf32 | object::FileKind::Elf64 | object::FileKind::Coff | object::FileKind::CoffBig | object::FileKind::Pe32 | object::FileKind::Pe64 | object::FileKind::MachO32 | object::FileKind::MachO64)
+    )
+}
+
+/// Reads a host file's headers and its offload sections.
+pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
+    let file = object::File::parse(input)
+        .map_err(|e| Error::new(0, "host file headers", "a readable ELF, COFF or Mach-O file", e.to_string()))?;
+    let mut sections = Vec::new();
+    for section in file.sections() {
+        let name = match section.name() {
+            Ok(n) => n,
+            Err(_) => continue,
+        };
+        let segment = match file.format() {
+            object::BinaryFormat::MachO => section.segment_name().ok().flatten(),
+            _ => None,
+        };
+        let Some(role) = section_role(segment, name) else { continue };
+        let Some((file_offset, size)) = section.file_range() else { continue };
+        let data = section.data().map_err(|e| {
+            Error::new(file_offset, "offload section", format!("{size} bytes of section `{name}`"), e.to_string())
+        })?;
+        let shown = match segment {
+            Some(seg) => format!("{seg},{name}"),
+            None => name.to_string(),
+        };
+        sections.push(OffloadSection { name: shown, role, index: section.index().0, file_offset, data, address: section.address() });
+    }
+    Ok(HostFile { description: describe(&file), format: file.format(), sections })
+}
+
+fn describe<'a, R: ReadRef<'a>>(file: &object::File<'a, R>) -> String {
+    let format = match file.format() {
+        object::BinaryFormat::Elf => "ELF",
+        object::BinaryFormat::Coff => "COFF",
+        object::BinaryFormat::Pe => "PE",
+        object::BinaryFormat::MachO => "Mach-O",
+        _ => "object",
+    };
+    let bits = if file.is_64() { "64-bit" } else { "32-bit" };
+    let endian = if file.is_little_endian() { "little-endian" } else { "big-endian" };
+    let kind = match file.kind() {
+        object::ObjectKind::Relocatable => "relocatable",
+        object::ObjectKind::Executable => "executable",
+        object::ObjectKind::Dynamic => "shared library",
+        object::ObjectKind::Core => "core",
+        _ => "file",
+    };
+    let arch = format!("{:?}", file.architecture()).to_lowercase();
+    format!("{format} {bits} {endian} {arch} {kind}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_names_map_to_roles() {
+        assert_eq!(section_role(None, ".llvm.offloading"), Some(SectionRole::OffloadBinaries));
+        assert_eq!(section_role(Some("__LLVM"), "__offloading"), Some(SectionRole::OffloadBinaries));
+        assert_eq!(section_role(None, ".hip_fatbin"), Some(SectionRole::HipFatbin));
+        assert_eq!(section_role(Some("__HIP"), "__hip_fatbin"), Some(SectionRole::HipFatbin));
+        assert_eq!(section_role(None, ".nv_fatbin"), Some(SectionRole::NvFatbin));
+        assert_eq!(
+            section_role(None, "__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx90a"),
+            Some(SectionRole::BundleEntry("hip-amdgcn-amd-amdhsa--gfx90a".into()))
+        );
+        assert_eq!(section_role(None, ".text"), None);
+        assert_eq!(section_role(Some("__TEXT"), "__offloading"), None);
+    }
+
+    #[test]
+    fn garbage_is_a_clear_error() {
+        let e = read_host(&b"\x7fELF\x02\x01\x01garbage"[..]).unwrap_err();
+        assert_eq!(e.context, "host file headers");
+    }
+}
