@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what `make test` needs on a fresh Debian machine (run as root, or with sudo available).
+# Every step checks first, so a second run costs seconds.
+set -euo pipefail
+
+LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
+SUDO=""
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
+
+missing=()
+[ -x "$LLVM_BIN/clang-offload-bundler" ] || missing+=(clang-22)
+[ -x "$LLVM_BIN/llvm-offload-binary" ] || missing+=(llvm-22)
+[ -x "$LLVM_BIN/ld.lld" ] || missing+=(lld-22)
+command -v cc >/dev/null || missing+=(gcc)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]} from Debian"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "install-deps: cargo is missing: install Rust (https://rustup.rs) first" >&2
+  exit 1
+fi
+if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  echo "install-deps: adding the wasm32-unknown-unknown Rust target"
+  rustup target add wasm32-unknown-unknown
+fi
+echo "install-deps: ok (clang-offload-bundler $("$LLVM_BIN/clang-offload-bundler" --version | grep -o 'version [0-9.]*'))"
