@@ -1,1 +1,737 @@
-//! (in progress)
+//! Compression methods of compressed offload bundles: zlib and zstd, bounded decompression,
+//! cheap prefix decoding, streaming MD5, and LLVM's truncated MD5.
+//!
+//! # Methods
+//!
+//! | value | method | stream format                          | built in with feature |
+//! |------:|--------|----------------------------------------|-----------------------|
+//! | 0     | zlib   | RFC 1950 (zlib header, deflate, Adler-32) | `zlib` (miniz_oxide) |
+//! | 1     | zstd   | RFC 8878 frames (skippable frames allowed) | `zstd` (ruzstd)      |
+//!
+//! The values are LLVM's `llvm::compression::Format`, which the bundler writes as the method.
+//!
+//! # Levels
+//!
+//! Levels follow LLVM's `--compression-level` / `OFFLOAD_BUNDLER_COMPRESSION_LEVEL`. The level is
+//! not recorded in the container, so any mapping gives output every reader accepts:
+//!
+//! | method | requested level            | level used                                    |
+//! |--------|----------------------------|-----------------------------------------------|
+//! | zlib   | none, or negative (zlib's `-1` = default) | 6, LLVM's and zlib's default       |
+//! | zlib   | 0 ..= 9                    | the same (0 stores without compressing)       |
+//! | zlib   | above 9                    | 9, zlib's maximum                             |
+//! | zstd   | any                        | ruzstd's only matcher, close to zstd level 1  |
+//!
+//! ruzstd implements a single compression strategy, so zstd output is larger than what
+//! clang-offload-bundler writes (zstd level 3 with long-distance matching), but it decodes the same.
+//!
+//! # Bounds
+//!
+//! Decompression never trusts a declared size. Output is produced in chunks of at most
+//! [`CHUNK`] bytes and counted; a stream that produces more than its budget is an error as soon as
+//! that is known, after at most a budget's worth plus two chunks of decoding work, so a tiny
+//! stream that expands to gigabytes fails fast. Output buffers grow with the data actually
+//! produced, never beyond the budget. zstd keeps its window of recent output, which is at most
+//! what has been produced so far.
+
+use crate::error::{Error, Result};
+use alloc::format;
+use alloc::vec::Vec;
+use core::fmt;
+use md5::{Digest as _, Md5};
+
+/// Size of the chunks in which decompressed output is produced and handed on.
+pub const CHUNK: usize = 128 * 1024;
+
+/// A compression method, numbered as LLVM writes it in a compressed bundle header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum Method {
+    Zlib = 0,
+    Zstd = 1,
+}
+
+impl Method {
+    pub const ALL: [Method; 2] = [Method::Zlib, Method::Zstd];
+
+    /// The method with LLVM's number `value`.
+    pub fn from_u16(value: u16) -> Option<Method> {
+        match value {
+            0 => Some(Method::Zlib),
+            1 => Some(Method::Zstd),
+            _ => None,
+        }
+    }
+
+    pub fn as_u16(self) -> u16 {
+        self as u16
+    }
+
+    /// `"zlib"` or `"zstd"`, as LLVM prints them.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Zlib => "zlib",
+            Method::Zstd => "zstd",
+        }
+    }
+
+    /// The method named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Whether this build can compress and decompress the method.
+    pub fn is_built_in(self) -> bool {
+        match self {
+            Method::Zlib => cfg!(feature = "zlib"),
+            Method::Zstd => cfg!(feature = "zstd"),
+        }
+    }
+
+    /// The level clang-offload-bundler uses when none is given: zstd 3, zlib 6.
+    pub fn default_level(self) -> i32 {
+        match self {
+            Method::Zlib => 6,
+            Method::Zstd => 3,
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The zlib level (0 to 9) used for an LLVM-style requested level; see the module table.
+pub fn zlib_level(level: Option<i32>) -> u8 {
+    match level {
+        None => 6,
+        Some(l) if l < 0 => 6,
+        Some(l) => l.min(9) as u8,
+    }
+}
+
+/// Compresses `data` as one zlib stream or one zstd frame.
+pub fn compress(method: Method, level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
+    match method {
+        Method::Zlib => zlib::compress(level, data),
+        Method::Zstd => zstd::compress(level, data),
+    }
+}
+
+/// Decompresses `data`, which must expand to exactly `expected_size` bytes. Fails without
+/// decoding when `expected_size` exceeds `limit`, and as soon as the stream produces more than
+/// `expected_size` bytes; never holds more than `expected_size` bytes of output.
+pub fn decompress(method: Method, data: &[u8], expected_size: u64, limit: u64) -> Result<Vec<u8>> {
+    let budget = checked_budget(expected_size, limit)?;
+    let mut out = Vec::new();
+    let produced = run(method, data, budget, Overflow::Fail, &mut |chunk| {
+        push_bounded(&mut out, chunk, budget as usize)
+    })?;
+    check_complete(produced, expected_size, data.len())?;
+    Ok(out)
+}
+
+/// The first `n` bytes of the decompressed data, or all of it when it is shorter. Decoding stops
+/// once `n` bytes are known: the rest of the stream is not decoded, and not checked either.
+pub fn decompress_prefix(method: Method, data: &[u8], n: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    run(method, data, n as u64, Overflow::Stop, &mut |chunk| push_bounded(&mut out, chunk, n))?;
+    Ok(out)
+}
+
+/// Decompresses `data` chunk by chunk (each at most [`CHUNK`] bytes), handing each chunk to
+/// `sink` and keeping none; fails as soon as more than `limit` bytes come out. Returns how many
+/// bytes came out. For progress reports and for work on payloads too large to hold.
+pub fn decompress_chunks(
+    method: Method,
+    data: &[u8],
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<u64> {
+    run(method, data, limit, Overflow::Fail, sink)
+}
+
+/// MD5 of decompressed data, computed while decompressing in chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamDigest {
+    /// Number of decompressed bytes.
+    pub size: u64,
+    pub md5: [u8; 16],
+}
+
+impl StreamDigest {
+    /// The hash LLVM stores for these bytes; see [`truncated_md5`].
+    pub fn truncated(&self) -> u64 {
+        truncate_digest(&self.md5)
+    }
+}
+
+/// MD5 of what `data` decompresses to, which must be exactly `expected_size` bytes (at most
+/// `limit`). Memory stays small whatever the size: a chunk, and for zstd the stream's window.
+pub fn decompressed_md5(method: Method, data: &[u8], expected_size: u64, limit: u64) -> Result<StreamDigest> {
+    let budget = checked_budget(expected_size, limit)?;
+    let mut hasher = Md5::new();
+    let size = run(method, data, budget, Overflow::Fail, &mut |chunk| hasher.update(chunk))?;
+    check_complete(size, expected_size, data.len())?;
+    Ok(StreamDigest { size, md5: hasher.finalize().into() })
+}
+
+/// The MD5 digest of `data`.
+pub fn md5(data: &[u8]) -> [u8; 16] {
+    Md5::digest(data).into()
+}
+
+/// The hash clang-offload-bundler stores in a compressed bundle: LLVM's `MD5Result::low()`, the
+/// first 8 bytes of the MD5 digest read as a little-endian integer. Written back little-endian,
+/// the stored bytes are exactly the first 8 bytes of the digest.
+pub fn truncated_md5(data: &[u8]) -> u64 {
+    truncate_digest(&md5(data))
+}
+
+fn truncate_digest(digest: &[u8; 16]) -> u64 {
+    let mut low = [0u8; 8];
+    low.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(low)
+}
+
+/// What to do when a stream has more output than its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Overflow {
+    /// It is an error: the budget is the exact size the stream must have (or a limit).
+    Fail,
+    /// Stop there quietly: only a prefix is wanted.
+    Stop,
+}
+
+/// The output budget for a declared size, refused up front when it is beyond the limit or
+/// cannot be held in memory on this platform.
+fn checked_budget(expected_size: u64, limit: u64) -> Result<u64> {
+    if expected_size > limit {
+        return Err(Error::new(
+            0,
+            "decompression",
+            format!("an uncompressed size within the limit of {limit} bytes"),
+            format!("a declared uncompressed size of {expected_size} bytes"),
+        ));
+    }
+    if usize::try_from(expected_size).is_err() {
+        return Err(Error::new(
+            0,
+            "decompression",
+            "an uncompressed size that fits in this platform's memory",
+            format!("a declared uncompressed size of {expected_size} bytes"),
+        ));
+    }
+    Ok(expected_size)
+}
+
+/// A stream that ended before its declared size is refused: LLVM would silently accept it, but
+/// its hash cannot match and its size field is wrong.
+fn check_complete(produced: u64, expected_size: u64, input_len: usize) -> Result<()> {
+    if produced == expected_size {
+        return Ok(());
+    }
+    Err(Error::new(
+        input_len as u64,
+        "decompression",
+        format!("{expected_size} decompressed bytes (the declared uncompressed size)"),
+        format!("a stream that ends after {produced} bytes"),
+    ))
+}
+
+/// Appends `chunk`, growing the buffer geometrically but never past `bound`, so a declared size
+/// is never allocated before the data is really there.
+fn push_bounded(out: &mut Vec<u8>, chunk: &[u8], bound: usize) {
+    let needed = out.len() + chunk.len();
+    if needed > out.capacity() {
+        let target = out.capacity().saturating_mul(2).min(bound).max(needed);
+        out.reserve_exact(target - out.len());
+    }
+    out.extend_from_slice(chunk);
+}
+
+fn not_built_in(method: Method) -> Error {
+    Error::new(
+        0,
+        "compression method",
+        format!("a build of offload with the `{}` feature", method.name()),
+        format!("{} compression, which this build does not include", method.name()),
+    )
+}
+
+/// Decompresses with `method`, handing output chunks to `sink`, never more than `budget` bytes.
+/// Returns the number of bytes handed over.
+#[cfg_attr(not(any(feature = "zlib", feature = "zstd")), allow(unused_variables))]
+fn run(
+    method: Method,
+    data: &[u8],
+    budget: u64,
+    overflow: Overflow,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<u64> {
+    #[cfg(any(feature = "zlib", feature = "zstd"))]
+    let mut out = Output { produced: 0, budget, overflow, sink };
+    match method {
+        #[cfg(feature = "zlib")]
+        Method::Zlib => zlib::decode(data, &mut out).map(|_| out.produced),
+        #[cfg(feature = "zstd")]
+        Method::Zstd => zstd::decode(data, &mut out).map(|_| out.produced),
+        #[allow(unreachable_patterns)]
+        _ => Err(not_built_in(method)),
+    }
+}
+
+/// Whether decoding should go on after some output was handed over.
+#[cfg(any(feature = "zlib", feature = "zstd"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    /// The prefix budget is full.
+    Done,
+}
+
+/// Counts output against the budget on its way to the sink.
+#[cfg(any(feature = "zlib", feature = "zstd"))]
+struct Output<'s> {
+    produced: u64,
+    budget: u64,
+    overflow: Overflow,
+    sink: &'s mut dyn FnMut(&[u8]),
+}
+
+#[cfg(any(feature = "zlib", feature = "zstd"))]
+impl Output<'_> {
+    /// Hands `chunk` on. `at` is the input position, for the error.
+    fn emit(&mut self, chunk: &[u8], at: u64, context: &'static str) -> Result<Flow> {
+        let room = self.budget - self.produced;
+        if chunk.len() as u64 > room {
+            if self.overflow == Overflow::Fail {
+                return Err(self.too_much(at, context));
+            }
+            (self.sink)(&chunk[..room as usize]);
+            self.produced = self.budget;
+            return Ok(Flow::Done);
+        }
+        if !chunk.is_empty() {
+            (self.sink)(chunk);
+        }
+        self.produced += chunk.len() as u64;
+        Ok(self.flow())
+    }
+
+    fn flow(&self) -> Flow {
+        if self.overflow == Overflow::Stop && self.produced >= self.budget {
+            Flow::Done
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn too_much(&self, at: u64, context: &'static str) -> Error {
+        Error::new(
+            at,
+            context,
+            format!("a stream that expands to at most {} bytes", self.budget),
+            "a stream that expands to more",
+        )
+    }
+}
+
+#[cfg(any(feature = "zlib", feature = "zstd"))]
+fn corrupt(at: u64, context: &'static str, what: impl fmt::Display) -> Error {
+    Error::new(at, context, format!("a valid {context}"), format!("{what}"))
+}
+
+#[cfg(any(feature = "zlib", feature = "zstd"))]
+fn truncated(at: u64, context: &'static str) -> Error {
+    Error::new(at, context, format!("the rest of the {context}"), "the end of the compressed data")
+}
+
+mod zlib {
+    use super::*;
+
+    #[cfg(feature = "zlib")]
+    pub(super) fn compress(level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
+        Ok(miniz_oxide::deflate::compress_to_vec_zlib(data, zlib_level(level)))
+    }
+
+    #[cfg(not(feature = "zlib"))]
+    pub(super) fn compress(_level: Option<i32>, _data: &[u8]) -> Result<Vec<u8>> {
+        Err(not_built_in(Method::Zlib))
+    }
+
+    /// Inflates one zlib stream into `out`, chunk by chunk. Bytes after the end of the stream are
+    /// ignored, as zlib's `uncompress` (which LLVM uses) ignores them.
+    #[cfg(feature = "zlib")]
+    pub(super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
+        use miniz_oxide::inflate::stream::{inflate, InflateState};
+        use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+        const CONTEXT: &str = "zlib stream";
+
+        if out.flow() == Flow::Done {
+            return Ok(());
+        }
+        let mut state = InflateState::new_boxed(DataFormat::Zlib);
+        let mut buf = alloc::vec![0u8; CHUNK];
+        let mut pos = 0usize;
+        loop {
+            let step = inflate(&mut state, &data[pos..], &mut buf, MZFlush::None);
+            pos += step.bytes_consumed;
+            if out.emit(&buf[..step.bytes_written], pos as u64, CONTEXT)? == Flow::Done {
+                return Ok(());
+            }
+            match step.status {
+                Ok(MZStatus::StreamEnd) => return Ok(()),
+                Ok(_) if step.bytes_consumed == 0 && step.bytes_written == 0 => {
+                    return Err(truncated(pos as u64, CONTEXT))
+                }
+                Ok(_) => {}
+                Err(MZError::Buf) => return Err(truncated(pos as u64, CONTEXT)),
+                Err(e) => return Err(corrupt(pos as u64, CONTEXT, format_args!("corrupt data ({e:?})"))),
+            }
+        }
+    }
+}
+
+mod zstd {
+    use super::*;
+
+    /// ruzstd implements one strategy (its `Fastest`); see the module table.
+    #[cfg(feature = "zstd")]
+    pub(super) fn compress(_level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
+        use ruzstd::encoding::{compress_to_vec, CompressionLevel};
+        Ok(compress_to_vec(data, CompressionLevel::Fastest))
+    }
+
+    #[cfg(not(feature = "zstd"))]
+    pub(super) fn compress(_level: Option<i32>, _data: &[u8]) -> Result<Vec<u8>> {
+        Err(not_built_in(Method::Zstd))
+    }
+
+    #[cfg(feature = "zstd")]
+    pub(super) use decoding::decode;
+
+    #[cfg(feature = "zstd")]
+    mod decoding {
+        use super::*;
+        use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+        use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+        use ruzstd::io::Read;
+
+        const CONTEXT: &str = "zstd stream";
+
+        /// An empty raw block marked last, followed by room for a checksum: appended after the
+        /// blocks already decoded, it ends the frame early so that what was decoded can be read.
+        const END_OF_FRAME: [u8; 7] = [1, 0, 0, 0, 0, 0, 0];
+
+        /// Decodes every frame of `data` (skippable frames are skipped, as libzstd does) into
+        /// `out`. Bytes that are not a frame are an error, as they are for libzstd.
+        pub(in super::super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
+            let mut input = data;
+            let mut buf = alloc::vec![0u8; CHUNK];
+            while !input.is_empty() && out.flow() == Flow::Continue {
+                let frame_start = (data.len() - input.len()) as u64;
+                // A fresh decoder for every frame: reusing one would reserve the whole declared
+                // window up front, and the declared window is not to be trusted.
+                let mut decoder = FrameDecoder::new();
+                // Memory is bounded by the output budget, not by the window, so any window the
+                // format allows is accepted, within what this platform can address.
+                decoder.set_max_window_size(isize::MAX as u64);
+                match decoder.init(&mut input) {
+                    Ok(()) => {}
+                    Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                        length,
+                        ..
+                    })) => {
+                        input = skip(input, length, data.len())?;
+                        continue;
+                    }
+                    Err(e) => return Err(corrupt(frame_start, CONTEXT, e)),
+                }
+                let mut frame = Frame { decoder, input: &mut input, start: frame_start, decoded_at_least: 0 };
+                frame.decode(out, &mut buf)?;
+            }
+            Ok(())
+        }
+
+        fn skip(input: &[u8], length: u32, total: usize) -> Result<&[u8]> {
+            input
+                .get(length as usize..)
+                .ok_or_else(|| truncated((total - input.len()) as u64, "zstd skippable frame"))
+        }
+
+        /// One frame being decoded.
+        struct Frame<'i, 'd> {
+            decoder: FrameDecoder,
+            input: &'i mut &'d [u8],
+            start: u64,
+            /// A lower bound of the bytes this frame has decoded so far, including those the
+            /// decoder still holds as its window and has not handed over.
+            decoded_at_least: u64,
+        }
+
+        impl Frame<'_, '_> {
+            fn position(&self) -> u64 {
+                self.start + self.decoder.bytes_read_from_source()
+            }
+
+            fn decode(&mut self, out: &mut Output<'_>, buf: &mut [u8]) -> Result<()> {
+                let frame_base = out.produced;
+                loop {
+                    // Each call decodes whole blocks until at least `step` more bytes exist
+                    // (blocks are at most 128 KiB), which gives a lower bound of the output
+                    // even while the decoder keeps it as its window.
+                    let step = self.step(out, frame_base);
+                    let finished = self
+                        .decoder
+                        .decode_blocks(&mut *self.input, BlockDecodingStrategy::UptoBytes(step))
+                        .map_err(|e| corrupt(self.position(), CONTEXT, e))?;
+                    if !finished {
+                        self.decoded_at_least = self.decoded_at_least.saturating_add(step as u64);
+                    }
+                    if self.drain(out, buf)? == Flow::Done || finished {
+                        return Ok(());
+                    }
+                    let at_least = frame_base.saturating_add(self.decoded_at_least).max(out.produced);
+                    if at_least >= out.budget && out.overflow == Overflow::Stop {
+                        return self.end_early(out, buf);
+                    }
+                    if at_least > out.budget {
+                        return Err(out.too_much(self.position(), CONTEXT));
+                    }
+                }
+            }
+
+            /// How much to decode next: a chunk, or for a prefix no more than is still wanted.
+            fn step(&self, out: &Output<'_>, frame_base: u64) -> usize {
+                if out.overflow == Overflow::Fail {
+                    return CHUNK;
+                }
+                let have = frame_base.saturating_add(self.decoded_at_least).max(out.produced);
+                out.budget.saturating_sub(have).clamp(1, CHUNK as u64) as usize
+            }
+
+            /// Hands over everything the decoder can release.
+            fn drain(&mut self, out: &mut Output<'_>, buf: &mut [u8]) -> Result<Flow> {
+                loop {
+                    let n = self.decoder.read(buf).map_err(|e| corrupt(self.position(), CONTEXT, e))?;
+                    if n == 0 {
+                        return Ok(Flow::Continue);
+                    }
+                    if out.emit(&buf[..n], self.position(), CONTEXT)? == Flow::Done {
+                        return Ok(Flow::Done);
+                    }
+                }
+            }
+
+            /// Enough of a prefix is decoded: close the frame so the decoder releases the bytes
+            /// it keeps as its window, and hand them over.
+            fn end_early(&mut self, out: &mut Output<'_>, buf: &mut [u8]) -> Result<()> {
+                self.decoder
+                    .decode_blocks(&END_OF_FRAME[..], BlockDecodingStrategy::All)
+                    .map_err(|e| corrupt(self.position(), CONTEXT, e))?;
+                self.drain(out, buf).map(|_| ())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn method_numbers_and_names_are_llvms() {
+        assert_eq!(Method::Zlib as u16, 0);
+        assert_eq!(Method::Zstd as u16, 1);
+        assert_eq!(Method::from_u16(1), Some(Method::Zstd));
+        assert_eq!(Method::from_u16(2), None);
+        assert_eq!(Method::from_name("ZSTD"), Some(Method::Zstd));
+        assert_eq!(Method::Zlib.to_string(), "zlib");
+    }
+
+    #[test]
+    fn zlib_levels_map_like_llvm() {
+        assert_eq!(zlib_level(None), 6);
+        assert_eq!(zlib_level(Some(-1)), 6);
+        assert_eq!(zlib_level(Some(0)), 0);
+        assert_eq!(zlib_level(Some(9)), 9);
+        assert_eq!(zlib_level(Some(22)), 9);
+    }
+
+    #[test]
+    fn truncated_md5_is_first_eight_digest_bytes_little_endian() {
+        // MD5("") = d41d8cd98f00b204e9800998ecf8427e
+        assert_eq!(truncated_md5(b""), 0x04b2_008f_d98c_1dd4);
+        assert_eq!(truncated_md5(b"").to_le_bytes(), [0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04]);
+    }
+
+    #[cfg(all(feature = "zlib", feature = "zstd"))]
+    mod with_codecs {
+        use super::*;
+        use alloc::vec;
+
+        const GIB: u64 = 1 << 30;
+
+        fn sample(n: usize) -> Vec<u8> {
+            // Compressible but not trivial: a counter pattern with some variety.
+            (0..n).map(|i| ((i / 7) as u8).wrapping_mul(31) ^ (i % 13) as u8).collect()
+        }
+
+        #[test]
+        fn round_trips_and_prefixes() {
+            for method in Method::ALL {
+                for size in [0usize, 1, 1000, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 17] {
+                    let data = sample(size);
+                    let packed = compress(method, None, &data).unwrap();
+                    let unpacked = decompress(method, &packed, size as u64, u64::MAX).unwrap();
+                    assert_eq!(unpacked, data, "{method} {size}");
+                    for n in [0usize, 1, 100, CHUNK, CHUNK + 5, size, size + 10] {
+                        let prefix = decompress_prefix(method, &packed, n).unwrap();
+                        assert_eq!(prefix, data[..n.min(size)], "{method} {size} prefix {n}");
+                    }
+                    let digest = decompressed_md5(method, &packed, size as u64, u64::MAX).unwrap();
+                    assert_eq!(digest.md5, md5(&data));
+                    assert_eq!(digest.truncated(), truncated_md5(&data));
+                    assert_eq!(digest.size, size as u64);
+                }
+            }
+        }
+
+        #[test]
+        fn wrong_declared_sizes_are_errors() {
+            for method in Method::ALL {
+                let data = sample(5000);
+                let packed = compress(method, Some(9), &data).unwrap();
+                let short = decompress(method, &packed, 4999, u64::MAX).unwrap_err();
+                assert!(short.found.contains("more"), "{short}");
+                let long = decompress(method, &packed, 5001, u64::MAX).unwrap_err();
+                assert!(long.found.contains("5000"), "{long}");
+                let limited = decompress(method, &packed, 5000, 4000).unwrap_err();
+                assert!(limited.expected.contains("4000"), "{limited}");
+            }
+        }
+
+        #[test]
+        fn declared_sizes_near_2_pow_63_allocate_nothing() {
+            for method in Method::ALL {
+                let packed = compress(method, None, b"tiny").unwrap();
+                // Refused up front by the limit...
+                assert!(decompress(method, &packed, 1 << 63, GIB).is_err());
+                // ...and without a limit, the stream ends long before: no huge buffer is made.
+                let e = decompress(method, &packed, 1 << 63, u64::MAX).unwrap_err();
+                assert!(e.found.contains("ends after 4 bytes") || e.expected.contains("memory"), "{e}");
+            }
+        }
+
+        #[test]
+        fn truncated_and_corrupt_streams_are_errors() {
+            for method in Method::ALL {
+                let data = sample(300_000);
+                let packed = compress(method, None, &data).unwrap();
+                for cut in [0, 1, 2, 5, packed.len() / 2, packed.len() - 1] {
+                    assert!(
+                        decompress(method, &packed[..cut], data.len() as u64, u64::MAX).is_err(),
+                        "{method} cut at {cut}"
+                    );
+                }
+                let mut bad = packed.clone();
+                bad[0] ^= 0xff;
+                assert!(decompress(method, &bad, data.len() as u64, u64::MAX).is_err());
+                assert!(decompress_prefix(method, &bad, 10).is_err());
+            }
+        }
+
+        #[test]
+        fn zstd_trailing_garbage_is_an_error_but_skippable_frames_are_skipped() {
+            let data = sample(1000);
+            let mut packed = compress(Method::Zstd, None, &data).unwrap();
+            let mut skippable = vec![0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 9, 9, 9];
+            skippable.extend_from_slice(&packed);
+            assert_eq!(decompress(Method::Zstd, &skippable, 1000, u64::MAX).unwrap(), data);
+            packed.extend_from_slice(&[0, 0, 0, 0]);
+            assert!(decompress(Method::Zstd, &packed, 1000, u64::MAX).is_err());
+        }
+
+        #[test]
+        fn concatenated_zstd_frames_decode_in_order() {
+            let (a, b) = (sample(70_000), vec![7u8; 200_000]);
+            let mut packed = compress(Method::Zstd, None, &a).unwrap();
+            packed.extend(compress(Method::Zstd, None, &b).unwrap());
+            let whole = [a.clone(), b].concat();
+            let n = whole.len() as u64;
+            assert_eq!(decompress(Method::Zstd, &packed, n, n).unwrap(), whole);
+            assert_eq!(decompress_prefix(Method::Zstd, &packed, 80_000).unwrap(), whole[..80_000]);
+            assert!(decompress(Method::Zstd, &packed, n - 1, n).is_err());
+        }
+
+        #[test]
+        fn methods_not_built_in_say_so() {
+            assert!(Method::Zlib.is_built_in() && Method::Zstd.is_built_in());
+        }
+
+        /// A zlib stream of about 1 MiB that inflates to 1 GiB of zeros: the raw deflate blocks
+        /// of 1 MiB of zeros, ended by a sync flush so they are byte-aligned and self-contained,
+        /// repeated 1024 times, then a final empty stored block and the Adler-32 of the zeros.
+        fn zlib_bomb() -> Vec<u8> {
+            use miniz_oxide::deflate::core::{
+                compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush,
+            };
+            let mut c = CompressorOxide::new(create_comp_flags_from_zip_params(9, -15, 0));
+            let zeros = vec![0u8; 1 << 20];
+            let mut out = vec![0u8; 1 << 16];
+            let (_, used, written) = compress(&mut c, &zeros, &mut out, TDEFLFlush::Sync);
+            assert_eq!(used, zeros.len());
+            let mut packed = vec![0x78, 0x9c];
+            for _ in 0..1024 {
+                packed.extend_from_slice(&out[..written]);
+            }
+            packed.extend_from_slice(&[0x01, 0x00, 0x00, 0xff, 0xff]);
+            let adler = (((1u64 << 30) % 65521) << 16 | 1) as u32;
+            packed.extend_from_slice(&adler.to_be_bytes());
+            packed
+        }
+
+        /// A zstd frame of a few KiB that expands to 4 GiB: RLE blocks of 128 KiB, 4 bytes each.
+        fn zstd_bomb() -> Vec<u8> {
+            let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x88]; // no size, window 128 MiB
+            let blocks = 32 * 1024;
+            for i in 0..blocks {
+                let last = (i == blocks - 1) as u32;
+                let header = last | (1 << 1) | ((128 * 1024) << 3); // RLE block of 128 KiB
+                frame.extend_from_slice(&header.to_le_bytes()[..3]);
+                frame.push(0xab);
+            }
+            frame
+        }
+
+        #[test]
+        fn bombs_fail_fast_under_a_limit() {
+            let zlib = zlib_bomb();
+            assert!(zlib.len() < 2 << 20);
+            let zstd = zstd_bomb();
+            for (method, bomb) in [(Method::Zlib, &zlib), (Method::Zstd, &zstd)] {
+                let limit = 8 << 20;
+                let e = decompress(method, bomb, limit, limit).unwrap_err();
+                assert!(e.found.contains("more"), "{method}: {e}");
+                let mut seen = 0u64;
+                let e = decompress_chunks(method, bomb, limit, &mut |c| seen += c.len() as u64).unwrap_err();
+                assert!(seen <= limit, "{method}: {e}");
+                assert!(decompressed_md5(method, bomb, limit, limit).is_err());
+                // A prefix of a bomb is cheap and fine.
+                assert_eq!(decompress_prefix(method, bomb, 4096).unwrap().len(), 4096);
+            }
+        }
+    }
+
+    #[cfg(not(feature = "zstd"))]
+    #[test]
+    fn zstd_not_built_in_is_a_clear_error() {
+        let e = decompress(Method::Zstd, b"", 0, 0).unwrap_err();
+        assert!(e.expected.contains("`zstd` feature"), "{e}");
+        assert!(compress(Method::Zstd, None, b"").is_err());
+    }
+}

@@ -10,6 +10,7 @@ extern crate alloc;
 pub mod bundle;
 pub mod bytes;
 pub mod error;
+pub mod explore;
 pub mod host;
 pub mod tree;
 
@@ -20,4 +21,5 @@ pub mod compression;
 pub mod offload_binary;
 pub mod strtab;
 pub mod target_id;
+pub mod targets;
 pub mod text_bundle;

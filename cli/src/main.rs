@@ -1,1 +1,105 @@
-fn main() {}
+//! `offload`: list, bundle, unbundle, package, extract, compress and decompress GPU offload
+//! containers. A thin shell over the `offload` core crate.
+
+mod bundler;
+mod codec;
+mod fail;
+mod io;
+mod list;
+mod package;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "offload", version, about = "Explore and edit GPU fat binaries: LLVM offload binaries, clang offload bundles, compressed bundles, and the objects and libraries that carry them")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show everything offloaded inside a file: the tree of containers, then the device targets.
+    List(ListArgs),
+    /// Bundle inputs into one file, like `clang-offload-bundler` (same options).
+    Bundle(bundler::BundlerArgs),
+    /// Unbundle (or `--list`) a bundle, like `clang-offload-bundler --unbundle` (same options).
+    Unbundle(bundler::BundlerArgs),
+    /// Package device images into LLVM offload binaries, like `llvm-offload-binary -o`.
+    Package(package::PackageArgs),
+    /// Write the device images found in a file, optionally only those matching filters.
+    Extract(package::ExtractArgs),
+    /// Compress a bundle into a compressed bundle (CCOB).
+    Compress(codec::CompressArgs),
+    /// Decompress a compressed bundle (CCOB) into the bundle it holds.
+    Decompress(codec::DecompressArgs),
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    /// The file to list.
+    pub file: PathBuf,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Decompress every compressed bundle in full and check its hash, however large.
+    #[arg(long)]
+    pub verify: bool,
+    /// Largest decompressed size accepted for one compressed bundle, in bytes.
+    #[arg(long, default_value_t = 4 << 30)]
+    pub max_decompressed: u64,
+    /// Deepest nesting of containers explored.
+    #[arg(long, default_value_t = 8)]
+    pub max_depth: u32,
+}
+
+/// clang-offload-bundler spells its long options with one dash (`-type=o`); accept that too.
+fn normalize_args(args: Vec<String>) -> Vec<String> {
+    const SINGLE_DASH: &[&str] = &[
+        "type", "targets", "input", "inputs", "output", "outputs", "bundle-align", "compress",
+        "compression-level", "allow-missing-bundles", "list", "unbundle", "check-input-archive",
+        "hip-openmp-compatible", "verbose",
+    ];
+    args.into_iter()
+        .map(|a| {
+            let name = a.strip_prefix('-').filter(|r| !r.starts_with('-')).map(|r| r.split('=').next().unwrap_or(r));
+            match name {
+                Some(n) if SINGLE_DASH.contains(&n) => format!("-{a}"),
+                _ => a,
+            }
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(normalize_args(std::env::args().collect()));
+    let result = match cli.command {
+        Command::List(a) => list::run(&a),
+        Command::Bundle(a) => bundler::run_bundle(&a),
+        Command::Unbundle(a) => bundler::run_unbundle(&a),
+        Command::Package(a) => package::run_package(&a),
+        Command::Extract(a) => package::run_extract(&a),
+        Command::Compress(a) => codec::run_compress(&a),
+        Command::Decompress(a) => codec::run_decompress(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("offload: error: {f}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_dash_bundler_options_are_accepted() {
+        let args: Vec<String> = ["offload", "bundle", "-type=bc", "-targets=a,b", "--input=x", "-o", "-unbundle"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(normalize_args(args), ["offload", "bundle", "--type=bc", "--targets=a,b", "--input=x", "-o", "--unbundle"]);
+    }
+}

@@ -1,0 +1,264 @@
+//! `offload bundle` and `offload unbundle`: clang-offload-bundler's options and meanings.
+//! Without compression the output is byte-identical to clang-offload-bundler 22.
+
+use crate::fail::{Failure, InFile, Outcome};
+use crate::io::{read_all, write_atomic};
+use clap::Args;
+use offload::bundle::{self, Bundle};
+use offload::compressed;
+use offload::compression::Method;
+use offload::target_id::{self, EntryId};
+use offload::text_bundle::{self, TextBundle};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug, Default)]
+pub struct BundlerArgs {
+    /// File type: i, ii, cui, hipi, d, ll, s (text) or bc, o, gch, ast (binary).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub file_type: String,
+    /// Entry IDs, `<offload kind>-<triple>[-<target id>]`, comma separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// An input file (repeat for several).
+    #[arg(long)]
+    pub input: Vec<PathBuf>,
+    /// Input files, comma separated (deprecated in clang-offload-bundler).
+    #[arg(long, value_delimiter = ',')]
+    pub inputs: Vec<PathBuf>,
+    /// An output file (repeat for several).
+    #[arg(long)]
+    pub output: Vec<PathBuf>,
+    /// Output files, comma separated (deprecated in clang-offload-bundler).
+    #[arg(long, value_delimiter = ',')]
+    pub outputs: Vec<PathBuf>,
+    /// Alignment of each entry in binary bundles.
+    #[arg(long, default_value_t = 1)]
+    pub bundle_align: u64,
+    /// Compress the bundle (also when OFFLOAD_BUNDLER_COMPRESS=1).
+    #[arg(long)]
+    pub compress: bool,
+    /// Compression level (also OFFLOAD_BUNDLER_COMPRESSION_LEVEL).
+    #[arg(long)]
+    pub compression_level: Option<i32>,
+    /// Compression method, zstd (default, as LLVM with zstd) or zlib. Not in clang-offload-bundler.
+    #[arg(long, default_value = "zstd")]
+    pub compression_method: String,
+    /// Write an empty file for a target that has no bundle instead of failing.
+    #[arg(long)]
+    pub allow_missing_bundles: bool,
+    /// List the entry IDs of the input.
+    #[arg(long)]
+    pub list: bool,
+    /// Unbundle (for `offload bundle --unbundle`, as clang-offload-bundler spells it).
+    #[arg(long)]
+    pub unbundle: bool,
+    /// Treat hip and hipv4 offload kinds as compatible with openmp when unbundling.
+    #[arg(long)]
+    pub hip_openmp_compatible: bool,
+    /// Print what is done on standard error.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+impl BundlerArgs {
+    fn inputs(&self) -> Vec<&Path> {
+        self.input.iter().chain(&self.inputs).map(PathBuf::as_path).collect()
+    }
+    fn outputs(&self) -> Vec<&Path> {
+        self.output.iter().chain(&self.outputs).map(PathBuf::as_path).collect()
+    }
+}
+
+const BINARY_TYPES: &[&str] = &["bc", "o", "a", "gch", "ast"];
+
+fn check_type(t: &str) -> Outcome<()> {
+    if BINARY_TYPES.contains(&t) || text_bundle::comment_for_type(t).is_some() {
+        Ok(())
+    } else {
+        Err(Failure::new(format!("'{t}': invalid file type specified (expected one of i, ii, cui, hipi, d, ll, s, bc, o, a, gch, ast)")))
+    }
+}
+
+fn env_flag(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|_| std::env::var("OFFLOAD_BUNDLER_IGNORE_ENV_VAR").as_deref() != Ok("1"))
+}
+
+/// The entry IDs as the bundler writes them. Refused exactly when clang-offload-bundler 22
+/// refuses them (same message); rules it does not check are reported as warnings.
+fn standardized_targets(targets: &[String]) -> Outcome<Vec<String>> {
+    let raw: Vec<&str> = targets.iter().map(String::as_str).collect();
+    if let Some(message) = target_id::bundler_error(&raw) {
+        return Err(Failure::new(message));
+    }
+    let out = targets
+        .iter()
+        .map(|t| EntryId::parse(t).map(|e| e.standardized()).map_err(|e| Failure::new(format!("invalid target '{t}': {e}"))))
+        .collect::<Outcome<Vec<String>>>()?;
+    let ids: Vec<&str> = out.iter().map(String::as_str).collect();
+    for v in target_id::check_composition(&ids).into_iter().filter(|v| !v.rejected_by_bundler) {
+        eprintln!("offload: warning: {v}");
+    }
+    Ok(out)
+}
+
+pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
+    if a.unbundle || a.list {
+        return run_unbundle(a);
+    }
+    check_type(&a.file_type)?;
+    let inputs = a.inputs();
+    let outputs = a.outputs();
+    if outputs.len() != 1 {
+        return Err(Failure::new(format!("only one output file supported in bundling mode, got {}", outputs.len())));
+    }
+    if inputs.len() != a.targets.len() {
+        return Err(Failure::new(format!("number of input files and targets should match in bundling mode: {} inputs, {} targets", inputs.len(), a.targets.len())));
+    }
+    if a.file_type == "a" {
+        return Err(Failure::new("type 'a' (archives) can only be unbundled"));
+    }
+    let ids = standardized_targets(&a.targets)?;
+    let contents: Vec<Vec<u8>> = inputs.iter().map(|p| read_all(p)).collect::<Outcome<_>>()?;
+    if a.file_type == "o" {
+        refuse_object_host(&ids, &inputs, &contents)?;
+    }
+    let entries: Vec<(String, Cow<[u8]>)> = ids.into_iter().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
+    let bytes = match text_bundle::comment_for_type(&a.file_type) {
+        Some(comment) => TextBundle::new(comment, entries).write(),
+        None => Bundle::new(entries, a.bundle_align).and_then(|b| b.write()).map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?,
+    };
+    let bytes = if a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1") {
+        compress_bundle(a, &bytes)?
+    } else {
+        bytes
+    };
+    write_atomic(outputs[0], &bytes)
+}
+
+/// Bundled objects (an ELF host object with one section per device entry) come in a later
+/// version; until then refuse rather than write a binary bundle the user did not ask for.
+fn refuse_object_host(ids: &[String], inputs: &[&Path], contents: &[Vec<u8>]) -> Outcome<()> {
+    for ((id, path), bytes) in ids.iter().zip(inputs).zip(contents) {
+        let is_host = EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false);
+        if is_host && offload::host::is_host_file(&bytes[..bytes.len().min(64)]) {
+            return Err(Failure::new(format!(
+                "{}: --type=o with an object file as host input makes a bundled object (device entries as ELF sections), which this version does not write yet; use --type=bc for a binary bundle",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn compress_bundle(a: &BundlerArgs, bytes: &[u8]) -> Outcome<Vec<u8>> {
+    let method = Method::from_name(&a.compression_method)
+        .ok_or_else(|| Failure::new(format!("unknown compression method '{}' (expected zstd or zlib)", a.compression_method)))?;
+    let level = a.compression_level.or_else(|| env_flag("OFFLOAD_BUNDLER_COMPRESSION_LEVEL").and_then(|l| l.parse().ok()));
+    // As clang-offload-bundler 22: version 3 unless COMPRESSED_BUNDLE_FORMAT_VERSION says 2.
+    let version = match env_flag("COMPRESSED_BUNDLE_FORMAT_VERSION").map(|v| v.parse::<u16>()) {
+        Some(Ok(v @ 2..=3)) => v,
+        Some(_) => {
+            eprintln!("offload: warning: COMPRESSED_BUNDLE_FORMAT_VERSION must be 2 or 3; using {}", compressed::DEFAULT_VERSION);
+            compressed::DEFAULT_VERSION
+        }
+        None => compressed::DEFAULT_VERSION,
+    };
+    compressed::compress(bytes, method, level, version).map_err(|e| Failure::new(format!("cannot compress: {e}")))
+}
+
+/// A bundle read for unbundling or listing, decompressed if it was compressed.
+enum Parsed<'a> {
+    Binary(Bundle<'a>),
+    Text(TextBundle<'a>),
+    /// Not a bundle at all: the bundler then treats the whole input as the host entry.
+    NotBundled,
+}
+
+impl Parsed<'_> {
+    fn ids(&self) -> Vec<&str> {
+        match self {
+            Parsed::Binary(b) => b.entries.iter().map(|e| e.id.as_str()).collect(),
+            Parsed::Text(t) => t.entries.iter().map(|e| e.id.as_str()).collect(),
+            Parsed::NotBundled => Vec::new(),
+        }
+    }
+    fn data(&self, id: &str) -> Option<&[u8]> {
+        match self {
+            Parsed::Binary(b) => b.entry(id).map(|e| e.data.as_ref()),
+            Parsed::Text(t) => t.entry(id).map(|e| e.data.as_ref()),
+            Parsed::NotBundled => None,
+        }
+    }
+}
+
+fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Parsed<'a>> {
+    if let Some(comment) = text_bundle::comment_for_type(file_type) {
+        if text_bundle::detect_comment(data).is_none() {
+            return Ok(Parsed::NotBundled);
+        }
+        return TextBundle::parse(data, comment).map(|(b, _)| Parsed::Text(b)).in_file(path);
+    }
+    if bundle::is_bundle(data) {
+        return Bundle::parse(data).map(Parsed::Binary).in_file(path);
+    }
+    if file_type == "o" && offload::host::is_host_file(&data[..data.len().min(64)]) {
+        return Err(Failure::new(format!("{}: unbundling a bundled object (ELF with __CLANG_OFFLOAD_BUNDLE__ sections) is not supported by this version yet", path.display())));
+    }
+    Ok(Parsed::NotBundled)
+}
+
+pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
+    check_type(&a.file_type)?;
+    let inputs = a.inputs();
+    if inputs.len() != 1 {
+        return Err(Failure::new(format!("only one input file supported for unbundling or listing, got {}", inputs.len())));
+    }
+    let path = inputs[0];
+    let raw = read_all(path)?;
+    let data = if compressed::is_compressed(&raw) {
+        let cb = compressed::CompressedBundle::parse(&raw).in_file(path)?;
+        let plain = cb.decompress(u64::MAX).in_file(path)?;
+        if compressed::truncated_md5(&plain) != cb.header.hash {
+            return Err(Failure::new(format!("{}: compressed bundle hash mismatch: the decompressed bundle is not what was compressed", path.display())));
+        }
+        plain
+    } else {
+        raw
+    };
+    let parsed = parse_input(path, &a.file_type, &data)?;
+    if a.list {
+        for id in parsed.ids() {
+            println!("{id}");
+        }
+        return Ok(());
+    }
+    let outputs = a.outputs();
+    if outputs.len() != a.targets.len() {
+        return Err(Failure::new(format!("number of output files and targets should match in unbundling mode: {} outputs, {} targets", outputs.len(), a.targets.len())));
+    }
+    let ids = parsed.ids();
+    let mut missing = Vec::new();
+    let mut results = Vec::with_capacity(outputs.len());
+    for (target, out) in a.targets.iter().zip(&outputs) {
+        let requested = EntryId::parse(target).map_err(|e| Failure::new(format!("invalid target '{target}': {e}")))?;
+        let found = target_id::find_entry(&ids, &requested, a.hip_openmp_compatible);
+        match (found, &parsed) {
+            (Some(id), _) => results.push((*out, parsed.data(id).unwrap_or(&[]).to_vec())),
+            (None, Parsed::NotBundled) if requested.is_host() => results.push((*out, data.clone())),
+            (None, Parsed::NotBundled) => results.push((*out, Vec::new())),
+            (None, _) if a.allow_missing_bundles => results.push((*out, Vec::new())),
+            (None, _) => missing.push(target.as_str()),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Failure::new(format!("{}: can't find bundles for {} (the file has: {})", path.display(), missing.join(" and "), ids.join(", "))));
+    }
+    for (out, bytes) in results {
+        write_atomic(out, &bytes)?;
+        if a.verbose {
+            eprintln!("wrote {} ({} bytes)", out.display(), bytes.len());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! `offload compress` and `offload decompress`.
+
+use crate::fail::{Failure, InFile, Outcome};
+use crate::io::{read_all, write_atomic};
+use clap::Args;
+use offload::compressed;
+use offload::compression::Method;
+use offload::{bundle, text_bundle};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CompressArgs {
+    /// The bundle to compress (binary or text layout).
+    pub input: PathBuf,
+    /// Where to write the compressed bundle.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// zstd or zlib.
+    #[arg(long, default_value = "zstd")]
+    pub method: String,
+    /// Compression level (zstd: 1..=22, default 3 like LLVM; zlib: 0..=9, default 6).
+    #[arg(long)]
+    pub level: Option<i32>,
+    /// Compressed bundle format version: 3 (64-bit sizes; what clang-offload-bundler 22 writes),
+    /// 2 (32-bit sizes) or 1 (no total size; LLVM 22 reads it but no longer writes it).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=3))]
+    pub format_version: Option<u16>,
+    /// Largest input accepted, in bytes.
+    #[arg(long, default_value_t = 4 << 30)]
+    pub max_size: u64,
+}
+
+#[derive(Args)]
+pub struct DecompressArgs {
+    /// The compressed bundle (CCOB).
+    pub input: PathBuf,
+    /// Where to write the bundle it holds.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Largest decompressed size accepted, in bytes.
+    #[arg(long, default_value_t = 4 << 30)]
+    pub max_decompressed: u64,
+}
+
+pub fn run_compress(a: &CompressArgs) -> Outcome<()> {
+    let data = read_all(&a.input)?;
+    if data.len() as u64 > a.max_size {
+        return Err(Failure::new(format!("{}: {} bytes is more than --max-size {}", a.input.display(), data.len(), a.max_size)));
+    }
+    if compressed::is_compressed(&data) {
+        return Err(Failure::new(format!("{}: already a compressed bundle", a.input.display())));
+    }
+    if !bundle::is_bundle(&data) && text_bundle::detect_comment(&data).is_none() {
+        return Err(Failure::new(format!(
+            "{}: at byte 0 (bundle): expected a clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__` or a text bundle marker), found neither; clang-offload-bundler only unbundles compressed bundles",
+            a.input.display()
+        )));
+    }
+    if bundle::is_bundle(&data) {
+        bundle::Bundle::parse(&data).in_file(&a.input)?;
+    }
+    let method = Method::from_name(&a.method).ok_or_else(|| Failure::new(format!("unknown method '{}' (expected zstd or zlib)", a.method)))?;
+    let version = a.format_version.unwrap_or(compressed::DEFAULT_VERSION);
+    let out = compressed::compress(&data, method, a.level, version).map_err(|e| Failure::new(format!("{}: cannot compress: {e}", a.input.display())))?;
+    // Parse what we wrote before saving it: never hand out a file we cannot read back.
+    let check = compressed::CompressedBundle::parse(&out).and_then(|cb| cb.decompress(data.len() as u64));
+    if check.as_deref() != Ok(&data[..]) {
+        return Err(Failure::new("internal error: the compressed bundle does not decompress to its input; nothing written"));
+    }
+    write_atomic(&a.output, &out)
+}
+
+pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
+    let data = read_all(&a.input)?;
+    let mut bundles = Vec::new();
+    for found in compressed::walk(&data) {
+        match found.piece {
+            compressed::Piece::Bundle(cb) => bundles.push(cb),
+            compressed::Piece::Unreadable(e) => return Err(Failure::format(&a.input, e)),
+            compressed::Piece::Unknown { first_nonzero } if bundles.is_empty() => {
+                return Err(Failure::new(format!("{}: at byte {first_nonzero} (compressed bundle): expected magic CCOB, found other bytes", a.input.display())));
+            }
+            compressed::Piece::Unknown { first_nonzero } => {
+                return Err(Failure::new(format!("{}: at byte {first_nonzero}: unexpected non-zero bytes after compressed bundle {}", a.input.display(), bundles.len())));
+            }
+            compressed::Piece::Padding => {}
+        }
+    }
+    let cb = match bundles.as_slice() {
+        [] => return Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", a.input.display()))),
+        [one] => one,
+        many => {
+            return Err(Failure::new(format!(
+                "{}: holds {} compressed bundles back to back (a linked .hip_fatbin); `offload extract` writes the entries of all of them",
+                a.input.display(),
+                many.len()
+            )))
+        }
+    };
+    let plain = cb.decompress(a.max_decompressed).in_file(&a.input)?;
+    if compressed::truncated_md5(&plain) != cb.header.hash {
+        return Err(Failure::new(format!("{}: hash mismatch: the decompressed bundle is not what was compressed; nothing written", a.input.display())));
+    }
+    write_atomic(&a.output, &plain)
+}

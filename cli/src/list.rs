@@ -1,0 +1,88 @@
+//! `offload list`: the tree, one line per node, then the table of device targets; or JSON.
+
+use crate::fail::{Failure, Outcome};
+use crate::io::{open_lazy, shown};
+use crate::ListArgs;
+use offload::bytes::human_size;
+use offload::explore::{self, Options};
+use offload::targets::{self, Target};
+use offload::tree::{Node, Tree};
+
+pub fn options(a: &ListArgs) -> Options {
+    Options {
+        max_decompressed: a.max_decompressed,
+        max_depth: a.max_depth,
+        verify_all: a.verify,
+        ..Options::default()
+    }
+}
+
+pub fn run(a: &ListArgs) -> Outcome<()> {
+    let file = open_lazy(&a.file)?;
+    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
+    let tree = explore::explore(&file, &name, &options(a));
+    let found = targets::collect(&tree);
+    if a.json {
+        let doc = serde_json::json!({ "file": shown(&a.file), "spaces": tree.spaces, "root": tree.root, "targets": found });
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
+    } else {
+        print_tree(&tree);
+        print_targets(&found);
+        print_diagnostics(&tree);
+    }
+    Ok(())
+}
+
+fn print_tree(tree: &Tree) {
+    println!("{:<6} {:>12} {:>10}  {}", "space", "offset", "size", "what");
+    tree.root.walk(&mut |n: &Node, depth| {
+        println!("{:<6} {:>#12x} {:>10}  {}{}", n.span.space, n.span.offset, human_size(n.span.size), "  ".repeat(depth), n.label);
+    });
+}
+
+fn print_targets(found: &[Target]) {
+    println!();
+    if found.is_empty() {
+        println!("no device targets found");
+        return;
+    }
+    println!("device targets ({}):", found.len());
+    let rows: Vec<[String; 7]> = found
+        .iter()
+        .map(|t| {
+            [
+                t.target_id.clone(),
+                t.offload_kind.clone(),
+                t.processor.clone(),
+                if t.features.is_empty() { "-".into() } else { t.features.clone() },
+                human_size(t.image_size),
+                t.stored_size.map(human_size).unwrap_or_else(|| "-".into()),
+                t.compression.clone().unwrap_or_else(|| "no".into()),
+            ]
+        })
+        .collect();
+    let head = ["target", "kind", "processor", "features", "image", "stored", "compressed"];
+    let widths: Vec<usize> = (0..7).map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0)).collect();
+    let line = |cells: &[String]| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ");
+    println!("  {}", line(&head.map(String::from)));
+    for r in &rows {
+        println!("  {}", line(r));
+    }
+}
+
+fn print_diagnostics(tree: &Tree) {
+    let mut lines = Vec::new();
+    tree.root.walk(&mut |n: &Node, _| {
+        for d in &n.diagnostics {
+            let at = d.span.map(|s| format!(" at {}:{:#x}", s.space, s.offset)).unwrap_or_default();
+            lines.push(format!("  {}{at}: {} ({})", d.severity.as_str(), d.message, n.label));
+        }
+    });
+    if !lines.is_empty() {
+        println!();
+        println!("diagnostics ({}):", lines.len());
+        for l in lines {
+            println!("{l}");
+        }
+    }
+}

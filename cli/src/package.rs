@@ -1,0 +1,144 @@
+//! `offload package` (LLVM offload binaries from images, like `llvm-offload-binary -o`) and
+//! `offload extract` (device images out of any file, with names that say what they are).
+
+use crate::fail::{Failure, Outcome};
+use crate::io::{read_all, write_atomic};
+use clap::Args;
+use offload::explore::{self, Options};
+use offload::offload_binary;
+use offload::targets::{self, Target};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct PackageArgs {
+    /// Where to write the offload binaries.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// An image: `file=F,triple=T,arch=A[,kind=K][,key=value...]` (repeat for several).
+    #[arg(long, required = true)]
+    pub image: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct ExtractArgs {
+    /// The file to extract from.
+    pub file: PathBuf,
+    /// Only images matching all these `key=value` pairs (keys: id, triple, arch, processor,
+    /// kind, features); repeat for alternatives.
+    #[arg(long)]
+    pub image: Vec<String>,
+    /// Directory to write into (created if missing).
+    #[arg(short, long, default_value = ".")]
+    pub output: PathBuf,
+    /// Largest decompressed size accepted for one compressed bundle, in bytes.
+    #[arg(long, default_value_t = 4 << 30)]
+    pub max_decompressed: u64,
+}
+
+/// `key=value,key=value` into pairs, in order (extract filters).
+fn key_values(spec: &str) -> Outcome<Vec<(String, String)>> {
+    spec.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| Failure::new(format!("'{p}' in '{spec}' is not key=value")))
+        })
+        .collect()
+}
+
+pub fn run_package(a: &PackageArgs) -> Outcome<()> {
+    let specs: Vec<&str> = a.image.iter().map(String::as_str).collect();
+    let mut failed = None;
+    let out = offload_binary::packager::package(&specs, |file| {
+        read_all(Path::new(file)).map_err(|f| {
+            failed = Some(f);
+            offload::Error::new(0, "image file", "a readable file", file.to_string())
+        })
+    });
+    if let Some(f) = failed {
+        return Err(f);
+    }
+    let out = out.map_err(|e| Failure::new(format!("package: {e}")))?;
+    // Read back what we are about to write: never hand out a file we cannot parse.
+    for found in offload_binary::walk(&out) {
+        found.binary.map_err(|e| Failure::new(format!("internal error: packaged output does not read back: {e}")))?;
+    }
+    write_atomic(&a.output, &out)
+}
+
+fn matches(t: &Target, filter: &[(String, String)]) -> bool {
+    filter.iter().all(|(k, v)| {
+        let have = match k.as_str() {
+            "id" | "target" => &t.target_id,
+            "triple" => &t.triple,
+            "arch" | "processor" => &t.processor,
+            "kind" => &t.offload_kind,
+            "features" => &t.features,
+            _ => return false,
+        };
+        have == v
+    })
+}
+
+/// A file name part with only safe characters: `:` and anything unusual become `_`.
+pub fn sanitize(part: &str) -> String {
+    let cleaned: String = part
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') { c } else { '_' })
+        .collect();
+    cleaned.trim_start_matches('.').chars().take(200).collect()
+}
+
+/// The extension that says what an image is.
+fn extension(bytes: &[u8]) -> &'static str {
+    match explore::describe_image(bytes).map(|(f, _)| f) {
+        Some("AMDGPU code object") => "co",
+        Some("CUDA cubin") => "cubin",
+        Some("LLVM bitcode") => "bc",
+        Some("SPIR-V module") => "spv",
+        Some("NVIDIA fatbin") => "fatbin",
+        Some("PTX") => "ptx",
+        Some("ELF object") => "o",
+        _ => "bin",
+    }
+}
+
+pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
+    let data = read_all(&a.file)?;
+    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
+    let opts = Options { max_decompressed: a.max_decompressed, verify_all: true, ..Options::default() };
+    let tree = explore::explore(&data[..], &name, &opts);
+    let filters: Vec<Vec<(String, String)>> = a.image.iter().map(|s| key_values(s)).collect::<Outcome<_>>()?;
+    let chosen: Vec<Target> = targets::collect(&tree)
+        .into_iter()
+        .filter(|t| filters.is_empty() || filters.iter().any(|f| matches(t, f)))
+        .collect();
+    if chosen.is_empty() {
+        return Err(Failure::new(format!("{}: no device image matches", a.file.display())));
+    }
+    std::fs::create_dir_all(&a.output).map_err(|e| Failure::io(&a.output, "create directory", e))?;
+    let mut used = BTreeSet::new();
+    for t in &chosen {
+        let bytes = tree
+            .bytes(&data, t.span)
+            .ok_or_else(|| Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id)))?;
+        let path = unique_path(&a.output, &format!("{name}.{}", sanitize(&t.target_id)), extension(bytes), &mut used);
+        write_atomic(&path, bytes)?;
+        println!("{}  {}  {} bytes", path.display(), t.target_id, bytes.len());
+    }
+    Ok(())
+}
+
+fn unique_path(dir: &Path, stem: &str, ext: &str, used: &mut BTreeSet<PathBuf>) -> PathBuf {
+    let mut n = 0;
+    loop {
+        let name = if n == 0 { format!("{stem}.{ext}") } else { format!("{stem}.{n}.{ext}") };
+        let p = dir.join(name);
+        if used.insert(p.clone()) {
+            return p;
+        }
+        n += 1;
+    }
+}

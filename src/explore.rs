@@ -1,0 +1,510 @@
+//! The whole-file explorer: recognises what a buffer is, hands each part to its format module,
+//! and assembles the annotated [`Tree`]. Containers nest (an ELF section holds compressed
+//! bundles, which hold a bundle, whose entries hold code objects); decompressed bytes become new
+//! byte spaces.
+//!
+//! The input is read through `object::ReadRef`, so a caller can pass a lazily read file: only
+//! headers, offload sections and, when listing cheaply, the start of compressed streams are read.
+
+use crate::bundle;
+use crate::bytes::human_size;
+use crate::compressed;
+use crate::error::Error;
+use crate::host::{self, SectionRole};
+use crate::offload_binary;
+use crate::target_id;
+use crate::text_bundle;
+use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use object::ReadRef;
+
+/// How much work exploring may do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Largest decompressed size accepted for one compressed bundle.
+    pub max_decompressed: u64,
+    /// Deepest nesting of containers explored.
+    pub max_depth: u32,
+    /// Compressed bundles whose decompressed size is at most this are decompressed in full,
+    /// their hash verified and their entries explored; larger ones only have their bundle
+    /// header decoded (cheap listing), unless `verify_all` is set.
+    pub full_decompress_up_to: u64,
+    /// Decompress and verify every compressed bundle, however large (within `max_decompressed`).
+    pub verify_all: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_decompressed: 4 << 30, max_depth: 8, full_decompress_up_to: 32 << 20, verify_all: false }
+    }
+}
+
+/// Explores an input. Never fails: what cannot be read becomes an error diagnostic at the
+/// offset where reading stopped, and everything else stays explorable.
+pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree {
+    let len = input.len().unwrap_or(0);
+    let mut ex = Explorer { opts, spaces: Vec::new() };
+    ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
+    let whole = Span::new(0, 0, len);
+    let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
+    let head = input.read_bytes_at(0, len.min(64)).unwrap_or(&[]);
+    if host::is_host_file(head) {
+        ex.host_file(input, &mut root);
+    } else if compressed::is_compressed(head) {
+        ex.compressed_file(input, &mut root);
+    } else {
+        match input.read_bytes_at(0, len) {
+            Ok(data) => root.children = ex.region(data, whole, 0),
+            Err(()) => {
+                root.diag(Severity::Error, format!("could not read the {len} bytes of the input"), None);
+            }
+        }
+    }
+    if root.children.is_empty() && root.diagnostics.is_empty() {
+        root.diag(Severity::Note, "no offload data found", None);
+    }
+    Tree { spaces: ex.spaces, root }
+}
+
+struct Explorer<'o> {
+    opts: &'o Options,
+    spaces: Vec<ByteSpace>,
+}
+
+fn error_node(e: &Error, span: Span, what: &str) -> Node {
+    let at = span.sub(e.offset.min(span.size), 0);
+    let mut node = Node::new(NodeKind::Unknown, format!("unreadable {what}"), span);
+    node.diag(Severity::Error, e.to_string(), Some(at));
+    node
+}
+
+impl Explorer<'_> {
+    fn host_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
+        let file = match host::read_host(input) {
+            Ok(f) => f,
+            Err(e) => {
+                root.diag(Severity::Error, e.to_string(), None);
+                return;
+            }
+        };
+        root.field("container", file.description.as_str(), None);
+        for s in &file.sections {
+            let span = Span::new(0, s.file_offset, s.data.len() as u64);
+            let mut node = Node::new(NodeKind::Section, format!("section {} ({})", s.name, human_size(span.size)), span);
+            node.field("name", s.name.as_str(), None);
+            node.field("index", s.index as u64, None);
+            node.field("address", s.address, None);
+            match &s.role {
+                SectionRole::BundleEntry(id) => {
+                    node.kind = NodeKind::BundleEntry;
+                    node.label = format!("{id} (section {}, {})", s.name, human_size(span.size));
+                    node.editable("id", id.as_str(), None);
+                    target_id::annotate_entry_id(&mut node, id);
+                    node.children = self.content(s.data, span, 1);
+                }
+                SectionRole::NvFatbin => {
+                    node.field("format", "NVIDIA fatbin", None);
+                    node.diag(Severity::Note, "NVIDIA fatbin sections are recognised but not decoded yet", None);
+                }
+                _ => node.children = self.region(s.data, span, 1),
+            }
+            root.children.push(node);
+        }
+    }
+
+    /// A file that is one or more compressed bundles, read lazily so that listing a large one
+    /// reads only its header and the start of its stream.
+    fn compressed_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
+        let len = input.len().unwrap_or(0);
+        let mut pos = 0u64;
+        while pos < len {
+            let head = input.read_bytes_at(pos, (len - pos).min(compressed::MAX_HEADER_SIZE)).unwrap_or(&[]);
+            let header = match compressed::Header::parse(head) {
+                Ok(h) => h,
+                Err(e) => {
+                    root.children.push(error_node(&e.shifted(pos), Span::new(0, pos, len - pos), "compressed bundle"));
+                    return;
+                }
+            };
+            let size = header.total_size.unwrap_or(len - pos);
+            if size > len - pos || size < header.size() {
+                let mut node = compressed::header_node(&header, Span::new(0, pos, len - pos), None);
+                node.diag(Severity::Error, format!("the header declares {size} bytes but {} remain in the file", len - pos), Some(Span::new(0, pos + 8, 8)));
+                root.children.push(node);
+                return;
+            }
+            let span = Span::new(0, pos, size);
+            let node = if self.decompress_in_full(&header) {
+                match input.read_bytes_at(pos, size) {
+                    Ok(bytes) => self.compressed_bytes(bytes, span, 0),
+                    Err(()) => error_node(&Error::new(pos, "compressed bundle", format!("{size} readable bytes"), "a read error"), span, "compressed bundle"),
+                }
+            } else {
+                self.compressed_header_only(input, &header, span)
+            };
+            root.children.push(node);
+            let Some(next) = compressed::next_bundle_offset(pos, size).filter(|&n| n < len) else { break };
+            let gap = Span::new(0, pos + size, next - pos - size);
+            if input.read_bytes_at(gap.offset, gap.size).map_or(true, |g| g.iter().any(|&b| b != 0)) {
+                root.diag(Severity::Warning, "non-zero bytes after a compressed bundle, where only zero padding is expected", Some(gap));
+                break;
+            }
+            pos = next;
+        }
+    }
+
+    fn decompress_in_full(&self, header: &compressed::Header) -> bool {
+        self.opts.verify_all || header.uncompressed_size <= self.opts.full_decompress_up_to
+    }
+
+    /// Describes whatever `data` (the bytes at `span`) holds: offload binaries, a bundle, a
+    /// text bundle, compressed bundles, or a scan for any of these.
+    fn region(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        if depth > self.opts.max_depth {
+            let mut n = Node::new(NodeKind::Unknown, "nested too deeply", span);
+            n.diag(Severity::Error, format!("containers nested deeper than {} levels are not explored", self.opts.max_depth), Some(span));
+            return alloc::vec![n];
+        }
+        if offload_binary::is_offload_binary(data) {
+            return self.offload_binaries(data, span, depth);
+        }
+        if bundle::is_bundle(data) {
+            return alloc::vec![self.bundle(data, span, depth)];
+        }
+        if compressed::is_compressed(data) {
+            return self.compressed_sequence(data, span, depth);
+        }
+        if let Some(comment) = text_bundle::detect_comment(data) {
+            return alloc::vec![self.text_bundle(data, &comment, span, depth)];
+        }
+        self.scan(data, span, depth)
+    }
+
+    fn offload_binaries(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        let walk = offload_binary::walk(data);
+        let mut nodes = offload_binary::walk_nodes(&walk, span, &mut self.spaces);
+        for node in &mut nodes {
+            self.fill_images(node, data, span, depth);
+        }
+        nodes
+    }
+
+    fn bundle(&mut self, data: &[u8], span: Span, depth: u32) -> Node {
+        let header = match bundle::read_header(data) {
+            Ok(h) => h,
+            Err(e) => return error_node(&e, span, "bundle"),
+        };
+        let mut node = bundle::header_node(&header, span);
+        bundle::diagnose_unused(&mut node, data, &header, span);
+        let ids: Vec<&str> = header.entries.iter().map(|e| e.id.as_str()).collect();
+        for v in target_id::check_composition(&ids) {
+            node.diag(Severity::Warning, v.to_string(), None);
+        }
+        annotate_entries(&mut node);
+        self.fill_images(&mut node, data, span, depth);
+        node
+    }
+
+    fn text_bundle(&mut self, data: &[u8], comment: &str, span: Span, depth: u32) -> Node {
+        match text_bundle::TextBundle::parse(data, comment) {
+            Ok((b, layouts)) => {
+                let mut node = text_bundle::to_node(&b, &layouts, span);
+                annotate_entries(&mut node);
+                self.fill_images(&mut node, data, span, depth);
+                node
+            }
+            Err(e) => error_node(&e, span, "text bundle"),
+        }
+    }
+
+    fn compressed_sequence(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        compressed::walk(data)
+            .map(|found| match &found.piece {
+                compressed::Piece::Bundle(_) => self.compressed_bytes(found.bytes, span.sub(found.offset, found.size), depth),
+                _ => compressed::found_to_node(&found, span),
+            })
+            .collect()
+    }
+
+    /// One compressed bundle whose bytes are all at hand: decompressed in full (its hash checked
+    /// and its bundle explored in a new byte space), or only its bundle header when large.
+    fn compressed_bytes(&mut self, bytes: &[u8], span: Span, depth: u32) -> Node {
+        let cb = match compressed::CompressedBundle::parse(bytes) {
+            Ok(cb) => cb,
+            Err(e) => return compressed::unreadable_node(bytes, span, &e),
+        };
+        if !self.decompress_in_full(&cb.header) {
+            let mut node = compressed::to_node(&cb, span, None);
+            self.attach_header_only(&mut node, &cb, span);
+            return node;
+        }
+        let payload = payload_span(&cb.header, span);
+        let plain = match cb.decompress(self.opts.max_decompressed) {
+            Ok(plain) => plain,
+            Err(e) => {
+                let mut node = compressed::to_node(&cb, span, None);
+                node.diag(Severity::Error, format!("decompression failed: {e}"), Some(payload));
+                return node;
+            }
+        };
+        let hash_ok = compressed::truncated_md5(&plain) == cb.header.hash;
+        let mut node = compressed::to_node(&cb, span, Some(hash_ok));
+        let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
+        let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed bundle ({})", human_size(inner.size)), inner);
+        dec.children = self.region(&plain, inner, depth + 1);
+        self.spaces.push(ByteSpace { label: format!("decompressed {}", node.label), size: inner.size, origin: Some(payload), data: Some(plain) });
+        node.children.push(dec);
+        node
+    }
+
+    /// A large compressed bundle in a lazily read file: only the start of its payload is read.
+    fn compressed_header_only<'a, R: ReadRef<'a>>(&mut self, input: R, header: &compressed::Header, span: Span) -> Node {
+        let mut node = compressed::header_node(header, span, None);
+        let payload = payload_span(header, span);
+        let mut read = payload.size.min(64 << 10);
+        loop {
+            let Ok(bytes) = input.read_bytes_at(payload.offset, read) else {
+                node.diag(Severity::Error, "the compressed payload could not be read", Some(payload));
+                return node;
+            };
+            let cb = compressed::CompressedBundle { header: header.clone(), payload: bytes };
+            match self.bundle_header_from_prefix(&cb, span) {
+                Ok(dec) => {
+                    node.children.push(dec);
+                    break;
+                }
+                // The stream start we read did not hold the whole bundle header: read more.
+                Err(_) if read < payload.size => read = payload.size.min(read.saturating_mul(8)),
+                Err(e) => {
+                    node.diag(Severity::Error, e, Some(payload));
+                    break;
+                }
+            }
+        }
+        header_only_note(&mut node, header);
+        node
+    }
+
+    fn attach_header_only(&mut self, node: &mut Node, cb: &compressed::CompressedBundle, span: Span) {
+        match self.bundle_header_from_prefix(cb, span) {
+            Ok(dec) => node.children.push(dec),
+            Err(e) => {
+                node.diag(Severity::Error, e, Some(payload_span(&cb.header, span)));
+            }
+        }
+        header_only_note(node, &cb.header);
+    }
+
+    /// Decodes only as much of the stream as the bundle header needs (growing the prefix until
+    /// the header fits), and returns the decompressed-space node holding that header.
+    fn bundle_header_from_prefix(&mut self, cb: &compressed::CompressedBundle, span: Span) -> core::result::Result<Node, String> {
+        let total = cb.header.uncompressed_size;
+        let mut want = 4096usize;
+        loop {
+            let prefix = cb.header_prefix(want).map_err(|e| format!("decompression failed: {e}"))?;
+            let whole = prefix.len() as u64 >= total;
+            match bundle::read_header(&prefix) {
+                Ok(h) => {
+                    let inner = Span::new(self.spaces.len() as u32, 0, total);
+                    let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed bundle ({}, header only)", human_size(total)), inner);
+                    let mut b = bundle::header_node(&h, inner);
+                    annotate_entries(&mut b);
+                    dec.children.push(b);
+                    self.spaces.push(ByteSpace { label: format!("decompressed bundle header ({} of {})", human_size(prefix.len() as u64), human_size(total)), size: total, origin: Some(payload_span(&cb.header, span)), data: Some(prefix) });
+                    return Ok(dec);
+                }
+                Err(_) if !whole && prefix.len() == want && want < (64 << 20) => want = want.saturating_mul(8),
+                Err(e) => return Err(format!("the decompressed data does not start with a readable binary bundle: {e}")),
+            }
+        }
+    }
+
+    /// Explores the bytes of every image and bundle entry below `node`. `data` holds the bytes
+    /// of `span`.
+    fn fill_images(&mut self, node: &mut Node, data: &[u8], span: Span, depth: u32) {
+        for child in &mut node.children {
+            match child.kind {
+                NodeKind::Image | NodeKind::BundleEntry => {
+                    let start = child.span.offset.saturating_sub(span.offset);
+                    if child.span.space != span.space || start.saturating_add(child.span.size) > data.len() as u64 {
+                        continue;
+                    }
+                    let bytes = &data[start as usize..(start + child.span.size) as usize];
+                    let found = self.content(bytes, child.span, depth + 1);
+                    child.children.extend(found);
+                }
+                _ => self.fill_images(child, data, span, depth),
+            }
+        }
+    }
+
+    /// What one device image or entry holds: a nested container, or a description of the image.
+    fn content(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        if offload_binary::is_offload_binary(data) || bundle::is_bundle(data) || compressed::is_compressed(data) {
+            return self.region(data, span, depth);
+        }
+        match describe_image(data) {
+            Some((format, detail)) => {
+                let mut node = Node::new(NodeKind::Image, format!("{format}{detail}"), span);
+                node.field("format", format, None);
+                alloc::vec![node]
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Looks for known magics in a buffer that is none of the known containers.
+    fn scan(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        let mut nodes = Vec::new();
+        let mut pos = 0usize;
+        while pos < data.len() {
+            let Some(at) = find_magic(data, pos) else { break };
+            let rest = &data[at..];
+            let sub = span.sub(at as u64, rest.len() as u64);
+            let found = self.region(rest, sub, depth + 1);
+            let end = found.iter().map(|n| n.span.end()).max().unwrap_or(sub.offset + 1);
+            nodes.extend(found);
+            pos = (end.saturating_sub(span.offset) as usize).max(at + 1);
+        }
+        if !nodes.is_empty() {
+            for n in &mut nodes {
+                n.diag(Severity::Note, format!("found by scanning for magic numbers at byte {}", n.span.offset), None);
+            }
+        }
+        nodes
+    }
+}
+
+fn payload_span(header: &compressed::Header, span: Span) -> Span {
+    span.sub(header.size(), span.size.saturating_sub(header.size()))
+}
+
+fn header_only_note(node: &mut Node, header: &compressed::Header) {
+    node.diag(
+        Severity::Note,
+        format!("hash not checked: only the bundle header of this {} bundle was decoded (list with --verify to check it)", human_size(header.uncompressed_size)),
+        None,
+    );
+}
+
+/// Adds what each bundle entry's ID says (kind, triple, target ID) and its diagnostics.
+fn annotate_entries(bundle: &mut Node) {
+    for entry in &mut bundle.children {
+        if let Some(Value::Text(id)) = entry.get("id").cloned() {
+            target_id::annotate_entry_id(entry, &id);
+        }
+    }
+}
+
+/// The first offset at or after `from` where a known container magic starts.
+fn find_magic(data: &[u8], from: usize) -> Option<usize> {
+    let magics: [&[u8]; 3] = [&offload_binary::MAGIC, bundle::MAGIC, &compressed::MAGIC[..]];
+    (from..data.len()).find(|&i| magics.iter().any(|m| data[i..].starts_with(m)))
+}
+
+/// What kind of device image `data` is, from its magic: (format, detail).
+pub fn describe_image(data: &[u8]) -> Option<(&'static str, String)> {
+    if data.is_empty() {
+        return Some(("empty", String::new()));
+    }
+    if data.starts_with(b"\x7fELF") {
+        return Some(describe_elf(data));
+    }
+    if data.starts_with(b"BC\xC0\xDE") || data.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
+        return Some(("LLVM bitcode", String::new()));
+    }
+    if data.starts_with(&[0x03, 0x02, 0x23, 0x07]) {
+        return Some(("SPIR-V module", String::new()));
+    }
+    if data.starts_with(&[0x50, 0xED, 0x55, 0xBA]) {
+        return Some(("NVIDIA fatbin", String::new()));
+    }
+    let head = &data[..data.len().min(4096)];
+    if core::str::from_utf8(head).is_ok() && head.windows(8).any(|w| w == b".version") && head.windows(7).any(|w| w == b".target") {
+        return Some(("PTX", String::new()));
+    }
+    None
+}
+
+fn describe_elf(data: &[u8]) -> (&'static str, String) {
+    const EM_CUDA: u16 = 190;
+    const EM_AMDGPU: u16 = 224;
+    let little = data.get(5) == Some(&1);
+    let machine = data.get(18..20).map(|b| if little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) });
+    match machine {
+        Some(EM_AMDGPU) => {
+            let flags = data.get(48..52).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+            let detail = match amdgpu_processor(flags & 0xff) {
+                Some(p) => format!(" {p}"),
+                None => format!(" (e_flags {flags:#x})"),
+            };
+            ("AMDGPU code object", detail)
+        }
+        Some(EM_CUDA) => ("CUDA cubin", String::new()),
+        _ => ("ELF object", String::new()),
+    }
+}
+
+/// The processor an AMDGPU code object is for, from its `EF_AMDGPU_MACH` value.
+fn amdgpu_processor(mach: u32) -> Option<&'static str> {
+    Some(match mach {
+        0x20 => "gfx600",
+        0x21 => "gfx601",
+        0x22 => "gfx700",
+        0x23 => "gfx701",
+        0x24 => "gfx702",
+        0x25 => "gfx703",
+        0x26 => "gfx704",
+        0x28 => "gfx801",
+        0x29 => "gfx802",
+        0x2a => "gfx803",
+        0x2b => "gfx810",
+        0x2c => "gfx900",
+        0x2d => "gfx902",
+        0x2e => "gfx904",
+        0x2f => "gfx906",
+        0x30 => "gfx908",
+        0x31 => "gfx909",
+        0x32 => "gfx90c",
+        0x33 => "gfx1010",
+        0x34 => "gfx1011",
+        0x35 => "gfx1012",
+        0x36 => "gfx1030",
+        0x37 => "gfx1031",
+        0x38 => "gfx1032",
+        0x39 => "gfx1033",
+        0x3a => "gfx602",
+        0x3b => "gfx705",
+        0x3c => "gfx805",
+        0x3d => "gfx1035",
+        0x3e => "gfx1034",
+        0x3f => "gfx90a",
+        0x40 => "gfx940",
+        0x41 => "gfx1100",
+        0x42 => "gfx1013",
+        0x43 => "gfx1150",
+        0x44 => "gfx1103",
+        0x45 => "gfx1036",
+        0x46 => "gfx1101",
+        0x47 => "gfx1102",
+        0x48 => "gfx1200",
+        0x49 => "gfx1250",
+        0x4a => "gfx1151",
+        0x4b => "gfx941",
+        0x4c => "gfx942",
+        0x4e => "gfx1201",
+        0x4f => "gfx950",
+        0x51 => "gfx9-generic",
+        0x52 => "gfx10-1-generic",
+        0x53 => "gfx10-3-generic",
+        0x54 => "gfx11-generic",
+        0x55 => "gfx1152",
+        0x58 => "gfx1153",
+        0x59 => "gfx12-generic",
+        0x5a => "gfx1251",
+        0x5f => "gfx9-4-generic",
+        _ => return None,
+    })
+}
