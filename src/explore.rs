@@ -355,23 +355,29 @@ impl Explorer<'_> {
         }
     }
 
-    /// Looks for known magics in a buffer that is none of the known containers.
+    /// Looks for known magics in a buffer that is none of the known containers. A magic found
+    /// this way may be chance bytes (a section name, compressed data), so a hit that does not
+    /// read as its container is dropped rather than reported as an error.
     fn scan(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
         let mut nodes = Vec::new();
         let mut pos = 0usize;
-        while pos < data.len() {
-            let Some(at) = find_magic(data, pos) else { break };
+        while let Some(at) = find_magic(data, pos) {
             let rest = &data[at..];
             let sub = span.sub(at as u64, rest.len() as u64);
+            let spaces_before = self.spaces.len();
             let found = self.region(rest, sub, depth + 1);
-            let end = found.iter().map(|n| n.span.end()).max().unwrap_or(sub.offset + 1);
-            nodes.extend(found);
-            pos = (end.saturating_sub(span.offset) as usize).max(at + 1);
-        }
-        if !nodes.is_empty() {
-            for n in &mut nodes {
-                n.diag(Severity::Note, format!("found by scanning for magic numbers at byte {}", n.span.offset), None);
+            let readable = !found.is_empty() && found.iter().all(|n| !n.diagnostics.iter().any(|d| d.severity == Severity::Error) && n.kind != NodeKind::Unknown);
+            if !readable {
+                self.spaces.truncate(spaces_before);
+                pos = at + 1;
+                continue;
             }
+            let end = found.iter().map(|n| n.span.end()).max().unwrap_or(sub.offset + 1);
+            for mut n in found {
+                n.diag(Severity::Note, format!("found by scanning for magic numbers at byte {}", n.span.offset), None);
+                nodes.push(n);
+            }
+            pos = (end.saturating_sub(span.offset) as usize).max(at + 1);
         }
         nodes
     }
