@@ -30,7 +30,19 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
         print_targets(&found);
         print_diagnostics(&tree);
     }
-    Ok(())
+    first_error(&tree).map_or(Ok(()), |message| Err(Failure::new(format!("{}: {message}", shown(&a.file)))))
+}
+
+/// The first error diagnostic: `list` still prints everything it could read, then fails so
+/// that scripts notice a broken file.
+fn first_error(tree: &Tree) -> Option<String> {
+    let mut found = None;
+    tree.root.walk(&mut |n: &Node, _| {
+        if found.is_none() {
+            found = n.diagnostics.iter().find(|d| d.severity == offload::tree::Severity::Error).map(|d| d.message.clone());
+        }
+    });
+    found
 }
 
 fn print_tree(tree: &Tree) {
