@@ -6,10 +6,11 @@
 use offload::compressed::{self, CompressedBundle, Found, Piece, Verification};
 use offload::compression::{self, Method};
 use offload::tree::{Severity, Span, Value};
+mod common;
+use common::{tool, Scratch};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
 const TARGETS: &str = "host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx90a";
 /// The bundle IDs the bundler writes for `TARGETS`, as `--list` prints them (sorted).
 const LISTED: [&str; 2] = ["hipv4-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux-gnu-"];
@@ -24,48 +25,6 @@ const BUNDLER_ENV: [&str; 6] = [
 ];
 const LIMIT: u64 = 1 << 30;
 
-/// The path of an LLVM 22 tool, or `None` (with a message) when it is not installed.
-fn tool(name: &str, test: &str) -> Option<PathBuf> {
-    let path = Path::new(LLVM_BIN).join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        println!("skipping {test}: {} is not installed", path.display());
-        None
-    }
-}
-
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("offload-compressed-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn write(&self, name: &str, data: &[u8]) -> PathBuf {
-        let path = self.path(name);
-        std::fs::write(&path, data).unwrap();
-        path
-    }
-
-    fn read(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.path(name)).unwrap()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs `cmd` with the bundler's environment cleared and then `env` set; the output, whatever
 /// the exit status.
@@ -126,7 +85,7 @@ struct Bundler {
 impl Bundler {
     fn new(test: &str) -> Option<Bundler> {
         let exe = tool("clang-offload-bundler", test)?;
-        let dir = Scratch::new(test);
+        let dir = Scratch::new("compressed", test);
         let (host, device) = inputs();
         dir.write("host.bin", &host);
         dir.write("device.bin", &device);
@@ -370,7 +329,7 @@ fn a_linked_hip_fatbin_section_is_walked() {
     ) else {
         return;
     };
-    let dir = Scratch::new("fatbin");
+    let dir = Scratch::new("compressed", "fatbin");
     let prelude = "typedef struct { unsigned x, y, z; } dim3;\n\
         typedef struct ihipStream_t *hipStream_t;\n\
         extern \"C\" int hipLaunchKernel(const void*, dim3, dim3, void**, unsigned long, hipStream_t);\n\

@@ -7,58 +7,14 @@
 //! cases print their seed (replay one with `OFFLOAD_DIFF_SEED=<seed>`).
 
 use offload::offload_binary::{self as ob, packager, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
-use std::path::{Path, PathBuf};
+mod common;
+use common::{tool, Scratch};
+use std::path::Path;
 use std::process::Command;
 
-const DEFAULT_LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
 const RANDOM_CASES: usize = 400;
 
-fn llvm_bin() -> PathBuf {
-    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| DEFAULT_LLVM_BIN.into()))
-}
 
-/// The path of an LLVM 22 tool, or `None` (with a message) when it is not installed.
-fn tool(name: &str, test: &str) -> Option<PathBuf> {
-    let path = llvm_bin().join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        println!("skipping {test}: {} is not installed", path.display());
-        None
-    }
-}
-
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("offload-obin-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn write(&self, name: &str, data: &[u8]) -> PathBuf {
-        let path = self.path(name);
-        std::fs::write(&path, data).unwrap();
-        path
-    }
-
-    fn read(&self, name: &str) -> Vec<u8> {
-        std::fs::read(self.path(name)).unwrap_or_else(|e| panic!("cannot read {name}: {e}"))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs a command in `dir`, panicking with its output unless it succeeds; returns stdout.
 fn run(program: &Path, args: &[&str], dir: &Path) -> String {
@@ -249,7 +205,7 @@ fn packaging_matches_llvm_offload_binary_byte_for_byte() {
         return;
     };
     let mut rng = Rng::from_env(test);
-    let dir = Scratch::new("random");
+    let dir = Scratch::new("obin", "random");
     let mut file_counter = 0;
     let (mut compared, mut binaries_read, mut listings_compared) = (0, 0, 0);
     for case in 0..RANDOM_CASES {
@@ -303,7 +259,7 @@ fn string_table_edge_cases_match_the_tool() {
     let Some(packager_tool) = tool("llvm-offload-binary", test) else {
         return;
     };
-    let dir = Scratch::new("edge");
+    let dir = Scratch::new("obin", "edge");
     dir.write("a.o", b"image bytes");
     let long = "k".repeat(70);
     let many: Vec<String> = (0..100).map(|i| format!("key{i}=v{}", i % 7)).collect();
@@ -339,7 +295,7 @@ fn clang_offload_packager_writes_the_same() {
     let (Some(new), Some(old)) = (tool("llvm-offload-binary", test), tool("clang-offload-packager", test)) else {
         return;
     };
-    let dir = Scratch::new("names");
+    let dir = Scratch::new("obin", "names");
     dir.write("k.bc", b"BC\xC0\xDE rest of the module");
     let spec = "--image=file=k.bc,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=openmp";
     run(&new, &["-o", "new.bin", spec], &dir.0);
@@ -383,7 +339,7 @@ fn clang_openmp_object() {
     let Some(clang) = tool("clang", test) else {
         return;
     };
-    let dir = Scratch::new("openmp");
+    let dir = Scratch::new("obin", "openmp");
     dir.write("k.c", b"int main(void) { int x = 0;\n#pragma omp target map(tofrom: x)\n x = 42;\n return x; }\n");
     run(&clang, &["-fopenmp", "--offload-arch=gfx90a:xnack+", "-nogpulib", "-c", "k.c", "-o", "k.o"], &dir.0);
     let Some(entries) = check_object(&dir, "k.o", test) else {
@@ -414,7 +370,7 @@ fn clang_hip_new_driver_object() {
     let Some(clang) = tool("clang", test) else {
         return;
     };
-    let dir = Scratch::new("hip");
+    let dir = Scratch::new("obin", "hip");
     dir.write("h.hip", HIP_SOURCE.as_bytes());
     let args = [
         "-x",
@@ -451,7 +407,7 @@ fn llvm_reads_what_we_write() {
     let (Some(objdump), Some(extractor)) = (tool("llvm-objdump", test), tool("llvm-offload-binary", test)) else {
         return;
     };
-    let dir = Scratch::new("ours");
+    let dir = Scratch::new("obin", "ours");
     dir.write("a.o", b"original image");
     run(&extractor, &["-o", "orig.bin", "--image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip"], &dir.0);
     let original = dir.read("orig.bin");
