@@ -380,6 +380,17 @@ impl Verification {
     }
 }
 
+/// The error text for a hash that does not match, in the usual where/expected/found form.
+pub fn hash_mismatch(header: &Header, computed: u64) -> Error {
+    let at = layout(header.version).map_or(0, |l| l.hash.offset);
+    Error::new(
+        at,
+        "compressed bundle hash",
+        format!("0x{computed:016x}, the truncated MD5 of the decompressed bundle"),
+        format!("0x{:016x} stored: the payload is not what was compressed", header.hash),
+    )
+}
+
 /// Compresses an offload bundle into a compressed bundle of `version` (1, 2 or 3), as
 /// clang-offload-bundler does. Sizes the version cannot hold are refused, as LLVM refuses them.
 pub fn compress(bundle: &[u8], method: Method, level: Option<i32>, version: u16) -> Result<Vec<u8>> {

@@ -81,7 +81,12 @@ pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
                 return Err(Failure::new(format!("{}: at byte {first_nonzero} (compressed bundle): expected magic CCOB, found other bytes", a.input.display())));
             }
             compressed::Piece::Unknown { first_nonzero } => {
-                return Err(Failure::new(format!("{}: at byte {first_nonzero}: unexpected non-zero bytes after compressed bundle {}", a.input.display(), bundles.len())));
+                return Err(Failure::new(format!(
+                    "{}: at byte {first_nonzero} (after compressed bundle {}): expected zero padding or magic CCOB, found {:02x?}",
+                    a.input.display(),
+                    bundles.len(),
+                    &data[first_nonzero as usize..data.len().min(first_nonzero as usize + 8)]
+                )));
             }
             compressed::Piece::Padding => {}
         }
@@ -98,8 +103,9 @@ pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
         }
     };
     let plain = cb.decompress(a.max_decompressed).in_file(&a.input)?;
-    if compressed::truncated_md5(&plain) != cb.header.hash {
-        return Err(Failure::new(format!("{}: hash mismatch: the decompressed bundle is not what was compressed; nothing written", a.input.display())));
+    let computed = compressed::truncated_md5(&plain);
+    if computed != cb.header.hash {
+        return Err(Failure::new(format!("{}: {}; nothing written", a.input.display(), compressed::hash_mismatch(&cb.header, computed))));
     }
     write_atomic(&a.output, &plain)
 }

@@ -13,6 +13,11 @@ pub type LazyFile = object::ReadCache<File>;
 
 pub fn open_lazy(path: &Path) -> Outcome<LazyFile> {
     let file = File::open(path).map_err(|e| Failure::io(path, "open", e))?;
+    let meta = file.metadata().map_err(|e| Failure::io(path, "open", e))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
+        return Err(Failure::new(format!("{}: cannot open: {what}", path.display())));
+    }
     Ok(object::ReadCache::new(file))
 }
 
