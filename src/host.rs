@@ -72,7 +72,7 @@ pub struct HostFile<'a> {
     pub sections: Vec<OffloadSection<'a>>,
 }
 
-/// Whether `head` (the first bytes of a file) looks like a container `object` can read.
+/// Whether `head` (a file, or just its first 64 bytes) looks like a container `object` can read.
 pub fn is_host_file(head: &[u8]) -> bool {
     matches!(
         object::FileKind::parse(head),

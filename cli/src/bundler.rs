@@ -141,7 +141,7 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
 fn refuse_object_host(ids: &[String], inputs: &[&Path], contents: &[Vec<u8>]) -> Outcome<()> {
     for ((id, path), bytes) in ids.iter().zip(inputs).zip(contents) {
         let is_host = EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false);
-        if is_host && offload::host::is_host_file(&bytes[..bytes.len().min(64)]) {
+        if is_host && offload::host::is_host_file(bytes) {
             return Err(Failure::new(format!(
                 "{}: --type=o with an object file as host input makes a bundled object (device entries as ELF sections), which this version does not write yet; use --type=bc for a binary bundle",
                 path.display()
@@ -192,35 +192,6 @@ impl Parsed<'_> {
     }
 }
 
-/// The bundle inside a compressed bundle, its hash checked. Several compressed bundles back to
-/// back (a linked `.hip_fatbin`) are refused rather than silently reduced to the first.
-fn decompress_single(path: &Path, raw: &[u8]) -> Outcome<Vec<u8>> {
-    let mut bundles = compressed::walk(raw).filter(|f| !matches!(f.piece, compressed::Piece::Padding));
-    let first = bundles.next().map(|f| f.piece);
-    let more = bundles.count();
-    let cb = match first {
-        Some(compressed::Piece::Bundle(cb)) if more == 0 => cb,
-        Some(compressed::Piece::Unreadable(e)) => return Err(Failure::format(path, e)),
-        _ => {
-            return Err(Failure::new(format!(
-                "{}: holds {} compressed bundles or other data after the first; unbundling it would drop them (`offload extract` writes the entries of every bundle)",
-                path.display(),
-                more + 1
-            )))
-        }
-    };
-    let plain = cb.decompress(u64::MAX).in_file(path)?;
-    let computed = compressed::truncated_md5(&plain);
-    if computed != cb.header.hash {
-        return Err(Failure::new(format!(
-            "{}: {}",
-            path.display(),
-            compressed::hash_mismatch(&cb.header, computed)
-        )));
-    }
-    Ok(plain)
-}
-
 fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Parsed<'a>> {
     if let Some(comment) = text_bundle::comment_for_type(file_type) {
         if text_bundle::detect_comment(data).is_none() {
@@ -234,7 +205,7 @@ fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Pars
     if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
         return Err(Failure::new(format!("{}: unbundling archives (--type=a) is not supported by this version yet; nothing written", path.display())));
     }
-    if file_type == "o" && offload::host::is_host_file(&data[..data.len().min(64)]) {
+    if file_type == "o" && offload::host::is_host_file(data) {
         return Err(Failure::new(format!("{}: unbundling a bundled object (ELF with __CLANG_OFFLOAD_BUNDLE__ sections) is not supported by this version yet", path.display())));
     }
     Ok(Parsed::NotBundled)
@@ -248,7 +219,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let path = inputs[0];
     let raw = read_all(path)?;
-    let data = if compressed::is_compressed(&raw) { decompress_single(path, &raw)? } else { raw };
+    let data = if compressed::is_compressed(&raw) { crate::codec::decompress_single(path, &raw, u64::MAX)? } else { raw };
     let parsed = parse_input(path, &a.file_type, &data)?;
     if a.list {
         for id in parsed.ids() {

@@ -6,7 +6,7 @@ use clap::Args;
 use offload::compressed;
 use offload::compression::Method;
 use offload::{bundle, text_bundle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct CompressArgs {
@@ -72,18 +72,26 @@ pub fn run_compress(a: &CompressArgs) -> Outcome<()> {
 
 pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
     let data = read_all(&a.input)?;
+    let plain = decompress_single(&a.input, &data, a.max_decompressed)?;
+    write_atomic(&a.output, &plain)
+}
+
+/// The bundle inside the one compressed bundle `data` holds, its hash checked. Several
+/// compressed bundles back to back (a linked `.hip_fatbin`) or stray bytes after one are
+/// refused, never silently reduced to the first bundle.
+pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8>> {
     let mut bundles = Vec::new();
-    for found in compressed::walk(&data) {
+    for found in compressed::walk(data) {
         match found.piece {
             compressed::Piece::Bundle(cb) => bundles.push(cb),
-            compressed::Piece::Unreadable(e) => return Err(Failure::format(&a.input, e)),
+            compressed::Piece::Unreadable(e) => return Err(Failure::format(path, e)),
             compressed::Piece::Unknown { first_nonzero } if bundles.is_empty() => {
-                return Err(Failure::new(format!("{}: at byte {first_nonzero} (compressed bundle): expected magic CCOB, found other bytes", a.input.display())));
+                return Err(Failure::new(format!("{}: at byte {first_nonzero} (compressed bundle): expected magic CCOB, found other bytes", path.display())));
             }
             compressed::Piece::Unknown { first_nonzero } => {
                 return Err(Failure::new(format!(
                     "{}: at byte {first_nonzero} (after compressed bundle {}): expected zero padding or magic CCOB, found {:02x?}",
-                    a.input.display(),
+                    path.display(),
                     bundles.len(),
                     &data[first_nonzero as usize..data.len().min(first_nonzero as usize + 8)]
                 )));
@@ -92,20 +100,20 @@ pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
         }
     }
     let cb = match bundles.as_slice() {
-        [] => return Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", a.input.display()))),
+        [] => return Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", path.display()))),
         [one] => one,
         many => {
             return Err(Failure::new(format!(
                 "{}: holds {} compressed bundles back to back (a linked .hip_fatbin); `offload extract` writes the entries of all of them",
-                a.input.display(),
+                path.display(),
                 many.len()
             )))
         }
     };
-    let plain = cb.decompress(a.max_decompressed).in_file(&a.input)?;
+    let plain = cb.decompress(limit).in_file(path)?;
     let computed = compressed::truncated_md5(&plain);
     if computed != cb.header.hash {
-        return Err(Failure::new(format!("{}: {}; nothing written", a.input.display(), compressed::hash_mismatch(&cb.header, computed))));
+        return Err(Failure::new(format!("{}: {}; nothing written", path.display(), compressed::hash_mismatch(&cb.header, computed))));
     }
-    write_atomic(&a.output, &plain)
+    Ok(plain)
 }
