@@ -45,6 +45,8 @@ pub struct EntryHeader {
     pub id: String,
     /// True when the ID bytes were not UTF-8 (the ID shown is a lossy decoding).
     pub id_lossy: bool,
+    /// Length of the ID in bytes as stored (a lossy decoding may be longer).
+    pub id_len: u64,
     pub offset: u64,
     pub size: u64,
     /// Where this entry's 24-byte header plus ID starts in the bundle.
@@ -96,7 +98,7 @@ fn read_entry_header(r: &mut Reader<'_>) -> Result<EntryHeader> {
         Ok(s) => (String::from(s), false),
         Err(_) => (String::from_utf8_lossy(id_bytes).into_owned(), true),
     };
-    Ok(EntryHeader { id, id_lossy, offset, size, header_at })
+    Ok(EntryHeader { id, id_lossy, id_len, offset, size, header_at })
 }
 
 /// One device (or host) entry.
@@ -305,12 +307,12 @@ fn entry_node(e: &EntryHeader, bundle: Span) -> Node {
         bundle.sub(e.offset, e.size),
     );
     let at = e.header_at;
-    node.editable("id", e.id.as_str(), Some(bundle.sub(at + 24, e.id.len() as u64)));
+    node.editable("id", e.id.as_str(), Some(bundle.sub(at + 24, e.id_len)));
     node.field("offset", e.offset, Some(bundle.sub(at, 8)));
     node.field("size", e.size, Some(bundle.sub(at + 8, 8)));
-    node.field("id_size", e.id.len() as u64, Some(bundle.sub(at + 16, 8)));
+    node.field("id_size", e.id_len, Some(bundle.sub(at + 16, 8)));
     if e.id_lossy {
-        node.diag(Severity::Warning, "entry ID is not valid UTF-8; shown with replacement characters", None);
+        node.diag(Severity::Warning, "entry ID is not valid UTF-8; shown with replacement characters", Some(bundle.sub(at + 24, e.id_len)));
     }
     node
 }

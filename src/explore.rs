@@ -81,11 +81,22 @@ fn error_node(e: &Error, span: Span, what: &str) -> Node {
 }
 
 impl Explorer<'_> {
+    /// A host file whose headers cannot be read (often a truncated download) may still hold
+    /// whole offload containers: look for them by their magic, as in a raw file.
+    fn unreadable_host<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
+        let Ok(data) = input.read_bytes_at(0, root.span.size) else { return };
+        root.children = self.region(data, root.span, 0);
+        if !root.children.is_empty() {
+            root.diag(Severity::Note, "offload data found by its magic bytes in the unreadable host file", None);
+        }
+    }
+
     fn host_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
         let file = match host::read_host(input) {
             Ok(f) => f,
             Err(e) => {
-                root.diag(Severity::Error, e.to_string(), None);
+                root.diag(Severity::Error, e.to_string(), Some(root.span.sub(e.offset.min(root.span.size), 1)));
+                self.unreadable_host(input, root);
                 return;
             }
         };

@@ -82,8 +82,7 @@ pub fn is_host_file(head: &[u8]) -> bool {
 
 /// Reads a host file's headers and its offload sections.
 pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
-    let file = object::File::parse(input)
-        .map_err(|e| Error::new(0, "host file headers", "a readable ELF, COFF or Mach-O file", e.to_string()))?;
+    let file = object::File::parse(input).map_err(|e| unreadable_host(input, e))?;
     let mut sections = Vec::new();
     for section in file.sections() {
         let name = match section.name() {
@@ -106,6 +105,44 @@ pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
         sections.push(OffloadSection { name: shown, role, index: section.index().0, file_offset, data, address: section.address() });
     }
     Ok(HostFile { description: describe(&file), format: file.format(), sections })
+}
+
+fn unreadable_host<'a, R: ReadRef<'a>>(input: R, e: object::Error) -> Error {
+    elf_section_table_past_end(input)
+        .unwrap_or_else(|| Error::new(0, "host file headers", "a readable ELF, COFF or Mach-O file", e.to_string()))
+}
+
+/// A cut-off ELF (an interrupted download, a partial copy) loses its section header table,
+/// which linkers put at the end; say so, pointing at the header field, instead of relaying the
+/// reader's generic complaint.
+fn elf_section_table_past_end<'a, R: ReadRef<'a>>(input: R) -> Option<Error> {
+    use object::read::elf::FileHeader;
+    let len = input.len().ok()?;
+    let (field_at, shoff, table_size) = match object::FileKind::parse(input).ok()? {
+        object::FileKind::Elf64 => {
+            let h = object::elf::FileHeader64::<object::Endianness>::parse(input).ok()?;
+            let endian = h.endian().ok()?;
+            (0x28, h.e_shoff(endian), u64::from(h.e_shentsize(endian)) * u64::from(h.e_shnum(endian)))
+        }
+        object::FileKind::Elf32 => {
+            let h = object::elf::FileHeader32::<object::Endianness>::parse(input).ok()?;
+            let endian = h.endian().ok()?;
+            (0x20, u64::from(h.e_shoff(endian)), u64::from(h.e_shentsize(endian)) * u64::from(h.e_shnum(endian)))
+        }
+        _ => return None,
+    };
+    let end = shoff.checked_add(table_size);
+    if end.is_some_and(|end| end <= len) {
+        return None;
+    }
+    Some(Error::new(
+        field_at,
+        "ELF file header, section header table offset",
+        format!("a section header table within the {len}-byte file"),
+        format!(
+            "{table_size} bytes of section headers at offset {shoff}, past the end: the file is truncated or its header is damaged"
+        ),
+    ))
 }
 
 fn describe<'a, R: ReadRef<'a>>(file: &object::File<'a, R>) -> String {

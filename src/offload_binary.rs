@@ -786,6 +786,13 @@ fn read_entry_records(buf: &[u8], header: &RawHeader, notes: &mut Notes) -> Resu
         let expected = format!("an entry offset within the {size}-byte binary");
         return Err(Error::new(16, CTX_HEADER, expected, offset.to_string()));
     }
+    // Entries inside the header would be read from the header's own fields: nothing LLVM writes
+    // looks like that, and what follows from it would only confuse.
+    let header_len = header_size(header.version);
+    if offset < header_len {
+        let expected = format!("an entry offset at or after the {header_len}-byte header");
+        return Err(Error::new(16, CTX_HEADER, expected, offset.to_string()));
+    }
     let room = (size - offset) / ENTRY_SIZE;
     let count = header.entry_count();
     if count > room {

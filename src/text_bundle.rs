@@ -202,6 +202,17 @@ pub fn to_node(bundle: &TextBundle<'_>, layouts: &[EntryLayout], span: Span) -> 
         child.field("size", e.data.len() as u64, None);
         child.field("start_marker", format!("{}..{}", l.start_marker.0, l.start_marker.1), Some(span.sub(l.start_marker.0, l.start_marker.1 - l.start_marker.0)));
         child.field("end_marker", format!("{}..{}", l.end_marker.0, l.end_marker.1), Some(span.sub(l.end_marker.0, l.end_marker.1 - l.end_marker.0)));
+        if let Some(inner) = find(&e.data, &marker(&bundle.comment, START), 0) {
+            // The bundler would hand this whole stretch out as one entry: an end marker before
+            // the inner start marker is missing or damaged.
+            // The marker found begins with its newline; point at the comment after it.
+            let at = l.content.0 + inner as u64 + 1;
+            child.diag(
+                Severity::Warning,
+                format!("entry `{}` contains another start marker at byte {at}: the end marker before it is missing or damaged", e.id),
+                Some(span.sub(at, 1)),
+            );
+        }
         if let Some(end_id) = &e.end_id {
             child.diag(Severity::Warning, format!("end marker names `{end_id}`, not `{}`", e.id), Some(span.sub(l.end_marker.0, l.end_marker.1 - l.end_marker.0)));
         }

@@ -1,0 +1,526 @@
+//! The bad-input catalogue: real fixtures broken one way at a time, each of which must end in a
+//! clear message (an error, or a diagnostic when the rest of the file stays usable) that points
+//! at the byte where the input goes wrong, within bounded memory and without hanging.
+//!
+//! Every case names the parser it feeds, the byte offset the message must point at (in the byte
+//! space the broken structure lives in) and words the message must contain. Cases run one after
+//! another on a worker thread: a case that does not finish within a generous deadline is a hang,
+//! and the allocator below records the peak heap use of each case, which must stay within a
+//! budget of a few times the input size, however large the sizes the input declares.
+//!
+//! `cargo test --test bad_input -- --nocapture` prints the catalogue with each case's message.
+
+use offload::explore::{explore, Options};
+use offload::tree::{Node, Severity};
+use offload::{bundle, compressed, offload_binary, text_bundle};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+// ---------------------------------------------------------------------------------------------
+// Peak heap tracking
+
+struct PeakAlloc;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for PeakAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: PeakAlloc = PeakAlloc;
+
+/// Heap a case may use beyond its input: room for the tree, messages and a decoder window.
+const MEMORY_ALLOWANCE: usize = 48 << 20;
+/// A case still running after this long is stuck, not slow: the whole catalogue takes seconds.
+const HANG_DEADLINE: Duration = Duration::from_secs(60);
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+
+/// Which reader a case feeds.
+#[derive(Clone, Copy, Debug)]
+enum Parser {
+    /// The whole-file explorer; the case reads its first error or warning diagnostic.
+    Explore,
+    OffloadBinary,
+    Bundle,
+    /// Header, then decompression with the default limit and the hash check.
+    Compressed,
+    /// A text bundle with this line comment.
+    Text(&'static str),
+}
+
+/// How bad the outcome must be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Outcome {
+    /// The reader refuses the input.
+    Error,
+    /// The explorer keeps going and reports at least a warning.
+    Warning,
+}
+
+struct Case {
+    format: &'static str,
+    name: String,
+    input: Vec<u8>,
+    parser: Parser,
+    outcome: Outcome,
+    /// Where the message must point, in the byte space of the broken structure.
+    at: u64,
+    /// Words the message must contain (lower case comparison).
+    says: Vec<&'static str>,
+}
+
+fn case(format: &'static str, name: impl Into<String>, input: Vec<u8>, parser: Parser) -> Case {
+    Case { format, name: name.into(), input, parser, outcome: Outcome::Error, at: 0, says: Vec::new() }
+}
+
+impl Case {
+    fn at(mut self, at: u64) -> Self {
+        self.at = at;
+        self
+    }
+
+    fn says(mut self, words: &[&'static str]) -> Self {
+        self.says.extend_from_slice(words);
+        self
+    }
+
+    fn warning(mut self) -> Self {
+        self.outcome = Outcome::Warning;
+        self
+    }
+}
+
+/// What a reader said about a case.
+#[derive(Debug)]
+struct Report {
+    severity: Outcome,
+    at: u64,
+    message: String,
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn put_u16(mut data: Vec<u8>, at: usize, value: u16) -> Vec<u8> {
+    data[at..at + 2].copy_from_slice(&value.to_le_bytes());
+    data
+}
+
+fn put_u32(mut data: Vec<u8>, at: usize, value: u32) -> Vec<u8> {
+    data[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    data
+}
+
+fn put_u64(mut data: Vec<u8>, at: usize, value: u64) -> Vec<u8> {
+    data[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    data
+}
+
+fn put(mut data: Vec<u8>, at: usize, bytes: &[u8]) -> Vec<u8> {
+    data[at..at + bytes.len()].copy_from_slice(bytes);
+    data
+}
+
+fn cut(data: &[u8], len: usize) -> Vec<u8> {
+    data[..len].to_vec()
+}
+
+fn u64_at(data: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(data[at..at + 8].try_into().unwrap())
+}
+
+fn find(data: &[u8], needle: &[u8]) -> usize {
+    data.windows(needle.len()).position(|w| w == needle).expect("needle in fixture")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Offload binaries (v1 written by llvm-offload-binary 22; header and entry fields from
+// src/offload_binary.rs)
+
+fn offload_binary_cases() -> Vec<Case> {
+    let good = fixture("offbin_openmp_elf.offbin");
+    let ob = |name: &str, input: Vec<u8>| case("offload binary", name.to_string(), input, Parser::OffloadBinary);
+    let mut cases = Vec::new();
+    // A field that is cut off is reported where it starts; a binary cut after its header is
+    // reported at its size field, which claims more than there is.
+    for (len, what, at) in [(0, "magic", 0), (3, "magic", 0), (4, "version", 4), (8, "size", 8), (16, "entry offset", 16), (24, "entry size", 24), (40, "entry", 8)] {
+        cases.push(ob(&format!("truncated to {len} bytes, inside the {what}"), cut(&good, len)).at(at));
+    }
+    let size = u64_at(&good, 8);
+    let entry_at = u64_at(&good, 16) as usize;
+    let strings_at = u64_at(&good, entry_at + 8) as usize;
+    let image_at = u64_at(&good, entry_at + 24);
+    cases.extend([
+        ob("truncated inside the image", cut(&good, (image_at + 16) as usize)).at(8).says(&["size"]),
+        ob("wrong magic", put(good.clone(), 0, b"\x10\xFF\x10\xAE")).at(0).says(&["magic"]),
+        ob("version 0", put_u32(good.clone(), 4, 0)).at(4).says(&["version"]),
+        ob("version 99", put_u32(good.clone(), 4, 99)).at(4).says(&["version", "99"]),
+        ob("size past the end", put_u64(good.clone(), 8, size + 8)).at(8).says(&["size"]),
+        ob("size smaller than the header", put_u64(good.clone(), 8, 16)).at(8).says(&["size"]),
+        ob("entry offset past the end", put_u64(good.clone(), 16, size + 64)).at(16).says(&["entry"]),
+        ob("entry offset pointing back into the header", put_u64(good.clone(), 16, 8)).at(16).says(&["entry"]),
+        ob("entry offset wrapping around", put_u64(good.clone(), 16, u64::MAX - 7)).at(16).says(&["entry"]),
+        ob("string count near 2^64", put_u64(good.clone(), entry_at + 16, u64::MAX)).at(entry_at as u64 + 16),
+        // The count is blamed: it claims records the bytes after the offset cannot hold.
+        ob("string entries past the end", put_u64(good.clone(), entry_at + 8, size)).at(entry_at as u64 + 16).says(&["string entries"]),
+        ob("string offset past the end", put_u64(good.clone(), strings_at, size + 100)).at(strings_at as u64),
+        ob("image offset past the end", put_u64(good.clone(), entry_at + 24, size + 8)).at(entry_at as u64 + 24),
+        // An image range is reported at its start, with the size that breaks it.
+        ob("image size wrapping around", put_u64(good.clone(), entry_at + 32, u64::MAX)).at(entry_at as u64 + 24).says(&["64 bits"]),
+        ob("image size of many gigabytes", put_u64(good.clone(), entry_at + 32, 64 << 30)).at(entry_at as u64 + 24).says(&["68719476880"]),
+    ]);
+    cases
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary bundles (written by clang-offload-bundler 22)
+
+fn bundle_cases() -> Vec<Case> {
+    let good = fixture("bundle_bin.bc");
+    let b = |name: &str, input: Vec<u8>| case("bundle", name.to_string(), input, Parser::Bundle);
+    let mut cases = Vec::new();
+    let id_len = u64_at(&good, 48) as usize;
+    let second = 56 + id_len;
+    // A cut magic is reported at the start; once the count is read, a cut anywhere in the entry
+    // headers is reported at the count, which claims more entries than the bytes can hold.
+    for (len, what, at) in [(10, "magic", 0), (24, "entry count", 24), (32, "first entry offset", 24), (40, "first entry size", 24), (48, "first ID length", 24), (60, "first ID", 24), (second, "second entry", 24)] {
+        cases.push(b(&format!("truncated to {len} bytes, inside the {what}"), cut(&good, len)).at(at));
+    }
+    let len = good.len() as u64;
+    cases.extend([
+        b("wrong magic", put(good.clone(), 2, b"X")).at(0).says(&["magic"]),
+        b("entry count near 2^64", put_u64(good.clone(), 24, u64::MAX)).at(24).says(&["entries"]),
+        b("entry offset past the end", put_u64(good.clone(), 32, len + 1)).at(32),
+        // Entry ranges are reported at the entry's header, with the range that breaks.
+        b("entry size past the end", put_u64(good.clone(), 40, len)).at(32).says(&["10630"]),
+        b("entry range wrapping around", put_u64(put_u64(good.clone(), 32, 16), 40, u64::MAX - 8)).at(32).says(&["64 bits"]),
+        b("ID length near 2^64", put_u64(good.clone(), 48, u64::MAX - 3)).at(56),
+    ]);
+    cases
+}
+
+/// Bundle problems the explorer reports while showing the rest.
+fn bundle_diagnostic_cases() -> Vec<Case> {
+    let good = fixture("bundle_bin.bc");
+    let id_at = 56;
+    let e = |name: &str, input: Vec<u8>| case("bundle", name.to_string(), input, Parser::Explore).warning();
+    let second_entry = 56 + u64_at(&good, 48);
+    vec![
+        e("entry overlapping the header", put_u64(good.clone(), 32, 8)).at(8).says(&["overlaps the bundle header"]),
+        e("entry ID that is not UTF-8", put(good.clone(), id_at + 20, &[0xC3, 0x28])).at(id_at as u64).says(&["utf-8"]),
+        e("entry ID with an unknown offload kind", put(good.clone(), id_at, b"HOST")).at(id_at as u64).says(&["kind"]),
+        e("entry ID with too few fields", put(good.clone(), id_at + 4, b"_")).at(id_at as u64),
+        e("entry at offset 0", put_u64(good.clone(), 32, 0)).at(32),
+        e("two entries overlapping", put_u64(good.clone(), second_entry as usize, u64_at(&good, 32) + 16)).at(u64_at(&good, 32) + 16).says(&["overlap"]),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text bundles
+
+fn text_bundle_cases() -> Vec<Case> {
+    let good = fixture("bundle_text.ll");
+    let t = |name: &str, input: Vec<u8>| case("text bundle", name.to_string(), input, Parser::Text(";"));
+    let e = |name: &str, input: Vec<u8>| case("text bundle", name.to_string(), input, Parser::Explore).warning();
+    let first_id = find(&good, b"__START__ ") + 10;
+    let first_content = first_id + find(&good[first_id..], b"\n") + 1;
+    let end_line = find(&good, b"\n; __CLANG_OFFLOAD_BUNDLE____END__");
+    let end_word = end_line + 3 + 26;
+    let second_start = end_line + 1 + find(&good[end_line + 1..], b"\n; __CLANG_OFFLOAD_BUNDLE____START__") + 1;
+    vec![
+        t("no start marker at all", good[first_content..end_line].to_vec()).at(0).says(&["no start marker"]),
+        t("truncated inside a start marker", cut(&good, first_id + 5)).at(first_id as u64).says(&["newline"]),
+        t("truncated inside the first entry", cut(&good, end_line - 40)).at(first_content as u64).says(&["end marker"]),
+        t("entry ID that is not UTF-8", put(good.clone(), first_id + 1, &[0xFF])).at(first_id as u64 + 1).says(&["utf-8"]),
+        e("end marker damaged, so one entry swallows the next", put(good.clone(), end_word, b"EMD")).at(second_start as u64).says(&["start marker"]),
+        e("end marker naming another ID", put(good.clone(), end_word + 6, b"X")).at(end_line as u64).says(&["end marker names"]),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compressed bundles, v1 to v3 (written by clang-offload-bundler 22; v1 derived, see fixtures)
+
+fn compressed_cases() -> Vec<Case> {
+    let v3 = fixture("ccob_zstd_v3.hipfb");
+    let v2 = fixture("ccob_zstd_v2.hipfb");
+    let v1 = fixture("ccob_zstd_v1_derived.hipfb");
+    let zlib = fixture("ccob_zlib_v3.hipfb");
+    let c = |name: &str, input: Vec<u8>| case("compressed bundle", name.to_string(), input, Parser::Compressed);
+    let mut cases = Vec::new();
+    // A cut field is reported where it starts; a header that is whole but alone is reported at
+    // its total size (v2, v3), or as a stream that ends at once (v1, which has no total size).
+    for (version, data, cuts) in [
+        (3, &v3, &[(4usize, 4u64), (6, 6), (8, 8), (16, 16), (24, 24), (32, 8)][..]),
+        (2, &v2, &[(4, 4), (6, 6), (8, 8), (12, 12), (16, 16), (24, 8)][..]),
+        (1, &v1, &[(4, 4), (6, 6), (8, 8), (12, 12), (20, 20)][..]),
+    ] {
+        for &(len, at) in cuts {
+            cases.push(c(&format!("v{version} truncated to {len} bytes"), cut(data, len)).at(at));
+        }
+    }
+    let total = v3.len() as u64;
+    cases.extend([
+        c("wrong magic", put(v3.clone(), 3, b"C")).at(0).says(&["ccob"]),
+        c("version 0", put_u16(v3.clone(), 4, 0)).at(4).says(&["version"]),
+        c("version 4", put_u16(v3.clone(), 4, 4)).at(4).says(&["version", "4"]),
+        c("method 7", put_u16(v3.clone(), 6, 7)).at(6).says(&["method"]),
+        c("v3 total size past the end", put_u64(v3.clone(), 8, total + 1)).at(8).says(&["size"]),
+        c("v3 total size smaller than the header", put_u64(v3.clone(), 8, 8)).at(8).says(&["size"]),
+        c("v3 total size near 2^64", put_u64(v3.clone(), 8, u64::MAX)).at(8),
+        c("v2 total size past the end", put_u32(v2.clone(), 8, v2.len() as u32 + 100)).at(8),
+        c("declared uncompressed size of 64 GiB", put_u64(v3.clone(), 16, 64 << 30)).at(16).says(&["limit"]),
+        // Stream problems are reported where the decoder stood: the end of a stream that stops
+        // short, the block that overflows or does not decode.
+        c("declared uncompressed size of 3 GiB, payload of a few KiB", put_u64(v3.clone(), 16, 3 << 30)).at(total).says(&["3221225472", "10755"]),
+        c("declared uncompressed size smaller than the payload expands to (bomb)", put_u64(v3.clone(), 16, 100)).at(total).says(&["at most 100"]),
+        c("v1 declared size smaller than the payload expands to", put_u32(v1.clone(), 8, 10)).at(v1.len() as u64).says(&["at most 10 "]),
+        c("hash mismatch", put(v3.clone(), 24, &[0, 0, 0, 0])).at(24).says(&["hash"]),
+        c("zlib hash mismatch", put(zlib.clone(), 24, &[1])).at(24).says(&["hash"]),
+        c("corrupted zstd frame header", put(v3.clone(), 32, &[0, 0, 0, 0])).at(32),
+        c("corrupted zstd block", put(v3.clone(), 80, &[0xFF; 16])).at(42),
+        c("corrupted zlib stream", put(zlib.clone(), 34, &[0xFF; 8])).at(35),
+        c("payload truncated", {
+            let mut d = cut(&v3, v3.len() - 64);
+            let len = d.len() as u64;
+            d = put_u64(d, 8, len);
+            d
+        })
+        .at(42),
+    ]);
+    cases.push(bomb_case());
+    cases
+}
+
+/// A zstd frame of 256 MiB of zeros, a few KiB compressed, declaring 1 KiB: decompression must
+/// stop at the declared size instead of inflating it.
+fn bomb_case() -> Case {
+    let zeros = vec![0u8; 256 << 20];
+    let mut bundle = compressed::compress(&zeros, compressed::Method::Zstd, None, 3).expect("compress");
+    drop(zeros);
+    bundle = put_u64(bundle, 16, 1024);
+    case("compressed bundle", "256 MiB of zeros declared as 1 KiB (bomb)", bundle, Parser::Compressed).at(42).says(&["1024"])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole files: host containers, nesting and sequences, through the explorer
+
+fn explorer_cases() -> Vec<Case> {
+    let elf = fixture("hip_elf_2arch_compressed.o");
+    let so = fixture("libhip_3tu_compressed.so");
+    let coff = fixture("hip_coff_2arch.obj");
+    let e = |name: &str, input: Vec<u8>| case("host file", name.to_string(), input, Parser::Explore);
+    let ccob = find(&elf, b"CCOB");
+    let so_ccob = find(&so, b"CCOB");
+    vec![
+        e("ELF truncated inside the compressed bundle", cut(&elf, ccob + 100)).at(0x28).says(&["truncated"]),
+        e("ELF with the section table offset past the end", put_u64(elf.clone(), 0x28, elf.len() as u64 + 64)).at(0x28).says(&["section header"]),
+        e("ELF truncated inside the file header", cut(&elf, 40)).at(0),
+        e("ELF compressed bundle with a hash mismatch", put(elf.clone(), ccob + 24, &[0xAA])).at(ccob as u64 + 24).says(&["hash"]),
+        e("shared library whose first compressed bundle claims too much", put_u64(so.clone(), so_ccob + 8, 1 << 40)).at(so_ccob as u64 + 8),
+        e("COFF truncated inside the section table", cut(&coff, 60)).at(0),
+        e("nested bundles deeper than the limit", nested_bundles(12)).at(nested_bundle_offset(Options::default().max_depth + 1)).says(&["nested deeper than 8"]),
+    ]
+}
+
+/// Where the bundle nested `depth` levels down starts: each level's device entry follows its
+/// header directly.
+fn nested_bundle_offset(depth: u32) -> u64 {
+    let header = bundle::read_header(&nested_bundles(1)).unwrap();
+    header.size * u64::from(depth)
+}
+
+/// A bundle whose device entry is a bundle whose device entry is a bundle ... `depth` times.
+fn nested_bundles(depth: usize) -> Vec<u8> {
+    let mut inner = fixture("bundle_bin.bc");
+    for _ in 0..depth {
+        let entries = vec![
+            ("host-x86_64-unknown-linux-gnu-".to_string(), std::borrow::Cow::Owned(Vec::new())),
+            ("hip-amdgcn-amd-amdhsa--gfx90a".to_string(), std::borrow::Cow::Owned(inner)),
+        ];
+        inner = bundle::Bundle::new(entries, 1).unwrap().write().unwrap();
+    }
+    inner
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+
+fn catalogue() -> Vec<Case> {
+    let mut all = Vec::new();
+    all.extend(offload_binary_cases());
+    all.extend(bundle_cases());
+    all.extend(bundle_diagnostic_cases());
+    all.extend(text_bundle_cases());
+    all.extend(compressed_cases());
+    all.extend(explorer_cases());
+    all
+}
+
+/// Everything the reader said: one error for a parser, every error and warning for the explorer.
+fn run(parser: Parser, input: &[u8]) -> Vec<Report> {
+    let error = |e: offload::Error| Report { severity: Outcome::Error, at: e.offset, message: e.to_string() };
+    let refused = match parser {
+        Parser::OffloadBinary => offload_binary::parse(input).err(),
+        Parser::Bundle => bundle::Bundle::parse(input).err(),
+        Parser::Text(comment) => text_bundle::TextBundle::parse(input, comment).err(),
+        Parser::Compressed => compressed_problem(input),
+        Parser::Explore => return problems(&explore(input, "case", &Options::default()).root),
+    };
+    refused.map(error).into_iter().collect()
+}
+
+/// What reading, decompressing and checking a compressed bundle ends in, as the CLI checks it.
+fn compressed_problem(input: &[u8]) -> Option<offload::Error> {
+    let cb = match compressed::CompressedBundle::parse(input) {
+        Ok(cb) => cb,
+        Err(e) => return Some(e),
+    };
+    match cb.verify(Options::default().max_decompressed) {
+        Err(e) => Some(e),
+        Ok(v) if !v.ok() => Some(compressed::hash_mismatch(&cb.header, v.computed)),
+        Ok(_) => None,
+    }
+}
+
+/// The explorer's errors and warnings, in tree order.
+fn problems(root: &Node) -> Vec<Report> {
+    let mut found = Vec::new();
+    root.walk(&mut |node, _| {
+        for d in &node.diagnostics {
+            let severity = match d.severity {
+                Severity::Error => Outcome::Error,
+                Severity::Warning => Outcome::Warning,
+                _ => continue,
+            };
+            let at = d.span.map_or(node.span.offset, |s| s.offset);
+            found.push(Report { severity, at, message: format!("{}: {}", node.label, d.message) });
+        }
+    });
+    found
+}
+
+/// Runs one case on its own thread, returning its report and its peak heap use.
+fn run_bounded(parser: Parser, input: Vec<u8>) -> Result<(Vec<Report>, usize), String> {
+    let (tx, rx) = mpsc::channel();
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    std::thread::spawn(move || {
+        let report = run(parser, &input);
+        let _ = tx.send(report);
+    });
+    match rx.recv_timeout(HANG_DEADLINE) {
+        Ok(report) => Ok((report, PEAK.load(Ordering::Relaxed).saturating_sub(base))),
+        Err(_) => Err(format!("no answer within {HANG_DEADLINE:?}: the reader hangs")),
+    }
+}
+
+/// The report that answers the case: the first one at the right byte with the right words and
+/// severity; otherwise an explanation listing what was said instead.
+fn check(case: &Case, reports: Vec<Report>) -> Result<String, String> {
+    if reports.is_empty() {
+        return Err("accepted without a word".into());
+    }
+    let mut misses = Vec::new();
+    for report in &reports {
+        match mismatch(case, report) {
+            None => return Ok(report.message.clone()),
+            Some(why) => misses.push(format!("{why} — message: {}", report.message)),
+        }
+    }
+    Err(misses.join(" | "))
+}
+
+fn mismatch(case: &Case, report: &Report) -> Option<String> {
+    let text = report.message.to_lowercase();
+    let mut problems = Vec::new();
+    if case.outcome == Outcome::Error && report.severity != Outcome::Error {
+        problems.push("only a warning where an error is due".to_string());
+    }
+    if report.at != case.at {
+        problems.push(format!("points at byte {} instead of {}", report.at, case.at));
+    }
+    for word in &case.says {
+        if !text.contains(&word.to_lowercase()) {
+            problems.push(format!("does not say '{word}'"));
+        }
+    }
+    let explained = text.contains("expected") && text.contains("found");
+    if !(explained || case.parser_is_explore()) {
+        problems.push("does not say what was expected and found".into());
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+impl Case {
+    fn parser_is_explore(&self) -> bool {
+        matches!(self.parser, Parser::Explore)
+    }
+}
+
+#[test]
+fn every_bad_input_gets_a_clear_bounded_answer() {
+    let cases = catalogue();
+    assert!(cases.len() >= 60, "the catalogue holds {} cases, fewer than 60", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let budget = MEMORY_ALLOWANCE + 4 * case.input.len();
+        let outcome = run_bounded(case.parser, case.input.clone());
+        let verdict = outcome.and_then(|(reports, peak)| {
+            let message = check(case, reports)?;
+            if peak > budget {
+                return Err(format!("used {peak} bytes of heap, over the budget of {budget}"));
+            }
+            Ok(format!("{message} [peak heap {} KiB]", peak >> 10))
+        });
+        match verdict {
+            Ok(message) => println!("ok   {:<18} {:<70} {message}", case.format, case.name),
+            Err(problem) => {
+                println!("FAIL {:<18} {:<70} {problem}", case.format, case.name);
+                failures.push(format!("{} / {}: {problem}", case.format, case.name));
+            }
+        }
+    }
+    println!("{} cases", cases.len());
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// A shared library cut short after its `.hip_fatbin` (so its section table is gone) still shows
+/// every compressed bundle, found by their magic, beside the error that says it is truncated.
+#[test]
+fn a_truncated_library_still_shows_its_bundles() {
+    let so = fixture("libhip_3tu_compressed.so");
+    let whole = explore(&so[..], "whole", &Options::default());
+    let bundles = |root: &Node| {
+        let mut n = 0;
+        root.walk(&mut |node, _| n += usize::from(node.kind == offload::tree::NodeKind::CompressedBundle));
+        n
+    };
+    let expected = bundles(&whole.root);
+    assert!(expected >= 3, "the fixture has {expected} compressed bundles");
+    let fatbin = offload::host::read_host(&so[..]).unwrap().sections.into_iter().find(|s| s.name == ".hip_fatbin").unwrap();
+    let cut_at = (fatbin.file_offset + fatbin.data.len() as u64) as usize;
+    let truncated = explore(&so[..cut_at], "cut", &Options::default());
+    assert_eq!(bundles(&truncated.root), expected);
+    let said = problems(&truncated.root);
+    assert!(said.iter().any(|r| r.at == 0x28 && r.message.contains("truncated")), "{said:?}");
+}
