@@ -3,7 +3,7 @@
 LLVM_BIN ?= /usr/lib/llvm-22/bin
 export LLVM_BIN
 
-.PHONY: test deps build unit wasm-core bench fixtures clean
+.PHONY: test deps build unit wasm-core bench fixtures fuzz clean
 
 test: deps build unit wasm-core
 	@echo "make test: all passed"
@@ -27,6 +27,11 @@ wasm-core:
 
 fixtures:
 	tests/fixtures/generate.sh
+
+# Every fuzz target for FUZZ_SECONDS each (default 600), on nightly; findings land in
+# tests/fuzz_regressions/, which `make test` replays.
+fuzz:
+	scripts/fuzz.sh
 
 bench: deps build
 	python3 scripts/bench.py

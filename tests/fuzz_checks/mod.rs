@@ -1,0 +1,122 @@
+//! The properties every fuzz target checks, shared by `fuzz/` (libFuzzer, nightly) and
+//! `tests/fuzz_replay.rs` (stable), which replays the fixtures and every input a fuzzer ever
+//! found. Each function takes arbitrary bytes and panics only when a property breaks:
+//!
+//! - no reader panics, hangs or allocates without bound (the fuzzer's own limits catch the last
+//!   two);
+//! - an input that reads without error writes back byte-identical, or the writer refuses it;
+//!   never different bytes (no lost data);
+//! - what the writers produce from a model reads back as the same model.
+#![allow(dead_code)]
+
+use offload::explore::{explore, Options};
+use offload::target_id::{self, EntryId, TargetId};
+use offload::{bundle, compressed, host, offload_binary, text_bundle};
+
+/// Decompression limit while fuzzing: large enough for real fixtures, small enough to be fast.
+const LIMIT: u64 = 16 << 20;
+
+/// The names of the targets, as in `fuzz/fuzz_targets/<name>.rs` and
+/// `tests/fuzz_regressions/<name>/`.
+pub const TARGETS: &[&str] = &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "host", "explore"];
+
+pub fn run(target: &str, data: &[u8]) {
+    match target {
+        "offload_binary" => offload_binary(data),
+        "bundle" => bundle(data),
+        "text_bundle" => text_bundle(data),
+        "compressed" => compressed(data),
+        "ids" => ids(data),
+        "host" => host(data),
+        "explore" => explore_all(data),
+        other => panic!("unknown fuzz target {other}"),
+    }
+}
+
+pub fn offload_binary(data: &[u8]) {
+    for found in offload_binary::walk(data) {
+        let Ok(binary) = found.binary else { continue };
+        let written = binary.write().expect("an unedited binary writes back");
+        assert_eq!(written, found.bytes[..written.len()], "unedited binary wrote different bytes");
+        let Ok(canonical) = binary.write_canonical() else { continue };
+        let again = offload_binary::parse(&canonical).expect("a binary we laid out reads back");
+        assert_eq!(again.version, binary.version);
+        assert_eq!(again.entries, binary.entries, "entries changed through a canonical write");
+    }
+}
+
+pub fn bundle(data: &[u8]) {
+    let Ok(b) = bundle::Bundle::parse(data) else { return };
+    if let Ok(written) = b.write() {
+        assert_eq!(written, data, "unedited bundle wrote different bytes");
+    }
+    let ids: Vec<(String, std::borrow::Cow<[u8]>)> = b.entries.iter().map(|e| (e.id.clone(), e.data.clone())).collect();
+    let Ok(fresh) = bundle::Bundle::new(ids, 1) else { return };
+    let bytes = fresh.write().expect("a bundle laid out from scratch writes");
+    let back = bundle::Bundle::parse(&bytes).expect("a bundle we wrote reads back");
+    assert_eq!(back.entries.len(), b.entries.len());
+    for (x, y) in back.entries.iter().zip(&b.entries) {
+        assert_eq!((&x.id, &x.data), (&y.id, &y.data));
+    }
+}
+
+pub fn text_bundle(data: &[u8]) {
+    for comment in ["//", "#", ";"] {
+        if let Ok((b, _)) = text_bundle::TextBundle::parse(data, comment) {
+            assert_eq!(b.write(), data, "unedited text bundle wrote different bytes");
+        }
+    }
+}
+
+pub fn compressed(data: &[u8]) {
+    for found in compressed::walk(data) {
+        let compressed::Piece::Bundle(cb) = &found.piece else { continue };
+        let written = cb.to_bytes().expect("an unedited compressed bundle writes back");
+        let start = found.offset as usize;
+        assert_eq!(written, data[start..start + written.len()], "unedited compressed bundle wrote different bytes");
+        if let Ok(plain) = cb.decompress(LIMIT) {
+            let again = compressed::compress(&plain, cb.header.method, None, cb.header.version);
+            if let Ok(again) = again {
+                let back = compressed::CompressedBundle::parse(&again).expect("a compressed bundle we wrote reads back");
+                assert_eq!(back.decompress(LIMIT).expect("and decompresses"), plain);
+            }
+        }
+    }
+}
+
+pub fn ids(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let (left, right) = text.split_once('\n').unwrap_or((text, text));
+    if let Ok(id) = TargetId::parse(left) {
+        let canonical = id.canonical();
+        let again = TargetId::parse(&canonical).expect("a canonical target ID reads back");
+        assert_eq!(again.canonical(), canonical, "canonical form is not stable");
+        assert!(again.is_compatible_with(&id) || !id.is_canonical() || again == id);
+    }
+    let (Ok(a), Ok(b)) = (EntryId::parse(left), EntryId::parse(right)) else { return };
+    let standard = a.standardized();
+    let _ = EntryId::parse(&standard).expect("a standardized entry ID reads back");
+    let _ = target_id::compatible_with(&a, &b, true);
+    let _ = target_id::check_composition(&[left, right]);
+    let _ = target_id::find_entry(&[left, right], &b, false);
+}
+
+pub fn host(data: &[u8]) {
+    if let Ok(file) = host::read_host(data) {
+        for s in &file.sections {
+            let end = s.file_offset as usize + s.data.len();
+            assert!(end <= data.len(), "section {} runs past the input", s.name);
+        }
+    }
+}
+
+pub fn explore_all(data: &[u8]) {
+    let opts = Options { max_decompressed: LIMIT, ..Options::default() };
+    let tree = explore(data, "fuzz", &opts);
+    // Every span must lie inside its byte space: the views draw them without further checks.
+    tree.root.walk(&mut |node, _| {
+        let space = tree.spaces.get(node.span.space as usize).expect("a node in a byte space that exists");
+        assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
+    });
+    let _ = offload::targets::collect(&tree);
+}
