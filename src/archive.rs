@@ -689,7 +689,8 @@ fn member_node(m: &Member, base: Span) -> Node {
         node.field("name_field", m.header.name_field.as_str(), Some(span_of(base, &m.header.field_range("name"))));
     }
     header_fields(&mut node, &m.header, base);
-    node.field("data", crate::tree::Value::Null, Some(span_of(base, &m.data_range())));
+    // The offset of the member's bytes, with their span (empty for a thin member).
+    node.field("data_offset", m.data_offset, Some(span_of(base, &m.data_range())));
     node
 }
 

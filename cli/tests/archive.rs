@@ -229,7 +229,7 @@ fn llvm_ar_members(inp: &Inputs, archive: &Path, tag: &str) -> (Vec<String>, BTr
 
 /// What `clang-offload-bundler` 22 calls a member: `<stem>-<entry id><stem><ext>`, `:` to `_`.
 /// Returns the parent stem and the entry ID's last field (the target ID).
-fn llvm_member_origin<'n>(name: &'n str, stems: &[&str]) -> (String, String) {
+fn llvm_member_origin(name: &str, stems: &[&str]) -> (String, String) {
     for stem in stems {
         let Some(rest) = name.strip_prefix(&format!("{stem}-")) else { continue };
         let Some(dot) = rest.rfind('.') else { continue };
