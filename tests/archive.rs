@@ -322,6 +322,30 @@ fn every_truncation_of_real_archives_is_an_error_not_a_panic() {
     }
 }
 
+#[test]
+fn corrupting_any_header_byte_is_an_error_or_a_reading_never_a_panic() {
+    // Every byte of every header (special members included) of both fixtures, set to a few
+    // telling values: the reader, the explorer and the unbundler must all come back.
+    for name in ["hip_rdc_archive.a", "hip_rdc_archive_gfx90a.a"] {
+        let full = read_fixture(name);
+        let whole = read_complete(&full);
+        let headers = whole.special.iter().map(|s| s.header.offset).chain(whole.members.iter().map(|m| m.header.offset));
+        for at in headers.flat_map(|h| h..h + archive::HEADER_SIZE) {
+            for value in [b' ', b'0', b'9', b'/', b'#', b'`', b'\n', 0, 0xff] {
+                let mut bytes = full.clone();
+                bytes[at as usize] = value;
+                if let Ok(ar) = archive::read(&bytes[..]) {
+                    if let Some(e) = &ar.error {
+                        assert!(e.offset < bytes.len() as u64, "{name}[{at}]={value}: error past the end: {e}");
+                    }
+                }
+                let _ = explore::explore(&bytes[..], name, &Options::default());
+                let _ = device_archive::read_members(&bytes, 1 << 30);
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The explorer's tree
 // ---------------------------------------------------------------------------------------------
