@@ -431,23 +431,24 @@ impl Explorer<'_> {
         }
     }
 
-    /// An object file inside an archive. The host reader describes it from the member's first
-    /// byte, in byte space 0; what it adds is then moved to where the member lies (`span`).
-    /// Spaces it opens (decompressed bundles) keep their own coordinates.
+    /// An object file inside an archive. The host reader describes it as a file of its own: a
+    /// root spanning the member's bytes from 0, in byte space 0. What it finds is then moved to
+    /// where the member lies (`span`) and added to the member's node; spaces it opens
+    /// (decompressed bundles) keep their own coordinates, their origins are moved too.
     fn host_member<'a, R: ReadRef<'a>>(&mut self, member: archive::Window<R>, node: &mut Node, span: Span, depth: u32) {
-        let (fields, children, diagnostics, spaces) = (node.fields.len(), node.children.len(), node.diagnostics.len(), self.spaces.len());
-        self.host_file(member, node, depth);
+        let spaces = self.spaces.len();
+        let mut alone = Node::new(NodeKind::File, node.label.clone(), Span::new(0, 0, span.size));
+        self.host_file(member, &mut alone, depth);
         let place = |s: &mut Span| {
             if s.space == 0 {
                 *s = span.sub(s.offset, s.size);
             }
         };
-        node.fields[fields..].iter_mut().filter_map(|f| f.span.as_mut()).for_each(place);
-        node.diagnostics[diagnostics..].iter_mut().filter_map(|d| d.span.as_mut()).for_each(place);
-        for child in &mut node.children[children..] {
-            move_spans(child, &place);
-        }
+        move_spans(&mut alone, &place);
         self.spaces[spaces..].iter_mut().filter_map(|b| b.origin.as_mut()).for_each(place);
+        node.fields.extend(alone.fields);
+        node.diagnostics.extend(alone.diagnostics);
+        node.children.extend(alone.children);
     }
 }
 
