@@ -6,6 +6,7 @@
 //! The input is read through `object::ReadRef`, so a caller can pass a lazily read file: only
 //! headers, offload sections and, when listing cheaply, the start of compressed streams are read.
 
+use crate::archive;
 use crate::bundle;
 use crate::bytes::human_size;
 use crate::compressed;
@@ -51,7 +52,9 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
     let head = input.read_bytes_at(0, len.min(64)).unwrap_or(&[]);
     if host::is_host_file(head) {
-        ex.host_file(input, &mut root);
+        ex.host_file(input, &mut root, 0);
+    } else if archive::is_archive(head) {
+        root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
         ex.compressed_file(input, &mut root);
     } else {
@@ -83,20 +86,20 @@ fn error_node(e: &Error, span: Span, what: &str) -> Node {
 impl Explorer<'_> {
     /// A host file whose headers cannot be read (often a truncated download) may still hold
     /// whole offload containers: look for them by their magic, as in a raw file.
-    fn unreadable_host<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
+    fn unreadable_host<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node, depth: u32) {
         let Ok(data) = input.read_bytes_at(0, root.span.size) else { return };
-        root.children = self.region(data, root.span, 0);
+        root.children = self.region(data, root.span, depth);
         if !root.children.is_empty() {
             root.diag(Severity::Note, "offload data found by its magic bytes in the unreadable host file", None);
         }
     }
 
-    fn host_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
+    fn host_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node, depth: u32) {
         let file = match host::read_host(input) {
             Ok(f) => f,
             Err(e) => {
                 root.diag(Severity::Error, e.to_string(), Some(root.span.sub(e.offset.min(root.span.size), 1)));
-                self.unreadable_host(input, root);
+                self.unreadable_host(input, root, depth);
                 return;
             }
         };
@@ -113,13 +116,13 @@ impl Explorer<'_> {
                     node.label = format!("{id} (section {}, {})", s.name, human_size(span.size));
                     node.editable("id", id.as_str(), None);
                     target_id::annotate_entry_id(&mut node, id);
-                    node.children = self.content(s.data, span, 1);
+                    node.children = self.content(s.data, span, depth + 1);
                 }
                 SectionRole::NvFatbin => {
                     node.field("format", "NVIDIA fatbin", None);
                     node.diag(Severity::Note, "NVIDIA fatbin sections are recognised but not decoded yet", None);
                 }
-                _ => node.children = self.region(s.data, span, 1),
+                _ => node.children = self.region(s.data, span, depth + 1),
             }
             root.children.push(node);
         }
@@ -186,6 +189,9 @@ impl Explorer<'_> {
         }
         if compressed::is_compressed(data) {
             return self.compressed_sequence(data, span, depth);
+        }
+        if archive::is_archive(data) {
+            return alloc::vec![self.archive(data, span, depth)];
         }
         if let Some(comment) = text_bundle::detect_comment(data) {
             return alloc::vec![self.text_bundle(data, &comment, span, depth)];
@@ -353,7 +359,7 @@ impl Explorer<'_> {
 
     /// What one device image or entry holds: a nested container, or a description of the image.
     fn content(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
-        if offload_binary::is_offload_binary(data) || bundle::is_bundle(data) || compressed::is_compressed(data) {
+        if offload_binary::is_offload_binary(data) || bundle::is_bundle(data) || compressed::is_compressed(data) || archive::is_archive(data) {
             return self.region(data, span, depth);
         }
         match describe_image(data) {
@@ -392,6 +398,85 @@ impl Explorer<'_> {
         }
         nodes
     }
+}
+
+/// Archives: every member's data is explored like a file of its own, one level deeper.
+impl Explorer<'_> {
+    /// An `ar` archive whose bytes are `input`, lying at `span`: its special members, then each
+    /// member with its header fields and what its data holds.
+    fn archive<'a, R: ReadRef<'a>>(&mut self, input: R, span: Span, depth: u32) -> Node {
+        let ar = match archive::read(input) {
+            Ok(ar) => ar,
+            Err(e) => return error_node(&e, span, "archive"),
+        };
+        let mut node = archive::to_node(&ar, span);
+        if ar.thin {
+            // The members' bytes are in other files, which are never read.
+            return node;
+        }
+        let member_nodes = node.children.iter_mut().filter(|c| c.kind == NodeKind::ArchiveMember);
+        for (child, member) in member_nodes.zip(&ar.members) {
+            let data = span.sub(member.data_offset, member.size);
+            self.archive_member(archive::Window::new(input, member.data_offset, member.size), child, data, depth + 1);
+        }
+        node
+    }
+
+    /// What one member's data (`member`, lying at `span`) holds: an object file's offload
+    /// sections, a bundle, compressed bundles, offload binaries, another archive, or an image.
+    fn archive_member<'a, R: ReadRef<'a>>(&mut self, member: archive::Window<R>, node: &mut Node, span: Span, depth: u32) {
+        if depth > self.opts.max_depth {
+            node.children.push(too_deep(span, self.opts.max_depth));
+            return;
+        }
+        let head = member.read_bytes_at(0, span.size.min(64)).unwrap_or(&[]);
+        if host::is_host_file(head) {
+            self.host_member(member, node, span, depth);
+            return;
+        }
+        match member.read_bytes_at(0, span.size) {
+            Ok(data) => node.children.extend(self.content(data, span, depth)),
+            Err(()) => {
+                node.diag(Severity::Error, format!("the {} bytes of this member could not be read", span.size), Some(span));
+            }
+        }
+    }
+
+    /// An object file inside an archive. The host reader describes it as a file of its own: a
+    /// root spanning the member's bytes from 0, in byte space 0. What it finds is then moved to
+    /// where the member lies (`span`) and added to the member's node; spaces it opens
+    /// (decompressed bundles) keep their own coordinates, their origins are moved too.
+    fn host_member<'a, R: ReadRef<'a>>(&mut self, member: archive::Window<R>, node: &mut Node, span: Span, depth: u32) {
+        let spaces = self.spaces.len();
+        let mut alone = Node::new(NodeKind::File, node.label.clone(), Span::new(0, 0, span.size));
+        self.host_file(member, &mut alone, depth);
+        let place = |s: &mut Span| {
+            if s.space == 0 {
+                *s = span.sub(s.offset, s.size);
+            }
+        };
+        move_spans(&mut alone, &place);
+        self.spaces[spaces..].iter_mut().filter_map(|b| b.origin.as_mut()).for_each(place);
+        node.fields.extend(alone.fields);
+        node.diagnostics.extend(alone.diagnostics);
+        node.children.extend(alone.children);
+    }
+}
+
+/// Applies `place` to every span of `node` and its descendants.
+fn move_spans(node: &mut Node, place: &dyn Fn(&mut Span)) {
+    place(&mut node.span);
+    node.fields.iter_mut().filter_map(|f| f.span.as_mut()).for_each(place);
+    node.diagnostics.iter_mut().filter_map(|d| d.span.as_mut()).for_each(place);
+    for child in &mut node.children {
+        move_spans(child, place);
+    }
+}
+
+fn too_deep(span: Span, max_depth: u32) -> Node {
+    let mut n = Node::new(NodeKind::Unknown, "nested too deeply", span);
+    n.diag(Severity::Error, format!("containers nested deeper than {max_depth} levels are not explored"), Some(span));
+    n
 }
 
 fn payload_span(header: &compressed::Header, span: Span) -> Span {

@@ -7,6 +7,7 @@
 
 extern crate alloc;
 
+pub mod archive;
 pub mod bundle;
 pub mod bytes;
 pub mod error;
@@ -18,6 +19,7 @@ pub use error::{Error, Result};
 
 pub mod compressed;
 pub mod compression;
+pub mod device_archive;
 pub mod offload_binary;
 pub mod strtab;
 pub mod target_id;

@@ -25,6 +25,8 @@ pub struct Target {
     pub span: Span,
     /// Labels of the containers from the file down to this image.
     pub chain: Vec<String>,
+    /// The archive member the image is in (the innermost, for archives in archives).
+    pub member: Option<String>,
 }
 
 fn text(node: &Node, name: &str) -> String {
@@ -78,6 +80,7 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
         compression,
         span: image,
         chain: chain.iter().map(|n| n.label.clone()).collect(),
+        member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
     }
 }
 

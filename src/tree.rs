@@ -47,6 +47,9 @@ pub enum NodeKind {
     Decompressed,
     Image,
     Padding,
+    Archive,
+    ArchiveMember,
+    SymbolTable,
     Unknown,
 }
 
@@ -66,6 +69,9 @@ impl NodeKind {
             NodeKind::Decompressed => "decompressed",
             NodeKind::Image => "image",
             NodeKind::Padding => "padding",
+            NodeKind::Archive => "archive",
+            NodeKind::ArchiveMember => "archive-member",
+            NodeKind::SymbolTable => "symbol-table",
             NodeKind::Unknown => "unknown",
         }
     }

@@ -56,16 +56,20 @@ pub struct BundlerArgs {
     /// Treat hip and hipv4 offload kinds as compatible with openmp when unbundling.
     #[arg(long)]
     pub hip_openmp_compatible: bool,
+    /// With --type=a: check every member's entries against the composition rules first, and
+    /// fail listing every rule broken, with its member.
+    #[arg(long)]
+    pub check_input_archive: bool,
     /// Print what is done on standard error.
     #[arg(long)]
     pub verbose: bool,
 }
 
 impl BundlerArgs {
-    fn inputs(&self) -> Vec<&Path> {
+    pub fn inputs(&self) -> Vec<&Path> {
         self.input.iter().chain(&self.inputs).map(PathBuf::as_path).collect()
     }
-    fn outputs(&self) -> Vec<&Path> {
+    pub fn outputs(&self) -> Vec<&Path> {
         self.output.iter().chain(&self.outputs).map(PathBuf::as_path).collect()
     }
 }
@@ -202,8 +206,8 @@ fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Pars
     if bundle::is_bundle(data) {
         return Bundle::parse(data).map(Parsed::Binary).in_file(path);
     }
-    if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
-        return Err(Failure::new(format!("{}: unbundling archives (--type=a) is not supported by this version yet; nothing written", path.display())));
+    if offload::archive::is_archive(data) {
+        return Err(Failure::new(format!("{}: is an archive; unbundle it with --type=a (one device-specific archive per target); nothing written", path.display())));
     }
     if file_type == "o" && offload::host::is_host_file(data) {
         return Err(Failure::new(format!("{}: unbundling a bundled object (ELF with __CLANG_OFFLOAD_BUNDLE__ sections) is not supported by this version yet", path.display())));
@@ -213,6 +217,9 @@ fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Pars
 
 pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     check_type(&a.file_type)?;
+    if a.file_type == "a" {
+        return crate::archive::run_unbundle(a);
+    }
     let inputs = a.inputs();
     if inputs.len() != 1 {
         return Err(Failure::new(format!("only one input file supported for unbundling or listing, got {}", inputs.len())));

@@ -59,24 +59,30 @@ fn print_targets(found: &[Target]) {
         return;
     }
     println!("device targets ({}):", found.len());
-    let rows: Vec<[String; 7]> = found
+    // Targets found in archive members say which member; other files have no such column.
+    let in_archive = found.iter().any(|t| t.member.is_some());
+    let dash = |s: &str| if s.is_empty() { "-".to_string() } else { s.to_string() };
+    let rows: Vec<Vec<String>> = found
         .iter()
         .map(|t| {
-            [
-                t.target_id.clone(),
-                t.offload_kind.clone(),
-                t.processor.clone(),
-                if t.features.is_empty() { "-".into() } else { t.features.clone() },
-                human_size(t.image_size),
-                t.stored_size.map(human_size).unwrap_or_else(|| "-".into()),
-                t.compression.clone().unwrap_or_else(|| "no".into()),
-            ]
+            let mut row = vec![t.target_id.clone(), t.offload_kind.clone(), t.processor.clone(), dash(&t.features)];
+            if in_archive {
+                row.push(dash(t.member.as_deref().unwrap_or("")));
+            }
+            row.push(human_size(t.image_size));
+            row.push(t.stored_size.map(human_size).unwrap_or_else(|| "-".into()));
+            row.push(t.compression.clone().unwrap_or_else(|| "no".into()));
+            row
         })
         .collect();
-    let head = ["target", "kind", "processor", "features", "image", "stored", "compressed"];
-    let widths: Vec<usize> = (0..7).map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0)).collect();
+    let mut head = vec!["target", "kind", "processor", "features"];
+    if in_archive {
+        head.push("member");
+    }
+    head.extend(["image", "stored", "compressed"]);
+    let widths: Vec<usize> = (0..head.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0)).collect();
     let line = |cells: &[String]| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ");
-    println!("  {}", line(&head.map(String::from)));
+    println!("  {}", line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>()));
     for r in &rows {
         println!("  {}", line(r));
     }

@@ -1,6 +1,7 @@
 //! `offload`: list, bundle, unbundle, package, extract, compress and decompress GPU offload
 //! containers. A thin shell over the `offload` core crate.
 
+mod archive;
 mod bundler;
 mod codec;
 mod fail;

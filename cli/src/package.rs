@@ -4,6 +4,7 @@
 use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
 use clap::Args;
+use offload::archive::{self, NewMember};
 use offload::explore::{self, Options};
 use offload::offload_binary;
 use offload::targets::{self, Target};
@@ -31,6 +32,10 @@ pub struct ExtractArgs {
     /// Directory to write into (created if missing).
     #[arg(short, long, default_value = ".")]
     pub output: PathBuf,
+    /// Write the images as the members of one static archive (GNU `ar`) instead of loose
+    /// files, like `llvm-offload-binary --archive`; members are named as the files would be.
+    #[arg(long, value_name = "OUT.a", conflicts_with = "output")]
+    pub archive: Option<PathBuf>,
     /// Largest decompressed size accepted for one compressed bundle, in bytes.
     #[arg(long, default_value_t = 4 << 30)]
     pub max_decompressed: u64,
@@ -118,26 +123,56 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     if chosen.is_empty() {
         return Err(Failure::new(format!("{}: no device image matches", a.file.display())));
     }
-    std::fs::create_dir_all(&a.output).map_err(|e| Failure::io(&a.output, "create directory", e))?;
     let mut used = BTreeSet::new();
+    let mut images = Vec::with_capacity(chosen.len());
     for t in &chosen {
         let bytes = tree
             .bytes(&data, t.span)
             .ok_or_else(|| Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id)))?;
-        let path = unique_path(&a.output, &format!("{name}.{}", sanitize(&t.target_id)), extension(bytes), &mut used);
+        images.push((unique_name(&image_stem(&name, t), extension(bytes), &mut used), t, bytes));
+    }
+    match &a.archive {
+        Some(out) => write_archive(out, &images),
+        None => write_files(&a.output, &images),
+    }
+}
+
+/// `<file>.<target>`, or `<file>.<member>.<target>` for an image inside an archive member.
+fn image_stem(file: &str, t: &Target) -> String {
+    match &t.member {
+        Some(member) => format!("{file}.{}.{}", sanitize(member), sanitize(&t.target_id)),
+        None => format!("{file}.{}", sanitize(&t.target_id)),
+    }
+}
+
+fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir, "create directory", e))?;
+    for (name, t, bytes) in images {
+        let path = dir.join(name);
         write_atomic(&path, bytes)?;
         println!("{}  {}  {} bytes", path.display(), t.target_id, bytes.len());
     }
     Ok(())
 }
 
-fn unique_path(dir: &Path, stem: &str, ext: &str, used: &mut BTreeSet<PathBuf>) -> PathBuf {
+/// `--archive`: the images as members of one GNU archive, in the order found.
+fn write_archive(out: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
+    let members: Vec<NewMember> = images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
+    let bytes = archive::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
+    write_atomic(out, &bytes)?;
+    for (name, t, bytes) in images {
+        println!("{}({name})  {}  {} bytes", out.display(), t.target_id, bytes.len());
+    }
+    Ok(())
+}
+
+/// `<stem>.<ext>`, or `<stem>.<n>.<ext>` when an earlier image took that name.
+fn unique_name(stem: &str, ext: &str, used: &mut BTreeSet<String>) -> String {
     let mut n = 0;
     loop {
         let name = if n == 0 { format!("{stem}.{ext}") } else { format!("{stem}.{n}.{ext}") };
-        let p = dir.join(name);
-        if used.insert(p.clone()) {
-            return p;
+        if used.insert(name.clone()) {
+            return name;
         }
         n += 1;
     }

@@ -1830,7 +1830,6 @@ fn extract_offload_binaries_like_llvm_offload_binary() {
 }
 
 #[test]
-#[ignore = "archives are the next issue: explore.rs does not read ar archives yet"]
 fn list_heterogeneous_archive() {
     let o = run_ok(&["list", &s(&fixture("hip_rdc_archive.a"))]);
     let rows = listed_targets(&o.stdout);
