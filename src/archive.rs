@@ -292,7 +292,15 @@ pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Archive> {
                 let file = match &file {
                     Ok(f) => f,
                     Err(e) => {
-                        ar.error = Some(Error::new(8, "archive special members", "special members `object` can read", e.to_string()));
+                        // The walk read every header up to here, so what `object` trips over
+                        // is this first ordinary member, in practice its name (a `/N` with no
+                        // `//` table to point into).
+                        ar.error = Some(Error::new(
+                            header.offset,
+                            "archive member name",
+                            "a member name `object` can resolve",
+                            format!("`{}`: {e}", header.name_field),
+                        ));
                         break;
                     }
                 };

@@ -12,7 +12,7 @@
 
 use offload::explore::{explore, Options};
 use offload::tree::{Node, Severity};
-use offload::{bundle, compressed, offload_binary, text_bundle};
+use offload::{archive, bundle, compressed, offload_binary, text_bundle};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -64,6 +64,8 @@ enum Parser {
     Compressed,
     /// A text bundle with this line comment.
     Text(&'static str),
+    /// An ar archive, read to its last member.
+    Archive,
 }
 
 /// How bad the outcome must be.
@@ -322,6 +324,43 @@ fn bomb_case() -> Case {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Archives (made by llvm-ar 22: a `/` symbol table, then bundled objects)
+
+fn archive_cases() -> Vec<Case> {
+    let good = fixture("hip_rdc_archive.a");
+    let a = |name: &str, input: Vec<u8>| case("archive", name.to_string(), input, Parser::Archive);
+    // The first header is the symbol table's, at 8; the first object member's follows it.
+    let first = 8usize;
+    let symtab_size: usize = std::str::from_utf8(&good[first + 48..first + 58]).unwrap().trim().parse().unwrap();
+    let member = first + 60 + symtab_size + symtab_size % 2;
+    vec![
+        a("truncated inside the global magic", cut(&good, 5)).at(0).says(&["!<arch>"]),
+        a("truncated inside the first member header", cut(&good, first + 30)).at(first as u64),
+        a("truncated inside a member's data", cut(&good, member + 100)).at(member as u64 + 48).says(&["size"]),
+        a("header terminator damaged", put(good.clone(), member + 58, b"x\n")).at(member as u64 + 58),
+        a("size field not a number", put(good.clone(), member + 48, b"12z4")).at(member as u64 + 48),
+        a("size field of 9999999999 bytes", put(good.clone(), member + 48, b"9999999999")).at(member as u64 + 48),
+        a("mode field not octal", put(good.clone(), member + 40, b"999")).at(member as u64 + 40),
+        a("long-name reference past the name table", put(good.clone(), member, b"/9999           ")).at(member as u64),
+        case("archive", "archives nested deeper than the limit", nested_archives(12), Parser::Explore).says(&["nested deeper than 8"]).at(nested_archive_offset(Options::default().max_depth + 1)),
+    ]
+}
+
+/// An archive whose only member is an archive whose only member is ... `depth` times.
+fn nested_archives(depth: usize) -> Vec<u8> {
+    let mut inner = fixture("hip_rdc_archive.a");
+    for _ in 0..depth {
+        inner = archive::write_gnu(&[archive::NewMember { name: "inner.a".into(), data: &inner }]).unwrap();
+    }
+    inner
+}
+
+/// Where the archive nested `depth` levels down starts: each level adds a magic and a header.
+fn nested_archive_offset(depth: u32) -> u64 {
+    (8 + 60) * u64::from(depth)
+}
+
+// ---------------------------------------------------------------------------------------------
 // Whole files: host containers, nesting and sequences, through the explorer
 
 fn explorer_cases() -> Vec<Case> {
@@ -372,6 +411,7 @@ fn catalogue() -> Vec<Case> {
     all.extend(bundle_diagnostic_cases());
     all.extend(text_bundle_cases());
     all.extend(compressed_cases());
+    all.extend(archive_cases());
     all.extend(explorer_cases());
     all
 }
@@ -384,6 +424,7 @@ fn run(parser: Parser, input: &[u8]) -> Vec<Report> {
         Parser::Bundle => bundle::Bundle::parse(input).err(),
         Parser::Text(comment) => text_bundle::TextBundle::parse(input, comment).err(),
         Parser::Compressed => compressed_problem(input),
+        Parser::Archive => archive::read(input).and_then(archive::Archive::complete).err(),
         Parser::Explore => return problems(&explore(input, "case", &Options::default()).root),
     };
     refused.map(error).into_iter().collect()

@@ -11,14 +11,14 @@
 
 use offload::explore::{explore, Options};
 use offload::target_id::{self, EntryId, TargetId};
-use offload::{bundle, compressed, host, offload_binary, text_bundle};
+use offload::{archive, bundle, compressed, host, offload_binary, text_bundle};
 
 /// Decompression limit while fuzzing: large enough for real fixtures, small enough to be fast.
 const LIMIT: u64 = 16 << 20;
 
 /// The names of the targets, as in `fuzz/fuzz_targets/<name>.rs` and
 /// `tests/fuzz_regressions/<name>/`.
-pub const TARGETS: &[&str] = &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "host", "explore"];
+pub const TARGETS: &[&str] = &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "archive", "host", "explore"];
 
 pub fn run(target: &str, data: &[u8]) {
     match target {
@@ -27,6 +27,7 @@ pub fn run(target: &str, data: &[u8]) {
         "text_bundle" => text_bundle(data),
         "compressed" => compressed(data),
         "ids" => ids(data),
+        "archive" => archive(data),
         "host" => host(data),
         "explore" => explore_all(data),
         other => panic!("unknown fuzz target {other}"),
@@ -99,6 +100,26 @@ pub fn ids(data: &[u8]) {
     let _ = target_id::compatible_with(&a, &b, true);
     let _ = target_id::check_composition(&[left, right]);
     let _ = target_id::find_entry(&[left, right], &b, false);
+}
+
+pub fn archive(data: &[u8]) {
+    let Ok(ar) = archive::read(data) else { return };
+    if ar.thin {
+        return;
+    }
+    let mut members = Vec::new();
+    for m in &ar.members {
+        let bytes = m.data(data).expect("a member the reader listed has its bytes in the input");
+        members.push(archive::NewMember { name: m.name.clone(), data: bytes });
+    }
+    // Whatever we can write must read back as the same names and bytes.
+    let Ok(written) = archive::write_gnu(&members) else { return };
+    let back = archive::read(&written[..]).and_then(archive::Archive::complete).expect("an archive we wrote reads back");
+    assert_eq!(back.members.len(), members.len());
+    for (m, want) in back.members.iter().zip(&members) {
+        assert_eq!(m.name, want.name);
+        assert_eq!(m.data(&written[..]).unwrap(), want.data);
+    }
 }
 
 pub fn host(data: &[u8]) {
