@@ -8,6 +8,7 @@
 extern crate alloc;
 
 pub mod bundle;
+pub mod bundled_object;
 pub mod bytes;
 pub mod error;
 pub mod explore;
@@ -18,6 +19,7 @@ pub use error::{Error, Result};
 
 pub mod compressed;
 pub mod compression;
+pub mod elf_rel;
 pub mod offload_binary;
 pub mod strtab;
 pub mod target_id;
