@@ -17,12 +17,15 @@
 //! it yields the object with every `__CLANG_OFFLOAD_BUNDLE__*` section removed (llvm-objcopy
 //! `--remove-section`), any other section yields its bytes as they are.
 
+use crate::bytes::human_size;
 use crate::elf_rel::{RelocatableElf, SHF_EXCLUDE};
 use crate::error::{Error, Result};
-use crate::host::{self, SectionRole};
+use crate::host::{self, OffloadSection, SectionRole};
+use crate::target_id;
+use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::borrow::Cow;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 /// The prefix of every bundle entry section name.
@@ -61,6 +64,53 @@ pub fn entries(data: &[u8]) -> Result<Vec<Entry<'_>>> {
             _ => None,
         })
         .collect())
+}
+
+/// The tree of a bundled object: one `bundle` node (field `layout: "object sections"`) whose
+/// children are the entry sections as `bundle-entry` nodes, in section order. The node spans
+/// from the first entry section's bytes to the end of the last one's. The host entry gets a child
+/// saying what its placeholder byte means; the explorer fills in what device entries hold.
+/// `None` when `sections` has no bundle entry section.
+pub fn tree_node(sections: &[OffloadSection<'_>]) -> Option<Node> {
+    let entries: Vec<(&OffloadSection, &str)> = sections
+        .iter()
+        .filter_map(|s| match &s.role {
+            SectionRole::BundleEntry(id) => Some((s, id.as_str())),
+            _ => None,
+        })
+        .collect();
+    let start = entries.iter().map(|(s, _)| s.file_offset).min()?;
+    let end = entries.iter().map(|(s, _)| s.file_offset.saturating_add(s.data.len() as u64)).max()?;
+    let mut node = Node::new(NodeKind::Bundle, format!("bundled object, {} entries (sections {SECTION_PREFIX}*)", entries.len()), Span::new(0, start, end - start));
+    node.field("layout", "object sections", None);
+    node.field("entry_count", entries.len() as u64, None);
+    for (s, id) in &entries {
+        node.children.push(entry_node(s, id));
+    }
+    let ids: Vec<&str> = entries.iter().map(|(_, id)| *id).collect();
+    for v in target_id::check_composition(&ids) {
+        node.diag(Severity::Warning, v.to_string(), None);
+    }
+    if !entries.iter().any(|(s, _)| is_host_placeholder(s.data)) {
+        node.diag(Severity::Note, "no section holds the one-byte host placeholder, so clang-offload-bundler finds no host entry", None);
+    }
+    Some(node)
+}
+
+fn entry_node(s: &OffloadSection<'_>, id: &str) -> Node {
+    let span = Span::new(0, s.file_offset, s.data.len() as u64);
+    let mut node = Node::new(NodeKind::BundleEntry, format!("{id} (section {}, {})", s.name, human_size(span.size)), span);
+    node.editable("id", id, None);
+    node.field("section", s.name.as_str(), None);
+    node.field("index", s.index as u64, None);
+    node.field("size", span.size, None);
+    target_id::annotate_entry_id(&mut node, id);
+    if is_host_placeholder(s.data) {
+        let mut host = Node::new(NodeKind::Image, "host placeholder (one zero byte: the host code is this object)", span);
+        host.field("format", "host placeholder", None);
+        node.children.push(host);
+    }
+    node
 }
 
 /// What goes into one entry section when writing.

@@ -7,6 +7,7 @@
 //! headers, offload sections and, when listing cheaply, the start of compressed streams are read.
 
 use crate::bundle;
+use crate::bundled_object;
 use crate::bytes::human_size;
 use crate::compressed;
 use crate::error::Error;
@@ -97,13 +98,7 @@ impl Explorer<'_> {
             node.field("index", s.index as u64, None);
             node.field("address", s.address, None);
             match &s.role {
-                SectionRole::BundleEntry(id) => {
-                    node.kind = NodeKind::BundleEntry;
-                    node.label = format!("{id} (section {}, {})", s.name, human_size(span.size));
-                    node.editable("id", id.as_str(), None);
-                    target_id::annotate_entry_id(&mut node, id);
-                    node.children = self.content(s.data, span, 1);
-                }
+                SectionRole::BundleEntry(_) => continue, // grouped by bundled_object below
                 SectionRole::NvFatbin => {
                     node.field("format", "NVIDIA fatbin", None);
                     node.diag(Severity::Note, "NVIDIA fatbin sections are recognised but not decoded yet", None);
@@ -112,6 +107,19 @@ impl Explorer<'_> {
             }
             root.children.push(node);
         }
+        root.children.extend(self.bundled_object(&file.sections));
+    }
+
+    /// The bundle entry sections of a bundled object as one bundle, device entries explored.
+    fn bundled_object(&mut self, sections: &[host::OffloadSection<'_>]) -> Option<Node> {
+        let mut node = bundled_object::tree_node(sections)?;
+        let data = sections.iter().filter(|s| matches!(s.role, SectionRole::BundleEntry(_))).map(|s| s.data);
+        for (entry, bytes) in node.children.iter_mut().zip(data) {
+            if !bundled_object::is_host_placeholder(bytes) {
+                entry.children = self.content(bytes, entry.span, 1);
+            }
+        }
+        Some(node)
     }
 
     /// A file that is one or more compressed bundles, read lazily so that listing a large one

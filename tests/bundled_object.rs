@@ -254,3 +254,40 @@ fn damaged_bundled_objects_never_panic() {
         damaged[i] = keep;
     }
 }
+
+/// A bundled object is one bundle in the tree whose entries are its sections; the device target
+/// table lists its device entries.
+#[test]
+fn explored_bundled_object_is_one_bundle_of_sections() {
+    use offload::explore::{explore, Options};
+    use offload::tree::{NodeKind, Value};
+    let data = fixture("bundle_obj_elf.o");
+    let tree = explore(&data[..], "bundle_obj_elf.o", &Options::default());
+    let bundles: Vec<_> = tree.root.children.iter().filter(|n| n.kind == NodeKind::Bundle).collect();
+    assert_eq!(bundles.len(), 1, "{:#?}", tree.root);
+    let b = bundles[0];
+    assert_eq!(b.get("layout"), Some(&Value::Text("object sections".into())));
+    let ids: Vec<&str> = b.children.iter().map(|e| e.text("id").unwrap()).collect();
+    assert_eq!(ids, ["host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]);
+    assert!(b.children.iter().all(|e| e.kind == NodeKind::BundleEntry));
+    assert_eq!(b.children[0].children[0].text("format"), Some("host placeholder"));
+    let targets = offload::targets::collect(&tree);
+    let ids: Vec<&str> = targets.iter().map(|t| t.target_id.as_str()).collect();
+    assert_eq!(ids, ["hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]);
+    assert_eq!(targets[1].features, "xnack+");
+}
+
+/// A section that holds a compressed bundle is not itself a device image: the target table lists
+/// the entries inside the compressed bundle, marked compressed, once each.
+#[test]
+fn compressed_bundle_in_an_entry_section_lists_its_inner_targets() {
+    use offload::explore::{explore, Options};
+    let host = bundled_object::host_object(&fixture("bundle_obj_elf.o")).unwrap();
+    let ccob = fixture("ccob_zstd_v3.hipfb");
+    let bundled = bundled_object::write(&host, &[("host-x86_64-unknown-linux-gnu-", EntryData::Host), ("hipv4-amdgcn-amd-amdhsa--gfx906", EntryData::Device(&ccob))]).unwrap();
+    let tree = explore(&bundled[..], "ccob_in_section.o", &Options::default());
+    let targets = offload::targets::collect(&tree);
+    let got: Vec<(&str, Option<&str>)> = targets.iter().map(|t| (t.target_id.as_str(), t.compression.as_deref())).collect();
+    assert_eq!(got, [("hipv4-amdgcn-amd-amdhsa--gfx906", Some("zstd")), ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", Some("zstd"))]);
+    assert_eq!(tree.root.worst_severity(), None, "{:#?}", tree.root);
+}
