@@ -335,6 +335,21 @@ impl<'a> RelocatableElf<'a> {
         Ok(())
     }
 
+    /// What would point past the end of the section at `position` if it held only `len` bytes:
+    /// a symbol defined in it beyond that end, or a relocation applied there.
+    pub fn reference_beyond(&self, position: usize, len: u64) -> Option<String> {
+        let symbol = self.symbols.iter().find(|y| y.shndx == SectionIndex::Section(position) && y.value > len);
+        if let Some(y) = symbol {
+            return Some(format!("symbol `{}` at offset {:#x}", String::from_utf8_lossy(y.name), y.value));
+        }
+        self.sections.iter().find_map(|s| match &s.kind {
+            Kind::Relocations { target: Some(t), entries, .. } if *t == position => {
+                entries.iter().find(|e| e.offset >= len).map(|e| format!("a relocation at offset {:#x} (in `{}`)", e.offset, String::from_utf8_lossy(&s.name)))
+            }
+            _ => None,
+        })
+    }
+
     /// Removes every section whose name satisfies `remove`, with what llvm-objcopy
     /// `--remove-section` removes along with them (their relocation sections, groups left
     /// empty, symbols defined in them). Returns how many sections were removed.

@@ -21,6 +21,7 @@ pub mod compressed;
 pub mod compression;
 pub mod elf_rel;
 pub mod offload_binary;
+pub mod replace;
 pub mod strtab;
 pub mod target_id;
 pub mod targets;

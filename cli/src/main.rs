@@ -7,6 +7,7 @@ mod fail;
 mod io;
 mod list;
 mod package;
+mod replace;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ enum Command {
     Compress(codec::CompressArgs),
     /// Decompress a compressed bundle (CCOB) into the bundle it holds.
     Decompress(codec::DecompressArgs),
+    /// Put new contents into an offload section of an object, executable or library.
+    ReplaceSection(replace::ReplaceArgs),
 }
 
 #[derive(Args)]
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Extract(a) => package::run_extract(&a),
         Command::Compress(a) => codec::run_compress(&a),
         Command::Decompress(a) => codec::run_decompress(&a),
+        Command::ReplaceSection(a) => replace::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
