@@ -266,14 +266,16 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
         let found = target_id::find_entry(&ids, &requested, a.hip_openmp_compatible);
         match (found, &parsed) {
             (Some(id), _) => results.push((*out, entry_bytes(path, &data, &parsed, id)?)),
-            (None, Parsed::NotBundled) if requested.is_host() => results.push((*out, data.clone())),
-            (None, Parsed::NotBundled) => results.push((*out, Vec::new())),
+            // As clang-offload-bundler 22: an input without bundles is the host entry itself, but
+            // only with --allow-missing-bundles (otherwise every target is missing).
+            (None, Parsed::NotBundled) if a.allow_missing_bundles && requested.is_host() => results.push((*out, data.clone())),
             (None, _) if a.allow_missing_bundles => results.push((*out, Vec::new())),
             (None, _) => missing.push(target.as_str()),
         }
     }
     if !missing.is_empty() {
-        return Err(Failure::new(format!("{}: can't find bundles for {} (the file has: {})", path.display(), missing.join(" and "), ids.join(", "))));
+        let has = if ids.is_empty() { String::from("the input holds no bundle; --allow-missing-bundles takes it as the host entry") } else { format!("the file has: {}", ids.join(", ")) };
+        return Err(Failure::new(format!("{}: can't find bundles for {} ({has})", path.display(), missing.join(" and "))));
     }
     for (out, bytes) in results {
         write_atomic(out, &bytes)?;

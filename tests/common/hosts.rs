@@ -108,14 +108,20 @@ pub fn system_cc(test: &str) -> Option<PathBuf> {
 
 /// Compiles `source` (written to `dir/name`) as HIP for gfx906 and gfx90a into `dir/out`.
 pub fn hip_object(clang: &Path, dir: &Path, name: &str, source: &str, out: &str, extra: &[&str]) -> PathBuf {
+    hip_object_for(clang, dir, name, source, out, "gfx906,gfx90a", extra)
+}
+
+/// Compiles `source` (written to `dir/name`) as HIP for `archs` (comma separated) into `dir/out`.
+pub fn hip_object_for(clang: &Path, dir: &Path, name: &str, source: &str, out: &str, archs: &str, extra: &[&str]) -> PathBuf {
     std::fs::write(dir.join("mini_hip.h"), MINI_HIP_H).unwrap();
     std::fs::write(dir.join(name), source).unwrap();
     let obj = dir.join(out);
     run_ok(
         Command::new(clang)
             .current_dir(dir)
-            .args(["-x", "hip", "--offload-arch=gfx906,gfx90a", "-nogpulib", "-nogpuinc", "-O2", "-c", name, "-o"])
+            .args(["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-c", name, "-o"])
             .arg(&obj)
+            .arg(format!("--offload-arch={archs}"))
             .args(extra),
     );
     obj
@@ -141,10 +147,18 @@ pub fn openmp_object(clang: &Path, dir: &Path) -> PathBuf {
     obj
 }
 
+/// Links `inputs` (sources or objects) with `cc` into `dir/name`, runs it, returns what it printed.
+pub fn link_and_run(cc: &Path, dir: &Path, inputs: &[&Path], name: &str) -> String {
+    let exe = dir.join(name);
+    run_ok(Command::new(cc).current_dir(dir).args(inputs).arg("-o").arg(&exe));
+    String::from_utf8(run_ok(&mut Command::new(&exe))).unwrap()
+}
+
 /// Links `objects` and the HIP runtime stub with `cc`, runs the program, returns what it printed.
 pub fn link_with_stub_and_run(cc: &Path, dir: &Path, objects: &[&Path], name: &str) -> String {
-    std::fs::write(dir.join("hip_stub.c"), HIP_RUNTIME_STUB_C).unwrap();
-    let exe = dir.join(name);
-    run_ok(Command::new(cc).current_dir(dir).arg("hip_stub.c").args(objects).arg("-o").arg(&exe));
-    String::from_utf8(run_ok(&mut Command::new(&exe))).unwrap()
+    let stub = dir.join("hip_stub.c");
+    std::fs::write(&stub, HIP_RUNTIME_STUB_C).unwrap();
+    let mut inputs = vec![stub.as_path()];
+    inputs.extend(objects);
+    link_and_run(cc, dir, &inputs, name)
 }
