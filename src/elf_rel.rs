@@ -386,8 +386,8 @@ impl<'a> RelocatableElf<'a> {
         let total = usize::try_from(total).map_err(|_| overflow("output size"))?;
         let mut out = vec![0u8; total];
         self.write_file_header(&mut out, shoff);
-        for i in 0..self.sections.len() {
-            self.write_contents(&mut out, i, offsets[i], &tables, &order)?;
+        for (i, &at) in offsets.iter().enumerate() {
+            self.write_contents(&mut out, i, at, &tables, &order)?;
         }
         self.write_section_headers(&mut out, shoff, &offsets, &sizes, &tables, &order);
         Ok(out)

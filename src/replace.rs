@@ -267,8 +267,9 @@ mod tests {
         let input: Vec<u8> = (0..40).collect();
         let out = Splice::new(10, 5, 2, 4).unwrap().apply(&input, &[0xaa, 0xbb]);
         assert_eq!(&out[..12], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xaa, 0xbb]);
-        assert_eq!(&out[12..14], &[0, 0]);
-        assert_eq!(out[14], 15);
+        // 2 bytes replace 5: 3 bytes of padding make the shift -0, a multiple of 4.
+        assert_eq!(&out[12..15], &[0, 0, 0]);
+        assert_eq!(out[15], 15);
     }
 
     #[test]

@@ -355,3 +355,26 @@ fn bundle_type_o_refuses_coff_hosts() {
     assert!(err.contains("cannot make a bundled object from this host object") && err.contains("found a Coff file"), "{err}");
     assert!(!out.exists());
 }
+
+/// An input that is no bundle at all: clang-offload-bundler 22 fails for every target unless
+/// missing bundles are allowed, and then gives the host target the whole input; so do we.
+#[test]
+fn unbundling_a_non_bundle_needs_allow_missing_bundles() {
+    const TEST: &str = "unbundling_a_non_bundle_needs_allow_missing_bundles";
+    let Some(bundler) = tool("clang-offload-bundler", TEST) else { return };
+    let s = Scratch::new(SUITE, "not-bundled");
+    let input = s.write("plain.bc", b"not a bundle, just bytes\n");
+    let targets = "--targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx906";
+    let input_arg = format!("--input={}", p(&input));
+    let outs = |tag: &str| [s.path(&format!("{tag}.host")), s.path(&format!("{tag}.dev"))];
+    let [oh, od] = outs("ours");
+    let [th, td] = outs("theirs");
+    let err = offload_err(&["unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&oh)), &format!("--output={}", p(&od))]);
+    assert!(err.contains("can't find bundles for"), "{err}");
+    let refused = Command::new(&bundler).args(["--unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&th)), &format!("--output={}", p(&td))]).output().unwrap();
+    assert!(!refused.status.success(), "clang-offload-bundler accepted a non-bundle without --allow-missing-bundles");
+    offload_ok(&["unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&oh)), &format!("--output={}", p(&od)), "--allow-missing-bundles"]);
+    clang_bundler(&bundler, &["--unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&th)), &format!("--output={}", p(&td)), "--allow-missing-bundles"]);
+    assert_eq!((read(&oh), read(&od)), (read(&th), read(&td)));
+    assert_eq!(read(&oh), read(&input));
+}
