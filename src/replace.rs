@@ -125,7 +125,7 @@ fn in_place(input: &[u8], target: &OffloadSection, payload: &[u8], description: 
                 "at most {capacity} bytes, the size of `{}` in this {description}: after linking, what follows the section sits at fixed addresses that code and data refer to, so the section can only be rewritten in place",
                 target.name
             ),
-            format!("{} bytes, {} bytes over", payload.len(), payload.len() - capacity),
+            format!("{} bytes, {} over", payload.len(), bytes(payload.len() - capacity)),
         ));
     }
     let start = target.file_offset as usize;
@@ -134,6 +134,10 @@ fn in_place(input: &[u8], target: &OffloadSection, payload: &[u8], description: 
     region[..payload.len()].copy_from_slice(payload);
     region[payload.len()..].fill(0);
     Ok(out)
+}
+
+fn bytes(n: usize) -> String {
+    if n == 1 { String::from("1 byte") } else { format!("{n} bytes") }
 }
 
 /// Reads the rewritten file back: the section holds the payload (zero-filled to `size`), and

@@ -168,9 +168,31 @@ fn coff_objects_grow_and_shrink() {
                 run(Command::new(&lld_link).args(["/dll", "/noentry", "/force:unresolved", "/nodefaultlib"]).arg(format!("/out:{}", dll.display())).arg(&out));
                 // The linker cuts the name to 8 characters.
                 assert_eq!(&dump_section(&objcopy, &dll, ".hip_fat", &s)[..payload.len()], &payload[..], "{name} {what}: linked DLL");
+                pe_section_is_rewritten_in_place(&read_back(&dll), &objcopy, &s);
             }
         }
     }
+}
+
+fn read_back(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+/// A linked PE (DLL): a smaller payload goes in place with a zero tail and the section keeps its
+/// size; a bigger one is refused.
+fn pe_section_is_rewritten_in_place(dll: &[u8], objcopy: &Path, s: &Scratch) {
+    let old = section(dll, ".hip_fat").to_vec();
+    let payload = &old[..old.len() / 3];
+    let r = replace_section(dll, ".hip_fat", payload).unwrap();
+    assert!(r.in_place && r.new_size == old.len() as u64 && r.bytes.len() == dll.len());
+    let dumped = dump_section(objcopy, &s.write("inplace.dll", &r.bytes), ".hip_fat", s);
+    assert_eq!(&dumped[..payload.len()], payload);
+    assert!(dumped[payload.len()..old.len()].iter().all(|&b| b == 0));
+    let mut bigger = old.clone();
+    bigger.extend_from_slice(&[0xee; 25]);
+    let e = replace_section(dll, ".hip_fat", &bigger).unwrap_err();
+    assert_eq!(e.found, format!("{} bytes, 25 bytes over", bigger.len()));
+    assert!(e.expected.contains("PE"), "{e}");
 }
 
 /// The committed Mach-O object (an offload binary added by llvm-objcopy as `__LLVM,__offloading`,
@@ -228,6 +250,15 @@ fn macho_object_middle_section_shrinks_but_does_not_grow() {
         let dylib = s.path("out.dylib");
         run(Command::new(ld64).args(["-arch", "x86_64", "-platform_version", "macos", "11.0", "11.0", "-dylib", "-undefined", "dynamic_lookup"]).arg(&out).arg("-o").arg(&dylib));
         assert_eq!(dump_section(&objcopy, &dylib, "__HIP,__hip_fatbin", &s), payload);
+        // In the linked library the section is rewritten in place, and cannot grow.
+        let linked = std::fs::read(&dylib).unwrap();
+        let r = replace_section(&linked, "__HIP,__hip_fatbin", &[9u8; 10]).unwrap();
+        assert!(r.in_place && r.new_size == 30);
+        let mut expected = vec![9u8; 10];
+        expected.resize(30, 0);
+        assert_eq!(dump_section(&objcopy, &s.write("inplace.dylib", &r.bytes), "__HIP,__hip_fatbin", &s), expected);
+        let e = replace_section(&linked, "__HIP,__hip_fatbin", &[1u8; 31]).unwrap_err();
+        assert_eq!(e.found, "31 bytes, 1 byte over");
     }
 }
 
