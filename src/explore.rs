@@ -50,7 +50,8 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
-    let head = input.read_bytes_at(0, len.min(64)).unwrap_or(&[]);
+    // 4096 bytes: a PE file is recognised by its NT headers, which follow the DOS stub.
+    let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
     if host::is_host_file(head) {
         ex.host_file(input, &mut root);
     } else if compressed::is_compressed(head) {

@@ -181,6 +181,10 @@ fn read_back(path: &Path) -> Vec<u8> {
 /// A linked PE (DLL): a smaller payload goes in place with a zero tail and the section keeps its
 /// size; a bigger one is refused.
 fn pe_section_is_rewritten_in_place(dll: &[u8], objcopy: &Path, s: &Scratch) {
+    // The explorer recognises the PE (its NT headers lie beyond the first 64 bytes) and finds
+    // the fat binary in its section rather than by scanning the whole file.
+    let tree = explore(dll, "out.dll", &Options::default());
+    assert!(tree.root.children.iter().any(|n| n.label.starts_with("section .hip_fat")), "{:#?}", tree.root);
     let old = section(dll, ".hip_fat").to_vec();
     let payload = &old[..old.len() / 3];
     let r = replace_section(dll, ".hip_fat", payload).unwrap();
