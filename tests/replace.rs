@@ -186,7 +186,13 @@ fn pe_section_is_rewritten_in_place(dll: &[u8], objcopy: &Path, s: &Scratch) {
     let tree = explore(dll, "out.dll", &Options::default());
     assert!(tree.root.children.iter().any(|n| n.label.starts_with("section .hip_fat")), "{:#?}", tree.root);
     let old = section(dll, ".hip_fat").to_vec();
-    let payload = &old[..old.len() / 3];
+    // A small valid payload: a compressed bundle holding only an empty host entry.
+    let host_only = Bundle::new(vec![("host-x86_64-pc-windows-msvc-".to_string(), std::borrow::Cow::Borrowed(&[][..]))], 1).unwrap().write().unwrap();
+    let payload = &compressed::compress(&host_only, Method::Zstd, None, 3).unwrap()[..];
+    assert!(payload.len() < old.len());
+    // A cut-off compressed bundle would not read back, and is refused.
+    let e = replace_section(dll, ".hip_fat", &payload[..payload.len() - 1]).unwrap_err();
+    assert_eq!(e.context, "rewritten file");
     let r = replace_section(dll, ".hip_fat", payload).unwrap();
     assert!(r.in_place && r.new_size == old.len() as u64 && r.bytes.len() == dll.len());
     let dumped = dump_section(objcopy, &s.write("inplace.dll", &r.bytes), ".hip_fat", s);
