@@ -46,6 +46,8 @@ const SHT_SYMTAB_SHNDX: u32 = 18;
 const SHT_CREL: u32 = 0x4000_0014;
 /// Section flag: occupies memory at run time.
 const SHF_ALLOC: u64 = 0x2;
+/// Section flag: the contents are compressed (an `Elf_Chdr` and compressed bytes).
+const SHF_COMPRESSED: u64 = 0x800;
 /// Section flag: not to be included in a linked image (what llvm-objcopy's `exclude` sets).
 pub const SHF_EXCLUDE: u64 = 0x8000_0000;
 const GRP_COMDAT: u32 = 1;
@@ -554,7 +556,7 @@ fn make_section<'a>(data: &'a [u8], r: &RawSection, names: &RawSection) -> Resul
         SHT_DYNSYM | SHT_DYNAMIC => return refuse("a dynamic section"),
         SHT_GROUP => Kind::Group { symtab: None, signature: None, flag_word: 0, members: Vec::new() },
         // Compressed sections keep their link and info exactly as read.
-        _ if r.flags & 0x800 != 0 => Kind::Raw(Cow::Borrowed(r.contents(data)?)),
+        _ if r.flags & SHF_COMPRESSED != 0 => Kind::Raw(Cow::Borrowed(r.contents(data)?)),
         _ => Kind::Data { bytes: Cow::Borrowed(r.contents(data)?), link: Link::None },
     };
     Ok(Section {
