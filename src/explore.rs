@@ -8,6 +8,7 @@
 
 use crate::archive;
 use crate::bundle;
+use crate::bundled_object;
 use crate::bytes::human_size;
 use crate::compressed;
 use crate::error::Error;
@@ -50,7 +51,8 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
-    let head = input.read_bytes_at(0, len.min(64)).unwrap_or(&[]);
+    // 4096 bytes: a PE file is recognised by its NT headers, which follow the DOS stub.
+    let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
     if host::is_host_file(head) {
         ex.host_file(input, &mut root, 0);
     } else if archive::is_archive(head) {
@@ -111,13 +113,7 @@ impl Explorer<'_> {
             node.field("index", s.index as u64, None);
             node.field("address", s.address, None);
             match &s.role {
-                SectionRole::BundleEntry(id) => {
-                    node.kind = NodeKind::BundleEntry;
-                    node.label = format!("{id} (section {}, {})", s.name, human_size(span.size));
-                    node.editable("id", id.as_str(), None);
-                    target_id::annotate_entry_id(&mut node, id);
-                    node.children = self.content(s.data, span, depth + 1);
-                }
+                SectionRole::BundleEntry(_) => continue, // grouped by bundled_object below
                 SectionRole::NvFatbin => {
                     node.field("format", "NVIDIA fatbin", None);
                     node.diag(Severity::Note, "NVIDIA fatbin sections are recognised but not decoded yet", None);
@@ -126,6 +122,19 @@ impl Explorer<'_> {
             }
             root.children.push(node);
         }
+        root.children.extend(self.bundled_object(&file.sections, depth));
+    }
+
+    /// The bundle entry sections of a bundled object as one bundle, device entries explored.
+    fn bundled_object(&mut self, sections: &[host::OffloadSection<'_>], depth: u32) -> Option<Node> {
+        let mut node = bundled_object::tree_node(sections)?;
+        let data = sections.iter().filter(|s| matches!(s.role, SectionRole::BundleEntry(_))).map(|s| s.data);
+        for (entry, bytes) in node.children.iter_mut().zip(data) {
+            if !bundled_object::is_host_placeholder(bytes) {
+                entry.children = self.content(bytes, entry.span, depth + 1);
+            }
+        }
+        Some(node)
     }
 
     /// A file that is one or more compressed bundles, read lazily so that listing a large one

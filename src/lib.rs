@@ -9,6 +9,7 @@ extern crate alloc;
 
 pub mod archive;
 pub mod bundle;
+pub mod bundled_object;
 pub mod bytes;
 pub mod error;
 pub mod explore;
@@ -20,7 +21,9 @@ pub use error::{Error, Result};
 pub mod compressed;
 pub mod compression;
 pub mod device_archive;
+pub mod elf_rel;
 pub mod offload_binary;
+pub mod replace;
 pub mod strtab;
 pub mod target_id;
 pub mod targets;

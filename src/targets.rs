@@ -47,7 +47,7 @@ pub fn collect(tree: &Tree) -> Vec<Target> {
 
 fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>) {
     match node.kind {
-        NodeKind::BundleEntry if text(node, "offload_kind") != "host" => out.push(target_of(node, chain, text(node, "id"))),
+        NodeKind::BundleEntry if text(node, "offload_kind") != "host" && !wraps_container(node) => out.push(target_of(node, chain, text(node, "id"))),
         NodeKind::OffloadEntry => {
             let id = alloc::format!("{}-{}", text(node, "triple"), text(node, "arch"));
             out.push(target_of(node, chain, id));
@@ -59,6 +59,12 @@ fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>) {
         visit(c, chain, out);
     }
     chain.pop();
+}
+
+/// An entry that holds another container (a bundled object's section holding a compressed
+/// bundle, say) is not itself a device image: the images are the entries inside it.
+fn wraps_container(entry: &Node) -> bool {
+    entry.children.iter().any(|c| matches!(c.kind, NodeKind::Bundle | NodeKind::TextBundle | NodeKind::CompressedBundle | NodeKind::OffloadBinary))
 }
 
 fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {

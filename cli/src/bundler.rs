@@ -5,6 +5,7 @@ use crate::fail::{Failure, InFile, Outcome};
 use crate::io::{read_all, write_atomic};
 use clap::Args;
 use offload::bundle::{self, Bundle};
+use offload::bundled_object::{self, EntryData};
 use offload::compressed;
 use offload::compression::Method;
 use offload::target_id::{self, EntryId};
@@ -125,7 +126,9 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
     let ids = standardized_targets(&a.targets)?;
     let contents: Vec<Vec<u8>> = inputs.iter().map(|p| read_all(p)).collect::<Outcome<_>>()?;
     if a.file_type == "o" {
-        refuse_object_host(&ids, &inputs, &contents)?;
+        if let Some(host) = object_host(&ids, &contents) {
+            return bundle_object(a, &ids, &inputs, &contents, host, outputs[0]);
+        }
     }
     let entries: Vec<(String, Cow<[u8]>)> = ids.into_iter().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
     let bytes = match text_bundle::comment_for_type(&a.file_type) {
@@ -140,19 +143,26 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
     write_atomic(outputs[0], &bytes)
 }
 
-/// Bundled objects (an ELF host object with one section per device entry) come in a later
-/// version; until then refuse rather than write a binary bundle the user did not ask for.
-fn refuse_object_host(ids: &[String], inputs: &[&Path], contents: &[Vec<u8>]) -> Outcome<()> {
-    for ((id, path), bytes) in ids.iter().zip(inputs).zip(contents) {
-        let is_host = EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false);
-        if is_host && offload::host::is_host_file(bytes) {
-            return Err(Failure::new(format!(
-                "{}: --type=o with an object file as host input makes a bundled object (device entries as ELF sections), which this version does not write yet; use --type=bc for a binary bundle",
-                path.display()
-            )));
-        }
+/// The position of the host input when it is an object file: clang-offload-bundler then makes a
+/// bundled object (the host object plus one section per entry) instead of a binary bundle.
+fn object_host(ids: &[String], contents: &[Vec<u8>]) -> Option<usize> {
+    ids.iter().zip(contents).position(|(id, bytes)| EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false) && offload::host::is_host_file(bytes))
+}
+
+/// Writes a bundled object, byte-identical to clang-offload-bundler 22's.
+fn bundle_object(a: &BundlerArgs, ids: &[String], inputs: &[&Path], contents: &[Vec<u8>], host: usize, output: &Path) -> Outcome<()> {
+    if a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1") {
+        eprintln!("offload: note: --compress does not apply to a bundled object: its entry sections are written uncompressed, as clang-offload-bundler 22 writes them");
     }
-    Ok(())
+    let entries: Vec<(&str, EntryData)> = ids
+        .iter()
+        .zip(contents)
+        .enumerate()
+        .map(|(i, (id, bytes))| (id.as_str(), if i == host { EntryData::Host } else { EntryData::Device(bytes) }))
+        .collect();
+    let bytes = bundled_object::write(&contents[host], &entries)
+        .map_err(|e| Failure::new(format!("{}: cannot make a bundled object from this host object: {e}", inputs[host].display())))?;
+    write_atomic(output, &bytes)
 }
 
 fn compress_bundle(a: &BundlerArgs, bytes: &[u8]) -> Outcome<Vec<u8>> {
@@ -175,6 +185,8 @@ fn compress_bundle(a: &BundlerArgs, bytes: &[u8]) -> Outcome<Vec<u8>> {
 enum Parsed<'a> {
     Binary(Bundle<'a>),
     Text(TextBundle<'a>),
+    /// A bundled object: entries are sections, in section order.
+    Object(Vec<bundled_object::Entry<'a>>),
     /// Not a bundle at all: the bundler then treats the whole input as the host entry.
     NotBundled,
 }
@@ -184,6 +196,7 @@ impl Parsed<'_> {
         match self {
             Parsed::Binary(b) => b.entries.iter().map(|e| e.id.as_str()).collect(),
             Parsed::Text(t) => t.entries.iter().map(|e| e.id.as_str()).collect(),
+            Parsed::Object(entries) => entries.iter().map(|e| e.id.as_str()).collect(),
             Parsed::NotBundled => Vec::new(),
         }
     }
@@ -191,6 +204,7 @@ impl Parsed<'_> {
         match self {
             Parsed::Binary(b) => b.entry(id).map(|e| e.data.as_ref()),
             Parsed::Text(t) => t.entry(id).map(|e| e.data.as_ref()),
+            Parsed::Object(entries) => entries.iter().find(|e| e.id == id).map(|e| e.data),
             Parsed::NotBundled => None,
         }
     }
@@ -210,9 +224,22 @@ fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Pars
         return Err(Failure::new(format!("{}: is an archive; unbundle it with --type=a (one device-specific archive per target); nothing written", path.display())));
     }
     if file_type == "o" && offload::host::is_host_file(data) {
-        return Err(Failure::new(format!("{}: unbundling a bundled object (ELF with __CLANG_OFFLOAD_BUNDLE__ sections) is not supported by this version yet", path.display())));
+        // An object without bundle sections is, for the bundler, the host entry itself.
+        let entries = bundled_object::entries(data).in_file(path)?;
+        return Ok(if entries.is_empty() { Parsed::NotBundled } else { Parsed::Object(entries) });
     }
     Ok(Parsed::NotBundled)
+}
+
+/// The bytes unbundled for entry `id`. In a bundled object the host entry's section holds only a
+/// placeholder byte and the host code is the object itself: what is unbundled is the object
+/// without its bundle sections, as clang-offload-bundler does.
+fn entry_bytes(path: &Path, data: &[u8], parsed: &Parsed, id: &str) -> Outcome<Vec<u8>> {
+    let bytes = parsed.data(id).unwrap_or(&[]);
+    if matches!(parsed, Parsed::Object(_)) && bundled_object::is_host_placeholder(bytes) {
+        return bundled_object::host_object(data).map_err(|e| Failure::new(format!("{}: cannot take the host object out of this bundled object: {e}", path.display())));
+    }
+    Ok(bytes.to_vec())
 }
 
 pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
@@ -245,15 +272,17 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
         let requested = EntryId::parse(target).map_err(|e| Failure::new(format!("invalid target '{target}': {e}")))?;
         let found = target_id::find_entry(&ids, &requested, a.hip_openmp_compatible);
         match (found, &parsed) {
-            (Some(id), _) => results.push((*out, parsed.data(id).unwrap_or(&[]).to_vec())),
-            (None, Parsed::NotBundled) if requested.is_host() => results.push((*out, data.clone())),
-            (None, Parsed::NotBundled) => results.push((*out, Vec::new())),
+            (Some(id), _) => results.push((*out, entry_bytes(path, &data, &parsed, id)?)),
+            // As clang-offload-bundler 22: an input without bundles is the host entry itself, but
+            // only with --allow-missing-bundles (otherwise every target is missing).
+            (None, Parsed::NotBundled) if a.allow_missing_bundles && requested.is_host() => results.push((*out, data.clone())),
             (None, _) if a.allow_missing_bundles => results.push((*out, Vec::new())),
             (None, _) => missing.push(target.as_str()),
         }
     }
     if !missing.is_empty() {
-        return Err(Failure::new(format!("{}: can't find bundles for {} (the file has: {})", path.display(), missing.join(" and "), ids.join(", "))));
+        let has = if ids.is_empty() { String::from("the input holds no bundle; --allow-missing-bundles takes it as the host entry") } else { format!("the file has: {}", ids.join(", ")) };
+        return Err(Failure::new(format!("{}: can't find bundles for {} ({has})", path.display(), missing.join(" and "))));
     }
     for (out, bytes) in results {
         write_atomic(out, &bytes)?;

@@ -8,6 +8,7 @@ mod fail;
 mod io;
 mod list;
 mod package;
+mod replace;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -36,6 +37,8 @@ enum Command {
     Compress(codec::CompressArgs),
     /// Decompress a compressed bundle (CCOB) into the bundle it holds.
     Decompress(codec::DecompressArgs),
+    /// Put new contents into an offload section of an object, executable or library.
+    ReplaceSection(replace::ReplaceArgs),
 }
 
 #[derive(Args)]
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Extract(a) => package::run_extract(&a),
         Command::Compress(a) => codec::run_compress(&a),
         Command::Decompress(a) => codec::run_decompress(&a),
+        Command::ReplaceSection(a) => replace::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
