@@ -109,6 +109,19 @@ pub struct BundleEntry<'a> {
     /// Where the entry's bytes start in the bundle.
     pub offset: u64,
     pub data: Cow<'a, [u8]>,
+    /// The ID's bytes as read, when they are not UTF-8 (`id` is then a lossy decoding): written
+    /// back as they were while `id` is left as read.
+    pub raw_id: Option<Cow<'a, [u8]>>,
+}
+
+impl BundleEntry<'_> {
+    /// The bytes the writer puts in the header for this entry's ID.
+    pub fn id_bytes(&self) -> &[u8] {
+        match &self.raw_id {
+            Some(raw) if String::from_utf8_lossy(raw) == self.id => raw,
+            _ => self.id.as_bytes(),
+        }
+    }
 }
 
 /// A binary bundle: its entries in header order, and any non-zero bytes the header does not
@@ -126,7 +139,7 @@ impl<'a> Bundle<'a> {
     /// A new bundle laid out as clang-offload-bundler lays it out with `--bundle-align=align`.
     pub fn new(entries: Vec<(String, Cow<'a, [u8]>)>, align: u64) -> Result<Self> {
         let mut bundle = Bundle {
-            entries: entries.into_iter().map(|(id, data)| BundleEntry { id, offset: 0, data }).collect(),
+            entries: entries.into_iter().map(|(id, data)| BundleEntry { id, offset: 0, data, raw_id: None }).collect(),
             size: 0,
             unused: Vec::new(),
         };
@@ -143,7 +156,8 @@ impl<'a> Bundle<'a> {
                 return Err(Error::new(e.header_at, "bundle entry offset", "a non-zero offset", "0"));
             }
             let bytes = slice_at(data, e.offset, e.size, e.header_at, "bundle entry range")?;
-            entries.push(BundleEntry { id: e.id.clone(), offset: e.offset, data: Cow::Borrowed(bytes) });
+            let raw_id = e.id_lossy.then(|| Cow::Borrowed(&data[(e.header_at + ENTRY_HEADER) as usize..][..e.id_len as usize]));
+            entries.push(BundleEntry { id: e.id.clone(), offset: e.offset, data: Cow::Borrowed(bytes), raw_id });
         }
         let unused = nonzero_unused_ranges(data, &header)
             .into_iter()
@@ -168,7 +182,7 @@ impl<'a> Bundle<'a> {
     }
 
     pub fn header_size(&self) -> u64 {
-        self.entries.iter().fold(FIXED_HEADER, |n, e| n + ENTRY_HEADER + e.id.len() as u64)
+        self.entries.iter().fold(FIXED_HEADER, |n, e| n + ENTRY_HEADER + e.id_bytes().len() as u64)
     }
 
     /// Bytes the written bundle takes.
@@ -193,8 +207,8 @@ impl<'a> Bundle<'a> {
         for e in &self.entries {
             put(&e.offset.to_le_bytes(), &mut out);
             put(&(e.data.len() as u64).to_le_bytes(), &mut out);
-            put(&(e.id.len() as u64).to_le_bytes(), &mut out);
-            put(e.id.as_bytes(), &mut out);
+            put(&(e.id_bytes().len() as u64).to_le_bytes(), &mut out);
+            put(e.id_bytes(), &mut out);
         }
         for (at, bytes) in &self.unused {
             let at = *at as usize;
@@ -237,7 +251,12 @@ impl<'a> Bundle<'a> {
             entries: self
                 .entries
                 .into_iter()
-                .map(|e| BundleEntry { id: e.id, offset: e.offset, data: Cow::Owned(e.data.into_owned()) })
+                .map(|e| BundleEntry {
+                    id: e.id,
+                    offset: e.offset,
+                    data: Cow::Owned(e.data.into_owned()),
+                    raw_id: e.raw_id.map(|r| Cow::Owned(r.into_owned())),
+                })
                 .collect(),
             size: self.size,
             unused: self.unused.into_iter().map(|(at, b)| (at, Cow::Owned(b.into_owned()))).collect(),

@@ -95,6 +95,11 @@ pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
         };
         let Some(role) = section_role(segment, name) else { continue };
         let Some((file_offset, size)) = section.file_range() else { continue };
+        if size == 0 && file_offset > input.len().unwrap_or(0) {
+            // An empty section may claim any offset; there is nothing to show, and a span past
+            // the end of the file would mislead.
+            continue;
+        }
         let data = section.data().map_err(|e| {
             Error::new(file_offset, "offload section", format!("{size} bytes of section `{name}`"), e.to_string())
         })?;

@@ -2088,7 +2088,8 @@ mod tests {
 
     #[test]
     fn diagnostics_point_into_the_id() {
-        let span = Span::new(0, 100, 40);
+        // The span of the ID's bytes: 45 of them at offset 100.
+        let span = Span::new(0, 100, 45);
         let d = entry_id_diagnostics("hip-amdgcn-amd-amdhsa--gfx90a:xnack+:sramecc-", Some(span));
         assert_eq!(d[0].span, Some(Span::new(0, 123, 22)));
         let d = entry_id_diagnostics("cuda-nvptx64-nvidia-cuda--sm_70", Some(span));

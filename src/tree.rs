@@ -25,8 +25,11 @@ impl Span {
         self.offset.saturating_add(self.size)
     }
 
-    /// A span `offset..offset+size` relative to the start of this one.
+    /// A span `offset..offset+size` relative to the start of this one, cut to lie within it:
+    /// offsets and sizes come from the input, and the views draw spans without checking them.
     pub fn sub(&self, offset: u64, size: u64) -> Span {
+        let offset = offset.min(self.size);
+        let size = size.min(self.size - offset);
         Span { space: self.space, offset: self.offset.saturating_add(offset), size }
     }
 }
