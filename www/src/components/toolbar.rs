@@ -1,0 +1,94 @@
+//! The top bar: open a file, open a sample, show or hide views, keyboard shortcuts.
+
+use super::app::{FileRequest, SAMPLES_MENU_ID};
+use crate::samples::samples;
+use crate::state::{Action, View};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ToolbarProps {
+    pub views: [bool; 5],
+    pub on_action: Callback<Action>,
+    pub on_file: Callback<FileRequest>,
+}
+
+#[function_component]
+pub fn Toolbar(props: &ToolbarProps) -> Html {
+    let pick = props.on_file.reform(|_: MouseEvent| FileRequest::PickFile);
+    let help = props.on_action.reform(|_: MouseEvent| Action::Help(true));
+    html! {
+        <header class="toolbar">
+            <h1 class="brand">{"Offload Explorer"}</h1>
+            <button type="button" onclick={pick} title="Open files (o)">{"Open file…"}</button>
+            <SampleMenu on_file={props.on_file.clone()} />
+            <div class="view-toggles" role="group" aria-label="Views">
+                { for View::ALL.iter().map(|&v| {
+                    let pressed = props.views[v as usize];
+                    let onclick = props.on_action.reform(move |_: MouseEvent| Action::ToggleView(v));
+                    html! {
+                        <button type="button" class="toggle" aria-pressed={pressed.to_string()} {onclick}
+                            title={format!("Show or hide the {} ({})", v.name().to_lowercase(), v.key())}>
+                            { v.name() }
+                        </button>
+                    }
+                }) }
+            </div>
+            <span class="privacy">{"Files are read in this browser; nothing is uploaded."}</span>
+            <button type="button" class="help-button" onclick={help} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">{"?"}</button>
+        </header>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct SampleMenuProps {
+    pub on_file: Callback<FileRequest>,
+}
+
+/// A disclosure menu of the samples shipped with the page.
+#[function_component]
+pub fn SampleMenu(props: &SampleMenuProps) -> Html {
+    let details = use_node_ref();
+    let close = {
+        let details = details.clone();
+        move || {
+            if let Some(d) = details.cast::<web_sys::Element>() {
+                let _ = d.remove_attribute("open");
+            }
+        }
+    };
+    let onkeydown = {
+        let close = close.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                close();
+                if let Some(summary) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|d| d.query_selector("summary").ok().flatten()) {
+                    let _ = summary.unchecked_into::<web_sys::HtmlElement>().focus();
+                }
+            }
+        })
+    };
+    html! {
+        <details class="menu" id={SAMPLES_MENU_ID} ref={details} {onkeydown}>
+            <summary title="Open a sample (s)">{"Open sample"}</summary>
+            <ul class="menu-list" aria-label="Samples">
+                { for samples().into_iter().map(|s| {
+                    let on_file = props.on_file.clone();
+                    let close = close.clone();
+                    let onclick = Callback::from(move |_: MouseEvent| {
+                        close();
+                        on_file.emit(FileRequest::OpenSample(s.file));
+                    });
+                    html! {
+                        <li>
+                            <button type="button" class="sample" {onclick} data-sample={s.file}>
+                                <span class="sample-file">{ s.file }</span>
+                                <span class="sample-title">{ s.title }</span>
+                            </button>
+                        </li>
+                    }
+                }) }
+            </ul>
+        </details>
+    }
+}
