@@ -213,7 +213,8 @@ fn use_drag_and_drop(set_dragging: UseStateSetter<bool>, open_files: Callback<Fi
 fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, active: Rc<RefCell<Option<TabId>>>) {
     use_effect_with((), move |_| {
         let document = gloo_utils::document();
-        let listener = EventListener::new(&document, "keydown", move |e| {
+        // Not passive (gloo's default): a handled key must not also type into what it focused.
+        let listener = EventListener::new_with_options(&document, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
             let e: &KeyboardEvent = e.unchecked_ref();
             if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() || typing(e) {
                 return;
