@@ -400,6 +400,7 @@ test('the page stays responsive while a large file is explored, and exploring ca
   assert.equal(await page.locator('[role=tab]', { hasText: 'zeros.bin' }).locator('.status-dot.loading').count(), 1,
     'the large file is still being explored meanwhile');
   await page.locator('[role=tab]', { hasText: 'zeros.bin' }).click();
+  await page.locator('.progress-panel').waitFor();
   await shot('12-progress');
   await page.locator('button.cancel').click();
   await page.locator('.notice', { hasText: 'was cancelled' }).waitFor();

@@ -375,7 +375,7 @@ fn GoToOffset(props: &GoToProps) -> Html {
     html! {
         <form class="goto" {onsubmit} role="search" aria-label="Go to offset">
             <input id={GOTO_ID} ref={input} type="text" inputmode="text" autocomplete="off" spellcheck="false"
-                placeholder="offset: 0x1000 or 4096" aria-label="Offset to go to, hex (0x1000) or decimal"
+                placeholder="0x1000 or 4096" aria-label="Offset to go to, hex (0x1000) or decimal"
                 aria-invalid={problem.is_some().then_some("true")} aria-describedby="goto-problem" />
             <button type="submit">{"Go"}</button>
             <span id="goto-problem" class="problem" aria-live="polite">{ (*problem).clone().unwrap_or_default() }</span>

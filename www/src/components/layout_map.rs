@@ -13,7 +13,7 @@ use yew::prelude::*;
 
 /// Width of the drawing in SVG units (stretched to the panel's width).
 const WIDTH: f64 = 1000.0;
-const ROW: f64 = 14.0;
+const ROW: f64 = 10.0;
 /// Narrowest region drawn, so that a 4-byte header in a 1 GiB file can still be clicked.
 const MIN_WIDTH: f64 = 2.0;
 
@@ -69,7 +69,7 @@ fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>) -> Html {
                 { &space.label }{ format!(", {}", human_size(space.size)) }{ origin.unwrap_or_default() }
             </figcaption>
             <svg class="map" viewBox={format!("0 0 {WIDTH} {height}")} preserveAspectRatio="none"
-                height={format!("{}", height * 1.4)} role="img"
+                height={format!("{height}")} role="img"
                 aria-label={format!("Layout of space {}: {} regions", map.space, map.regions.len())}>
                 { for map.regions.iter().map(|r| {
                     let n = &doc.nodes[r.node];
@@ -79,7 +79,7 @@ fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>) -> Html {
                         <rect class={classes!("region", format!("kind-{}", n.kind), is_selected.then_some("selected"), in_selection.then_some("in-selection"))}
                             data-node={r.node.to_string()}
                             x={format!("{:.3}", r.x * WIDTH)} y={format!("{:.1}", r.level as f64 * ROW)}
-                            width={format!("{:.3}", (r.width * WIDTH).max(MIN_WIDTH))} height={format!("{:.1}", ROW - 2.0)}
+                            width={format!("{:.3}", (r.width * WIDTH).max(MIN_WIDTH))} height={format!("{:.1}", ROW - 1.0)}
                             vector-effect="non-scaling-stroke">
                             <title>{ format!("{}\n{} at {} in space {}, {} ({} bytes)", n.label, n.kind, hex_offset(n.span.offset), n.span.space, human_size(n.span.size), n.span.size) }</title>
                         </rect>

@@ -3,6 +3,7 @@
 
 use super::app::FileRequest;
 use crate::format::human_size;
+use crate::session::now_ms;
 use crate::state::{Status, Tab};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -24,7 +25,7 @@ pub fn Loading(props: &LoadingProps) -> Html {
     let id = tab.id;
     match &tab.status {
         Status::Loading { stage, bytes_read } => html! {
-            <DelayedProgress key={id} name={tab.name.clone()} size={tab.size} stage={stage.clone()} bytes_read={*bytes_read}
+            <DelayedProgress key={id} name={tab.name.clone()} size={tab.size} stage={stage.clone()} bytes_read={*bytes_read} opened_at={tab.opened_at}
                 on_cancel={props.on_file.reform(move |_| FileRequest::Cancel(id))} />
         },
         Status::Failed(message) => html! {
@@ -56,23 +57,29 @@ pub struct DelayedProgressProps {
     pub size: u64,
     pub stage: String,
     pub bytes_read: u64,
+    /// `performance.now()` when the file was opened: the delay counts from then, so switching
+    /// back to a busy tab shows its progress at once.
+    pub opened_at: f64,
     pub on_cancel: Callback<()>,
 }
 
 #[function_component]
 pub fn DelayedProgress(props: &DelayedProgressProps) -> Html {
-    let shown = use_state(|| false);
+    let remaining_ms = PROGRESS_DELAY.as_secs_f64() * 1000.0 - (now_ms() - props.opened_at);
+    let shown = use_state(|| remaining_ms <= 0.0);
     {
         let shown = shown.clone();
         use_effect_with((), move |_| {
             let alive = Rc::new(Cell::new(true));
-            let still = alive.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                yew::platform::time::sleep(PROGRESS_DELAY).await;
-                if still.get() {
-                    shown.set(true);
-                }
-            });
+            if !*shown {
+                let still = alive.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    yew::platform::time::sleep(Duration::from_secs_f64(remaining_ms.max(0.0) / 1000.0)).await;
+                    if still.get() {
+                        shown.set(true);
+                    }
+                });
+            }
             move || alive.set(false)
         });
     }

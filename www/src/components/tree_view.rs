@@ -113,7 +113,7 @@ fn item(props: &TreeProps, id: NodeId, pos: usize, set_size: usize) -> Html {
             aria-posinset={pos.to_string()} aria-setsize={set_size.to_string()}
             aria-selected={selected.to_string()} aria-expanded={has_children.then(|| expanded.to_string())}>
             <div class={classes!("row", selected.then_some("selected"))} data-node={id.to_string()}
-                title={format!("{} · space {} · {:#x} · {}", n.kind, n.span.space, n.span.offset, human_size(n.span.size))}>
+                title={format!("{}\n{} in space {} at {:#x}, {}", n.label, n.kind, n.span.space, n.span.offset, human_size(n.span.size))}>
                 if has_children {
                     <span class="twisty" data-toggle={id.to_string()} aria-hidden="true">{ if expanded { "▾" } else { "▸" } }</span>
                 } else {
