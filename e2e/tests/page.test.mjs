@@ -316,6 +316,102 @@ test('clicking a byte selects the innermost node there and go-to-offset jumps', 
   await page.locator('section.inspector').screenshot({ path: join(SHOTS, '06-inspector.png') });
 });
 
+test('a damaged file shows its error in place, with the byte offset, and stays explorable', async (t) => {
+  const work = mkdtempSync(join(tmpdir(), 'offload-damaged-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  // Corrupt 16 bytes in the middle of the compressed payload of a real HIP object.
+  const good = join(FIXTURES, 'hip_elf_2arch_compressed.o');
+  const payload = walk(cliList(good).root).find((n) => n.kind === 'compressed-payload');
+  const bytes = readFileSync(good);
+  const at = payload.offset + (payload.size >> 1);
+  for (let i = at; i < at + 16; i++) bytes[i] ^= 0x5a;
+  const damaged = join(work, 'damaged.o');
+  writeFileSync(damaged, bytes);
+  const errors = walk(cliList(damaged).root).flatMap((n) => n.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ node: n, d })));
+  assert.ok(errors.length > 0, 'our CLI reports the damage');
+
+  await dropFile(damaged);
+  await waitExplored('damaged.o');
+  assert.equal(await page.locator('[role=tab][aria-selected=true] .status-dot.error').count(), 1, 'the tab says the file has errors');
+  const shown = await page.locator('.diagnostics li.diagnostic.error').allTextContents();
+  assert.equal(shown.length, errors.length);
+  for (const [i, { d }] of errors.entries()) {
+    assert.ok(shown[i].includes(d.message), `${shown[i]} tells ${d.message}`);
+    assert.ok(shown[i].includes(`at 0x${d.span.offset.toString(16)} (space ${d.span.space})`), shown[i]);
+  }
+  // The rest of the file is still there: the section and the bundle's header are in the tree,
+  // the node with the error is marked, and the error's location opens in the hex view.
+  await page.locator('[role=treeitem] > .row', { hasText: 'section .hip_fatbin' }).waitFor();
+  assert.ok((await page.locator('[role=treeitem] .badge.error').count()) >= 1);
+  await page.locator('.diagnostics li.diagnostic.error button.where').first().click();
+  await page.locator(`#hex-grid[data-space="${errors[0].d.span.space}"] .byte.cursor[data-offset="${errors[0].d.span.offset}"]`).waitFor();
+  assert.equal(await page.locator('.inspector .node-label').textContent(), errors[0].node.label);
+  await shot('13-damaged-file');
+});
+
+test('the file picker opens files too (o)', async () => {
+  const chooser = page.waitForEvent('filechooser');
+  await page.locator('#tree').focus().catch(() => {});
+  await page.keyboard.press('o');
+  const fc = await chooser;
+  assert.ok(fc.isMultiple(), 'several files can be picked at once');
+  await fc.setFiles([join(FIXTURES, 'sycl_elf.o'), join(FIXTURES, 'offbin_cuda_ptx.offbin')]);
+  for (const f of ['sycl_elf.o', 'offbin_cuda_ptx.offbin']) {
+    await page.locator('[role=tab]', { hasText: f }).click();
+    await waitExplored(f);
+    assert.deepEqual(await pageTargets(), cliList(join(FIXTURES, f)).targets.map((x) => x.target_id), f);
+  }
+});
+
+test('a 1 GiB file: the hex view renders only the rows on screen and reaches the last byte', async () => {
+  // A real HIP object followed by 1 GiB of zeros (ELF readers ignore trailing bytes): the
+  // explorer reads only headers and sections, and the hex view scrolls the whole file.
+  const fixture = readFileSync(join(FIXTURES, 'hip_elf_2arch_compressed.o')).toString('base64');
+  const size = await page.evaluate((data) => {
+    const head = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const file = new File([head, new Uint8Array(1 << 30)], 'huge.o');
+    const dt = new DataTransfer();
+    dt.items.add(file);
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    return file.size;
+  }, fixture);
+  await waitExplored('huge.o');
+  assert.equal((await pageTargets()).length, 2);
+  await page.locator('#hex-grid').focus();
+  await page.keyboard.press('End');
+  const lastRow = Math.floor((size - 1) / 16) * 16;
+  await page.locator(`#hex-grid .hex-bytes .byte[data-offset="${size - 1}"]`).waitFor();
+  const rows = await page.locator('#hex-grid .hex-row .hex-offset').allTextContents();
+  assert.ok(rows.length > 5 && rows.length < 80, `${rows.length} rows rendered`);
+  assert.equal(parseInt(rows.at(-1), 16), lastRow, 'End shows the last row');
+  assert.equal(await page.locator(`#hex-grid .hex-bytes .byte[data-offset="${size - 1}"]`).textContent(), '00');
+  // Row by row, even though one pixel of the scrollbar stands for many rows here.
+  const top = parseInt(rows[0], 16);
+  await page.keyboard.press('ArrowUp');
+  await page.waitForFunction((want) => parseInt(document.querySelector('#hex-grid .hex-row .hex-offset').textContent, 16) === want, top - 16);
+  // Jump to the middle.
+  const middle = 0x20000000;
+  await page.locator('#goto-offset').fill('0x20000000');
+  await page.keyboard.press('Enter');
+  await page.locator(`#hex-grid .byte.cursor[data-offset="${middle}"]`).waitFor();
+  await page.locator('#hex-grid').focus();
+  await page.keyboard.press('Home');
+  await page.locator('#hex-grid .hex-bytes .byte[data-offset="0"]').waitFor();
+  assert.equal(await page.locator('#hex-grid .hex-bytes .byte[data-offset="0"]').textContent(), '7f');
+  await page.keyboard.press('w');
+});
+
+test('every control has an accessible name', async () => {
+  const unnamed = await page.evaluate(() => {
+    const name = (el) => (el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || '').trim()
+      || (el.getAttribute('aria-labelledby') && document.getElementById(el.getAttribute('aria-labelledby'))?.textContent.trim());
+    return [...document.querySelectorAll('button, input, select, summary, [role=tab], [role=treeitem], [role=tree], [tabindex="0"]')]
+      .filter((el) => !name(el))
+      .map((el) => el.outerHTML.slice(0, 120));
+  });
+  assert.deepEqual(unnamed, []);
+});
+
 test('the tree can be used with the keyboard alone', async () => {
   const file = 'libhip_3tu_compressed.so';
   await page.locator('[role=tab]', { hasText: file }).click();
