@@ -468,8 +468,20 @@ test('views toggle, the shortcuts dialog lists the keys, dark theme follows the 
   assert.ok((await dialog.locator('tr').count()) >= 14);
   assert.match(await dialog.textContent(), /Go to an offset/);
   await shot('10-shortcuts');
+  await page.keyboard.press('1');
+  assert.equal(await page.locator('section.summary').count(), 1, 'keys meant for the page do nothing while the dialog is open');
   await page.keyboard.press('Escape');
   await page.locator('dialog.help[open]').waitFor({ state: 'detached' });
+  // s opens the samples menu with its first sample focused; Escape closes it, and so does a click elsewhere.
+  await page.keyboard.press('s');
+  await page.locator('#samples-menu[open]').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.sample), samples()[0]);
+  await page.keyboard.press('Escape');
+  await page.locator('#samples-menu[open]').waitFor({ state: 'detached' });
+  await page.locator('#samples-menu > summary').click();
+  await page.locator('#samples-menu[open]').waitFor();
+  await page.locator('section.inspector').click({ position: { x: 5, y: 5 } });
+  await page.locator('#samples-menu[open]').waitFor({ state: 'detached' });
   await page.emulateMedia({ colorScheme: 'dark' });
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(bg, 'rgb(20, 23, 28)', 'dark background');

@@ -73,7 +73,7 @@ impl From<offload::tree::Severity> for Severity {
 }
 
 /// A decoded field value, as the core gives it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FieldValue {
     Null,
     Bool(bool),
@@ -108,7 +108,7 @@ impl From<&Value> for FieldValue {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldInfo {
     pub name: String,
     pub value: FieldValue,
@@ -119,14 +119,14 @@ pub struct FieldInfo {
     pub raw: Option<Vec<u8>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     pub message: String,
     pub span: Option<Span>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeInfo {
     /// The core's stable kind name (`section`, `bundle-entry`, ...): drives colours and legend.
     pub kind: String,
@@ -143,7 +143,7 @@ pub struct NodeInfo {
     pub worst: Option<Severity>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpaceInfo {
     pub label: String,
     pub size: u64,
@@ -154,7 +154,7 @@ pub struct SpaceInfo {
     pub available: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub target_id: String,
     pub offload_kind: String,
@@ -171,15 +171,16 @@ pub struct TargetInfo {
 }
 
 /// Everything the page shows about one file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Doc {
     pub name: String,
     pub size: u64,
     pub spaces: Vec<SpaceInfo>,
     pub nodes: Vec<NodeInfo>,
     pub targets: Vec<TargetInfo>,
-    /// Time the worker spent exploring, in milliseconds.
-    pub explore_ms: f64,
+    /// Time the worker spent exploring, in microseconds. (An integer, so that `Doc` is `Eq` and
+    /// an `Rc<Doc>` compares by pointer first: the views' props compare in constant time.)
+    pub explore_us: u64,
 }
 
 impl Doc {
@@ -205,7 +206,7 @@ impl Doc {
             spaces,
             nodes,
             targets: Vec::new(),
-            explore_ms: 0.0,
+            explore_us: 0,
         };
         doc.targets = targets.iter().map(|t| doc.target_info(t)).collect();
         doc

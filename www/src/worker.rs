@@ -115,7 +115,7 @@ fn explore_file(name: &str, file: Blob, kept: &RefCell<Option<Explored>>) -> Doc
         }
     };
     let mut doc = Doc::from_tree(&tree, &targets, &read_raw);
-    doc.explore_ms = js_sys::Date::now() - started;
+    doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
     *kept.borrow_mut() = Some(Explored { tree, file });
     doc
 }

@@ -242,10 +242,11 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, act
     });
 }
 
-/// Whether a key press is text going into a form field.
+/// Whether a key press is text going into a form field, or meant for the open dialog.
 fn typing(e: &KeyboardEvent) -> bool {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
-    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable]").ok().flatten().is_some()
+    // Inside the open shortcuts dialog only its own keys (Escape) apply.
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable], dialog").ok().flatten().is_some()
 }
 
 pub fn open_samples_menu() {

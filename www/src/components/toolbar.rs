@@ -68,6 +68,20 @@ pub fn SampleMenu(props: &SampleMenuProps) -> Html {
             }
         })
     };
+    // A click anywhere else closes the menu, as menus do.
+    {
+        let details = details.clone();
+        use_effect_with((), move |_| {
+            let listener = gloo_events::EventListener::new(&gloo_utils::document(), "click", move |e| {
+                let Some(menu) = details.cast::<web_sys::Element>() else { return };
+                let inside = e.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()).is_some_and(|n| menu.contains(Some(&n)));
+                if !inside {
+                    let _ = menu.remove_attribute("open");
+                }
+            });
+            move || drop(listener)
+        });
+    }
     html! {
         <details class="menu" id={SAMPLES_MENU_ID} ref={details} {onkeydown}>
             <summary title="Open a sample (s)">{"Open sample"}</summary>
