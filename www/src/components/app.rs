@@ -246,7 +246,7 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, act
 fn typing(e: &KeyboardEvent) -> bool {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
     // Inside the open shortcuts dialog only its own keys (Escape) apply.
-    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable], dialog").ok().flatten().is_some()
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable], dialog[open]").ok().flatten().is_some()
 }
 
 pub fn open_samples_menu() {
