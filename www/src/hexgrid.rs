@@ -120,7 +120,7 @@ mod tests {
         // Round trip: scrolling to a row shows that row.
         for row in [0, 1, 12345, g.rows / 2, last_first - 1, last_first] {
             let top = g.scroll_top_for(row, VIEW);
-            assert!(top >= 0.0 && top <= MAX_SPACER - VIEW);
+            assert!((0.0..=MAX_SPACER - VIEW).contains(&top));
             let back = g.first_row(top, VIEW);
             assert!(back.abs_diff(row) <= 1, "row {row} came back as {back}");
         }

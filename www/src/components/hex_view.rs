@@ -4,7 +4,9 @@
 //! node there; "go to offset" jumps anywhere.
 
 use crate::bytes::Bytes;
-use crate::format::{ascii, hex_offset, human_size, parse_offset};
+use super::goto_offset::GoToOffset;
+use super::space_picker::SpacePicker;
+use crate::format::{ascii, human_size};
 use crate::hexgrid::{Grid, BYTES_PER_ROW};
 use crate::model::{Doc, NodeId, Span};
 use crate::state::{Action, HexState};
@@ -12,7 +14,7 @@ use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, HtmlInputElement, KeyboardEvent, WheelEvent};
+use web_sys::{Element, HtmlElement, KeyboardEvent, WheelEvent};
 use yew::prelude::*;
 
 pub const HEX_GRID_ID: &str = "hex-grid";
@@ -320,65 +322,4 @@ fn scroll_to_row(scroller: &NodeRef, ctl: &Rc<RefCell<ScrollCtl>>, first: &UseSt
     drop(c);
     el.set_scroll_top(top as i32);
     first.set(row);
-}
-
-#[derive(Properties, PartialEq)]
-struct SpacePickerProps {
-    doc: Rc<Doc>,
-    space: u32,
-    on_action: Callback<Action>,
-}
-
-#[function_component]
-fn SpacePicker(props: &SpacePickerProps) -> Html {
-    let onchange = props.on_action.reform(|e: Event| {
-        let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-        Action::ShowSpace(select.value().parse().unwrap_or(0))
-    });
-    html! {
-        <select class="space-picker" aria-label="Byte space shown" {onchange}>
-            { for props.doc.spaces.iter().enumerate().map(|(i, s)| html! {
-                <option value={i.to_string()} selected={i as u32 == props.space}>
-                    { format!("space {i}: {} ({})", s.label, human_size(s.size)) }
-                </option>
-            }) }
-        </select>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct GoToProps {
-    size: u64,
-    on_action: Callback<Action>,
-}
-
-/// "Go to offset": hex (`0x1000`, `1000h`) or decimal (`4096`).
-#[function_component]
-fn GoToOffset(props: &GoToProps) -> Html {
-    let input = use_node_ref();
-    let problem = use_state(|| None::<String>);
-    let onsubmit = {
-        let (input, problem, on_action, size) = (input.clone(), problem.clone(), props.on_action.clone(), props.size);
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            let Some(field) = input.cast::<HtmlInputElement>() else { return };
-            match parse_offset(&field.value()) {
-                Ok(offset) if offset < size => {
-                    problem.set(None);
-                    on_action.emit(Action::GoTo(offset));
-                }
-                Ok(offset) => problem.set(Some(format!("{} is past the end of this space ({} bytes)", hex_offset(offset), size))),
-                Err(why) => problem.set(Some(why)),
-            }
-        })
-    };
-    html! {
-        <form class="goto" {onsubmit} role="search" aria-label="Go to offset">
-            <input id={GOTO_ID} ref={input} type="text" inputmode="text" autocomplete="off" spellcheck="false"
-                placeholder="0x1000 or 4096" aria-label="Offset to go to, hex (0x1000) or decimal"
-                aria-invalid={problem.is_some().then_some("true")} aria-describedby="goto-problem" />
-            <button type="submit">{"Go"}</button>
-            <span id="goto-problem" class="problem" aria-live="polite">{ (*problem).clone().unwrap_or_default() }</span>
-        </form>
-    }
 }

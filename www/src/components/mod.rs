@@ -2,14 +2,21 @@
 //! state as props and reports what the user does as [`crate::state::Action`]s.
 
 pub mod app;
+pub mod container_chain;
+pub mod diagnostics_list;
 pub mod drop_overlay;
+pub mod goto_offset;
 pub mod help_dialog;
 pub mod hex_view;
 pub mod inspector;
 pub mod layout_map;
 pub mod loading;
+pub mod progress;
+pub mod sample_menu;
+pub mod space_picker;
 pub mod summary;
 pub mod tab_bar;
+pub mod target_table;
 pub mod tab_view;
 pub mod toolbar;
 pub mod tree_view;
