@@ -490,7 +490,9 @@ test('views toggle, the shortcuts dialog lists the keys, dark theme follows the 
 });
 
 test('the page stays responsive while a large file is explored, and exploring can be cancelled', async () => {
-  // 512 MiB of zeros: no container, so the explorer reads and scans all of it.
+  // 512 MiB of zeros: no container, so the explorer reads all of it and scans every byte for a
+  // magic number, which takes seconds; the page's own round trip below takes a fraction of that,
+  // and the large file must still be loading when it is done.
   const size = 512 << 20;
   await page.evaluate((size) => {
     const dt = new DataTransfer();
