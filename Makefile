@@ -1,11 +1,26 @@
-# Offload Explorer. `make test` installs what it needs (Debian clang-22/llvm-22, Rust targets)
-# and runs every test; `make bench` compares the CLI with the reference tools.
+# Offload Explorer. `make serve` builds the web page and serves it; `make test` installs what it
+# needs (Debian clang-22/llvm-22, Chromium, Rust targets, Trunk, wasm-bindgen, npm tools) and
+# runs every test; `make bench` compares the CLI with the reference tools.
 LLVM_BIN ?= /usr/lib/llvm-22/bin
 export LLVM_BIN
+# Project-local web tools (wasm-opt from npm) and cargo-installed ones (trunk, wasm-bindgen)
+# come first on PATH.
+export PATH := $(CURDIR)/tools/web/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test deps build unit wasm-core bench fixtures fuzz clean
+# `make serve`: where the page is served, and the public URL it is built for.
+HOST ?= 127.0.0.1
+PORT ?= 8080
+PUBLIC_URL ?= /
+DIST ?= dist
+# The end-to-end tests serve the release build from a sub-path, as a static host would.
+E2E_PUBLIC_URL ?= /some/sub/path/
+E2E_DIST ?= target/e2e-dist
 
-test: deps build unit wasm-core
+
+.PHONY: test deps build unit wasm-core bench fixtures fuzz clean \
+	serve web web-deps web-test-deps samples web-test e2e
+
+test: deps build unit wasm-core web-test e2e
 	@echo "make test: all passed"
 
 deps:
@@ -15,7 +30,8 @@ build:
 	cargo build --release --workspace
 
 # Unit, integration, round-trip and differential tests (the differential suite prints its seed;
-# replay one with OFFLOAD_DIFF_SEED=<seed> make test).
+# replay one with OFFLOAD_DIFF_SEED=<seed> make test). Includes the web page's browser-free
+# logic (www: model, reducer, geometry), which builds natively.
 unit:
 	cargo test --release --workspace
 
@@ -24,9 +40,9 @@ wasm-core:
 	cargo build --release -p offload --no-default-features --target wasm32-unknown-unknown
 	cargo build --release -p offload --no-default-features --features zlib,zstd,serde --target wasm32-unknown-unknown
 
-
 fixtures:
 	tests/fixtures/generate.sh
+	@scripts/copy-samples.sh
 
 # Every fuzz target for FUZZ_SECONDS each (default 600), on nightly; findings land in
 # tests/fuzz_regressions/, which `make test` replays.
@@ -36,5 +52,36 @@ fuzz:
 bench: deps build
 	python3 scripts/bench.py
 
+# ---------------------------------------------------------------- web page --
+web-deps:
+	@scripts/install-web-deps.sh
+
+web-test-deps:
+	@scripts/install-web-deps.sh --test
+
+samples:
+	@scripts/copy-samples.sh
+
+# Release build of the page into $(DIST) for $(PUBLIC_URL), then its gzipped transfer size.
+web: web-deps
+	trunk build --offline --release --public-url $(PUBLIC_URL) --dist $(DIST)
+	@node scripts/web-size.mjs $(DIST)
+
+serve: web
+	@node scripts/serve.mjs $(DIST) --host $(HOST) --port $(PORT) --base $(PUBLIC_URL)
+
+# The page's state and components in headless Chromium (wasm-bindgen-test-runner, see
+# .cargo/config.toml and www/webdriver.json).
+web-test: web-test-deps
+	CHROMEDRIVER=/usr/bin/chromedriver cargo test -p offload-www --target wasm32-unknown-unknown
+
+# The release build served from a sub-path, driven in Chromium (e2e/).
+e2e: web-test-deps build
+	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
+	@node scripts/web-size.mjs $(E2E_DIST)
+	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) OFFLOAD=$(CURDIR)/target/release/offload \
+		node --test --test-concurrency=1 tests/
+
 clean:
 	cargo clean
+	rm -rf $(DIST) test-output

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Copies the samples listed in www/samples.txt from tests/fixtures to www/samples/, where Trunk
+# picks them up (copy-dir). Run by Trunk before every build and by `make samples`; copies only
+# what changed, so the fixtures generator's output reaches the page without another step.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mkdir -p "$ROOT/www/samples"
+LISTED=$(grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/www/samples.txt" | cut -f1)
+# A sample dropped from the list is dropped from the site too.
+for old in "$ROOT"/www/samples/*; do
+  [ -e "$old" ] || continue
+  grep -qxF "$(basename "$old")" <<<"$LISTED" || rm -f "$old"
+done
+for f in $LISTED; do
+  src="$ROOT/tests/fixtures/$f"
+  [ -f "$src" ] || { echo "copy-samples: $src is missing (run tests/fixtures/generate.sh)" >&2; exit 1; }
+  cmp -s "$src" "$ROOT/www/samples/$f" 2>/dev/null || cp "$src" "$ROOT/www/samples/$f"
+done

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs what building and serving the web page needs on a fresh Debian machine (run as root,
+# or with sudo available); with --test, also what its tests need. Every step checks the
+# installed version first, so a second run costs seconds.
+#
+#   rustup target wasm32-unknown-unknown
+#   trunk 0.21.14                     cargo install --locked (about 6 minutes, once)
+#   wasm-bindgen-cli 0.2.130          cargo install, not --locked: its lock file names a
+#                                     dependency version the registry mirror here lacks
+#   binaryen 132 (wasm-opt)           npm, into tools/web/node_modules (Debian's binaryen and
+#                                     the wasm-opt crate cannot read what Rust 1.95 emits)
+#   --test: chromium, chromium-driver (Debian) and e2e/'s npm packages (playwright-core, which
+#           drives Debian's Chromium: no browser is downloaded)
+#
+# The Makefile puts tools/web/node_modules/.bin and ~/.cargo/bin first on PATH.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130
+BINARYEN_VERSION=132
+export PATH="$ROOT/tools/web/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+SUDO=""
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
+say() { echo "install-web-deps: $*"; }
+APT_UPDATED=""
+apt_install() {
+  if [ -z "$APT_UPDATED" ]; then $SUDO apt-get update -qq; APT_UPDATED=1; fi
+  say "installing $* from Debian"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+WANT_TEST=""
+[ "${1:-}" = "--test" ] && WANT_TEST=1
+
+# Debian packages: node and npm for the build hooks and tools; Chromium for the tests.
+missing=()
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+if [ -n "$WANT_TEST" ]; then
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+fi
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+
+if ! command -v cargo >/dev/null; then
+  echo "install-web-deps: cargo is missing: install Rust (https://rustup.rs) first" >&2
+  exit 1
+fi
+if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown Rust target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (cargo install, several minutes)"
+  cargo install --locked "trunk@$TRUNK_VERSION"
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ] ||
+   [ "$(wasm-bindgen-test-runner --version 2>/dev/null)" != "wasm-bindgen-test-runner $WASM_BINDGEN_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+fi
+
+# npm packages, pinned by the committed package-lock.json files.
+npm_ci() { # npm_ci DIR PACKAGE VERSION: npm ci in DIR unless PACKAGE is already at VERSION
+  local dir=$1 pkg=$2 version=$3 have
+  have=$(node -p "try { require('$ROOT/$dir/node_modules/$pkg/package.json').version } catch { '' }")
+  if [ "$have" != "$version" ]; then
+    say "installing npm $pkg $version into $dir/node_modules"
+    (cd "$ROOT/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+npm_ci tools/web binaryen "$BINARYEN_VERSION.0.0"
+wasm-opt --version | grep -q "version $BINARYEN_VERSION\b" || { echo "install-web-deps: wasm-opt on PATH is not version $BINARYEN_VERSION" >&2; exit 1; }
+if [ -n "$WANT_TEST" ]; then
+  npm_ci e2e playwright-core "$(node -p "require('$ROOT/e2e/package.json').devDependencies['playwright-core']")"
+fi
+
+say "ok ($(trunk --version), $(wasm-bindgen --version), $(wasm-opt --version | cut -d' ' -f1-3), node $(node --version)$([ -n "$WANT_TEST" ] && echo ", $(/usr/bin/chromium --version 2>/dev/null | cut -d' ' -f1-2)"))"

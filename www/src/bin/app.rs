@@ -1,0 +1,10 @@
+//! The page's main thread: renders the app.
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    yew::Renderer::<offload_www::components::App>::new().render();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("the Offload Explorer page runs in a browser: build it with `trunk build` (see README.md)");
+}

@@ -1,0 +1,113 @@
+//! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
+//! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
+
+use crate::format::{hex_bytes, hex_offset, human_size};
+use crate::model::{Doc, FieldValue, NodeId, RAW_FIELD_LIMIT};
+use crate::state::Action;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct InspectorProps {
+    pub doc: Rc<Doc>,
+    pub selected: Option<NodeId>,
+    pub on_action: Callback<Action>,
+}
+
+#[function_component]
+pub fn Inspector(props: &InspectorProps) -> Html {
+    let doc = &props.doc;
+    let Some((id, n)) = props.selected.and_then(|id| doc.nodes.get(id).map(|n| (id, n))) else {
+        return html! {
+            <section class="panel inspector" aria-labelledby="inspector-title">
+                <h2 id="inspector-title" class="panel-title">{"Inspector"}</h2>
+                <p class="empty">{"Select a node in the tree, the map or the hex view."}</p>
+            </section>
+        };
+    };
+    let space = &doc.spaces[n.span.space as usize];
+    html! {
+        <section class="panel inspector" aria-labelledby="inspector-title">
+            <h2 id="inspector-title" class="panel-title">{"Inspector"}</h2>
+            <h3 class="node-label">{ &n.label }</h3>
+            <dl class="node-facts">
+                <dt>{"Kind"}</dt><dd><span class={classes!("swatch", format!("kind-{}", n.kind))} aria-hidden="true"></span>{ &n.kind }</dd>
+                <dt>{"Byte space"}</dt><dd>{ format!("{} ({})", n.span.space, space.label) }</dd>
+                <dt>{"Offset"}</dt><dd>{ format!("{} ({})", hex_offset(n.span.offset), n.span.offset) }</dd>
+                <dt>{"Size"}</dt><dd>{ format!("{} ({} bytes)", human_size(n.span.size), n.span.size) }</dd>
+                <dt>{"End"}</dt><dd>{ hex_offset(n.span.end()) }</dd>
+            </dl>
+            if n.fields.is_empty() {
+                <p class="empty">{"No fields."}</p>
+            } else {
+                <div class="table-scroll">
+                    <table class="fields">
+                        <caption>{ format!("Fields ({})", n.fields.len()) }</caption>
+                        <thead>
+                            <tr>
+                                <th scope="col">{"Field"}</th>
+                                <th scope="col">{"Offset"}</th>
+                                <th scope="col" class="num">{"Size"}</th>
+                                <th scope="col">{"Raw"}</th>
+                                <th scope="col">{"Value"}</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            { for n.fields.iter().map(|f| {
+                                let offset = match f.span {
+                                    Some(span) => {
+                                        let onclick = props.on_action.reform(move |_: MouseEvent| Action::SelectSpan { node: id, span });
+                                        html! {
+                                            <button type="button" class="link" {onclick}
+                                                aria-label={format!("Show the bytes of {} at {}", f.name, hex_offset(span.offset))}>
+                                                { hex_offset(span.offset) }
+                                            </button>
+                                        }
+                                    }
+                                    None => html! { <span class="muted" title="derived, not read from one place">{"—"}</span> },
+                                };
+                                let raw = match (&f.raw, f.span) {
+                                    (Some(raw), _) => hex_bytes(raw, 16),
+                                    (None, Some(s)) if s.size > RAW_FIELD_LIMIT => format!("{} bytes", s.size),
+                                    _ => String::new(),
+                                };
+                                html! {
+                                    <tr data-field={f.name.clone()}>
+                                        <th scope="row">{ &f.name }</th>
+                                        <td class="mono">{ offset }</td>
+                                        <td class="num">{ f.span.map(|s| s.size.to_string()).unwrap_or_default() }</td>
+                                        <td class="mono raw">{ raw }</td>
+                                        <td class="value">{ value(&f.value) }</td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
+            if !n.diagnostics.is_empty() {
+                <ul class="node-diagnostics" aria-label="Diagnostics of this node">
+                    { for n.diagnostics.iter().map(|d| {
+                        let at = d.span.map(|s| format!(" (at {} in space {})", hex_offset(s.offset), s.space)).unwrap_or_default();
+                        html! {
+                            <li class={classes!("diagnostic", d.severity.as_str())}>
+                                <span class="severity">{ d.severity.as_str() }</span>{" "}{ &d.message }{ at }
+                            </li>
+                        }
+                    }) }
+                </ul>
+            }
+        </section>
+    }
+}
+
+fn value(v: &FieldValue) -> Html {
+    match v {
+        FieldValue::Map(entries) => html! {
+            <dl class="map-value">
+                { for entries.iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
+            </dl>
+        },
+        other => html! { { other.display() } },
+    }
+}

@@ -1,0 +1,35 @@
+//! The page's components, one per file. Each view takes the explored document and the tab's
+//! state as props and reports what the user does as [`crate::state::Action`]s.
+
+pub mod app;
+pub mod container_chain;
+pub mod diagnostics_list;
+pub mod drop_overlay;
+pub mod goto_offset;
+pub mod help_dialog;
+pub mod hex_view;
+pub mod inspector;
+pub mod layout_map;
+pub mod loading;
+pub mod progress;
+pub mod sample_menu;
+pub mod space_picker;
+pub mod summary;
+pub mod tab_bar;
+pub mod target_table;
+pub mod tab_view;
+pub mod toolbar;
+pub mod tree_view;
+pub mod welcome;
+
+pub use app::App;
+
+/// Moves keyboard focus to the element with this id, if it is on the page.
+pub fn focus_id(id: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+            let _ = el.focus();
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! The summary: what the file is, its device targets, the container chain of the selection,
+//! and every diagnostic with where it points.
+
+use super::container_chain::Chain;
+use super::diagnostics_list::Diagnostics;
+use super::target_table::TargetTable;
+use crate::format::human_size;
+use crate::model::{Doc, NodeId};
+use crate::state::Action;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct SummaryProps {
+    pub doc: Rc<Doc>,
+    pub selected: Option<NodeId>,
+    pub first_render_ms: Option<f64>,
+    pub on_action: Callback<Action>,
+}
+
+#[function_component]
+pub fn Summary(props: &SummaryProps) -> Html {
+    let doc = &props.doc;
+    let container = doc.nodes.first().and_then(|n| n.fields.iter().find(|f| f.name == "container")).map(|f| f.value.display());
+    let timing = match props.first_render_ms {
+        Some(ms) => format!("explored in {:.0} ms, on screen {:.0} ms after opening", doc.explore_us as f64 / 1000.0, ms),
+        None => format!("explored in {:.0} ms", doc.explore_us as f64 / 1000.0),
+    };
+    html! {
+        <section class="panel summary" aria-labelledby="summary-title">
+            <h2 id="summary-title" class="panel-title">{"Summary"}</h2>
+            <p class="file-line">
+                <strong class="file-name">{ &doc.name }</strong>
+                { format!(" — {}", human_size(doc.size)) }
+                { container.map(|c| format!(", {c}")).unwrap_or_default() }
+                { format!(", {} byte space{}", doc.spaces.len(), if doc.spaces.len() == 1 { "" } else { "s" }) }
+                <span class="timing" data-first-render-ms={props.first_render_ms.map(|ms| format!("{ms:.1}"))}>{ format!(" ({timing})") }</span>
+            </p>
+            <TargetTable doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
+            <Chain doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
+            <Diagnostics doc={doc.clone()} on_action={props.on_action.clone()} />
+        </section>
+    }
+}

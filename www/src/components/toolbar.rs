@@ -1,0 +1,40 @@
+//! The top bar: open a file, open a sample, show or hide views, keyboard shortcuts.
+
+use super::app::FileRequest;
+use super::sample_menu::SampleMenu;
+use crate::state::{Action, View};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ToolbarProps {
+    pub views: [bool; 5],
+    pub on_action: Callback<Action>,
+    pub on_file: Callback<FileRequest>,
+}
+
+#[function_component]
+pub fn Toolbar(props: &ToolbarProps) -> Html {
+    let pick = props.on_file.reform(|_: MouseEvent| FileRequest::PickFile);
+    let help = props.on_action.reform(|_: MouseEvent| Action::Help(true));
+    html! {
+        <header class="toolbar">
+            <h1 class="brand">{"Offload Explorer"}</h1>
+            <button type="button" onclick={pick} title="Open files (o)">{"Open file…"}</button>
+            <SampleMenu on_file={props.on_file.clone()} />
+            <div class="view-toggles" role="group" aria-label="Views">
+                { for View::ALL.iter().map(|&v| {
+                    let pressed = props.views[v as usize];
+                    let onclick = props.on_action.reform(move |_: MouseEvent| Action::ToggleView(v));
+                    html! {
+                        <button type="button" class="toggle" aria-pressed={pressed.to_string()} {onclick}
+                            title={format!("Show or hide the {} ({})", v.name().to_lowercase(), v.key())}>
+                            { v.name() }
+                        </button>
+                    }
+                }) }
+            </div>
+            <span class="privacy">{"Files are read in this browser; nothing is uploaded."}</span>
+            <button type="button" class="help-button" onclick={help} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">{"?"}</button>
+        </header>
+    }
+}

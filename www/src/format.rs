@@ -1,0 +1,76 @@
+//! Text shown for numbers, sizes and bytes, and the parsing of what people type as an offset.
+
+pub use offload::bytes::human_size;
+
+/// An offset as the hex view and the inspector print it.
+pub fn hex_offset(n: u64) -> String {
+    format!("{n:#x}")
+}
+
+/// Bytes as space-separated hex pairs, at most `limit` of them, with an ellipsis past that.
+pub fn hex_bytes(bytes: &[u8], limit: usize) -> String {
+    let mut s: Vec<String> = bytes.iter().take(limit).map(|b| format!("{b:02x}")).collect();
+    if bytes.len() > limit {
+        s.push("…".into());
+    }
+    s.join(" ")
+}
+
+/// The character the hex view's text column shows for a byte.
+pub fn ascii(b: u8) -> char {
+    if b.is_ascii_graphic() || b == b' ' {
+        b as char
+    } else {
+        '.'
+    }
+}
+
+/// Parses a "go to offset" entry: `0x1f00` or `1f00h` is hex, `8000` is decimal, and digits with
+/// hex letters but no prefix (`1f00`) are read as hex too, since nothing else could be meant.
+/// Underscores and surrounding spaces are ignored.
+pub fn parse_offset(text: &str) -> Result<u64, String> {
+    let t: String = text.trim().chars().filter(|&c| c != '_').collect::<String>().to_ascii_lowercase();
+    if t.is_empty() {
+        return Err("type an offset, such as 0x1000 or 4096".into());
+    }
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x") {
+        (h.to_string(), 16)
+    } else if let Some(h) = t.strip_suffix('h') {
+        (h.to_string(), 16)
+    } else if t.chars().all(|c| c.is_ascii_digit()) {
+        (t.clone(), 10)
+    } else {
+        (t.clone(), 16)
+    };
+    if digits.is_empty() {
+        return Err(format!("'{}' has no digits", text.trim()));
+    }
+    u64::from_str_radix(&digits, radix).map_err(|_| format!("'{}' is not a decimal or hex offset", text.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_parse_as_people_type_them() {
+        assert_eq!(parse_offset("0x1F00"), Ok(0x1f00));
+        assert_eq!(parse_offset(" 4096 "), Ok(4096));
+        assert_eq!(parse_offset("1f00"), Ok(0x1f00));
+        assert_eq!(parse_offset("1000h"), Ok(0x1000));
+        assert_eq!(parse_offset("0x4000_0000"), Ok(1 << 30));
+        assert!(parse_offset("").is_err());
+        assert!(parse_offset("0x").is_err());
+        assert!(parse_offset("12g").is_err());
+        assert!(parse_offset("0x10000000000000000").is_err());
+    }
+
+    #[test]
+    fn bytes_print_as_hex_and_text() {
+        assert_eq!(hex_bytes(&[0x7f, b'E', b'L', b'F'], 8), "7f 45 4c 46");
+        assert_eq!(hex_bytes(&[1, 2, 3], 2), "01 02 …");
+        assert_eq!(ascii(b'A'), 'A');
+        assert_eq!(ascii(0), '.');
+        assert_eq!(hex_offset(4096), "0x1000");
+    }
+}

@@ -1,0 +1,28 @@
+//! Offload Explorer, the web page: a Yew app (`bin/app.rs`) and an explorer Web Worker
+//! (`bin/worker.rs`) built by Trunk from the repository's `index.html`.
+//!
+//! The page's logic that needs no browser — the model the views draw, the reducer, the hex
+//! view's scrolling arithmetic, the layout map's geometry, offset parsing, shortcuts — builds
+//! for any target, so `cargo test --workspace` checks it natively. Everything that touches the
+//! DOM or workers builds only for `wasm32`.
+
+pub mod format;
+pub mod hexgrid;
+pub mod layout;
+pub mod model;
+pub mod samples;
+pub mod shortcuts;
+pub mod state;
+
+#[cfg(target_arch = "wasm32")]
+pub mod bytes;
+#[cfg(target_arch = "wasm32")]
+pub mod client;
+#[cfg(target_arch = "wasm32")]
+pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod protocol;
+#[cfg(target_arch = "wasm32")]
+pub mod session;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;

@@ -1,0 +1,100 @@
+//! What the reducer does not hold: the files the user opened (as `Blob`s, never copied) and
+//! the worker exploring each. The reducer hears about everything through actions.
+
+use crate::bytes::{Bytes, FileBytes};
+use crate::client::{Event, ExplorerWorker};
+use crate::state::{Action, TabId};
+use std::collections::HashMap;
+use std::rc::Rc;
+use web_sys::Blob;
+use yew::Callback;
+
+struct OpenFile {
+    name: String,
+    file: Blob,
+    worker: Option<Rc<ExplorerWorker>>,
+    bytes: Bytes,
+}
+
+#[derive(Default)]
+pub struct Session {
+    files: HashMap<TabId, OpenFile>,
+    next_id: TabId,
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+impl Session {
+    /// Opens a file in a new tab and starts exploring it. `opened_at` is when the user asked
+    /// (the drop, the pick, the sample click), for the first-render time.
+    pub fn open(&mut self, file: Blob, name: String, opened_at: f64, dispatch: &Callback<Action>) -> TabId {
+        self.next_id += 1;
+        let id = self.next_id;
+        dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at });
+        let bytes = Bytes(Rc::new(FileBytes { file: file.clone(), worker: None }));
+        self.files.insert(id, OpenFile { name, file, worker: None, bytes });
+        self.start(id, dispatch);
+        id
+    }
+
+    /// A tab for a file that could not even be read, saying why.
+    pub fn open_failed(&mut self, name: String, opened_at: f64, message: String, dispatch: &Callback<Action>) {
+        self.next_id += 1;
+        let id = self.next_id;
+        dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at });
+        let file = Blob::new().expect("an empty Blob");
+        let bytes = Bytes(Rc::new(FileBytes { file: file.clone(), worker: None }));
+        self.files.insert(id, OpenFile { name, file, worker: None, bytes });
+        dispatch.emit(Action::Failed { id, message });
+    }
+
+    /// Starts (or restarts) the worker of a tab.
+    fn start(&mut self, id: TabId, dispatch: &Callback<Action>) {
+        let Some(open) = self.files.get_mut(&id) else { return };
+        let events = {
+            let dispatch = dispatch.clone();
+            move |event: Event| match event {
+                Event::Progress { stage, bytes_read } => dispatch.emit(Action::Progress { id, stage, bytes_read }),
+                Event::Explored(doc) => dispatch.emit(Action::Loaded { id, doc: Rc::new(doc) }),
+                Event::Failed(message) => dispatch.emit(Action::Failed { id, message }),
+            }
+        };
+        let started = ExplorerWorker::spawn(events).and_then(|w| w.explore(&open.name, &open.file).map(|_| w));
+        match started {
+            Ok(worker) => {
+                let worker = Rc::new(worker);
+                open.bytes = Bytes(Rc::new(FileBytes { file: open.file.clone(), worker: Some(worker.clone()) }));
+                open.worker = Some(worker);
+            }
+            Err(message) => dispatch.emit(Action::Failed { id, message }),
+        }
+    }
+
+    /// Stops a tab's worker in the middle of its work; the tab stays, and can start again.
+    pub fn cancel(&mut self, id: TabId, dispatch: &Callback<Action>) {
+        if let Some(open) = self.files.get_mut(&id) {
+            open.worker = None;
+            open.bytes = Bytes(Rc::new(FileBytes { file: open.file.clone(), worker: None }));
+            dispatch.emit(Action::Cancelled { id });
+        }
+    }
+
+    pub fn restart(&mut self, id: TabId, dispatch: &Callback<Action>) {
+        if self.files.contains_key(&id) {
+            dispatch.emit(Action::Restarted { id, at_ms: now_ms() });
+            self.start(id, dispatch);
+        }
+    }
+
+    /// Closes a tab: its worker stops and its file is let go.
+    pub fn close(&mut self, id: TabId, dispatch: &Callback<Action>) {
+        self.files.remove(&id);
+        dispatch.emit(Action::Close(id));
+    }
+
+    pub fn bytes(&self, id: TabId) -> Option<Bytes> {
+        self.files.get(&id).map(|o| o.bytes.clone())
+    }
+}

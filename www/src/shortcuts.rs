@@ -1,0 +1,67 @@
+//! Keyboard shortcuts: one table that both the key handler and the help dialog read, so the
+//! dialog always lists what the keys really do. Single keys without modifiers, ignored while
+//! typing in a text box; the tree and the hex view have their own keys when focused.
+
+use crate::state::View;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    OpenFile,
+    OpenSample,
+    NextTab,
+    PrevTab,
+    CloseTab,
+    FocusTree,
+    FocusHex,
+    GoToOffset,
+    Toggle(View),
+    Help,
+}
+
+/// (key as `KeyboardEvent.key` spells it, command, what it does).
+pub const SHORTCUTS: &[(&str, Command, &str)] = &[
+    ("o", Command::OpenFile, "Open a file"),
+    ("s", Command::OpenSample, "Open a sample"),
+    ("]", Command::NextTab, "Next tab"),
+    ("[", Command::PrevTab, "Previous tab"),
+    ("w", Command::CloseTab, "Close the tab"),
+    ("t", Command::FocusTree, "Focus the tree"),
+    ("h", Command::FocusHex, "Focus the hex view"),
+    ("g", Command::GoToOffset, "Go to an offset"),
+    ("1", Command::Toggle(View::Summary), "Show or hide the summary"),
+    ("2", Command::Toggle(View::Tree), "Show or hide the tree"),
+    ("3", Command::Toggle(View::Map), "Show or hide the layout map"),
+    ("4", Command::Toggle(View::Hex), "Show or hide the hex view"),
+    ("5", Command::Toggle(View::Inspector), "Show or hide the inspector"),
+    ("?", Command::Help, "Show this list"),
+];
+
+/// Keys of the focused tree (WAI-ARIA tree view), for the help dialog.
+pub const TREE_KEYS: &[(&str, &str)] = &[
+    ("↑ ↓", "Previous / next row"),
+    ("→", "Expand, or go to the first child"),
+    ("←", "Collapse, or go to the parent"),
+    ("Home End", "First / last row"),
+    ("Enter", "Expand or collapse"),
+];
+
+pub fn command_for(key: &str) -> Option<Command> {
+    SHORTCUTS.iter().find(|(k, _, _)| *k == key).map(|(_, c, _)| *c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_view_has_its_number_key_and_keys_are_unique() {
+        for v in View::ALL {
+            assert_eq!(command_for(&v.key().to_string()), Some(Command::Toggle(v)));
+        }
+        for (i, (k, _, _)) in SHORTCUTS.iter().enumerate() {
+            assert!(SHORTCUTS[i + 1..].iter().all(|(o, _, _)| o != k), "key {k} used twice");
+        }
+        assert_eq!(command_for("?"), Some(Command::Help));
+        assert_eq!(command_for("q"), None);
+    }
+}

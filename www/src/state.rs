@@ -1,0 +1,396 @@
+//! The page's state and the one reducer that changes it. Plain data and a pure function: the
+//! open files (tabs) and what is selected in each, which views are shown, whether the help is
+//! open. File handles and workers live beside it (see `components::app`), so that every change
+//! the user can make is an [`Action`] that tests can replay without a browser.
+
+use crate::model::{Doc, NodeId, Span};
+use std::rc::Rc;
+
+pub type TabId = u32;
+
+/// Views that can be shown or hidden, in the order of their shortcuts (1 to 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Summary,
+    Tree,
+    Map,
+    Hex,
+    Inspector,
+}
+
+impl View {
+    pub const ALL: [View; 5] = [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Summary => "Summary",
+            View::Tree => "Tree",
+            View::Map => "Layout map",
+            View::Hex => "Hex",
+            View::Inspector => "Inspector",
+        }
+    }
+
+    /// The key that shows or hides this view.
+    pub fn key(self) -> char {
+        (b'1' + self as u8) as char
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// The worker is reading and exploring the file.
+    Loading { stage: String, bytes_read: u64 },
+    Ready(Rc<Doc>),
+    /// The worker stopped without a result (it crashed or could not read the file).
+    Failed(String),
+    Cancelled,
+}
+
+/// Where the hex view is and what it should scroll to.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct HexState {
+    pub space: u32,
+    /// The byte last clicked or jumped to.
+    pub cursor: Option<u64>,
+    /// An offset the view should scroll to; `reveal_seq` changes with every request, so asking
+    /// twice for the same offset scrolls twice.
+    pub reveal: Option<u64>,
+    pub reveal_seq: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tab {
+    pub id: TabId,
+    pub name: String,
+    pub size: u64,
+    pub status: Status,
+    pub selected: Option<NodeId>,
+    /// Per node: whether its children are shown in the tree.
+    pub expanded: Vec<bool>,
+    pub hex: HexState,
+    /// `performance.now()` when the file was opened (dropped, picked, or its sample fetched).
+    pub opened_at: f64,
+    /// Milliseconds from opening to the first render of the result.
+    pub first_render_ms: Option<f64>,
+}
+
+impl Tab {
+    pub fn doc(&self) -> Option<&Rc<Doc>> {
+        match &self.status {
+            Status::Ready(doc) => Some(doc),
+            _ => None,
+        }
+    }
+
+    pub fn is_expanded(&self, id: NodeId) -> bool {
+        self.expanded.get(id).copied().unwrap_or(false)
+    }
+
+    /// The tree's rows as shown: nodes whose ancestors are all expanded, in tree order.
+    pub fn visible_nodes(&self) -> Vec<NodeId> {
+        let Some(doc) = self.doc() else { return Vec::new() };
+        let mut out = Vec::new();
+        let mut id = 0;
+        while id < doc.nodes.len() {
+            out.push(id);
+            id = if self.is_expanded(id) { id + 1 } else { doc.nodes[id].subtree_end };
+        }
+        out
+    }
+}
+
+/// Keyboard moves in the tree (WAI-ARIA tree view pattern; selection follows focus).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nav {
+    Up,
+    Down,
+    /// Expand, or go to the first child when already expanded.
+    Right,
+    /// Collapse, or go to the parent when already collapsed.
+    Left,
+    Home,
+    End,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Open { id: TabId, name: String, size: u64, at_ms: f64 },
+    Progress { id: TabId, stage: String, bytes_read: u64 },
+    Loaded { id: TabId, doc: Rc<Doc> },
+    Failed { id: TabId, message: String },
+    Cancelled { id: TabId },
+    /// The explorer is started again on a cancelled or failed tab.
+    Restarted { id: TabId, at_ms: f64 },
+    FirstRender { id: TabId, after_ms: f64 },
+    Close(TabId),
+    Activate(TabId),
+    NextTab,
+    PrevTab,
+    /// Select a node from a view other than the hex view: the hex view scrolls to it.
+    Select(NodeId),
+    /// Select a node and show some of its bytes (a field's, a diagnostic's) in the hex view.
+    SelectSpan { node: NodeId, span: Span },
+    /// A byte was clicked: select the innermost node there.
+    SelectAt { space: u32, offset: u64 },
+    /// "Go to offset" in the hex view's current space.
+    GoTo(u64),
+    ShowSpace(u32),
+    Toggle(NodeId),
+    Nav(Nav),
+    ToggleView(View),
+    Help(bool),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppState {
+    pub tabs: Vec<Tab>,
+    pub active: Option<TabId>,
+    /// Shown views, indexed by `View as usize`.
+    pub views: [bool; 5],
+    pub help_open: bool,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false }
+    }
+}
+
+/// Trees with more nodes than this open with only their first levels expanded.
+const EXPAND_ALL_UP_TO: usize = 400;
+const FIRST_LEVELS: u32 = 3;
+
+impl AppState {
+    pub fn tab(&self, id: TabId) -> Option<&Tab> {
+        self.tabs.iter().find(|t| t.id == id)
+    }
+
+    pub fn active_tab(&self) -> Option<&Tab> {
+        self.active.and_then(|id| self.tab(id))
+    }
+
+    pub fn shows(&self, view: View) -> bool {
+        self.views[view as usize]
+    }
+
+    fn tab_mut(&mut self, id: TabId) -> Option<&mut Tab> {
+        self.tabs.iter_mut().find(|t| t.id == id)
+    }
+
+    fn active_mut(&mut self) -> Option<&mut Tab> {
+        let id = self.active?;
+        self.tab_mut(id)
+    }
+
+    /// Applies one action. Actions about a tab that was closed meanwhile (a late worker reply)
+    /// change nothing.
+    pub fn reduce(mut self, action: Action) -> AppState {
+        match action {
+            Action::Open { id, name, size, at_ms } => {
+                self.tabs.push(Tab {
+                    id,
+                    name,
+                    size,
+                    status: Status::Loading { stage: "starting".into(), bytes_read: 0 },
+                    selected: None,
+                    expanded: Vec::new(),
+                    hex: HexState::default(),
+                    opened_at: at_ms,
+                    first_render_ms: None,
+                });
+                self.active = Some(id);
+            }
+            Action::Progress { id, stage, bytes_read } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    if matches!(tab.status, Status::Loading { .. }) {
+                        tab.status = Status::Loading { stage, bytes_read };
+                    }
+                }
+            }
+            Action::Loaded { id, doc } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    let expand_all = doc.nodes.len() <= EXPAND_ALL_UP_TO;
+                    tab.expanded = doc.nodes.iter().map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS)).collect();
+                    tab.selected = (!doc.nodes.is_empty()).then_some(0);
+                    tab.hex = HexState::default();
+                    tab.status = Status::Ready(doc);
+                }
+            }
+            Action::Failed { id, message } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    tab.status = Status::Failed(message);
+                }
+            }
+            Action::Cancelled { id } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    if matches!(tab.status, Status::Loading { .. }) {
+                        tab.status = Status::Cancelled;
+                    }
+                }
+            }
+            Action::Restarted { id, at_ms } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
+                    tab.opened_at = at_ms;
+                    tab.first_render_ms = None;
+                }
+            }
+            Action::FirstRender { id, after_ms } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    tab.first_render_ms.get_or_insert(after_ms);
+                }
+            }
+            Action::Close(id) => {
+                if let Some(pos) = self.tabs.iter().position(|t| t.id == id) {
+                    self.tabs.remove(pos);
+                    if self.active == Some(id) {
+                        // The tab that took its place, else the one before it.
+                        self.active = self.tabs.get(pos).or_else(|| self.tabs.last()).map(|t| t.id);
+                    }
+                }
+            }
+            Action::Activate(id) => {
+                if self.tab(id).is_some() {
+                    self.active = Some(id);
+                }
+            }
+            Action::NextTab => self.cycle_tab(1),
+            Action::PrevTab => self.cycle_tab(-1),
+            Action::Select(node) => {
+                if let Some(tab) = self.active_mut() {
+                    select(tab, node, true);
+                }
+            }
+            Action::SelectSpan { node, span } => {
+                if let Some(tab) = self.active_mut() {
+                    if tab.doc().is_some_and(|d| (span.space as usize) < d.spaces.len()) {
+                        select(tab, node, false);
+                        tab.hex.space = span.space;
+                        tab.hex.cursor = Some(span.offset);
+                        reveal(tab, span.offset);
+                    }
+                }
+            }
+            Action::SelectAt { space, offset } => {
+                if let Some(tab) = self.active_mut() {
+                    tab.hex.space = space;
+                    tab.hex.cursor = Some(offset);
+                    if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
+                        select(tab, node, false);
+                    }
+                }
+            }
+            Action::GoTo(offset) => {
+                if let Some(tab) = self.active_mut() {
+                    let space = tab.hex.space;
+                    let Some(size) = tab.doc().and_then(|d| d.spaces.get(space as usize)).map(|s| s.size) else { return self };
+                    let offset = offset.min(size.saturating_sub(1));
+                    if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
+                        select(tab, node, false);
+                    }
+                    tab.hex.cursor = Some(offset);
+                    reveal(tab, offset);
+                }
+            }
+            Action::ShowSpace(space) => {
+                if let Some(tab) = self.active_mut() {
+                    if tab.doc().is_some_and(|d| (space as usize) < d.spaces.len()) && tab.hex.space != space {
+                        tab.hex.space = space;
+                        tab.hex.cursor = None;
+                        reveal(tab, 0);
+                    }
+                }
+            }
+            Action::Toggle(node) => {
+                if let Some(tab) = self.active_mut() {
+                    let has_children = tab.doc().is_some_and(|d| d.nodes.get(node).is_some_and(|n| !n.children.is_empty()));
+                    if has_children {
+                        let open = tab.is_expanded(node);
+                        set_expanded(tab, node, !open);
+                    }
+                }
+            }
+            Action::Nav(nav) => {
+                if let Some(tab) = self.active_mut() {
+                    navigate(tab, nav);
+                }
+            }
+            Action::ToggleView(view) => {
+                let shown = &mut self.views[view as usize];
+                *shown = !*shown;
+            }
+            Action::Help(open) => self.help_open = open,
+        }
+        self
+    }
+
+    fn cycle_tab(&mut self, step: isize) {
+        let n = self.tabs.len() as isize;
+        if n == 0 {
+            return;
+        }
+        let pos = self.active.and_then(|id| self.tabs.iter().position(|t| t.id == id)).unwrap_or(0) as isize;
+        self.active = Some(self.tabs[(pos + step).rem_euclid(n) as usize].id);
+    }
+}
+
+fn set_expanded(tab: &mut Tab, node: NodeId, open: bool) {
+    if let Some(e) = tab.expanded.get_mut(node) {
+        *e = open;
+    }
+}
+
+fn reveal(tab: &mut Tab, offset: u64) {
+    tab.hex.reveal = Some(offset);
+    tab.hex.reveal_seq = tab.hex.reveal_seq.wrapping_add(1);
+}
+
+/// Selects a node, opening the tree down to it and showing its space in the hex view. With
+/// `scroll`, the hex view scrolls to the node's first byte.
+fn select(tab: &mut Tab, node: NodeId, scroll: bool) {
+    let Some(doc) = tab.doc().cloned() else { return };
+    let Some(info) = doc.nodes.get(node) else { return };
+    for a in doc.ancestors(node) {
+        set_expanded(tab, a, true);
+    }
+    tab.selected = Some(node);
+    tab.hex.space = info.span.space;
+    if scroll {
+        tab.hex.cursor = None;
+        reveal(tab, info.span.offset);
+    }
+}
+
+fn navigate(tab: &mut Tab, nav: Nav) {
+    let Some(doc) = tab.doc().cloned() else { return };
+    let rows = tab.visible_nodes();
+    let Some(current) = tab.selected.filter(|s| rows.contains(s)) else {
+        if let Some(&first) = rows.first() {
+            select(tab, first, true);
+        }
+        return;
+    };
+    let pos = rows.iter().position(|&r| r == current).unwrap_or(0);
+    let node = &doc.nodes[current];
+    let target = match nav {
+        Nav::Up => rows.get(pos.wrapping_sub(1)).copied(),
+        Nav::Down => rows.get(pos + 1).copied(),
+        Nav::Home => rows.first().copied(),
+        Nav::End => rows.last().copied(),
+        Nav::Right if node.children.is_empty() => None,
+        Nav::Right if !tab.is_expanded(current) => {
+            set_expanded(tab, current, true);
+            None
+        }
+        Nav::Right => node.children.first().copied(),
+        Nav::Left if !node.children.is_empty() && tab.is_expanded(current) => {
+            set_expanded(tab, current, false);
+            None
+        }
+        Nav::Left => node.parent,
+    };
+    if let Some(t) = target {
+        select(tab, t, true);
+    }
+}

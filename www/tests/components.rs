@@ -1,0 +1,260 @@
+//! The views, rendered in headless Chromium with a real fixture explored by the real core:
+//! what a user sees (roles, names, rows, highlighted bytes) and what their clicks and keys ask
+//! for (the actions each view emits).
+#![cfg(target_arch = "wasm32")]
+
+use offload_www::bytes::{Bytes, MemoryBytes};
+use offload_www::components::hex_view::{HexProps, HexView};
+use offload_www::components::inspector::{Inspector, InspectorProps};
+use offload_www::components::layout_map::{LayoutMap, LayoutMapProps};
+use offload_www::components::summary::{Summary, SummaryProps};
+use offload_www::components::tree_view::{TreeProps, TreeView};
+use offload_www::model::{explore_bytes, Doc, NodeId};
+use offload_www::state::{Action, HexState, Nav};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement, KeyboardEvent, KeyboardEventInit};
+use yew::{Callback, Renderer};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
+const LIB_SO: &[u8] = include_bytes!("../../tests/fixtures/libhip_3tu_compressed.so");
+
+/// A fresh element to render into, 1000x400 pixels, with the page's stylesheet applied (the
+/// hex view's row height and scrolling come from it).
+fn root() -> Element {
+    let document = gloo_utils::document();
+    if document.get_element_by_id("page-style").is_none() {
+        let style = document.create_element("style").unwrap();
+        style.set_id("page-style");
+        style.set_text_content(Some(include_str!("../style.css")));
+        document.head().unwrap().append_child(&style).unwrap();
+    }
+    let div = document.create_element("div").unwrap();
+    div.set_attribute("style", "width: 1000px; height: 400px; display: flex; flex-direction: column").unwrap();
+    document.body().unwrap().append_child(&div).unwrap();
+    div
+}
+
+/// Lets Yew render and pending futures (byte reads) settle: yields to the event loop until
+/// `ready` holds, a bounded number of times. Not a timing assertion: it waits for turns of the
+/// event loop, not for a duration.
+async fn settle(ready: impl Fn() -> bool) -> bool {
+    for _ in 0..100 {
+        if ready() {
+            return true;
+        }
+        yew::platform::time::sleep(Duration::ZERO).await;
+    }
+    ready()
+}
+
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).unwrap();
+    (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into::<Element>().ok()).collect()
+}
+
+fn recorder() -> (Callback<Action>, Rc<RefCell<Vec<Action>>>) {
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let l = log.clone();
+    (Callback::from(move |a| l.borrow_mut().push(a)), log)
+}
+
+fn hip_doc() -> Rc<Doc> {
+    Rc::new(explore_bytes(HIP_O, "hip_elf_2arch_compressed.o"))
+}
+
+fn node(doc: &Doc, label_starts: &str) -> NodeId {
+    doc.nodes.iter().position(|n| n.label.starts_with(label_starts)).expect("node")
+}
+
+#[wasm_bindgen_test]
+async fn tree_is_an_aria_tree_that_reports_clicks_and_keys() {
+    let doc = hip_doc();
+    let (on_action, log) = recorder();
+    let selected = node(&doc, "section .hip_fatbin");
+    let expanded: Vec<bool> = doc.nodes.iter().map(|n| !n.children.is_empty()).collect();
+    let el = root();
+    Renderer::<TreeView>::with_root_and_props(el.clone(), TreeProps { doc: doc.clone(), tab: 1, selected: Some(selected), expanded, on_action }).render();
+    assert!(settle(|| el.query_selector("[role=tree]").unwrap().is_some()).await);
+
+    let tree = el.query_selector("[role=tree]").unwrap().unwrap();
+    assert_eq!(tree.get_attribute("aria-label").as_deref(), Some("Containers in hip_elf_2arch_compressed.o"));
+    assert_eq!(tree.get_attribute("tabindex").as_deref(), Some("0"));
+    let items = all(&el, "[role=treeitem]");
+    assert_eq!(items.len(), doc.nodes.len(), "every node is a row when all are expanded");
+    for (id, item) in items.iter().enumerate() {
+        let n = &doc.nodes[id];
+        assert_eq!(item.get_attribute("aria-level"), Some((n.depth + 1).to_string()));
+        assert_eq!(item.get_attribute("aria-selected").as_deref(), Some(if id == selected { "true" } else { "false" }));
+        assert_eq!(item.get_attribute("aria-expanded").is_some(), !n.children.is_empty());
+        assert!(item.text_content().unwrap().contains(&n.label), "row {id} shows its label");
+    }
+    assert_eq!(tree.get_attribute("aria-activedescendant"), Some(format!("node-{selected}")));
+    assert!(!all(&el, "[role=group]").is_empty(), "children are grouped");
+
+    // A click on a row selects it; a click on its twisty toggles it.
+    let gfx906 = node(&doc, "hipv4-amdgcn-amd-amdhsa--gfx906");
+    el.query_selector(&format!("#node-{gfx906} > .row .label")).unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    el.query_selector(&format!("#node-{selected} > .row .twisty")).unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    // Keys on the tree navigate.
+    for key in ["ArrowDown", "ArrowUp", "ArrowRight", "ArrowLeft", "Home", "End", "Enter", "x"] {
+        let init = KeyboardEventInit::new();
+        init.set_key(key);
+        init.set_bubbles(true);
+        tree.dispatch_event(&KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap()).unwrap();
+    }
+    assert_eq!(
+        *log.borrow(),
+        vec![
+            Action::Select(gfx906),
+            Action::Toggle(selected),
+            Action::Nav(Nav::Down),
+            Action::Nav(Nav::Up),
+            Action::Nav(Nav::Right),
+            Action::Nav(Nav::Left),
+            Action::Nav(Nav::Home),
+            Action::Nav(Nav::End),
+            Action::Toggle(selected),
+        ],
+        "other keys (x) are left alone"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn summary_lists_every_target_and_selects_it() {
+    let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
+    let (on_action, log) = recorder();
+    let el = root();
+    let first = doc.targets[0].node.unwrap();
+    Renderer::<Summary>::with_root_and_props(el.clone(), SummaryProps { doc: doc.clone(), selected: Some(first), first_render_ms: Some(12.0), on_action }).render();
+    assert!(settle(|| el.query_selector("table.targets").unwrap().is_some()).await);
+
+    let rows = all(&el, "table.targets tbody tr");
+    assert_eq!(rows.len(), 6);
+    for (row, t) in rows.iter().zip(&doc.targets) {
+        assert_eq!(row.get_attribute("data-target-id").as_deref(), Some(t.target_id.as_str()));
+        let text = row.text_content().unwrap();
+        assert!(text.contains(&t.processor) && text.contains("zstd"), "{text}");
+    }
+    assert!(rows[0].class_list().contains("selected"));
+    assert!(el.query_selector("caption").unwrap().unwrap().text_content().unwrap().contains("Device targets (6)"));
+    // The container chain of the selected target, from the file down to its entry.
+    let chain: Vec<String> = all(&el, "nav.chain li").iter().map(|li| li.text_content().unwrap()).collect();
+    assert_eq!(chain.len(), doc.ancestors(first).len() + 1);
+    assert!(chain[0].starts_with("file"), "{chain:?}");
+    assert!(chain.iter().any(|c| c.starts_with("compressed-bundle")), "{chain:?}");
+    assert!(chain.last().unwrap().starts_with("bundle-entry"), "{chain:?}");
+
+    // Target IDs repeat (one bundle per translation unit): rows are told apart by position.
+    let third = &doc.targets[2];
+    let button = rows[2].query_selector("button").unwrap().unwrap();
+    assert_eq!(button.get_attribute("aria-label"), Some(format!("Select target {}", third.target_id)));
+    button.unchecked_into::<HtmlElement>().click();
+    assert_eq!(*log.borrow(), vec![Action::Select(third.node.unwrap())]);
+}
+
+#[wasm_bindgen_test]
+async fn hex_view_highlights_the_selected_span_and_reports_clicked_bytes() {
+    let doc = hip_doc();
+    let (on_action, log) = recorder();
+    // The decompressed bytes of space 1, as the worker would hand them over.
+    let tree = offload::explore::explore(HIP_O, "x", &Default::default());
+    let spaces: Vec<Vec<u8>> = (0..doc.spaces.len() as u32).map(|s| tree.space_bytes(HIP_O, s).unwrap().to_vec()).collect();
+    let gfx90a = node(&doc, "hipv4-amdgcn-amd-amdhsa--gfx90a");
+    let span = doc.nodes[gfx90a].span;
+    assert_eq!(span.space, 1);
+    let hex = HexState { space: 1, cursor: None, reveal: Some(span.offset), reveal_seq: 1 };
+    let el = root();
+    Renderer::<HexView>::with_root_and_props(
+        el.clone(),
+        HexProps { doc: doc.clone(), hex, selected: Some(gfx90a), bytes: Bytes(Rc::new(MemoryBytes(spaces.clone()))), on_action },
+    )
+    .render();
+    // Wait until the bytes are in: the first highlighted cell shows a value.
+    assert!(settle(|| el.query_selector(".hex-bytes .byte.in-node").unwrap().is_some_and(|c| c.text_content().unwrap() != "··")).await);
+
+    let cells = all(&el, ".hex-bytes .byte");
+    let rendered_rows = all(&el, ".hex-row").len() as u64;
+    assert!(rendered_rows > 0 && (rendered_rows as usize) < 200, "only the rows on screen are rendered ({rendered_rows})");
+    let highlighted: Vec<u64> = all(&el, ".hex-bytes .byte.in-node").iter().map(|c| c.get_attribute("data-offset").unwrap().parse().unwrap()).collect();
+    assert_eq!(highlighted[0], span.offset, "the view scrolled to the node and highlights from its first byte");
+    assert!(highlighted.windows(2).all(|w| w[1] == w[0] + 1), "contiguous");
+    assert!(highlighted.iter().all(|&o| o < span.end()));
+    for c in &cells {
+        let o: u64 = c.get_attribute("data-offset").unwrap().parse().unwrap();
+        assert_eq!(c.text_content().unwrap(), format!("{:02x}", spaces[1][o as usize]), "byte {o:#x} shows its value");
+        assert_eq!(c.class_list().contains("in-node"), span.contains(1, o));
+    }
+    // The code object's ELF magic is the first thing highlighted.
+    let first: Vec<String> = all(&el, ".hex-bytes .byte.in-node").iter().take(4).map(|c| c.text_content().unwrap()).collect();
+    assert_eq!(first, ["7f", "45", "4c", "46"]);
+
+    let target = el.query_selector(&format!(".hex-bytes .byte[data-offset='{}']", span.offset + 3)).unwrap().unwrap();
+    target.unchecked_into::<HtmlElement>().click();
+    assert_eq!(*log.borrow(), vec![Action::SelectAt { space: 1, offset: span.offset + 3 }]);
+}
+
+#[wasm_bindgen_test]
+async fn layout_map_draws_every_space_to_scale_with_tooltips() {
+    let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
+    let (on_action, log) = recorder();
+    let el = root();
+    Renderer::<LayoutMap>::with_root_and_props(el.clone(), LayoutMapProps { doc: doc.clone(), selected: None, on_action }).render();
+    assert!(settle(|| el.query_selector("svg.map").unwrap().is_some()).await);
+
+    let bands = all(&el, "figure.band");
+    assert_eq!(bands.len(), doc.spaces.len());
+    assert_eq!(all(&el, "figure.band.indent-1").len(), 3, "decompressed spaces are drawn below the file");
+    let rects = all(&el, "rect.region");
+    let drawn = doc.nodes.iter().filter(|n| n.span.size > 0).count();
+    assert_eq!(rects.len(), drawn, "every node with bytes is drawn");
+    for r in &rects {
+        let id: usize = r.get_attribute("data-node").unwrap().parse().unwrap();
+        let title = r.query_selector("title").unwrap().unwrap().text_content().unwrap();
+        assert!(title.contains(&format!("{:#x}", doc.nodes[id].span.offset)), "{title}");
+        assert!(title.contains(&format!("({} bytes)", doc.nodes[id].span.size)), "{title}");
+        assert!(r.class_list().contains(&format!("kind-{}", doc.nodes[id].kind)));
+    }
+    let legend: Vec<String> = all(&el, ".legend li").iter().map(|l| l.text_content().unwrap()).collect();
+    for k in ["section", "compressed-bundle", "bundle-entry"] {
+        assert!(legend.iter().any(|l| l == k), "legend has {k}: {legend:?}");
+    }
+    // SVG elements have no click(): dispatch one.
+    let entry = doc.targets[1].node.unwrap();
+    let rect = el.query_selector(&format!("rect[data-node='{entry}']")).unwrap().unwrap();
+    let click = web_sys::MouseEvent::new_with_mouse_event_init_dict("click", &{
+        let i = web_sys::MouseEventInit::new();
+        i.set_bubbles(true);
+        i
+    })
+    .unwrap();
+    rect.dispatch_event(&click).unwrap();
+    assert_eq!(*log.borrow(), vec![Action::Select(entry)]);
+}
+
+#[wasm_bindgen_test]
+async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
+    let doc = hip_doc();
+    let (on_action, log) = recorder();
+    let ccob = doc.nodes.iter().position(|n| n.kind == "compressed-bundle").unwrap();
+    let el = root();
+    Renderer::<Inspector>::with_root_and_props(el.clone(), InspectorProps { doc: doc.clone(), selected: Some(ccob), on_action }).render();
+    assert!(settle(|| el.query_selector("table.fields").unwrap().is_some()).await);
+
+    let n = &doc.nodes[ccob];
+    let rows = all(&el, "table.fields tbody tr");
+    assert_eq!(rows.len(), n.fields.len());
+    let version = el.query_selector("tr[data-field='version']").unwrap().expect("a version row");
+    let text = version.text_content().unwrap();
+    let field = n.fields.iter().find(|f| f.name == "version").unwrap();
+    let span = field.span.expect("the version has a place in the file");
+    assert!(text.contains(&format!("{:#x}", span.offset)), "{text}");
+    assert!(text.contains("03 00"), "raw little-endian bytes of version 3: {text}");
+    version.query_selector("button").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert_eq!(*log.borrow(), vec![Action::SelectSpan { node: ccob, span }]);
+}

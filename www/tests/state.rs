@@ -1,0 +1,263 @@
+//! The page's state and model, on real fixtures explored by the real core: the reducer (open,
+//! close and switch tabs, select from every view, keyboard navigation of the tree) and the
+//! model the views draw. Runs natively (`cargo test --workspace`) and in headless Chromium
+//! (`cargo test -p offload-www --target wasm32-unknown-unknown`).
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use offload_www::model::{explore_bytes, Doc, NodeId};
+use offload_www::state::{Action, AppState, Nav, Status, View};
+use std::rc::Rc;
+
+const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
+const LIB_SO: &[u8] = include_bytes!("../../tests/fixtures/libhip_3tu_compressed.so");
+const OMP_O: &[u8] = include_bytes!("../../tests/fixtures/omp_elf_2arch.o");
+
+fn doc(data: &[u8], name: &str) -> Rc<Doc> {
+    Rc::new(explore_bytes(data, name))
+}
+
+fn find(doc: &Doc, label_starts: &str) -> NodeId {
+    doc.nodes.iter().position(|n| n.label.starts_with(label_starts)).unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
+}
+
+/// A state with the HIP object open and explored in tab 1.
+fn opened() -> (AppState, Rc<Doc>) {
+    let d = doc(HIP_O, "hip_elf_2arch_compressed.o");
+    let s = AppState::default()
+        .reduce(Action::Open { id: 1, name: "hip_elf_2arch_compressed.o".into(), size: HIP_O.len() as u64, at_ms: 0.0 })
+        .reduce(Action::Loaded { id: 1, doc: d.clone() });
+    (s, d)
+}
+
+#[test]
+fn tabs_open_switch_and_close() {
+    let s = AppState::default();
+    assert!(s.active_tab().is_none());
+    let s = s
+        .reduce(Action::Open { id: 1, name: "a.o".into(), size: 10, at_ms: 0.0 })
+        .reduce(Action::Open { id: 2, name: "b.so".into(), size: 20, at_ms: 1.0 })
+        .reduce(Action::Open { id: 3, name: "c.a".into(), size: 30, at_ms: 2.0 });
+    assert_eq!(s.tabs.len(), 3);
+    assert_eq!(s.active, Some(3), "a new file's tab becomes the active one");
+    assert!(matches!(s.tab(2).unwrap().status, Status::Loading { .. }));
+
+    let s = s.reduce(Action::NextTab);
+    assert_eq!(s.active, Some(1), "next wraps around");
+    let s = s.reduce(Action::PrevTab);
+    assert_eq!(s.active, Some(3), "previous wraps around");
+    let s = s.reduce(Action::Activate(2));
+    assert_eq!(s.active, Some(2));
+    let s = s.reduce(Action::Activate(99));
+    assert_eq!(s.active, Some(2), "activating a tab that is not open changes nothing");
+
+    let s = s.reduce(Action::Close(2));
+    assert_eq!(s.tabs.iter().map(|t| t.id).collect::<Vec<_>>(), vec![1, 3]);
+    assert_eq!(s.active, Some(3), "closing the active tab activates the one that took its place");
+    let s = s.reduce(Action::Close(3));
+    assert_eq!(s.active, Some(1), "closing the last tab activates the one before it");
+    let s = s.reduce(Action::Close(1));
+    assert!(s.tabs.is_empty());
+    assert_eq!(s.active, None);
+    let s = s.reduce(Action::NextTab);
+    assert_eq!(s.active, None);
+}
+
+#[test]
+fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
+    let d = doc(OMP_O, "omp_elf_2arch.o");
+    let s = AppState::default()
+        .reduce(Action::Open { id: 1, name: "omp_elf_2arch.o".into(), size: OMP_O.len() as u64, at_ms: 5.0 })
+        .reduce(Action::Progress { id: 1, stage: "reading".into(), bytes_read: 4096 });
+    assert_eq!(s.tab(1).unwrap().status, Status::Loading { stage: "reading".into(), bytes_read: 4096 });
+    let closed = s.clone().reduce(Action::Close(1)).reduce(Action::Loaded { id: 1, doc: d.clone() });
+    assert!(closed.tabs.is_empty());
+
+    let cancelled = s.clone().reduce(Action::Cancelled { id: 1 });
+    assert_eq!(cancelled.tab(1).unwrap().status, Status::Cancelled);
+    // A progress report that was already on its way does not bring the progress bar back.
+    let cancelled = cancelled.reduce(Action::Progress { id: 1, stage: "late".into(), bytes_read: 1 });
+    assert_eq!(cancelled.tab(1).unwrap().status, Status::Cancelled);
+    let restarted = cancelled.reduce(Action::Restarted { id: 1, at_ms: 9.0 });
+    assert!(matches!(restarted.tab(1).unwrap().status, Status::Loading { .. }));
+    assert_eq!(restarted.tab(1).unwrap().opened_at, 9.0);
+
+    let loaded = restarted.reduce(Action::Loaded { id: 1, doc: d }).reduce(Action::FirstRender { id: 1, after_ms: 42.0 });
+    assert_eq!(loaded.tab(1).unwrap().first_render_ms, Some(42.0));
+    let loaded = loaded.reduce(Action::FirstRender { id: 1, after_ms: 99.0 });
+    assert_eq!(loaded.tab(1).unwrap().first_render_ms, Some(42.0), "only the first render is timed");
+}
+
+#[test]
+fn a_loaded_file_opens_with_its_tree_expanded_and_the_file_selected() {
+    let (s, d) = opened();
+    let tab = s.active_tab().unwrap();
+    assert_eq!(tab.selected, Some(0));
+    assert_eq!(tab.visible_nodes().len(), d.nodes.len(), "small trees open fully expanded");
+    assert_eq!(tab.hex.space, 0);
+}
+
+#[test]
+fn selecting_a_target_shows_its_bytes_in_its_own_space() {
+    let (s, d) = opened();
+    let gfx90a = d.targets.iter().find(|t| t.target_id == "hipv4-amdgcn-amd-amdhsa--gfx90a").expect("gfx90a target");
+    let node = gfx90a.node.expect("the target has a node");
+    // Collapse everything first: selecting must open the way down to the node.
+    let mut s = s;
+    for id in 0..d.nodes.len() {
+        if s.active_tab().unwrap().is_expanded(id) {
+            s = s.reduce(Action::Toggle(id));
+        }
+    }
+    assert_eq!(s.active_tab().unwrap().visible_nodes(), vec![0]);
+    let seq = s.active_tab().unwrap().hex.reveal_seq;
+    let s = s.reduce(Action::Select(node));
+    let tab = s.active_tab().unwrap();
+    assert_eq!(tab.selected, Some(node));
+    assert_eq!(tab.hex.space, gfx90a.span.space);
+    assert_eq!(gfx90a.span.space, 1, "the image is inside the decompressed bundle");
+    assert_eq!(tab.hex.reveal, Some(d.nodes[node].span.offset));
+    assert_ne!(tab.hex.reveal_seq, seq, "the hex view is asked to scroll");
+    assert!(tab.visible_nodes().contains(&node), "the tree is opened down to the selection");
+    assert_eq!(d.target_of(node), d.targets.iter().position(|t| t.node == Some(node)));
+}
+
+#[test]
+fn clicking_a_byte_selects_the_innermost_node_there_without_scrolling() {
+    let (s, d) = opened();
+    let image = find(&d, "AMDGPU code object gfx90a");
+    let span = d.nodes[image].span;
+    let seq = s.active_tab().unwrap().hex.reveal_seq;
+    let s = s.reduce(Action::SelectAt { space: span.space, offset: span.offset + 100 });
+    let tab = s.active_tab().unwrap();
+    assert_eq!(tab.selected, Some(image));
+    assert_eq!(tab.hex.cursor, Some(span.offset + 100));
+    assert_eq!(tab.hex.reveal_seq, seq, "a click in the hex view does not scroll it");
+
+    // In the file's space, the zstd payload is innermost inside the compressed bundle.
+    let payload = find(&d, "zstd payload");
+    let p = d.nodes[payload].span;
+    let s = s.reduce(Action::SelectAt { space: 0, offset: p.offset });
+    assert_eq!(s.active_tab().unwrap().selected, Some(payload));
+}
+
+#[test]
+fn go_to_offset_selects_and_scrolls_within_the_current_space() {
+    let (s, d) = opened();
+    let section = find(&d, "section .hip_fatbin");
+    let at = d.nodes[section].span.offset + 4; // inside the compressed bundle's header
+    let s = s.reduce(Action::GoTo(at));
+    let tab = s.active_tab().unwrap();
+    assert_eq!(tab.hex.cursor, Some(at));
+    assert_eq!(tab.hex.reveal, Some(at));
+    assert_eq!(d.nodes[tab.selected.unwrap()].kind, "compressed-bundle");
+    // Past the end: the last byte.
+    let s = s.reduce(Action::GoTo(u64::MAX));
+    assert_eq!(s.active_tab().unwrap().hex.cursor, Some(HIP_O.len() as u64 - 1));
+}
+
+#[test]
+fn keyboard_navigation_follows_the_visible_rows() {
+    let (s, d) = opened();
+    let rows = s.active_tab().unwrap().visible_nodes();
+    let sel = |s: &AppState| s.active_tab().unwrap().selected.unwrap();
+
+    let s = s.reduce(Action::Nav(Nav::Down));
+    assert_eq!(sel(&s), rows[1]);
+    let s = s.reduce(Action::Nav(Nav::End));
+    assert_eq!(sel(&s), *rows.last().unwrap());
+    let s = s.reduce(Action::Nav(Nav::Down));
+    assert_eq!(sel(&s), *rows.last().unwrap(), "down on the last row stays");
+    let s = s.reduce(Action::Nav(Nav::Home));
+    assert_eq!(sel(&s), 0);
+    let s = s.reduce(Action::Nav(Nav::Up));
+    assert_eq!(sel(&s), 0, "up on the first row stays");
+
+    // Left on an expanded node collapses it; Left again goes to the parent.
+    let section = find(&d, "section .hip_fatbin");
+    let s = s.reduce(Action::Select(section));
+    let s = s.reduce(Action::Nav(Nav::Left));
+    assert!(!s.active_tab().unwrap().is_expanded(section));
+    assert_eq!(sel(&s), section);
+    assert_eq!(s.active_tab().unwrap().visible_nodes().len(), rows.len() - (d.nodes[section].subtree_end - section - 1));
+    let s = s.reduce(Action::Nav(Nav::Left));
+    assert_eq!(sel(&s), 0);
+    // Right on the collapsed section (after Down) expands it, Right again enters it.
+    let s = s.reduce(Action::Nav(Nav::Down));
+    assert_eq!(sel(&s), section);
+    let s = s.reduce(Action::Nav(Nav::Right));
+    assert!(s.active_tab().unwrap().is_expanded(section));
+    assert_eq!(sel(&s), section);
+    let s = s.reduce(Action::Nav(Nav::Right));
+    assert_eq!(sel(&s), d.nodes[section].children[0]);
+    // Enter (Toggle) on a leaf does nothing.
+    let leaf = find(&d, "AMDGPU code object gfx906");
+    let s = s.reduce(Action::Select(leaf)).reduce(Action::Toggle(leaf));
+    assert!(!s.active_tab().unwrap().is_expanded(leaf));
+}
+
+#[test]
+fn views_and_help_toggle() {
+    let s = AppState::default();
+    assert!(View::ALL.iter().all(|&v| s.shows(v)));
+    let s = s.reduce(Action::ToggleView(View::Hex));
+    assert!(!s.shows(View::Hex) && s.shows(View::Map));
+    let s = s.reduce(Action::ToggleView(View::Hex)).reduce(Action::Help(true));
+    assert!(s.shows(View::Hex) && s.help_open);
+}
+
+#[test]
+fn every_target_of_a_linked_library_has_its_node_and_chain() {
+    let d = doc(LIB_SO, "libhip_3tu_compressed.so");
+    let tree = offload::explore::explore(LIB_SO, "libhip_3tu_compressed.so", &Default::default());
+    let expected = offload::targets::collect(&tree);
+    assert_eq!(d.targets.len(), expected.len());
+    assert_eq!(d.targets.len(), 6, "three translation units for two processors");
+    assert_eq!(d.spaces.len(), 4, "the file and three decompressed bundles");
+    for (t, e) in d.targets.iter().zip(&expected) {
+        assert_eq!(t.target_id, e.target_id);
+        let node = t.node.unwrap_or_else(|| panic!("{} has no node", t.target_id));
+        assert_eq!(d.nodes[node].kind, "bundle-entry");
+        assert_eq!(d.nodes[node].span, t.span);
+        let chain: Vec<&str> = d.ancestors(node).iter().rev().map(|&a| d.nodes[a].label.as_str()).collect();
+        assert_eq!(chain, e.chain.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(t.compression.as_deref(), Some("zstd"));
+    }
+    // Each decompressed space comes from a payload in the file, and the map draws it below it.
+    for s in &d.spaces[1..] {
+        assert_eq!(s.origin.map(|o| o.space), Some(0));
+        assert_eq!(s.available, s.size, "small bundles are decompressed in full");
+    }
+    let maps = offload_www::layout::space_maps(&d);
+    assert_eq!(maps.iter().map(|m| m.space).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert!(maps[1..].iter().all(|m| m.indent == 1));
+    for m in &maps {
+        for r in &m.regions {
+            assert!(r.x >= 0.0 && r.x + r.width <= 1.0 + 1e-9, "region {} outside its band", r.node);
+        }
+    }
+}
+
+#[test]
+fn offload_binary_fields_carry_their_raw_bytes() {
+    let d = doc(OMP_O, "omp_elf_2arch.o");
+    assert_eq!(d.targets.len(), 2);
+    let entry = d.targets.iter().find(|t| t.processor == "gfx90a").and_then(|t| t.node).expect("gfx90a entry");
+    assert_eq!(d.nodes[entry].kind, "offload-entry");
+    let with_raw: Vec<_> = d.nodes.iter().flat_map(|n| &n.fields).filter(|f| f.raw.is_some()).collect();
+    assert!(!with_raw.is_empty());
+    for f in with_raw {
+        let span = f.span.unwrap();
+        let raw = f.raw.as_ref().unwrap();
+        assert_eq!(raw.len() as u64, span.size, "{}", f.name);
+        if span.space == 0 {
+            assert_eq!(&raw[..], &OMP_O[span.offset as usize..span.end() as usize], "{}", f.name);
+        }
+    }
+    // The magic of the first offload binary reads as the bytes the format defines.
+    let magic = d.nodes.iter().flat_map(|n| &n.fields).find(|f| f.name == "magic").expect("a magic field");
+    assert_eq!(magic.raw.as_deref(), Some(&[0x10, 0xff, 0x10, 0xad][..]));
+}
