@@ -78,6 +78,7 @@ fn normalize_args(args: Vec<String>) -> Vec<String> {
 }
 
 fn main() -> ExitCode {
+    die_quietly_on_closed_pipe();
     let cli = Cli::parse_from(normalize_args(std::env::args().collect()));
     let result = match cli.command {
         Command::List(a) => list::run(&a),
@@ -106,5 +107,16 @@ mod tests {
     fn single_dash_bundler_options_are_accepted() {
         let args: Vec<String> = ["offload", "bundle", "-type=bc", "-targets=a,b", "--input=x", "-o", "-unbundle"].iter().map(|s| s.to_string()).collect();
         assert_eq!(normalize_args(args), ["offload", "bundle", "--type=bc", "--targets=a,b", "--input=x", "-o", "--unbundle"]);
+    }
+}
+
+/// Rust ignores SIGPIPE, so printing into a closed pipe (`offload list big.so | head`) would
+/// panic; restoring the default makes the process end quietly, as `cat` or `ls` do.
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; it only resets a signal
+    // disposition to its default.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

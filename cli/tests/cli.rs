@@ -2009,3 +2009,20 @@ fn successful_commands_replace_existing_outputs() {
     assert!(read(&out) == read(&fixture("bundle_bin_o.hipfb")));
     assert_eq!(dir.names(), ["out"], "temporary files left behind");
 }
+
+/// `offload list big.so | head -1`: the reader goes away early; the tool must stop without a
+/// panic message (it used to panic on the failed print).
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let mut child = Command::new(ours())
+        .arg("list")
+        .arg(fixture("libhip_3tu_compressed.so"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
