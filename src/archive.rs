@@ -458,12 +458,16 @@ fn bsd_long_name<'a, R: ReadRef<'a>>(input: R, header: &Header) -> Result<Option
 }
 
 /// Whether a leading member is a symbol table or the long-name table.
+/// Names that readers take for special members (symbol tables, the long-name table) when they
+/// come first.
+const SPECIAL_NAMES: &[&str] = &["/", "//", "/SYM64/", "/<ECSYMBOLS>/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"];
+
 fn special_kind(header: &Header, bsd_name: Option<&BsdName>) -> Option<SpecialKind> {
     let name = bsd_name.map_or(header.name_field.as_str(), |n| n.text.as_str());
     let table = |name: &str| Some(SpecialKind::SymbolTable { name: name.to_string(), symbols: None });
     match name {
         "//" => Some(SpecialKind::LongNames),
-        "/" | "/SYM64/" | "/<ECSYMBOLS>/" | "__.SYMDEF" | "__.SYMDEF SORTED" | "__.SYMDEF_64" | "__.SYMDEF_64 SORTED" => table(name),
+        name if SPECIAL_NAMES.contains(&name) => table(name),
         _ => None,
     }
 }
@@ -587,6 +591,10 @@ pub fn write_gnu(members: &[NewMember]) -> Result<Vec<u8>> {
 fn check_name(index: usize, name: &str) -> Result<()> {
     if name.is_empty() || name.contains(['\n', '\0']) {
         return Err(Error::new(index as u64, "archive member name", "a non-empty name without newline or NUL", format!("{name:?} (member {index})")));
+    }
+    // A member with a symbol table's name, placed first, would be read back as that table.
+    if SPECIAL_NAMES.contains(&name) {
+        return Err(Error::new(index as u64, "archive member name", "a name that is not a special member's", format!("{name:?} (member {index})")));
     }
     Ok(())
 }

@@ -1044,7 +1044,8 @@ fn kinds_compatible(entry: &str, requested: &str, hip_openmp: bool) -> bool {
     if entry == requested || (hip(entry) && hip(requested)) {
         return true;
     }
-    let starts_hip = |k: &str| k.len() >= 3 && k[..3].eq_ignore_ascii_case("hip");
+    // Bytes, not a string slice: a kind may start with a multi-byte character.
+    let starts_hip = |k: &str| k.as_bytes().get(..3).is_some_and(|p| p.eq_ignore_ascii_case(b"hip"));
     hip_openmp && ((starts_hip(entry) && requested == "openmp") || (entry == "openmp" && starts_hip(requested)))
 }
 
