@@ -35,11 +35,14 @@ pub struct Options {
     pub full_decompress_up_to: u64,
     /// Decompress and verify every compressed bundle, however large (within `max_decompressed`).
     pub verify_all: bool,
+    /// Most children shown under one node (entries of a bundle, members of an archive, binaries
+    /// in a section); the rest are dropped with an error that says how many.
+    pub max_entries: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_decompressed: 4 << 30, max_depth: 8, full_decompress_up_to: 32 << 20, verify_all: false }
+        Options { max_decompressed: 4 << 30, max_depth: 8, full_decompress_up_to: 32 << 20, verify_all: false, max_entries: 100_000 }
     }
 }
 
@@ -70,7 +73,25 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     if root.children.is_empty() && root.diagnostics.is_empty() {
         root.diag(Severity::Note, "no offload data found", None);
     }
+    limit_entries(&mut root, opts.max_entries);
     Tree { spaces: ex.spaces, root }
+}
+
+/// Cuts every node's children to `max`, saying so on the node: each format already bounds its
+/// counts by what the input can hold, and this keeps a hostile file from flooding the views.
+fn limit_entries(node: &mut Node, max: usize) {
+    if node.children.len() > max {
+        let dropped = node.children.len() - max;
+        node.children.truncate(max);
+        node.diag(
+            Severity::Error,
+            format!("{dropped} more entries are not shown: the limit is {max} entries under one node (--max-entries)"),
+            None,
+        );
+    }
+    for child in &mut node.children {
+        limit_entries(child, max);
+    }
 }
 
 struct Explorer<'o> {

@@ -20,7 +20,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let path = inputs[0];
     let data = read_all(path)?;
-    let members = device_archive::read_members(&data, u64::MAX).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+    let members = device_archive::read_members(&data, a.decompress_limit()).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     if a.list {
         for id in distinct_ids(&members) {
             println!("{id}");

@@ -57,6 +57,10 @@ pub struct BundlerArgs {
     /// Treat hip and hipv4 offload kinds as compatible with openmp when unbundling.
     #[arg(long)]
     pub hip_openmp_compatible: bool,
+    /// Largest decompressed size accepted for one compressed bundle, in bytes (default 4 GiB).
+    /// Not in clang-offload-bundler, which has no limit.
+    #[arg(long)]
+    pub max_decompressed: Option<u64>,
     /// With --type=a: check every member's entries against the composition rules first, and
     /// fail listing every rule broken, with its member.
     #[arg(long)]
@@ -67,6 +71,11 @@ pub struct BundlerArgs {
 }
 
 impl BundlerArgs {
+    /// `--max-decompressed`, or the explorer's default.
+    pub fn decompress_limit(&self) -> u64 {
+        self.max_decompressed.unwrap_or(offload::explore::Options::default().max_decompressed)
+    }
+
     pub fn inputs(&self) -> Vec<&Path> {
         self.input.iter().chain(&self.inputs).map(PathBuf::as_path).collect()
     }
@@ -253,7 +262,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let path = inputs[0];
     let raw = read_all(path)?;
-    let data = if compressed::is_compressed(&raw) { crate::codec::decompress_single(path, &raw, u64::MAX)? } else { raw };
+    let data = if compressed::is_compressed(&raw) { crate::codec::decompress_single(path, &raw, a.decompress_limit())? } else { raw };
     let parsed = parse_input(path, &a.file_type, &data)?;
     if a.list {
         for id in parsed.ids() {

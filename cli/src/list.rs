@@ -9,12 +9,7 @@ use offload::targets::{self, Target};
 use offload::tree::{Node, Tree};
 
 pub fn options(a: &ListArgs) -> Options {
-    Options {
-        max_decompressed: a.max_decompressed,
-        max_depth: a.max_depth,
-        verify_all: a.verify,
-        ..Options::default()
-    }
+    Options { verify_all: a.verify, ..a.limits.options() }
 }
 
 pub fn run(a: &ListArgs) -> Outcome<()> {

@@ -11,6 +11,7 @@ mod package;
 mod replace;
 
 use clap::{Args, Parser, Subcommand};
+use offload::explore::Options;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -51,12 +52,31 @@ pub struct ListArgs {
     /// Decompress every compressed bundle in full and check its hash, however large.
     #[arg(long)]
     pub verify: bool,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// How much work reading a file may do: the limits every reading command accepts. Defaults
+/// suit real files; a hostile one meets an error that names the option to raise.
+#[derive(Args, Clone, Debug)]
+pub struct Limits {
     /// Largest decompressed size accepted for one compressed bundle, in bytes.
-    #[arg(long, default_value_t = 4 << 30)]
+    #[arg(long, default_value_t = Options::default().max_decompressed)]
     pub max_decompressed: u64,
-    /// Deepest nesting of containers explored.
-    #[arg(long, default_value_t = 8)]
+    /// Deepest nesting of containers explored (a section holding a compressed bundle holding a
+    /// bundle is three levels).
+    #[arg(long, default_value_t = Options::default().max_depth)]
     pub max_depth: u32,
+    /// Most entries shown under one container (bundle entries, archive members, binaries).
+    #[arg(long, default_value_t = Options::default().max_entries)]
+    pub max_entries: usize,
+}
+
+impl Limits {
+    /// Explorer options with these limits.
+    pub fn options(&self) -> Options {
+        Options { max_decompressed: self.max_decompressed, max_depth: self.max_depth, max_entries: self.max_entries, ..Options::default() }
+    }
 }
 
 /// clang-offload-bundler spells its long options with one dash (`-type=o`); accept that too.

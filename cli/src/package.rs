@@ -36,9 +36,8 @@ pub struct ExtractArgs {
     /// files, like `llvm-offload-binary --archive`; members are named as the files would be.
     #[arg(long, value_name = "OUT.a", conflicts_with = "output")]
     pub archive: Option<PathBuf>,
-    /// Largest decompressed size accepted for one compressed bundle, in bytes.
-    #[arg(long, default_value_t = 4 << 30)]
-    pub max_decompressed: u64,
+    #[command(flatten)]
+    pub limits: crate::Limits,
 }
 
 /// `key=value,key=value` into pairs, in order (extract filters).
@@ -113,7 +112,7 @@ fn extension(bytes: &[u8]) -> &'static str {
 pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     let data = read_all(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
-    let opts = Options { max_decompressed: a.max_decompressed, verify_all: true, ..Options::default() };
+    let opts = Options { verify_all: true, ..a.limits.options() };
     let tree = explore::explore(&data[..], &name, &opts);
     let filters: Vec<Vec<(String, String)>> = a.image.iter().map(|s| key_values(s)).collect::<Outcome<_>>()?;
     let chosen: Vec<Target> = targets::collect(&tree)
