@@ -3,6 +3,7 @@
 
 use crate::fail::{Failure, InFile, Outcome};
 use crate::io::{read_all, write_atomic};
+use crate::verify::{self, Written};
 use clap::Args;
 use offload::bundle::{self, Bundle};
 use offload::bundled_object::{self, EntryData};
@@ -139,13 +140,20 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
             return bundle_object(a, &ids, &inputs, &contents, host, outputs[0]);
         }
     }
-    let entries: Vec<(String, Cow<[u8]>)> = ids.into_iter().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
-    let bytes = match text_bundle::comment_for_type(&a.file_type) {
+    let entries: Vec<(String, Cow<[u8]>)> = ids.iter().cloned().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
+    let comment = text_bundle::comment_for_type(&a.file_type);
+    let bytes = match comment {
         Some(comment) => TextBundle::new(comment, entries).write(),
         None => Bundle::new(entries, a.bundle_align).and_then(|b| b.write()).map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?,
     };
+    match comment {
+        Some(comment) => verify::reads_back(&bytes, Written::TextBundle(comment, &ids))?,
+        None => verify::reads_back(&bytes, Written::Bundle(&ids))?,
+    }
     let bytes = if a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1") {
-        compress_bundle(a, &bytes)?
+        let packed = compress_bundle(a, &bytes)?;
+        verify::reads_back(&packed, Written::Compressed(&bytes))?;
+        packed
     } else {
         bytes
     };
@@ -171,6 +179,7 @@ fn bundle_object(a: &BundlerArgs, ids: &[String], inputs: &[&Path], contents: &[
         .collect();
     let bytes = bundled_object::write(&contents[host], &entries)
         .map_err(|e| Failure::new(format!("{}: cannot make a bundled object from this host object: {e}", inputs[host].display())))?;
+    verify::reads_back(&bytes, Written::BundledObject(ids))?;
     write_atomic(output, &bytes)
 }
 

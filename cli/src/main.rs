@@ -9,6 +9,7 @@ mod io;
 mod list;
 mod package;
 mod replace;
+mod verify;
 
 use clap::{Args, Parser, Subcommand};
 use offload::explore::Options;
@@ -20,6 +21,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Allow an output to replace one of the command's input files (still written through a
+    /// temporary file and a rename).
+    #[arg(long, global = true)]
+    overwrite_input: bool,
 }
 
 #[derive(Subcommand)]
@@ -100,6 +105,7 @@ fn normalize_args(args: Vec<String>) -> Vec<String> {
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
     let cli = Cli::parse_from(normalize_args(std::env::args().collect()));
+    io::allow_overwriting_inputs(cli.overwrite_input);
     let result = match cli.command {
         Command::List(a) => list::run(&a),
         Command::Bundle(a) => bundler::run_bundle(&a),

@@ -158,6 +158,8 @@ fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
 fn write_archive(out: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
     let members: Vec<NewMember> = images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
     let bytes = archive::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
+    let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
+    crate::verify::reads_back(&bytes, crate::verify::Written::Archive(&names))?;
     write_atomic(out, &bytes)?;
     for (name, t, bytes) in images {
         println!("{}({name})  {}  {} bytes", out.display(), t.target_id, bytes.len());
