@@ -83,11 +83,11 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
             }
         })
     };
-    let edit = |change: fn(&mut SettingsDraft, &Event)| edit(form.clone(), redraw.clone(), props.settings, change);
-    let on_mib = edit(|d, e| d.max_decompressed_mib = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
-    let on_depth = edit(|d, e| d.max_depth = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
-    let on_verify = edit(|d, e| d.verify_all = e.target_unchecked_into::<HtmlInputElement>().checked());
-    let defaults = edit(|d, _| *d = SettingsDraft::from(Settings::default())).reform(|e: MouseEvent| e.into());
+    let editor = |change: fn(&mut SettingsDraft, &Event)| edit(form.clone(), redraw.clone(), props.settings, change);
+    let on_mib = editor(|d, e| d.max_decompressed_mib = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
+    let on_depth = editor(|d, e| d.max_depth = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
+    let on_verify = editor(|d, e| d.verify_all = e.target_unchecked_into::<HtmlInputElement>().checked());
+    let defaults = editor(|d, _| *d = SettingsDraft::from(Settings::default())).reform(|e: MouseEvent| e.into());
     let (draft, problems) = {
         let f = form.borrow();
         (f.draft.clone().unwrap_or_else(|| props.settings.into()), f.problems.clone())
