@@ -19,12 +19,14 @@ const DIST = process.env.E2E_DIST ?? join(ROOT, 'target/e2e-dist');
 const BASE = process.env.E2E_BASE ?? '/some/sub/path/';
 const OFFLOAD = process.env.OFFLOAD ?? join(ROOT, 'target/release/offload');
 const LLVM_BIN = process.env.LLVM_BIN ?? '/usr/lib/llvm-22/bin';
+const BUNDLER = join(LLVM_BIN, 'clang-offload-bundler');
 const FIXTURES = join(ROOT, 'tests/fixtures');
 const SHOTS = join(ROOT, 'test-output/screenshots');
 
 let server, siteUrl, origin, browser, context, page;
 const requests = [];      // every URL the browser asked for, from the page and its workers
 const pageErrors = [];    // uncaught exceptions and console errors
+const dialogs = [];       // alert(), confirm(), prompt() and beforeunload dialogs, which nothing here should open
 
 // ------------------------------------------------------------------ helpers --
 
@@ -40,9 +42,10 @@ function must(cmd, args, opts) {
   return r.stdout;
 }
 
-/** What our CLI says about a file: `offload list --json` (exit 1 only means "has errors"). */
-function cliList(file) {
-  const r = run(OFFLOAD, ['list', '--json', file]);
+/** What our CLI says about a file: `offload list --json` (exit 1 only means "has errors"),
+ * with the limits in `flags` (`--verify`, `--max-depth=N`, `--max-decompressed=BYTES`). */
+function cliList(file, ...flags) {
+  const r = run(OFFLOAD, ['list', '--json', ...flags, file]);
   assert.ok(r.status === 0 || r.status === 1, `offload list ${file}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
@@ -77,6 +80,16 @@ async function openSample(file) {
   await page.locator('#samples-menu > summary').click();
   await page.locator(`#samples-menu button[data-sample="${file}"]`).click();
   await waitExplored(file);
+}
+
+/** Every diagnostic message of a CLI JSON tree, in tree order (the summary's order). */
+function cliMessages(json) {
+  return walk(json.root).flatMap((n) => n.diagnostics.map((d) => d.message));
+}
+
+/** The messages of the summary's diagnostics, in order. */
+async function pageMessages() {
+  return page.locator('#tab-panel .diagnostics li .message').allTextContents();
 }
 
 /** Target IDs in the summary table, in order. */
@@ -140,6 +153,7 @@ before(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+  page.on('dialog', (d) => { dialogs.push(`${d.type()}: ${d.message()}`); d.dismiss().catch(() => {}); });
   await page.goto(siteUrl);
   await page.locator('.welcome').waitFor();
 });
@@ -349,6 +363,245 @@ test('a damaged file shows its error in place, with the byte offset, and stays e
   await shot('13-damaged-file');
 });
 
+// Markup and script in the strings of files made here by the real tools. Every string read from
+// a file must reach the page as text: in the tab, the tree, the summary and the inspector.
+const ARCH = '<img src=x onerror="window.__pwned=1;alert(1)">';
+const NOTE = '<script>window.__pwned=2</script>';
+// clang-offload-bundler keeps markup in a target ID's features and environment field (it drops
+// an invalid processor such as `gfx90a<b>x</b>`, standardizing the ID to `...--`).
+const HOSTILE_IDS = [
+  'hip-amdgcn-amd-amdhsa--gfx90a:<b>x</b>:<img src=x onerror=window.__pwned=3>',
+  'hipv4-amdgcn-amd-amdhsa<script>window.__pwned=4</script>--gfx906',
+];
+
+/** What markup in the strings would have made had the page parsed it as HTML. The page itself
+ * uses no <img> and no <b>, and none of its elements has an inline event handler. */
+async function injected() {
+  return page.evaluate(() => ({
+    pwned: window.__pwned,
+    elements: [...document.querySelectorAll('img, b, [onerror], [onload]')].map((e) => e.outerHTML.slice(0, 100)),
+    boldInTree: document.querySelectorAll('[role=tree] b').length,
+    scripts: [...document.scripts].filter((s) => s.textContent.includes('__pwned')).length,
+  }));
+}
+
+/** Checks the page shows `file` (explored by our CLI as `json`) with every string as text. */
+async function assertShownAsText(name, json) {
+  assert.equal(await page.locator('[role=tab][aria-selected=true] .tab-name').textContent(), name, 'tab');
+  assert.equal(await page.locator('[role=tab][aria-selected=true]').getAttribute('title'), name);
+  assert.equal(await page.locator('.tab.active .tab-close').getAttribute('aria-label'), `Close ${name}`);
+  assert.equal(await page.locator('#tab-panel .summary .file-name').textContent(), name, 'summary');
+  // Every node's label, exactly as the CLI gives it (small trees open fully expanded).
+  assert.deepEqual(await page.locator('[role=treeitem] > .row .label').allTextContents(), walk(json.root).map((n) => n.label), 'tree');
+  // The targets table: ID, kind, processor, features.
+  const rows = page.locator('table.targets tbody tr');
+  assert.equal(await rows.count(), json.targets.length);
+  for (const [i, target] of json.targets.entries()) {
+    const cells = await rows.nth(i).locator('th, td').allTextContents();
+    assert.deepEqual(cells.slice(0, 4), [target.target_id, target.offload_kind, target.processor, target.features || '—'], 'targets');
+    assert.equal(await rows.nth(i).getAttribute('data-target-id'), target.target_id);
+  }
+  assert.deepEqual(await pageMessages(), cliMessages(json), 'diagnostics');
+  // The hex view's byte spaces are named after the file.
+  const spaces = await page.locator('#tab-panel .hex-panel select option').allTextContents();
+  assert.deepEqual(spaces.map((o) => o.replace(/ \([^)]*\)$/, '')), json.spaces.map((sp, i) => `space ${i}: ${sp.label}`), 'space picker');
+  // The inspector of each target's entry: its label and every text field.
+  const entries = walk(json.root).filter((n) => n.kind === 'bundle-entry' || n.kind === 'offload-entry');
+  for (const [i, entry] of entries.filter((n) => !n.label.startsWith('host-')).entries()) {
+    await rows.nth(i).locator('button').click();
+    assert.equal(await page.locator('.inspector .node-label').textContent(), entry.label, 'inspector label');
+    for (const [field, value] of Object.entries(entry.fields)) {
+      if (typeof value === 'string') {
+        assert.equal(await page.locator(`.inspector tr[data-field="${field}"] td.value`).textContent(), value, `inspector ${field}`);
+      } else if (value && typeof value === 'object') {
+        // A string map (an offload entry's strings): each key and value as text.
+        const shown = await page.locator(`.inspector tr[data-field="${field}"] dl.map-value`).evaluate((dl) =>
+          Object.fromEntries([...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent])));
+        assert.deepEqual(shown, value, `inspector ${field}`);
+      }
+    }
+  }
+  const found = await injected();
+  assert.deepEqual(found, { pwned: undefined, elements: [], boldInTree: 0, scripts: 0 }, `nothing was made from ${name}'s strings`);
+}
+
+test('strings from files are shown as text, never run or parsed as markup', async (t) => {
+  const work = mkdtempSync(join(tmpdir(), 'offload-hostile-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  // Real device images, unbundled from a fixture by clang-offload-bundler (`.o`, so that
+  // llvm-offload-binary records them as objects).
+  const hipfb = join(FIXTURES, 'hip_elf_2arch.hipfb');
+  for (const [file, id] of [['gfx90a.o', 'hipv4-amdgcn-amd-amdhsa--gfx90a'], ['gfx906.o', 'hipv4-amdgcn-amd-amdhsa--gfx906:xnack-']]) {
+    must(BUNDLER, ['-unbundle', '-type=o', `-targets=${id}`, `-input=${hipfb}`, `-output=${join(work, file)}`]);
+  }
+  // An LLVM offload binary whose arch and an extra string are markup. llvm-offload-binary
+  // splits --image at commas, then each part at its first '=': values hold no comma.
+  const offbin = join(work, '<img src=x onerror="window.__pwned=5">.offbin');
+  must(join(LLVM_BIN, 'llvm-offload-binary'), ['-o', offbin, `--image=file=${join(work, 'gfx90a.o')},triple=amdgcn-amd-amdhsa,arch=${ARCH},kind=openmp,note=${NOTE}`]);
+  const dumped = must(join(LLVM_BIN, 'llvm-objdump'), ['--offloading', offbin]);
+  assert.ok(dumped.split('\n').some((l) => l.replace(/^arch\s+/, '') === ARCH), `llvm-objdump reads the arch back:\n${dumped}`);
+  // A clang offload bundle whose target IDs hold markup, as the bundler itself lists them.
+  const bundle = join(work, '<svg onload=window.__pwned=6>.bc');
+  writeFileSync(join(work, 'host.bc'), '');
+  must(BUNDLER, ['-type=bc', `-targets=host-x86_64-unknown-linux-gnu,${HOSTILE_IDS.join(',')}`,
+    `-input=${join(work, 'host.bc')}`, `-input=${join(work, 'gfx90a.o')}`, `-input=${join(work, 'gfx906.o')}`, `-output=${bundle}`]);
+  const listed = must(BUNDLER, ['-list', '-type=bc', `-input=${bundle}`]).split('\n').filter((l) => l && !l.startsWith('host-'));
+  assert.deepEqual(listed.sort(), [...HOSTILE_IDS].sort(), 'clang-offload-bundler kept the IDs as given');
+
+  const offbinJson = cliList(offbin);
+  const entry = walk(offbinJson.root).find((n) => n.kind === 'offload-entry');
+  assert.equal(entry.fields.arch, ARCH);
+  assert.equal(entry.fields.strings.note, NOTE);
+  await waitExplored(await dropFile(offbin));
+  await assertShownAsText(offbin.split('/').pop(), offbinJson);
+  assert.ok((await page.locator('#tab-panel').textContent()).includes(NOTE), 'the script text is on the page, as text');
+
+  const bundleJson = cliList(bundle);
+  assert.deepEqual(bundleJson.targets.map((x) => x.target_id), HOSTILE_IDS);
+  await waitExplored(await dropFile(bundle));
+  await assertShownAsText(bundle.split('/').pop(), bundleJson);
+  // The container chain of the selected target names it too.
+  assert.ok((await page.locator('nav.chain').textContent()).includes(HOSTILE_IDS[1]));
+  await shot('14-hostile-strings');
+
+  // Nothing was fetched for <img src=x>, nothing ran, nothing broke.
+  assert.deepEqual(requests.filter((u) => new URL(u).pathname.endsWith('/x')), [], 'no request for the img');
+  assert.deepEqual(dialogs, [], 'no alert');
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'no CSP violation');
+  assert.deepEqual(pageErrors, [], 'no page error');
+});
+
+/** Opens the settings dialog with its button and waits for it. */
+async function openSettings(target = page) {
+  await target.getByRole('button', { name: 'Settings', exact: true }).click();
+  await target.locator('dialog.settings[open]').waitFor();
+  return {
+    mib: target.getByLabel('Largest decompressed bundle (MiB)'),
+    depth: target.getByLabel('Deepest nesting (levels)'),
+    verify: target.getByLabel('Verify every compressed bundle'),
+  };
+}
+
+async function settingsShown(fields) {
+  return { mib: await fields.mib.inputValue(), depth: await fields.depth.inputValue(), verify: await fields.verify.isChecked() };
+}
+
+const SETTINGS_KEY = 'offload-explorer.settings';
+const DEFAULTS = { mib: '4096', depth: '8', verify: false };
+
+test('settings: limits are checked, kept, used for files opened next, and a limit that stops the explorer says so', async (t) => {
+  const work = mkdtempSync(join(tmpdir(), 'offload-limits-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  // A compressed bundle that decompresses to 40 MiB (a real code object padded with zeros):
+  // above the 32 MiB up to which bundles are decompressed unless every bundle is verified.
+  const image = join(work, 'big.co');
+  must(BUNDLER, ['-unbundle', '-type=o', '-targets=hipv4-amdgcn-amd-amdhsa--gfx90a', `-input=${join(FIXTURES, 'hip_elf_2arch.hipfb')}`, `-output=${image}`]);
+  const code = readFileSync(image);
+  writeFileSync(image, Buffer.concat([code, Buffer.alloc((40 << 20) - code.length)]));
+  const big = join(work, 'big.hipfb');
+  must(BUNDLER, ['-type=o', '-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx90a', '-input=/dev/null', `-input=${image}`, `-output=${big}`, '-compress'],
+    { env: { ...process.env, COMPRESSED_BUNDLE_FORMAT_VERSION: '3' } });
+
+  // The dialog starts from the core's defaults; the ? dialog lists its key.
+  let fields = await openSettings();
+  assert.deepEqual(await settingsShown(fields), DEFAULTS);
+  // Wrong values are explained in place and not saved.
+  await fields.mib.fill('0');
+  await fields.depth.fill('100');
+  await page.locator('dialog.settings button[type=submit]').click();
+  assert.equal(await page.locator('#setting-max-decompressed-problem').textContent(), 'Must be at least 1.');
+  assert.equal(await page.locator('#setting-max-depth-problem').textContent(), 'Must be at most 32 levels.');
+  assert.equal(await fields.mib.getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'setting-max-decompressed', 'the first wrong field has the focus');
+  assert.equal(await page.locator('dialog.settings[open]').count(), 1, 'the dialog stays open');
+  await fields.mib.fill('lots');
+  assert.equal(await page.locator('#setting-max-decompressed-problem').textContent(), '“lots” is not a whole number. Enter one from 1 to 4096.');
+  await shot('15-settings-invalid');
+  // A 16 MiB limit with every bundle verified: the 40 MiB bundle is refused, and says why.
+  await fields.mib.fill('16');
+  await fields.depth.fill('8');
+  await fields.verify.check();
+  await page.locator('dialog.settings button[type=submit]').click();
+  await page.locator('dialog.settings[open]').waitFor({ state: 'detached' });
+  assert.equal(await page.evaluate((k) => localStorage.getItem(k), SETTINGS_KEY), 'max_decompressed_mib=16\nmax_depth=8\nverify_all=true\n');
+
+  await dropFile(big);
+  await waitExplored('big.hipfb');
+  const refused = cliList(big, '--verify', `--max-decompressed=${16 << 20}`);
+  assert.ok(cliMessages(refused).some((m) => m.includes('within the limit of 16777216 bytes')), 'our CLI refuses it too');
+  assert.deepEqual(await pageMessages(), cliMessages(refused), 'the summary shows why the bundle was not decompressed');
+  assert.match(await page.locator('#tab-panel .explored-with').textContent(), /Limits: decompressed bundles up to 16 MiB, nesting up to 8 levels, every compressed bundle verified\./);
+  assert.equal(await page.locator('[role=tab][aria-selected=true] .status-dot.error').count(), 1);
+  await page.locator('section.summary').screenshot({ path: join(SHOTS, '16-limit-reached.png') });
+
+  // Raised again and re-opened from the dialog (its key is ","): decompressed and verified.
+  await page.locator('body').click({ position: { x: 5, y: 300 } }).catch(() => {});
+  await page.keyboard.press(',');
+  await page.locator('dialog.settings[open]').waitFor();
+  await fields.mib.fill('4096');
+  await page.getByRole('button', { name: 'Save and re-open big.hipfb' }).click();
+  await page.locator('#tab-panel .explored-with', { hasText: 'up to 4096 MiB' }).waitFor();
+  await page.locator('#tab-panel .summary .empty', { hasText: 'No diagnostics.' }).waitFor();
+  const verified = cliList(big, '--verify');
+  assert.deepEqual(cliMessages(verified), []);
+  assert.deepEqual(await pageTargets(), verified.targets.map((x) => x.target_id));
+  await page.locator('[role=treeitem] > .row', { hasText: 'AMDGPU code object gfx90a' }).waitFor();
+  await page.locator('[role=treeitem] > .row', { hasText: 'compressed bundle v3' }).click();
+  assert.equal(await page.locator('.inspector tr[data-field="hash_ok"] td.value').textContent(), 'true', 'the hash was checked');
+
+  // Back to the defaults, saved only: the open file says the settings changed and re-opens.
+  await openSettings();
+  await page.getByRole('button', { name: 'Restore defaults' }).click();
+  assert.deepEqual(await settingsShown(fields), DEFAULTS);
+  await page.locator('dialog.settings button[type=submit]').click();
+  await page.locator('#tab-panel .explored-with .stale', { hasText: 'The settings have changed since.' }).waitFor();
+  await page.getByRole('button', { name: 'Re-open with the current settings' }).click();
+  await page.locator('#tab-panel .explored-with', { hasText: 'listed from their header' }).waitFor();
+  const listedOnly = cliList(big);
+  assert.ok(cliMessages(listedOnly)[0].startsWith('hash not checked'));
+  assert.deepEqual(await pageMessages(), cliMessages(listedOnly));
+
+  // A nesting limit of 1 applies to the next file (a sample here): it stops inside the
+  // compressed bundle, and the summary says so where our CLI does.
+  fields = await openSettings();
+  await fields.depth.fill('1');
+  await page.keyboard.press('Enter');
+  await page.locator('dialog.settings[open]').waitFor({ state: 'detached' });
+  await openSample('hip_elf_2arch_compressed.o');
+  const shallow = cliList(join(FIXTURES, 'hip_elf_2arch_compressed.o'), '--max-depth=1');
+  assert.deepEqual(cliMessages(shallow), ['containers nested deeper than 1 levels are not explored']);
+  assert.deepEqual(await pageMessages(), cliMessages(shallow));
+  await page.locator('#tab-panel #targets', { hasText: 'No device targets found.' }).waitFor();
+  await page.locator('[role=treeitem] > .row', { hasText: 'nested too deeply' }).waitFor();
+
+  // The settings are kept for the next visit; a damaged copy gives the defaults, quietly.
+  const other = await context.newPage();
+  const otherErrors = [];
+  other.on('pageerror', (e) => otherErrors.push(e.message));
+  other.on('console', (m) => { if (m.type() === 'error') otherErrors.push(m.text()); });
+  await other.goto(siteUrl);
+  await other.locator('.welcome').waitFor();
+  assert.deepEqual(await settingsShown(await openSettings(other)), { ...DEFAULTS, depth: '1' });
+  await other.evaluate((k) => localStorage.setItem(k, 'max_depth=banana\nverify_all=maybe\nmax_decompressed_mib=-3\n<script>'), SETTINGS_KEY);
+  await other.reload();
+  await other.locator('.welcome').waitFor();
+  assert.deepEqual(await settingsShown(await openSettings(other)), DEFAULTS);
+  assert.equal(await other.evaluate((k) => localStorage.getItem(k), SETTINGS_KEY), 'max_decompressed_mib=4096\nmax_depth=8\nverify_all=false\n', 'rewritten whole');
+  assert.deepEqual(otherErrors, []);
+  await other.close();
+
+  // Back to the defaults for the tests that follow; the shortcuts dialog lists the key.
+  await openSettings();
+  await page.getByRole('button', { name: 'Restore defaults' }).click();
+  await page.locator('dialog.settings button[type=submit]').click();
+  await page.locator('dialog.settings[open]').waitFor({ state: 'detached' });
+  await page.keyboard.press('?');
+  const row = page.locator('dialog.help[open] tr', { has: page.locator('kbd', { hasText: /^,$/ }) });
+  assert.match(await row.textContent(), /Settings/);
+  await page.keyboard.press('Escape');
+  await page.locator('dialog.help[open]').waitFor({ state: 'detached' });
+});
+
 test('the file picker opens files too (o)', async () => {
   const chooser = page.waitForEvent('filechooser');
   await page.locator('#tree').focus().catch(() => {});
@@ -384,6 +637,8 @@ test('a 1 GiB file: the hex view renders only the rows on screen and reaches the
   const rows = await page.locator('#hex-grid .hex-row .hex-offset').allTextContents();
   assert.ok(rows.length > 5 && rows.length < 80, `${rows.length} rows rendered`);
   assert.equal(parseInt(rows.at(-1), 16), lastRow, 'End shows the last row');
+  // The cell shows '··' until its bytes are read from the file (Blob.slice, asynchronous).
+  await page.waitForFunction((o) => (document.querySelector(`#hex-grid .hex-bytes .byte[data-offset="${o}"]`)?.textContent ?? '··') !== '··', size - 1);
   assert.equal(await page.locator(`#hex-grid .hex-bytes .byte[data-offset="${size - 1}"]`).textContent(), '00');
   // Row by row, even though one pixel of the scrollbar stands for many rows here.
   const top = parseInt(rows[0], 16);
@@ -396,7 +651,7 @@ test('a 1 GiB file: the hex view renders only the rows on screen and reaches the
   await page.locator(`#hex-grid .byte.cursor[data-offset="${middle}"]`).waitFor();
   await page.locator('#hex-grid').focus();
   await page.keyboard.press('Home');
-  await page.locator('#hex-grid .hex-bytes .byte[data-offset="0"]').waitFor();
+  await page.waitForFunction(() => (document.querySelector('#hex-grid .hex-bytes .byte[data-offset="0"]')?.textContent ?? '··') !== '··');
   assert.equal(await page.locator('#hex-grid .hex-bytes .byte[data-offset="0"]').textContent(), '7f');
   await page.keyboard.press('w');
 });
@@ -404,7 +659,8 @@ test('a 1 GiB file: the hex view renders only the rows on screen and reaches the
 test('every control has an accessible name', async () => {
   const unnamed = await page.evaluate(() => {
     const name = (el) => (el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || '').trim()
-      || (el.getAttribute('aria-labelledby') && document.getElementById(el.getAttribute('aria-labelledby'))?.textContent.trim());
+      || (el.getAttribute('aria-labelledby') && document.getElementById(el.getAttribute('aria-labelledby'))?.textContent.trim())
+      || [...(el.labels ?? [])].map((l) => l.textContent).join(' ').trim();
     return [...document.querySelectorAll('button, input, select, summary, [role=tab], [role=treeitem], [role=tree], [tabindex="0"]')]
       .filter((el) => !name(el))
       .map((el) => el.outerHTML.slice(0, 120));
@@ -540,4 +796,5 @@ test('no request went to another origin and nothing failed on the page', async (
   assert.ok(requests.some((u) => u.includes('/samples/')), 'samples were fetched from the sub-path');
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
   assert.deepEqual(pageErrors, []);
+  assert.deepEqual(dialogs, []);
 });

@@ -8,6 +8,7 @@
 
 use crate::model::Doc;
 use crate::protocol::{decode, encode, FromWorker, ToWorker};
+use crate::settings::Settings;
 use futures::channel::oneshot;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -102,8 +103,9 @@ impl ExplorerWorker {
         }
     }
 
-    pub fn explore(&self, name: &str, file: &Blob) -> Result<(), String> {
-        self.send(&ToWorker::Explore { name: name.to_string(), file: file.clone() })
+    /// Asks the worker to explore `file` within the limits of `settings`.
+    pub fn explore(&self, name: &str, file: &Blob, settings: Settings) -> Result<(), String> {
+        self.send(&ToWorker::Explore { name: name.to_string(), file: file.clone(), settings })
     }
 
     /// The bytes `offset..offset+len` of a byte space (fewer where the space ends or was only

@@ -2,8 +2,9 @@
 //! (`bin/worker.rs`) built by Trunk from the repository's `index.html`.
 //!
 //! The page's logic that needs no browser — the model the views draw, the reducer, the hex
-//! view's scrolling arithmetic, the layout map's geometry, offset parsing, shortcuts — builds
-//! for any target, so `cargo test --workspace` checks it natively. Everything that touches the
+//! view's scrolling arithmetic, the layout map's geometry, offset parsing, shortcuts, the
+//! settings' checks and storage format — builds for any target, so `cargo test --workspace`
+//! checks it natively. Everything that touches the
 //! DOM or workers builds only for `wasm32`.
 
 pub mod format;
@@ -11,6 +12,7 @@ pub mod hexgrid;
 pub mod layout;
 pub mod model;
 pub mod samples;
+pub mod settings;
 pub mod shortcuts;
 pub mod state;
 

@@ -343,7 +343,12 @@ fn flatten(node: &Node, parent: Option<NodeId>, depth: u32, out: &mut Vec<NodeIn
 /// Explores bytes held in memory and builds the page's model: what the worker does for a file
 /// it reads in full, and what the tests use.
 pub fn explore_bytes(data: &[u8], name: &str) -> Doc {
-    let tree = offload::explore::explore(data, name, &offload::explore::Options::default());
+    explore_bytes_with(data, name, &offload::explore::Options::default())
+}
+
+/// [`explore_bytes`] within other limits.
+pub fn explore_bytes_with(data: &[u8], name: &str, options: &offload::explore::Options) -> Doc {
+    let tree = offload::explore::explore(data, name, options);
     let targets = offload::targets::collect(&tree);
     Doc::from_tree(&tree, &targets, &|span| tree.bytes(data, span.into()).map(<[u8]>::to_vec))
 }

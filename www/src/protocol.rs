@@ -3,16 +3,19 @@
 //! copy), bytes as `Uint8Array`s, 64-bit numbers as `BigInt`s so that no offset is rounded.
 
 use crate::model::Doc;
+use crate::settings::Settings;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
 #[derive(Serialize, Deserialize)]
 pub enum ToWorker {
-    /// Explore this file; the worker reads the parts it needs by slicing it.
+    /// Explore this file within the limits of `settings`; the worker reads the parts it needs
+    /// by slicing it.
     Explore {
         name: String,
         #[serde(with = "serde_wasm_bindgen::preserve")]
         file: web_sys::Blob,
+        settings: Settings,
     },
     /// Send the bytes `offset..offset+len` of a byte space of the explored file.
     Read { request: u32, space: u32, offset: u64, len: u32 },

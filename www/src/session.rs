@@ -3,6 +3,7 @@
 
 use crate::bytes::{Bytes, FileBytes};
 use crate::client::{Event, ExplorerWorker};
+use crate::settings::Settings;
 use crate::state::{Action, TabId};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -27,31 +28,33 @@ pub fn now_ms() -> f64 {
 }
 
 impl Session {
-    /// Opens a file in a new tab and starts exploring it. `opened_at` is when the user asked
-    /// (the drop, the pick, the sample click), for the first-render time.
-    pub fn open(&mut self, file: Blob, name: String, opened_at: f64, dispatch: &Callback<Action>) -> TabId {
+    /// Opens a file in a new tab and starts exploring it within the limits of `settings`.
+    /// `opened_at` is when the user asked (the drop, the pick, the sample click), for the
+    /// first-render time.
+    pub fn open(&mut self, file: Blob, name: String, opened_at: f64, settings: Settings, dispatch: &Callback<Action>) -> TabId {
         self.next_id += 1;
         let id = self.next_id;
-        dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at });
+        dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at, settings });
         let bytes = Bytes(Rc::new(FileBytes { file: file.clone(), worker: None }));
         self.files.insert(id, OpenFile { name, file, worker: None, bytes });
-        self.start(id, dispatch);
+        self.start(id, settings, dispatch);
         id
     }
 
     /// A tab for a file that could not even be read, saying why.
-    pub fn open_failed(&mut self, name: String, opened_at: f64, message: String, dispatch: &Callback<Action>) {
+    pub fn open_failed(&mut self, name: String, opened_at: f64, settings: Settings, message: String, dispatch: &Callback<Action>) {
         self.next_id += 1;
         let id = self.next_id;
-        dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at });
+        dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at, settings });
         let file = Blob::new().expect("an empty Blob");
         let bytes = Bytes(Rc::new(FileBytes { file: file.clone(), worker: None }));
         self.files.insert(id, OpenFile { name, file, worker: None, bytes });
         dispatch.emit(Action::Failed { id, message });
     }
 
-    /// Starts (or restarts) the worker of a tab.
-    fn start(&mut self, id: TabId, dispatch: &Callback<Action>) {
+    /// Starts (or restarts) the worker of a tab. A worker being replaced stops when its last
+    /// handle goes (see `ExplorerWorker`'s `Drop`).
+    fn start(&mut self, id: TabId, settings: Settings, dispatch: &Callback<Action>) {
         let Some(open) = self.files.get_mut(&id) else { return };
         let events = {
             let dispatch = dispatch.clone();
@@ -61,7 +64,7 @@ impl Session {
                 Event::Failed(message) => dispatch.emit(Action::Failed { id, message }),
             }
         };
-        let started = ExplorerWorker::spawn(events).and_then(|w| w.explore(&open.name, &open.file).map(|_| w));
+        let started = ExplorerWorker::spawn(events).and_then(|w| w.explore(&open.name, &open.file, settings).map(|_| w));
         match started {
             Ok(worker) => {
                 let worker = Rc::new(worker);
@@ -81,10 +84,12 @@ impl Session {
         }
     }
 
-    pub fn restart(&mut self, id: TabId, dispatch: &Callback<Action>) {
+    /// Explores a tab's file again, from the start, within the limits of `settings`: after a
+    /// cancellation or a failure, or to see the file with other settings.
+    pub fn restart(&mut self, id: TabId, settings: Settings, dispatch: &Callback<Action>) {
         if self.files.contains_key(&id) {
-            dispatch.emit(Action::Restarted { id, at_ms: now_ms() });
-            self.start(id, dispatch);
+            dispatch.emit(Action::Restarted { id, at_ms: now_ms(), settings });
+            self.start(id, settings, dispatch);
         }
     }
 

@@ -15,6 +15,7 @@ pub enum Command {
     FocusHex,
     GoToOffset,
     Toggle(View),
+    Settings,
     Help,
 }
 
@@ -33,6 +34,7 @@ pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("3", Command::Toggle(View::Map), "Show or hide the layout map"),
     ("4", Command::Toggle(View::Hex), "Show or hide the hex view"),
     ("5", Command::Toggle(View::Inspector), "Show or hide the inspector"),
+    (",", Command::Settings, "Settings: limits for the files opened next"),
     ("?", Command::Help, "Show this list"),
 ];
 
@@ -62,6 +64,7 @@ mod tests {
             assert!(SHORTCUTS[i + 1..].iter().all(|(o, _, _)| o != k), "key {k} used twice");
         }
         assert_eq!(command_for("?"), Some(Command::Help));
+        assert_eq!(command_for(","), Some(Command::Settings));
         assert_eq!(command_for("q"), None);
     }
 }

@@ -1,9 +1,10 @@
 //! The page's state and the one reducer that changes it. Plain data and a pure function: the
-//! open files (tabs) and what is selected in each, which views are shown, whether the help is
-//! open. File handles and workers live beside it (see `components::app`), so that every change
+//! open files (tabs) and what is selected in each, which views are shown, the settings files are
+//! explored with, which dialog is open. File handles and workers live beside it (see `components::app`), so that every change
 //! the user can make is an [`Action`] that tests can replay without a browser.
 
 use crate::model::{Doc, NodeId, Span};
+use crate::settings::Settings;
 use std::rc::Rc;
 
 pub type TabId = u32;
@@ -73,6 +74,9 @@ pub struct Tab {
     pub opened_at: f64,
     /// Milliseconds from opening to the first render of the result.
     pub first_render_ms: Option<f64>,
+    /// The settings the file is (being) explored with: those of when it was opened or last
+    /// re-opened, which may differ from the page's current ones.
+    pub settings: Settings,
 }
 
 impl Tab {
@@ -115,13 +119,14 @@ pub enum Nav {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    Open { id: TabId, name: String, size: u64, at_ms: f64 },
+    Open { id: TabId, name: String, size: u64, at_ms: f64, settings: Settings },
     Progress { id: TabId, stage: String, bytes_read: u64 },
     Loaded { id: TabId, doc: Rc<Doc> },
     Failed { id: TabId, message: String },
     Cancelled { id: TabId },
-    /// The explorer is started again on a cancelled or failed tab.
-    Restarted { id: TabId, at_ms: f64 },
+    /// The explorer is started again on a tab (cancelled, failed, or re-opened with other
+    /// settings).
+    Restarted { id: TabId, at_ms: f64, settings: Settings },
     FirstRender { id: TabId, after_ms: f64 },
     Close(TabId),
     Activate(TabId),
@@ -140,6 +145,10 @@ pub enum Action {
     Nav(Nav),
     ToggleView(View),
     Help(bool),
+    /// Open or close the settings dialog.
+    ShowSettings(bool),
+    /// New settings (already checked), for files opened from now on.
+    SetSettings(Settings),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -149,11 +158,14 @@ pub struct AppState {
     /// Shown views, indexed by `View as usize`.
     pub views: [bool; 5],
     pub help_open: bool,
+    /// What files opened from now on are explored with.
+    pub settings: Settings,
+    pub settings_open: bool,
 }
 
 impl Default for AppState {
     fn default() -> Self {
-        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false }
+        AppState::with_settings(Settings::default())
     }
 }
 
@@ -162,6 +174,11 @@ const EXPAND_ALL_UP_TO: usize = 400;
 const FIRST_LEVELS: u32 = 3;
 
 impl AppState {
+    /// The page as it starts, with the settings kept from an earlier visit.
+    pub fn with_settings(settings: Settings) -> AppState {
+        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false }
+    }
+
     pub fn tab(&self, id: TabId) -> Option<&Tab> {
         self.tabs.iter().find(|t| t.id == id)
     }
@@ -187,7 +204,7 @@ impl AppState {
     /// change nothing.
     pub fn reduce(mut self, action: Action) -> AppState {
         match action {
-            Action::Open { id, name, size, at_ms } => {
+            Action::Open { id, name, size, at_ms, settings } => {
                 self.tabs.push(Tab {
                     id,
                     name,
@@ -198,6 +215,7 @@ impl AppState {
                     hex: HexState::default(),
                     opened_at: at_ms,
                     first_render_ms: None,
+                    settings,
                 });
                 self.active = Some(id);
             }
@@ -229,11 +247,12 @@ impl AppState {
                     }
                 }
             }
-            Action::Restarted { id, at_ms } => {
+            Action::Restarted { id, at_ms, settings } => {
                 if let Some(tab) = self.tab_mut(id) {
                     tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
                     tab.opened_at = at_ms;
                     tab.first_render_ms = None;
+                    tab.settings = settings;
                 }
             }
             Action::FirstRender { id, after_ms } => {
@@ -321,6 +340,8 @@ impl AppState {
                 *shown = !*shown;
             }
             Action::Help(open) => self.help_open = open,
+            Action::ShowSettings(open) => self.settings_open = open,
+            Action::SetSettings(settings) => self.settings = settings,
         }
         self
     }

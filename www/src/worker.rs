@@ -5,7 +5,8 @@
 use crate::model::{Doc, Span};
 use crate::protocol::{decode, encode, FromWorker, ToWorker};
 use object::read::{ReadCache, ReadCacheOps, ReadRef};
-use offload::explore::{explore, Options};
+use crate::settings::Settings;
+use offload::explore::explore;
 use offload::tree::Tree;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -99,12 +100,13 @@ struct Explored {
     file: Blob,
 }
 
-/// Explores `file` and returns the page's model, keeping what later byte requests need.
-fn explore_file(name: &str, file: Blob, kept: &RefCell<Option<Explored>>) -> Doc {
+/// Explores `file` within the limits of `settings` and returns the page's model, keeping what
+/// later byte requests need.
+fn explore_file(name: &str, file: Blob, settings: &Settings, kept: &RefCell<Option<Explored>>) -> Doc {
     let started = js_sys::Date::now();
     post(&FromWorker::Progress { stage: "reading and decompressing".into(), bytes_read: 0 });
     let cache = ReadCache::new(BlobReader { blob: file.clone(), pos: 0, read_so_far: 0, reported: 0 });
-    let tree = explore(&cache, name, &Options::default());
+    let tree = explore(&cache, name, &settings.options());
     let targets = offload::targets::collect(&tree);
     post(&FromWorker::Progress { stage: "preparing the views".into(), bytes_read: file.size() as u64 });
     let read_raw = |span: Span| -> Option<Vec<u8>> {
@@ -138,8 +140,8 @@ fn read_bytes(kept: &RefCell<Option<Explored>>, space: u32, offset: u64, len: u3
 pub fn run() {
     let kept = Rc::new(RefCell::new(None::<Explored>));
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| match decode::<ToWorker>(event.data()) {
-        Ok(ToWorker::Explore { name, file }) => {
-            let doc = explore_file(&name, file, &kept);
+        Ok(ToWorker::Explore { name, file, settings }) => {
+            let doc = explore_file(&name, file, &settings, &kept);
             post(&FromWorker::Explored(doc));
         }
         Ok(ToWorker::Read { request, space, offset, len }) => match read_bytes(&kept, space, offset, len) {

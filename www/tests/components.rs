@@ -7,16 +7,18 @@ use offload_www::bytes::{Bytes, MemoryBytes};
 use offload_www::components::hex_view::{HexProps, HexView};
 use offload_www::components::inspector::{Inspector, InspectorProps};
 use offload_www::components::layout_map::{LayoutMap, LayoutMapProps};
+use offload_www::components::settings_dialog::{SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID};
 use offload_www::components::summary::{Summary, SummaryProps};
 use offload_www::components::tree_view::{TreeProps, TreeView};
-use offload_www::model::{explore_bytes, Doc, NodeId};
+use offload_www::model::{explore_bytes, explore_bytes_with, Doc, NodeId};
+use offload_www::settings::Settings;
 use offload_www::state::{Action, HexState, Nav};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, HtmlElement, KeyboardEvent, KeyboardEventInit};
+use web_sys::{Element, HtmlDialogElement, HtmlElement, HtmlInputElement, KeyboardEvent, KeyboardEventInit};
 use yew::{Callback, Renderer};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -131,7 +133,19 @@ async fn summary_lists_every_target_and_selects_it() {
     let (on_action, log) = recorder();
     let el = root();
     let first = doc.targets[0].node.unwrap();
-    Renderer::<Summary>::with_root_and_props(el.clone(), SummaryProps { doc: doc.clone(), selected: Some(first), first_render_ms: Some(12.0), on_action }).render();
+    Renderer::<Summary>::with_root_and_props(
+        el.clone(),
+        SummaryProps {
+            doc: doc.clone(),
+            selected: Some(first),
+            first_render_ms: Some(12.0),
+            settings: Settings::default(),
+            current_settings: Settings::default(),
+            on_reopen: Callback::noop(),
+            on_action,
+        },
+    )
+    .render();
     assert!(settle(|| el.query_selector("table.targets").unwrap().is_some()).await);
 
     let rows = all(&el, "table.targets tbody tr");
@@ -257,4 +271,125 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     assert!(text.contains("03 00"), "raw little-endian bytes of version 3: {text}");
     version.query_selector("button").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
     assert_eq!(*log.borrow(), vec![Action::SelectSpan { node: ccob, span }]);
+}
+
+#[wasm_bindgen_test]
+async fn summary_shows_the_limits_and_the_diagnostic_of_a_limit_that_stopped_the_explorer() {
+    let shallow = Settings { max_depth: 1, ..Settings::default() };
+    let doc = Rc::new(explore_bytes_with(HIP_O, "hip_elf_2arch_compressed.o", &shallow.options()));
+    let (on_action, log) = recorder();
+    let reopened = Rc::new(Cell::new(0));
+    let on_reopen = {
+        let r = reopened.clone();
+        Callback::from(move |_| r.set(r.get() + 1))
+    };
+    // Explored with a nesting limit of 1; the page's settings have been changed back since.
+    let props = |current: Settings, on_reopen: Callback<web_sys::MouseEvent>, on_action: Callback<Action>| SummaryProps {
+        doc: doc.clone(),
+        selected: Some(0),
+        first_render_ms: None,
+        settings: shallow,
+        current_settings: current,
+        on_reopen,
+        on_action,
+    };
+    let el = root();
+    Renderer::<Summary>::with_root_and_props(el.clone(), props(Settings::default(), on_reopen, on_action.clone())).render();
+    assert!(settle(|| el.query_selector(".diagnostics").unwrap().is_some()).await);
+    let diagnostics = el.query_selector(".diagnostics").unwrap().unwrap().text_content().unwrap();
+    assert!(diagnostics.contains("containers nested deeper than 1 levels are not explored"), "{diagnostics}");
+    let line = el.query_selector(".explored-with").unwrap().unwrap().text_content().unwrap();
+    assert!(line.contains("Limits: decompressed bundles up to 4096 MiB, nesting up to 1 levels"), "{line}");
+    assert!(line.contains("The settings have changed since."), "{line}");
+    el.query_selector(".explored-with button.reopen").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert_eq!(reopened.get(), 1);
+
+    // Explored with the page's settings: the line offers to change them.
+    let el = root();
+    Renderer::<Summary>::with_root_and_props(el.clone(), props(shallow, Callback::noop(), on_action)).render();
+    assert!(settle(|| el.query_selector(".explored-with button").unwrap().is_some()).await);
+    assert!(el.query_selector(".explored-with .reopen").unwrap().is_none());
+    let change = el.query_selector(".explored-with button").unwrap().unwrap();
+    assert_eq!(change.text_content().as_deref(), Some("Change the limits"));
+    change.unchecked_into::<HtmlElement>().click();
+    assert_eq!(*log.borrow(), vec![Action::ShowSettings(true)]);
+}
+
+fn input(root: &Element, id: &str) -> HtmlInputElement {
+    root.query_selector(&format!("#{id}")).unwrap().unwrap_or_else(|| panic!("no #{id}")).unchecked_into()
+}
+
+/// Types `value` into a text box as a person would: the value changes, then an input event.
+fn type_into(root: &Element, id: &str, value: &str) {
+    let field = input(root, id);
+    field.set_value(value);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    field.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+}
+
+fn button(root: &Element, text: &str) -> HtmlElement {
+    all(root, "button").into_iter().find(|b| b.text_content().as_deref() == Some(text)).unwrap_or_else(|| panic!("no button {text}")).unchecked_into()
+}
+
+fn problem(root: &Element, id: &str) -> String {
+    root.query_selector(&format!("#{id}-problem")).unwrap().unwrap().text_content().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn settings_dialog_explains_wrong_values_and_saves_only_valid_settings() {
+    let (on_action, log) = recorder();
+    let saved = Rc::new(RefCell::new(Vec::<SavedSettings>::new()));
+    let on_save = {
+        let saved = saved.clone();
+        Callback::from(move |s| saved.borrow_mut().push(s))
+    };
+    let el = root();
+    let current = Settings { max_decompressed_mib: 64, max_depth: 4, verify_all: false };
+    Renderer::<SettingsDialog>::with_root_and_props(
+        el.clone(),
+        SettingsDialogProps { open: true, settings: current, active: Some((3, "a.o".into())), on_action, on_save },
+    )
+    .render();
+    assert!(settle(|| el.query_selector("dialog.settings[open]").unwrap().is_some()).await, "the dialog opens");
+    // It shows the page's settings, each field named by its label.
+    assert_eq!(input(&el, DECOMPRESSED_ID).value(), "64");
+    assert_eq!(input(&el, DEPTH_ID).value(), "4");
+    assert!(!input(&el, VERIFY_ID).checked());
+    let label = el.query_selector(&format!("label[for={DEPTH_ID}]")).unwrap().unwrap().text_content().unwrap();
+    assert_eq!(label, "Deepest nesting (levels)");
+
+    // Wrong values are explained in place, and nothing is saved.
+    type_into(&el, DECOMPRESSED_ID, "0");
+    type_into(&el, DEPTH_ID, "deep");
+    button(&el, "Save").click();
+    assert!(settle(|| !problem(&el, DECOMPRESSED_ID).is_empty()).await);
+    assert_eq!(problem(&el, DECOMPRESSED_ID), "Must be at least 1.");
+    assert_eq!(problem(&el, DEPTH_ID), "“deep” is not a whole number. Enter one from 1 to 32.");
+    assert_eq!(input(&el, DECOMPRESSED_ID).get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert_eq!(gloo_utils::document().active_element().map(|e| e.id()).as_deref(), Some(DECOMPRESSED_ID), "the first wrong field has the focus");
+    assert!(saved.borrow().is_empty());
+    // Fixing one field clears its message at once; the other stays.
+    type_into(&el, DECOMPRESSED_ID, "16");
+    assert!(settle(|| problem(&el, DECOMPRESSED_ID).is_empty()).await);
+    assert_eq!(input(&el, DECOMPRESSED_ID).get_attribute("aria-invalid"), None);
+    assert!(!problem(&el, DEPTH_ID).is_empty());
+    type_into(&el, DEPTH_ID, "2");
+    input(&el, VERIFY_ID).click();
+    assert!(settle(|| problem(&el, DEPTH_ID).is_empty()).await);
+    button(&el, "Save and re-open a.o").click();
+    let chosen = Settings { max_decompressed_mib: 16, max_depth: 2, verify_all: true };
+    assert_eq!(*saved.borrow(), vec![SavedSettings { settings: chosen, reopen: Some(3) }]);
+
+    // "Restore defaults" fills in the core's defaults; Save keeps them.
+    button(&el, "Restore defaults").click();
+    assert!(settle(|| input(&el, DECOMPRESSED_ID).value() == "4096").await);
+    assert_eq!(input(&el, DEPTH_ID).value(), "8");
+    assert!(!input(&el, VERIFY_ID).checked());
+    button(&el, "Save").click();
+    assert_eq!(saved.borrow().last(), Some(&SavedSettings { settings: Settings::default(), reopen: None }));
+    button(&el, "Cancel").click();
+    assert_eq!(*log.borrow(), vec![Action::ShowSettings(false)]);
+    // A modal dialog left open would make the rest of the test page inert.
+    el.query_selector("dialog").unwrap().unwrap().unchecked_into::<HtmlDialogElement>().close();
 }

@@ -9,6 +9,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offload_www::model::{explore_bytes, Doc, NodeId};
+use offload_www::settings::Settings;
 use offload_www::state::{Action, AppState, Nav, Status, View};
 use std::rc::Rc;
 
@@ -28,7 +29,7 @@ fn find(doc: &Doc, label_starts: &str) -> NodeId {
 fn opened() -> (AppState, Rc<Doc>) {
     let d = doc(HIP_O, "hip_elf_2arch_compressed.o");
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "hip_elf_2arch_compressed.o".into(), size: HIP_O.len() as u64, at_ms: 0.0 })
+        .reduce(Action::Open { id: 1, name: "hip_elf_2arch_compressed.o".into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
         .reduce(Action::Loaded { id: 1, doc: d.clone() });
     (s, d)
 }
@@ -38,9 +39,9 @@ fn tabs_open_switch_and_close() {
     let s = AppState::default();
     assert!(s.active_tab().is_none());
     let s = s
-        .reduce(Action::Open { id: 1, name: "a.o".into(), size: 10, at_ms: 0.0 })
-        .reduce(Action::Open { id: 2, name: "b.so".into(), size: 20, at_ms: 1.0 })
-        .reduce(Action::Open { id: 3, name: "c.a".into(), size: 30, at_ms: 2.0 });
+        .reduce(Action::Open { id: 1, name: "a.o".into(), size: 10, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Open { id: 2, name: "b.so".into(), size: 20, at_ms: 1.0, settings: Settings::default() })
+        .reduce(Action::Open { id: 3, name: "c.a".into(), size: 30, at_ms: 2.0, settings: Settings::default() });
     assert_eq!(s.tabs.len(), 3);
     assert_eq!(s.active, Some(3), "a new file's tab becomes the active one");
     assert!(matches!(s.tab(2).unwrap().status, Status::Loading { .. }));
@@ -70,7 +71,7 @@ fn tabs_open_switch_and_close() {
 fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
     let d = doc(OMP_O, "omp_elf_2arch.o");
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "omp_elf_2arch.o".into(), size: OMP_O.len() as u64, at_ms: 5.0 })
+        .reduce(Action::Open { id: 1, name: "omp_elf_2arch.o".into(), size: OMP_O.len() as u64, at_ms: 5.0, settings: Settings::default() })
         .reduce(Action::Progress { id: 1, stage: "reading".into(), bytes_read: 4096 });
     assert_eq!(s.tab(1).unwrap().status, Status::Loading { stage: "reading".into(), bytes_read: 4096 });
     let closed = s.clone().reduce(Action::Close(1)).reduce(Action::Loaded { id: 1, doc: d.clone() });
@@ -81,7 +82,7 @@ fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
     // A progress report that was already on its way does not bring the progress bar back.
     let cancelled = cancelled.reduce(Action::Progress { id: 1, stage: "late".into(), bytes_read: 1 });
     assert_eq!(cancelled.tab(1).unwrap().status, Status::Cancelled);
-    let restarted = cancelled.reduce(Action::Restarted { id: 1, at_ms: 9.0 });
+    let restarted = cancelled.reduce(Action::Restarted { id: 1, at_ms: 9.0, settings: Settings::default() });
     assert!(matches!(restarted.tab(1).unwrap().status, Status::Loading { .. }));
     assert_eq!(restarted.tab(1).unwrap().opened_at, 9.0);
 

@@ -1,14 +1,16 @@
 //! The page: one reducer for all state, the open files beside it, and the page-wide inputs —
-//! drag and drop anywhere, the file picker, samples, keyboard shortcuts.
+//! drag and drop anywhere, the file picker, samples, keyboard shortcuts, settings.
 
 use super::drop_overlay::DropOverlay;
 use super::help_dialog::HelpDialog;
+use super::settings_dialog::{SavedSettings, SettingsDialog};
 use super::tab_bar::TabBar;
 use super::tab_view::TabView;
 use super::toolbar::Toolbar;
 use super::welcome::Welcome;
 use super::focus_id;
 use crate::session::{now_ms, Session};
+use crate::settings::{self, Settings};
 use crate::shortcuts::{command_for, Command};
 use crate::state::{Action, AppState, TabId};
 use gloo_events::{EventListener, EventListenerOptions};
@@ -42,12 +44,20 @@ pub const SAMPLES_MENU_ID: &str = "samples-menu";
 
 #[function_component]
 pub fn App() -> Html {
-    let state = use_reducer(AppState::default);
+    let state = use_reducer(|| AppState::with_settings(settings::load()));
     let session = use_mut_ref(Session::default);
     let dragging = use_state(|| false);
     // The key handler is installed once; it reads the current tab through this.
     let active_now = use_mut_ref(|| None::<TabId>);
     *active_now.borrow_mut() = state.active;
+    // Files dropped go through a listener installed once: it reads the settings through this.
+    let settings_now = use_mut_ref(Settings::default);
+    *settings_now.borrow_mut() = state.settings;
+    // The browser keeps a copy of the settings (the reducer's are the ones that count). Where
+    // it cannot (storage disabled), they last as long as the page.
+    use_effect_with(state.settings, |s| {
+        let _ = settings::save(s);
+    });
 
     let dispatch: Callback<Action> = {
         let d = state.dispatcher();
@@ -55,26 +65,40 @@ pub fn App() -> Html {
     };
 
     let open_files = {
-        let (session, dispatch) = (session.clone(), dispatch.clone());
+        let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
         Callback::from(move |files: FileList| {
             let at = now_ms();
+            let settings = *settings_now.borrow();
             for i in 0..files.length() {
                 if let Some(f) = files.get(i) {
                     let name = f.name();
-                    session.borrow_mut().open(f.into(), name, at, &dispatch);
+                    session.borrow_mut().open(f.into(), name, at, settings, &dispatch);
                 }
             }
         })
     };
 
     let on_file_request = {
-        let (session, dispatch) = (session.clone(), dispatch.clone());
+        let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
         Callback::from(move |request: FileRequest| match request {
             FileRequest::PickFile => click_file_input(),
-            FileRequest::OpenSample(file) => open_sample(file, session.clone(), dispatch.clone()),
+            FileRequest::OpenSample(file) => open_sample(file, *settings_now.borrow(), session.clone(), dispatch.clone()),
             FileRequest::Cancel(id) => session.borrow_mut().cancel(id, &dispatch),
-            FileRequest::Restart(id) => session.borrow_mut().restart(id, &dispatch),
+            FileRequest::Restart(id) => session.borrow_mut().restart(id, *settings_now.borrow(), &dispatch),
             FileRequest::Close(id) => session.borrow_mut().close(id, &dispatch),
+        })
+    };
+
+    // Saved settings go to the reducer first, so that the tab re-opened with them records them.
+    let on_save_settings = {
+        let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
+        Callback::from(move |saved: SavedSettings| {
+            dispatch.emit(Action::SetSettings(saved.settings));
+            dispatch.emit(Action::ShowSettings(false));
+            *settings_now.borrow_mut() = saved.settings;
+            if let Some(id) = saved.reopen {
+                session.borrow_mut().restart(id, saved.settings, &dispatch);
+            }
         })
     };
 
@@ -105,7 +129,7 @@ pub fn App() -> Html {
                 {
                     match (active, bytes) {
                         (Some(tab), Some(bytes)) => html! {
-                            <TabView key={tab.id} tab={tab.clone()} views={state.views} bytes={bytes}
+                            <TabView key={tab.id} tab={tab.clone()} views={state.views} settings={state.settings} bytes={bytes}
                                 on_action={dispatch.clone()} on_file={on_file_request.clone()} />
                         },
                         _ => html! { <Welcome on_file={on_file_request.clone()} /> },
@@ -114,6 +138,9 @@ pub fn App() -> Html {
             </main>
             <DropOverlay visible={*dragging} />
             <HelpDialog open={state.help_open} on_action={dispatch.clone()} />
+            <SettingsDialog open={state.settings_open} settings={state.settings}
+                active={state.active_tab().map(|t| (t.id, t.name.clone()))}
+                on_action={dispatch.clone()} on_save={on_save_settings} />
         </div>
     }
 }
@@ -126,8 +153,9 @@ fn click_file_input() {
     }
 }
 
-/// Fetches a sample shipped with the page (relative to the page, so any sub-path works).
-fn open_sample(file: &'static str, session: Rc<RefCell<Session>>, dispatch: Callback<Action>) {
+/// Fetches a sample shipped with the page (relative to the page, so any sub-path works) and
+/// opens it with `settings`.
+fn open_sample(file: &'static str, settings: Settings, session: Rc<RefCell<Session>>, dispatch: Callback<Action>) {
     let at = now_ms();
     wasm_bindgen_futures::spawn_local(async move {
         let fetched: Result<Blob, String> = async {
@@ -143,9 +171,9 @@ fn open_sample(file: &'static str, session: Rc<RefCell<Session>>, dispatch: Call
         .await;
         match fetched {
             Ok(blob) => {
-                session.borrow_mut().open(blob, file.to_string(), at, &dispatch);
+                session.borrow_mut().open(blob, file.to_string(), at, settings, &dispatch);
             }
-            Err(e) => session.borrow_mut().open_failed(file.to_string(), at, format!("the sample could not be fetched: {e}"), &dispatch),
+            Err(e) => session.borrow_mut().open_failed(file.to_string(), at, settings, format!("the sample could not be fetched: {e}"), &dispatch),
         }
     });
 }
@@ -235,6 +263,7 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, act
                 Command::FocusHex => focus_id(super::hex_view::HEX_GRID_ID),
                 Command::GoToOffset => focus_id(super::hex_view::GOTO_ID),
                 Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
+                Command::Settings => dispatch.emit(Action::ShowSettings(true)),
                 Command::Help => dispatch.emit(Action::Help(true)),
             }
         });
@@ -245,7 +274,7 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, act
 /// Whether a key press is text going into a form field, or meant for the open dialog.
 fn typing(e: &KeyboardEvent) -> bool {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
-    // Inside the open shortcuts dialog only its own keys (Escape) apply.
+    // Inside an open dialog (shortcuts, settings) only its own keys apply.
     matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable], dialog[open]").ok().flatten().is_some()
 }
 

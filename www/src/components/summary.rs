@@ -1,11 +1,13 @@
-//! The summary: what the file is, its device targets, the container chain of the selection,
-//! and every diagnostic with where it points.
+//! The summary: what the file is and the limits it was explored with, its device targets, the
+//! container chain of the selection, and every diagnostic with where it points.
 
 use super::container_chain::Chain;
 use super::diagnostics_list::Diagnostics;
+use super::explored_with::ExploredWith;
 use super::target_table::TargetTable;
 use crate::format::human_size;
 use crate::model::{Doc, NodeId};
+use crate::settings::Settings;
 use crate::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -15,6 +17,11 @@ pub struct SummaryProps {
     pub doc: Rc<Doc>,
     pub selected: Option<NodeId>,
     pub first_render_ms: Option<f64>,
+    /// The settings the file was explored with, and the page's settings now.
+    pub settings: Settings,
+    pub current_settings: Settings,
+    /// Explore the file again with the current settings.
+    pub on_reopen: Callback<MouseEvent>,
     pub on_action: Callback<Action>,
 }
 
@@ -36,6 +43,7 @@ pub fn Summary(props: &SummaryProps) -> Html {
                 { format!(", {} byte space{}", doc.spaces.len(), if doc.spaces.len() == 1 { "" } else { "s" }) }
                 <span class="timing" data-first-render-ms={props.first_render_ms.map(|ms| format!("{ms:.1}"))}>{ format!(" ({timing})") }</span>
             </p>
+            <ExploredWith used={props.settings} current={props.current_settings} on_reopen={props.on_reopen.clone()} on_action={props.on_action.clone()} />
             <TargetTable doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
             <Chain doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
             <Diagnostics doc={doc.clone()} on_action={props.on_action.clone()} />

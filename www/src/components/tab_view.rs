@@ -10,6 +10,7 @@ use super::summary::Summary;
 use super::tree_view::TreeView;
 use crate::bytes::Bytes;
 use crate::session::now_ms;
+use crate::settings::Settings;
 use crate::state::{Action, Status, Tab, View};
 use yew::prelude::*;
 
@@ -17,6 +18,8 @@ use yew::prelude::*;
 pub struct TabViewProps {
     pub tab: Tab,
     pub views: [bool; 5],
+    /// The page's settings now (the tab has those it was explored with).
+    pub settings: Settings,
     pub bytes: Bytes,
     pub on_action: Callback<Action>,
     pub on_file: Callback<FileRequest>,
@@ -46,6 +49,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
             </div>
         };
     };
+    let id = tab.id;
     let shows = |v: View| props.views[v as usize];
     let grid_class = classes!(
         "workspace",
@@ -62,7 +66,9 @@ pub fn TabView(props: &TabViewProps) -> Html {
                 if shows(View::Summary) || shows(View::Map) || shows(View::Hex) {
                     <div class="center">
                         if shows(View::Summary) {
-                            <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms} on_action={props.on_action.clone()} />
+                            <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
+                                settings={tab.settings} current_settings={props.settings}
+                                on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()} />
                         }
                         if shows(View::Map) {
                             <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />

@@ -1,4 +1,4 @@
-//! The top bar: open a file, open a sample, show or hide views, keyboard shortcuts.
+//! The top bar: open a file, open a sample, show or hide views, settings, keyboard shortcuts.
 
 use super::app::FileRequest;
 use super::sample_menu::SampleMenu;
@@ -16,6 +16,7 @@ pub struct ToolbarProps {
 pub fn Toolbar(props: &ToolbarProps) -> Html {
     let pick = props.on_file.reform(|_: MouseEvent| FileRequest::PickFile);
     let help = props.on_action.reform(|_: MouseEvent| Action::Help(true));
+    let settings = props.on_action.reform(|_: MouseEvent| Action::ShowSettings(true));
     html! {
         <header class="toolbar">
             <h1 class="brand">{"Offload Explorer"}</h1>
@@ -34,6 +35,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 }) }
             </div>
             <span class="privacy">{"Files are read in this browser; nothing is uploaded."}</span>
+            <button type="button" class="settings-button" onclick={settings} title="Limits for exploring files (,)">{"Settings"}</button>
             <button type="button" class="help-button" onclick={help} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">{"?"}</button>
         </header>
     }

@@ -1,0 +1,221 @@
+//! The user's settings: the limits the explorer works within for files opened from now on.
+//!
+//! Three of the core's [`Options`] can be set — the largest decompressed size of one compressed
+//! bundle, the deepest nesting explored, and whether every compressed bundle is decompressed
+//! and its hash checked — starting from the core's own defaults. The page keeps the settings in
+//! its reducer, sends them to the worker with every file it opens, and keeps a copy in
+//! `localStorage` as `key=value` lines (see [`Settings::to_stored`]), read back tolerantly:
+//! a missing, unreadable or out-of-range value falls back to its default on its own.
+//!
+//! Browser-free (validation, storage format) so it is tested natively; only reading and
+//! writing `localStorage` needs the browser.
+
+use offload::explore::Options;
+use serde::{Deserialize, Serialize};
+
+/// Bytes in a MiB: the decompressed-size limit is set in MiB.
+const MIB: u64 = 1 << 20;
+
+/// The largest decompressed-size limit: a worker's WebAssembly memory holds at most 4 GiB, so a
+/// larger limit could never be used anyway.
+pub const MAX_DECOMPRESSED_MIB: u32 = 4096;
+/// The deepest nesting that can be set. Each level is a few nested calls in the worker, on a
+/// 1 MiB stack; real files nest fewer than ten levels, and a hostile file nests as deep as the
+/// limit lets it.
+pub const MAX_DEPTH: u32 = 32;
+
+/// Where the settings are kept in `localStorage`.
+pub const STORAGE_KEY: &str = "offload-explorer.settings";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Largest decompressed size of one compressed bundle, in MiB.
+    pub max_decompressed_mib: u32,
+    /// Deepest nesting of containers explored.
+    pub max_depth: u32,
+    /// Decompress and check the hash of every compressed bundle, however large (otherwise
+    /// bundles larger than the core's `full_decompress_up_to` are listed from their header).
+    pub verify_all: bool,
+}
+
+impl Default for Settings {
+    /// The core's defaults.
+    fn default() -> Self {
+        let core = Options::default();
+        Settings {
+            max_decompressed_mib: u32::try_from(core.max_decompressed / MIB).unwrap_or(MAX_DECOMPRESSED_MIB),
+            max_depth: core.max_depth,
+            verify_all: core.verify_all,
+        }
+    }
+}
+
+impl Settings {
+    /// The core's options for exploring with these settings (the rest are the core's defaults).
+    pub fn options(&self) -> Options {
+        Options {
+            max_decompressed: u64::from(self.max_decompressed_mib) * MIB,
+            max_depth: self.max_depth,
+            verify_all: self.verify_all,
+            ..Options::default()
+        }
+    }
+
+    /// The size above which a compressed bundle is only listed from its header unless every
+    /// bundle is verified, in MiB (not a setting; shown to explain "verify every bundle").
+    pub fn header_only_above_mib() -> u64 {
+        Options::default().full_decompress_up_to / MIB
+    }
+
+    /// One line a person can read: what files are explored with.
+    pub fn describe(&self) -> String {
+        let verify = if self.verify_all {
+            "every compressed bundle verified".to_string()
+        } else {
+            format!("compressed bundles over {} MiB listed from their header", Settings::header_only_above_mib())
+        };
+        format!("decompressed bundles up to {} MiB, nesting up to {} levels, {verify}", self.max_decompressed_mib, self.max_depth)
+    }
+
+    /// The text kept in `localStorage`: one `key=value` line per setting.
+    pub fn to_stored(&self) -> String {
+        format!("max_decompressed_mib={}\nmax_depth={}\nverify_all={}\n", self.max_decompressed_mib, self.max_depth, self.verify_all)
+    }
+
+    /// Settings read back from `localStorage`. Whatever is missing, unreadable or out of range
+    /// (an older page's keys, a hand-edited value, another site's data) keeps its default, each
+    /// setting on its own; unknown keys are ignored.
+    pub fn from_stored(stored: Option<&str>) -> Settings {
+        let mut settings = Settings::default();
+        for line in stored.unwrap_or("").lines() {
+            let Some((key, value)) = line.split_once('=') else { continue };
+            match key.trim() {
+                "max_decompressed_mib" => {
+                    if let Ok(v) = parse_decompressed_mib(value) {
+                        settings.max_decompressed_mib = v;
+                    }
+                }
+                "max_depth" => {
+                    if let Ok(v) = parse_depth(value) {
+                        settings.max_depth = v;
+                    }
+                }
+                "verify_all" => match value.trim() {
+                    "true" => settings.verify_all = true,
+                    "false" => settings.verify_all = false,
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        settings
+    }
+}
+
+/// The settings form as typed: text until it is checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsDraft {
+    pub max_decompressed_mib: String,
+    pub max_depth: String,
+    pub verify_all: bool,
+}
+
+/// What is wrong with each field of a draft, said so that the person can fix it.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SettingsProblems {
+    pub max_decompressed_mib: Option<String>,
+    pub max_depth: Option<String>,
+}
+
+impl From<Settings> for SettingsDraft {
+    fn from(s: Settings) -> Self {
+        SettingsDraft { max_decompressed_mib: s.max_decompressed_mib.to_string(), max_depth: s.max_depth.to_string(), verify_all: s.verify_all }
+    }
+}
+
+impl SettingsDraft {
+    /// The settings, or what is wrong with every field that is wrong.
+    pub fn validate(&self) -> Result<Settings, SettingsProblems> {
+        match (parse_decompressed_mib(&self.max_decompressed_mib), parse_depth(&self.max_depth)) {
+            (Ok(max_decompressed_mib), Ok(max_depth)) => Ok(Settings { max_decompressed_mib, max_depth, verify_all: self.verify_all }),
+            (mib, depth) => Err(SettingsProblems { max_decompressed_mib: mib.err(), max_depth: depth.err() }),
+        }
+    }
+}
+
+pub fn parse_decompressed_mib(text: &str) -> Result<u32, String> {
+    parse_whole(text, 1, MAX_DECOMPRESSED_MIB, "MiB: the explorer's memory holds at most 4 GiB")
+}
+
+pub fn parse_depth(text: &str) -> Result<u32, String> {
+    parse_whole(text, 1, MAX_DEPTH, "levels")
+}
+
+/// A whole number from `min` to `max`, or why the text is not one; `above_max` follows the
+/// maximum in the message that says a value is too large.
+fn parse_whole(text: &str, min: u32, max: u32, above_max: &str) -> Result<u32, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(format!("Enter a whole number from {min} to {max}."));
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("“{text}” is not a whole number. Enter one from {min} to {max}."));
+    }
+    if text.starts_with('-') {
+        return Err(format!("Must be at least {min}."));
+    }
+    // Digits only, so the one way to fail is being too large for any integer.
+    let value = digits.parse::<u64>().unwrap_or(u64::MAX);
+    if value < u64::from(min) {
+        Err(format!("Must be at least {min}."))
+    } else if value > u64::from(max) {
+        Err(format!("Must be at most {max} {above_max}."))
+    } else {
+        Ok(value as u32)
+    }
+}
+
+/// The settings kept in this browser, or the defaults when there are none or they cannot be
+/// read (storage disabled, private mode).
+#[cfg(target_arch = "wasm32")]
+pub fn load() -> Settings {
+    let stored = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+    Settings::from_stored(stored.as_deref())
+}
+
+/// Keeps the settings in this browser. Fails where storage is disabled or full; the settings
+/// then last as long as the page.
+#[cfg(target_arch = "wasm32")]
+pub fn save(settings: &Settings) -> Result<(), String> {
+    let storage = storage().ok_or("this browser keeps no local storage for the page")?;
+    storage.set_item(STORAGE_KEY, &settings.to_stored()).map_err(|e| format!("{e:?}"))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_whole_positive_and_bounded() {
+        assert_eq!(parse_depth(" 12 "), Ok(12));
+        assert_eq!(parse_depth("+3"), Ok(3));
+        assert_eq!(parse_depth("1"), Ok(1));
+        assert_eq!(parse_depth("32"), Ok(32));
+        assert_eq!(parse_depth("0"), Err("Must be at least 1.".into()));
+        assert_eq!(parse_depth("-2"), Err("Must be at least 1.".into()));
+        assert_eq!(parse_depth("33"), Err("Must be at most 32 levels.".into()));
+        assert_eq!(parse_decompressed_mib("4096"), Ok(4096));
+        assert_eq!(parse_decompressed_mib("4097"), Err("Must be at most 4096 MiB: the explorer's memory holds at most 4 GiB.".into()));
+        assert!(parse_decompressed_mib("99999999999999999999999").unwrap_err().starts_with("Must be at most 4096 MiB"));
+        assert_eq!(parse_decompressed_mib("1.5"), Err("“1.5” is not a whole number. Enter one from 1 to 4096.".into()));
+        assert_eq!(parse_decompressed_mib("0x10"), Err("“0x10” is not a whole number. Enter one from 1 to 4096.".into()));
+        assert_eq!(parse_decompressed_mib("  "), Err("Enter a whole number from 1 to 4096.".into()));
+        assert_eq!(parse_decompressed_mib("-"), Err("“-” is not a whole number. Enter one from 1 to 4096.".into()));
+    }
+}
