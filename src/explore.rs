@@ -207,9 +207,7 @@ impl Explorer<'_> {
     /// text bundle, compressed bundles, or a scan for any of these.
     fn region(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
         if depth > self.opts.max_depth {
-            let mut n = Node::new(NodeKind::Unknown, "nested too deeply", span);
-            n.diag(Severity::Error, format!("containers nested deeper than {} levels are not explored", self.opts.max_depth), Some(span));
-            return alloc::vec![n];
+            return alloc::vec![too_deep(span, self.opts.max_depth)];
         }
         if offload_binary::is_offload_binary(data) {
             return self.offload_binaries(data, span, depth);
@@ -309,6 +307,15 @@ impl Explorer<'_> {
     /// A large compressed bundle in a lazily read file: only the start of its payload is read.
     fn compressed_header_only<'a, R: ReadRef<'a>>(&mut self, input: R, header: &compressed::Header, span: Span) -> Node {
         let mut node = compressed::header_node(header, span, None);
+        if header.uncompressed_size > self.opts.max_decompressed {
+            // Listing reads only the header, but the bundle could not be unpacked: say so now.
+            let message = format!(
+                "the declared uncompressed size, {} bytes, is over the limit of {} bytes (--max-decompressed)",
+                header.uncompressed_size, self.opts.max_decompressed
+            );
+            let (at, width) = uncompressed_size_field(header.version);
+            node.diag(Severity::Error, message, Some(span.sub(at, width)));
+        }
         let payload = payload_span(header, span);
         let mut read = payload.size.min(64 << 10);
         loop {
@@ -412,6 +419,12 @@ impl Explorer<'_> {
             let rest = &data[at..];
             let sub = span.sub(at as u64, rest.len() as u64);
             let spaces_before = self.spaces.len();
+            if depth + 1 > self.opts.max_depth {
+                // A container found here would be past the depth limit: say so once, rather
+                // than dropping it as an unreadable hit.
+                nodes.push(too_deep(sub, self.opts.max_depth));
+                break;
+            }
             let found = self.region(rest, sub, depth + 1);
             let readable = !found.is_empty() && found.iter().all(|n| !n.diagnostics.iter().any(|d| d.severity == Severity::Error) && n.kind != NodeKind::Unknown);
             if !readable {
@@ -507,6 +520,15 @@ fn too_deep(span: Span, max_depth: u32) -> Node {
     let mut n = Node::new(NodeKind::Unknown, "nested too deeply", span);
     n.diag(Severity::Error, format!("containers nested deeper than {max_depth} levels are not explored"), Some(span));
     n
+}
+
+/// Where a compressed bundle header keeps its uncompressed size, and its width.
+fn uncompressed_size_field(version: u16) -> (u64, u64) {
+    match version {
+        1 => (8, 4),
+        2 => (12, 4),
+        _ => (16, 8),
+    }
 }
 
 fn payload_span(header: &compressed::Header, span: Span) -> Span {

@@ -291,6 +291,8 @@ fn compressed_cases() -> Vec<Case> {
         c("v3 total size near 2^64", put_u64(v3.clone(), 8, u64::MAX)).at(8),
         c("v2 total size past the end", put_u32(v2.clone(), 8, v2.len() as u32 + 100)).at(8),
         c("declared uncompressed size of 64 GiB", put_u64(v3.clone(), 16, 64 << 30)).at(16).says(&["limit"]),
+        // Listing reads only the header of a bundle this large, and must still say it is over.
+        case("compressed bundle", "declared 64 GiB, only listed", put_u64(v3.clone(), 16, 64 << 30), Parser::Explore).at(16).says(&["over the limit", "--max-decompressed"]),
         // Stream problems are reported where the decoder stood: the end of a stream that stops
         // short, the block that overflows or does not decode.
         c("declared uncompressed size of 3 GiB, payload of a few KiB", put_u64(v3.clone(), 16, 3 << 30)).at(total).says(&["3221225472", "10755"]),
