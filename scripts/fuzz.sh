@@ -18,6 +18,8 @@ status=0
 for target in $TARGETS; do
     corpus=fuzz/corpus/$target
     mkdir -p "$corpus" "fuzz/artifacts/$target" "tests/fuzz_regressions/$target"
+    # Earlier findings are already kept in tests/fuzz_regressions/: report only new ones.
+    rm -f fuzz/artifacts/"$target"/*
     # Seeds: every fixture (cheap to copy again; libFuzzer skips duplicates).
     for f in tests/fixtures/*; do
         case "$f" in *.md|*.sh|*.txt|*/SHA256SUMS) continue ;; esac
