@@ -41,7 +41,7 @@ fn first_error(tree: &Tree) -> Option<String> {
 }
 
 fn print_tree(tree: &Tree) {
-    println!("{:<6} {:>12} {:>10}  {}", "space", "offset", "size", "what");
+    println!("{:<6} {:>12} {:>10}  what", "space", "offset", "size");
     tree.root.walk(&mut |n: &Node, depth| {
         println!("{:<6} {:>#12x} {:>10}  {}{}", n.span.space, n.span.offset, human_size(n.span.size), "  ".repeat(depth), n.label);
     });

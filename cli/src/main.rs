@@ -125,17 +125,6 @@ fn main() -> ExitCode {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn single_dash_bundler_options_are_accepted() {
-        let args: Vec<String> = ["offload", "bundle", "-type=bc", "-targets=a,b", "--input=x", "-o", "-unbundle"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(normalize_args(args), ["offload", "bundle", "--type=bc", "--targets=a,b", "--input=x", "-o", "--unbundle"]);
-    }
-}
-
 /// Rust ignores SIGPIPE, so printing into a closed pipe (`offload list big.so | head`) would
 /// panic; restoring the default makes the process end quietly, as `cat` or `ls` do.
 fn die_quietly_on_closed_pipe() {
@@ -144,5 +133,16 @@ fn die_quietly_on_closed_pipe() {
     // disposition to its default.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_dash_bundler_options_are_accepted() {
+        let args: Vec<String> = ["offload", "bundle", "-type=bc", "-targets=a,b", "--input=x", "-o", "-unbundle"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(normalize_args(args), ["offload", "bundle", "--type=bc", "--targets=a,b", "--input=x", "-o", "--unbundle"]);
     }
 }

@@ -69,7 +69,7 @@ fn random_content(rng: &mut Rng, text: bool) -> Vec<u8> {
         let words = ["define", "void", "@kernel", "ret", "%x", "=", "add", "i32", "\n", "; note", "#include", "//"];
         let mut s = String::new();
         while s.len() < len {
-            let word: &str = *rng.pick::<&str>(&words);
+            let word: &str = rng.pick::<&str>(&words);
             s.push_str(word);
             s.push(' ');
         }
