@@ -523,14 +523,14 @@ test('settings: limits are checked, kept, used for files opened next, and a limi
   await fields.verify.check();
   await page.locator('dialog.settings button[type=submit]').click();
   await page.locator('dialog.settings[open]').waitFor({ state: 'detached' });
-  assert.equal(await page.evaluate((k) => localStorage.getItem(k), SETTINGS_KEY), 'max_decompressed_mib=16\nmax_depth=8\nverify_all=true\n');
+  assert.equal(await page.evaluate((k) => localStorage.getItem(k), SETTINGS_KEY), 'max_decompressed_mib=16\nmax_depth=8\nverify_all=true\nmax_entries=100000\n');
 
   await dropFile(big);
   await waitExplored('big.hipfb');
   const refused = cliList(big, '--verify', `--max-decompressed=${16 << 20}`);
   assert.ok(cliMessages(refused).some((m) => m.includes('within the limit of 16777216 bytes')), 'our CLI refuses it too');
   assert.deepEqual(await pageMessages(), cliMessages(refused), 'the summary shows why the bundle was not decompressed');
-  assert.match(await page.locator('#tab-panel .explored-with').textContent(), /Limits: decompressed bundles up to 16 MiB, nesting up to 8 levels, every compressed bundle verified\./);
+  assert.match(await page.locator('#tab-panel .explored-with').textContent(), /Limits: decompressed bundles up to 16 MiB, nesting up to 8 levels, up to 100000 entries per container, every compressed bundle verified\./);
   assert.equal(await page.locator('[role=tab][aria-selected=true] .status-dot.error').count(), 1);
   await page.locator('section.summary').screenshot({ path: join(SHOTS, '16-limit-reached.png') });
 
@@ -586,7 +586,7 @@ test('settings: limits are checked, kept, used for files opened next, and a limi
   await other.reload();
   await other.locator('.welcome').waitFor();
   assert.deepEqual(await settingsShown(await openSettings(other)), DEFAULTS);
-  assert.equal(await other.evaluate((k) => localStorage.getItem(k), SETTINGS_KEY), 'max_decompressed_mib=4096\nmax_depth=8\nverify_all=false\n', 'rewritten whole');
+  assert.equal(await other.evaluate((k) => localStorage.getItem(k), SETTINGS_KEY), 'max_decompressed_mib=4096\nmax_depth=8\nverify_all=false\nmax_entries=100000\n', 'rewritten whole');
   assert.deepEqual(otherErrors, []);
   await other.close();
 

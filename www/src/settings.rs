@@ -1,8 +1,8 @@
 //! The user's settings: the limits the explorer works within for files opened from now on.
 //!
-//! Three of the core's [`Options`] can be set — the largest decompressed size of one compressed
-//! bundle, the deepest nesting explored, and whether every compressed bundle is decompressed
-//! and its hash checked — starting from the core's own defaults. The page keeps the settings in
+//! Four of the core's [`Options`] can be set — the largest decompressed size of one compressed
+//! bundle, the deepest nesting explored, the most entries shown under one container, and
+//! whether every compressed bundle is decompressed and its hash checked — starting from the core's own defaults. The page keeps the settings in
 //! its reducer, sends them to the worker with every file it opens, and keeps a copy in
 //! `localStorage` as `key=value` lines (see [`Settings::to_stored`]), read back tolerantly:
 //! a missing, unreadable or out-of-range value falls back to its default on its own.
@@ -23,6 +23,9 @@ pub const MAX_DECOMPRESSED_MIB: u32 = 4096;
 /// 1 MiB stack; real files nest fewer than ten levels, and a hostile file nests as deep as the
 /// limit lets it.
 pub const MAX_DEPTH: u32 = 32;
+/// The most entries under one container that can be set: beyond this the views themselves
+/// slow down, and no real file comes near it.
+pub const MAX_ENTRIES: u32 = 1_000_000;
 
 /// Where the settings are kept in `localStorage`.
 pub const STORAGE_KEY: &str = "offload-explorer.settings";
@@ -36,6 +39,8 @@ pub struct Settings {
     /// Decompress and check the hash of every compressed bundle, however large (otherwise
     /// bundles larger than the core's `full_decompress_up_to` are listed from their header).
     pub verify_all: bool,
+    /// Most entries shown under one container (bundle entries, archive members, binaries).
+    pub max_entries: u32,
 }
 
 impl Default for Settings {
@@ -46,6 +51,7 @@ impl Default for Settings {
             max_decompressed_mib: u32::try_from(core.max_decompressed / MIB).unwrap_or(MAX_DECOMPRESSED_MIB),
             max_depth: core.max_depth,
             verify_all: core.verify_all,
+            max_entries: u32::try_from(core.max_entries).unwrap_or(MAX_ENTRIES),
         }
     }
 }
@@ -57,6 +63,7 @@ impl Settings {
             max_decompressed: u64::from(self.max_decompressed_mib) * MIB,
             max_depth: self.max_depth,
             verify_all: self.verify_all,
+            max_entries: self.max_entries as usize,
             ..Options::default()
         }
     }
@@ -74,12 +81,18 @@ impl Settings {
         } else {
             format!("compressed bundles over {} MiB listed from their header", Settings::header_only_above_mib())
         };
-        format!("decompressed bundles up to {} MiB, nesting up to {} levels, {verify}", self.max_decompressed_mib, self.max_depth)
+        format!(
+            "decompressed bundles up to {} MiB, nesting up to {} levels, up to {} entries per container, {verify}",
+            self.max_decompressed_mib, self.max_depth, self.max_entries
+        )
     }
 
     /// The text kept in `localStorage`: one `key=value` line per setting.
     pub fn to_stored(&self) -> String {
-        format!("max_decompressed_mib={}\nmax_depth={}\nverify_all={}\n", self.max_decompressed_mib, self.max_depth, self.verify_all)
+        format!(
+            "max_decompressed_mib={}\nmax_depth={}\nverify_all={}\nmax_entries={}\n",
+            self.max_decompressed_mib, self.max_depth, self.verify_all, self.max_entries
+        )
     }
 
     /// Settings read back from `localStorage`. Whatever is missing, unreadable or out of range
@@ -100,6 +113,11 @@ impl Settings {
                         settings.max_depth = v;
                     }
                 }
+                "max_entries" => {
+                    if let Ok(v) = parse_entries(value) {
+                        settings.max_entries = v;
+                    }
+                }
                 "verify_all" => match value.trim() {
                     "true" => settings.verify_all = true,
                     "false" => settings.verify_all = false,
@@ -118,6 +136,7 @@ pub struct SettingsDraft {
     pub max_decompressed_mib: String,
     pub max_depth: String,
     pub verify_all: bool,
+    pub max_entries: String,
 }
 
 /// What is wrong with each field of a draft, said so that the person can fix it.
@@ -125,20 +144,28 @@ pub struct SettingsDraft {
 pub struct SettingsProblems {
     pub max_decompressed_mib: Option<String>,
     pub max_depth: Option<String>,
+    pub max_entries: Option<String>,
 }
 
 impl From<Settings> for SettingsDraft {
     fn from(s: Settings) -> Self {
-        SettingsDraft { max_decompressed_mib: s.max_decompressed_mib.to_string(), max_depth: s.max_depth.to_string(), verify_all: s.verify_all }
+        SettingsDraft {
+            max_decompressed_mib: s.max_decompressed_mib.to_string(),
+            max_depth: s.max_depth.to_string(),
+            verify_all: s.verify_all,
+            max_entries: s.max_entries.to_string(),
+        }
     }
 }
 
 impl SettingsDraft {
     /// The settings, or what is wrong with every field that is wrong.
     pub fn validate(&self) -> Result<Settings, SettingsProblems> {
-        match (parse_decompressed_mib(&self.max_decompressed_mib), parse_depth(&self.max_depth)) {
-            (Ok(max_decompressed_mib), Ok(max_depth)) => Ok(Settings { max_decompressed_mib, max_depth, verify_all: self.verify_all }),
-            (mib, depth) => Err(SettingsProblems { max_decompressed_mib: mib.err(), max_depth: depth.err() }),
+        match (parse_decompressed_mib(&self.max_decompressed_mib), parse_depth(&self.max_depth), parse_entries(&self.max_entries)) {
+            (Ok(max_decompressed_mib), Ok(max_depth), Ok(max_entries)) => {
+                Ok(Settings { max_decompressed_mib, max_depth, verify_all: self.verify_all, max_entries })
+            }
+            (mib, depth, entries) => Err(SettingsProblems { max_decompressed_mib: mib.err(), max_depth: depth.err(), max_entries: entries.err() }),
         }
     }
 }
@@ -149,6 +176,10 @@ pub fn parse_decompressed_mib(text: &str) -> Result<u32, String> {
 
 pub fn parse_depth(text: &str) -> Result<u32, String> {
     parse_whole(text, 1, MAX_DEPTH, "levels")
+}
+
+pub fn parse_entries(text: &str) -> Result<u32, String> {
+    parse_whole(text, 1, MAX_ENTRIES, "entries")
 }
 
 /// A whole number from `min` to `max`, or why the text is not one; `above_max` follows the

@@ -345,7 +345,7 @@ async fn settings_dialog_explains_wrong_values_and_saves_only_valid_settings() {
         Callback::from(move |s| saved.borrow_mut().push(s))
     };
     let el = root();
-    let current = Settings { max_decompressed_mib: 64, max_depth: 4, verify_all: false };
+    let current = Settings { max_decompressed_mib: 64, max_depth: 4, verify_all: false, max_entries: 100_000 };
     Renderer::<SettingsDialog>::with_root_and_props(
         el.clone(),
         SettingsDialogProps { open: true, settings: current, active: Some((3, "a.o".into())), on_action, on_save },
@@ -378,7 +378,7 @@ async fn settings_dialog_explains_wrong_values_and_saves_only_valid_settings() {
     input(&el, VERIFY_ID).click();
     assert!(settle(|| problem(&el, DEPTH_ID).is_empty()).await);
     button(&el, "Save and re-open a.o").click();
-    let chosen = Settings { max_decompressed_mib: 16, max_depth: 2, verify_all: true };
+    let chosen = Settings { max_decompressed_mib: 16, max_depth: 2, verify_all: true, max_entries: 100_000 };
     assert_eq!(*saved.borrow(), vec![SavedSettings { settings: chosen, reopen: Some(3) }]);
 
     // "Restore defaults" fills in the core's defaults; Save keeps them.

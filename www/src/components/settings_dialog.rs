@@ -2,7 +2,7 @@
 //! like the shortcuts dialog. What is typed stays a draft in this component until it is saved
 //! and valid; the page's settings live in the reducer, which this dialog only asks to change.
 
-use crate::settings::{Settings, SettingsDraft, SettingsProblems, MAX_DECOMPRESSED_MIB, MAX_DEPTH};
+use crate::settings::{Settings, SettingsDraft, SettingsProblems, MAX_DECOMPRESSED_MIB, MAX_DEPTH, MAX_ENTRIES};
 use crate::state::{Action, TabId};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,6 +11,7 @@ use yew::prelude::*;
 
 pub const DECOMPRESSED_ID: &str = "setting-max-decompressed";
 pub const DEPTH_ID: &str = "setting-max-depth";
+pub const ENTRIES_ID: &str = "setting-max-entries";
 pub const VERIFY_ID: &str = "setting-verify-all";
 
 /// Checked settings to keep, and the tab to explore again with them, if asked.
@@ -48,7 +49,7 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
     let dialog = use_node_ref();
     let form: FormCell = use_mut_ref(Form::default);
     let redraw = use_force_update();
-    let (mib_input, depth_input) = (use_node_ref(), use_node_ref());
+    let (mib_input, depth_input, entries_input) = (use_node_ref(), use_node_ref(), use_node_ref());
     {
         // Opening shows the current settings, whatever was typed and dropped last time.
         let (dialog, form, redraw, settings) = (dialog.clone(), form.clone(), redraw.clone(), props.settings);
@@ -67,13 +68,19 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
     // Saving checks the draft; a wrong field says why and takes the focus.
     let save = {
         let (form, redraw, on_save, settings) = (form.clone(), redraw.clone(), props.on_save.clone(), props.settings);
-        let (mib_input, depth_input) = (mib_input.clone(), depth_input.clone());
+        let (mib_input, depth_input, entries_input) = (mib_input.clone(), depth_input.clone(), entries_input.clone());
         Callback::from(move |reopen: Option<TabId>| {
             let checked = form.borrow().draft.clone().unwrap_or_else(|| settings.into()).validate();
             match checked {
                 Ok(settings) => on_save.emit(SavedSettings { settings, reopen }),
                 Err(found) => {
-                    let wrong = if found.max_decompressed_mib.is_some() { &mib_input } else { &depth_input };
+                    let wrong = if found.max_decompressed_mib.is_some() {
+                        &mib_input
+                    } else if found.max_depth.is_some() {
+                        &depth_input
+                    } else {
+                        &entries_input
+                    };
                     if let Some(input) = wrong.cast::<HtmlElement>() {
                         let _ = input.focus();
                     }
@@ -86,6 +93,7 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
     let editor = |change: fn(&mut SettingsDraft, &Event)| edit(form.clone(), redraw.clone(), props.settings, change);
     let on_mib = editor(|d, e| d.max_decompressed_mib = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
     let on_depth = editor(|d, e| d.max_depth = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
+    let on_entries = editor(|d, e| d.max_entries = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
     let on_verify = editor(|d, e| d.verify_all = e.target_unchecked_into::<HtmlInputElement>().checked());
     let defaults = editor(|d, _| *d = SettingsDraft::from(Settings::default())).reform(|e: MouseEvent| e.into());
     let (draft, problems) = {
@@ -118,6 +126,11 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
                     DEPTH_ID, "Deepest nesting (levels)", &draft.max_depth, problems.max_depth.as_deref(),
                     &format!("Containers nested deeper (a bundle in a compressed bundle in a section…) are not explored; the file says so. From 1 to {MAX_DEPTH}; default {}.", core.max_depth),
                     depth_input.clone(), on_depth,
+                ) }
+                { number_field(
+                    ENTRIES_ID, "Most entries per container", &draft.max_entries, problems.max_entries.as_deref(),
+                    &format!("Entries beyond this under one bundle, archive or section are not shown; the file says how many. From 1 to {MAX_ENTRIES}; default {}.", core.max_entries),
+                    entries_input.clone(), on_entries,
                 ) }
                 <div class="field check">
                     <input id={VERIFY_ID} type="checkbox" checked={draft.verify_all} onchange={on_verify} aria-describedby={format!("{VERIFY_ID}-hint")} />
