@@ -36,15 +36,7 @@ fn read_complete(bytes: &[u8]) -> Archive {
 
 /// Bytes that differ from member to member, with odd and even sizes.
 fn noise(seed: u32, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
+    common::XorShift(seed | 1).bytes(n)
 }
 
 /// Member files in `dir`: short names, a name of exactly 15 bytes (the most `name/` holds), 16

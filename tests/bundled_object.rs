@@ -91,18 +91,8 @@ fn host_objects(s: &Scratch, clang: &Path, test: &str) -> Vec<(String, PathBuf)>
 
 /// Device inputs of different sizes, one of them empty.
 fn device_inputs(s: &Scratch) -> Vec<PathBuf> {
-    let mut x = 0x2545_f491u32;
-    let mut noise = |n: usize| -> Vec<u8> {
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x as u8
-            })
-            .collect()
-    };
-    vec![s.write("dev_gfx906.bin", &noise(4097)), s.write("dev_gfx90a.bin", &noise(3)), s.write("dev_gfx1030.bin", &[])]
+    let mut noise = common::XorShift(0x2545_f491);
+    vec![s.write("dev_gfx906.bin", &noise.bytes(4097)), s.write("dev_gfx90a.bin", &noise.bytes(3)), s.write("dev_gfx1030.bin", &[])]
 }
 
 fn standardized() -> Vec<String> {

@@ -30,19 +30,10 @@ struct Out {
     stderr: String,
 }
 
-/// Environment variables that change what the bundler does; every run starts without them.
-const BUNDLER_ENV: &[&str] = &[
-    "OFFLOAD_BUNDLER_COMPRESS",
-    "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
-    "COMPRESSED_BUNDLE_FORMAT_VERSION",
-    "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
-    "OFFLOAD_BUNDLER_VERBOSE",
-];
-
 fn exec(program: &Path, args: &[String], cwd: &Path) -> Out {
     let mut c = Command::new(program);
     c.args(args).current_dir(cwd);
-    for v in BUNDLER_ENV {
+    for v in common::BUNDLER_ENV {
         c.env_remove(v);
     }
     let o = c.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));

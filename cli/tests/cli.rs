@@ -6,6 +6,9 @@
 //! `/usr/lib/llvm-22/bin` (or `$LLVM_BIN`) and skips that comparison, saying so, when a tool
 //! is missing.
 
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -106,19 +109,10 @@ impl Out {
     }
 }
 
-/// Environment variables that change what the bundler does; tests start without them.
-const BUNDLER_ENV: &[&str] = &[
-    "OFFLOAD_BUNDLER_COMPRESS",
-    "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
-    "COMPRESSED_BUNDLE_FORMAT_VERSION",
-    "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
-    "OFFLOAD_BUNDLER_VERBOSE",
-];
-
 fn exec(program: &Path, args: &[&str], env: &[(&str, &str)], cwd: Option<&Path>) -> Out {
     let mut c = Command::new(program);
     c.args(args);
-    for v in BUNDLER_ENV {
+    for v in common::BUNDLER_ENV {
         c.env_remove(v);
     }
     c.envs(env.iter().copied());

@@ -55,3 +55,30 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Environment variables that change what clang-offload-bundler (and our bundler, which honours
+/// them too) does; every run in the tests starts without them.
+pub const BUNDLER_ENV: &[&str] = &[
+    "OFFLOAD_BUNDLER_COMPRESS",
+    "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
+    "COMPRESSED_BUNDLE_FORMAT_VERSION",
+    "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
+    "OFFLOAD_BUNDLER_VERBOSE",
+];
+
+/// A xorshift32 stream of bytes: test contents that differ from input to input and compress
+/// like code rather than like zeros, the same on every run.
+pub struct XorShift(pub u32);
+
+impl XorShift {
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 17;
+                self.0 ^= self.0 << 5;
+                self.0 as u8
+            })
+            .collect()
+    }
+}
