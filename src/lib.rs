@@ -21,6 +21,7 @@ pub use error::{Error, Result};
 pub mod compressed;
 pub mod compression;
 pub mod device_archive;
+pub mod edit;
 pub mod elf_rel;
 pub mod offload_binary;
 pub mod replace;

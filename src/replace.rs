@@ -84,6 +84,17 @@ fn find_section<'h, 'a>(host: &'h HostFile<'a>, name: &str) -> Result<&'h Offloa
     Err(Error::new(0, "section to replace", expected, format!("`{name}`")))
 }
 
+/// Whether `input` is a linked file, whose offload sections keep their size and address when
+/// rewritten (the last row of the table above).
+pub fn keeps_section_size(input: &[u8]) -> bool {
+    match object::FileKind::parse(input) {
+        Ok(object::FileKind::Elf32 | object::FileKind::Elf64) => !elf_is_relocatable(input),
+        Ok(object::FileKind::Coff | object::FileKind::CoffBig) => false,
+        Ok(object::FileKind::MachO32 | object::FileKind::MachO64) => !macho::is_object(input),
+        _ => true,
+    }
+}
+
 fn elf_is_relocatable(input: &[u8]) -> bool {
     // e_type is at byte 16 in both classes, in the file's byte order.
     match (input.get(5), input.get(16..18)) {

@@ -1,0 +1,116 @@
+// Helpers shared by the end-to-end test files: the built site served from its sub-path, Debian's
+// Chromium driven by playwright-core, and the real tools the page is checked against. Every
+// helper takes the page it works on, so that a test file can open fresh contexts.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from '../scripts/static-server.mjs';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = process.env.E2E_DIST ?? join(ROOT, 'target/e2e-dist');
+export const BASE = process.env.E2E_BASE ?? '/some/sub/path/';
+export const OFFLOAD = process.env.OFFLOAD ?? join(ROOT, 'target/release/offload');
+export const LLVM_BIN = process.env.LLVM_BIN ?? '/usr/lib/llvm-22/bin';
+export const FIXTURES = join(ROOT, 'tests/fixtures');
+export const SHOTS = join(ROOT, 'test-output/screenshots');
+
+export function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+  if (r.error) throw r.error;
+  return r;
+}
+
+export function must(cmd, args, opts) {
+  const r = run(cmd, args, opts);
+  assert.equal(r.status, 0, `${cmd} ${args.join(' ')} failed:\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** `offload list --json` of a file (exit 1 only means "has errors"). */
+export function cliList(file, ...flags) {
+  const r = run(OFFLOAD, ['list', '--json', ...flags, file]);
+  assert.ok(r.status === 0 || r.status === 1, `offload list ${file}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The built site served from its sub-path, and Chromium. Returns { server, siteUrl, browser }. */
+export async function startSite() {
+  assert.ok(statSync(join(DIST, 'index.html')).isFile(), `no build in ${DIST}: run make e2e`);
+  const { server, url: siteUrl } = await serveStatic({ dir: DIST, base: BASE });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return { server, siteUrl, browser };
+}
+
+/** A fresh context and page on the site, recording page errors, CSP violations and native
+ * dialogs into `problems`; downloads are accepted. */
+export async function openPage(browser, siteUrl, problems = [], options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true, ...options });
+  await context.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('dialog', (d) => { problems.push(`dialog ${d.type()}: ${d.message()}`); d.dismiss().catch(() => {}); });
+  await page.goto(siteUrl);
+  await page.locator('.welcome').waitFor();
+  return { context, page };
+}
+
+export async function shot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+/** Waits until the active tab shows an explored file (its summary is on the page). */
+export async function waitExplored(page, name) {
+  await page.locator(`[role=tab][aria-selected=true]`, { hasText: name }).waitFor();
+  await page.locator('#tab-panel section.summary').waitFor();
+}
+
+export async function openSample(page, file) {
+  await page.locator('#samples-menu > summary').click();
+  await page.locator(`#samples-menu button[data-sample="${file}"]`).click();
+  await waitExplored(page, file);
+}
+
+/** Drops a file onto the page as a user would (a DataTransfer with a File), under `name`. */
+export async function dropFile(page, path, name = path.split('/').pop()) {
+  const data = readFileSync(path).toString('base64');
+  await page.evaluate(
+    ({ name, data }) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const drag = new DataTransfer();
+      drag.items.add(new File([bytes], name));
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        document.body.dispatchEvent(new DragEvent(type, { dataTransfer: drag, bubbles: true, cancelable: true }));
+      }
+    },
+    { name, data },
+  );
+  await waitExplored(page, name);
+  return name;
+}
+
+/** Target IDs in the summary table, in order. */
+export async function pageTargets(page) {
+  return page.locator('table.targets tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.targetId));
+}
+
+/** Saves what a click starts downloading; returns { path, name }. */
+export async function download(page, click, dir) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
+  const name = dl.suggestedFilename();
+  const path = join(dir, name);
+  await dl.saveAs(path);
+  return { path, name };
+}
