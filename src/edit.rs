@@ -27,7 +27,7 @@ use crate::offload_binary::{self, ImageKind, OffloadBinary, OffloadEntry, Offloa
 use crate::replace;
 use crate::target_id::{EntryId, TargetId, Triple};
 use crate::text_bundle::{self, TextBundle, TextEntry};
-use crate::tree::{Node, NodeKind, Severity, Tree};
+use crate::tree::{Node, NodeKind, Severity, Span, Tree};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -42,26 +42,60 @@ pub type NodePath = Vec<usize>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
     /// A bundle entry's ID (binary or text bundle).
-    SetEntryId { node: NodePath, id: String },
+    SetEntryId {
+        node: NodePath,
+        id: String,
+    },
     /// An offload entry's string: `Some` sets or adds the key, `None` removes it.
-    SetString { node: NodePath, key: String, value: Option<String> },
-    SetImageKind { node: NodePath, kind: u16 },
-    SetOffloadKind { node: NodePath, kind: u16 },
-    SetFlags { node: NodePath, flags: u32 },
+    SetString {
+        node: NodePath,
+        key: String,
+        value: Option<String>,
+    },
+    SetImageKind {
+        node: NodePath,
+        kind: u16,
+    },
+    SetOffloadKind {
+        node: NodePath,
+        kind: u16,
+    },
+    SetFlags {
+        node: NodePath,
+        flags: u32,
+    },
     /// Removes a bundle entry or an offload entry (a version 1 offload binary goes as a whole).
-    RemoveEntry { node: NodePath },
+    RemoveEntry {
+        node: NodePath,
+    },
     /// Moves a bundle entry or an offload entry to position `to` among its container's entries.
-    MoveEntry { node: NodePath, to: usize },
+    MoveEntry {
+        node: NodePath,
+        to: usize,
+    },
     /// Adds an entry at the end of a bundle, a text bundle or an offload binary; for a version 1
     /// offload binary, a new version 1 binary after the last one in its section or file.
-    AddEntry { container: NodePath, entry: NewEntry },
+    AddEntry {
+        container: NodePath,
+        entry: NewEntry,
+    },
     /// Puts `data` in place of a node's bytes: an image, an entry, a member, a whole container.
-    ReplaceContent { node: NodePath, data: Vec<u8> },
+    ReplaceContent {
+        node: NodePath,
+        data: Vec<u8>,
+    },
     /// Compresses a bundle into a compressed bundle, or compresses a compressed bundle again
     /// with another method, level or format version.
-    Compress { node: NodePath, method: Method, level: Option<i32>, version: u16 },
+    Compress {
+        node: NodePath,
+        method: Method,
+        level: Option<i32>,
+        version: u16,
+    },
     /// Replaces a compressed bundle by the bundle it holds.
-    Decompress { node: NodePath },
+    Decompress {
+        node: NodePath,
+    },
 }
 
 /// An entry to add. Bundles use `id`; offload binaries use the rest.
@@ -92,7 +126,11 @@ pub enum EditError {
     Invalid(String),
     /// The new container does not fit where the old one was in a linked file; `payload` is
     /// the new container alone, which can still be saved on its own.
-    DoesNotFit { message: String, payload: Vec<u8>, payload_kind: NodeKind },
+    DoesNotFit {
+        message: String,
+        payload: Vec<u8>,
+        payload_kind: NodeKind,
+    },
 }
 
 impl core::fmt::Display for EditError {
@@ -121,21 +159,45 @@ pub fn apply(input: &[u8], tree: &Tree, edit: &Edit) -> EditResult<Edited> {
     let cx = Context { input, tree };
     let (path, change) = match edit {
         Edit::SetEntryId { node, id } => (node, cx.set_entry_id(node, id)?),
-        Edit::SetString { node, key, value } => (node, cx.edit_offload_entry(node, |e| set_string(e, key, value.as_deref()))?),
-        Edit::SetImageKind { node, kind } => (node, cx.edit_offload_entry(node, |e| set_image_kind(e, *kind))?),
-        Edit::SetOffloadKind { node, kind } => (node, cx.edit_offload_entry(node, |e| set_offload_kind(e, *kind))?),
-        Edit::SetFlags { node, flags } => (node, cx.edit_offload_entry(node, |e| Ok(e.flags = *flags))?),
+        Edit::SetString { node, key, value } => (
+            node,
+            cx.edit_offload_entry(node, |e| set_string(e, key, value.as_deref()))?,
+        ),
+        Edit::SetImageKind { node, kind } => (
+            node,
+            cx.edit_offload_entry(node, |e| set_image_kind(e, *kind))?,
+        ),
+        Edit::SetOffloadKind { node, kind } => (
+            node,
+            cx.edit_offload_entry(node, |e| set_offload_kind(e, *kind))?,
+        ),
+        Edit::SetFlags { node, flags } => (
+            node,
+            cx.edit_offload_entry(node, |e| {
+                e.flags = *flags;
+                Ok(())
+            })?,
+        ),
         Edit::RemoveEntry { node } => (node, cx.remove_entry(node)?),
         Edit::MoveEntry { node, to } => (node, cx.move_entry(node, *to)?),
         Edit::AddEntry { container, entry } => (container, cx.add_entry(container, entry)?),
         Edit::ReplaceContent { node, data } => (node, cx.replace_content(node, data)?),
-        Edit::Compress { node, method, level, version } => (node, cx.compress(node, *method, *level, *version)?),
+        Edit::Compress {
+            node,
+            method,
+            level,
+            version,
+        } => (node, cx.compress(node, *method, *level, *version)?),
         Edit::Decompress { node } => (node, cx.decompress(node)?),
     };
     let chain = cx.chain(&change.container)?;
     let mut notes = change.notes;
     let bytes = cx.put_back(&chain, change.bytes, &mut notes)?;
-    let mark = if change.keeps_node { path.clone() } else { change.container };
+    let mark = if change.keeps_node {
+        path.clone()
+    } else {
+        change.container
+    };
     Ok(Edited { bytes, mark, notes })
 }
 
@@ -166,7 +228,12 @@ pub fn entry_id_problem(id: &str) -> Option<String> {
     }
     let parsed = match EntryId::parse(id) {
         Ok(p) => p,
-        Err(e) => return Some(format!("'{id}' is not an entry ID: expected {}, found {}", e.expected, e.found)),
+        Err(e) => {
+            return Some(format!(
+                "'{id}' is not an entry ID: expected {}, found {}",
+                e.expected, e.found
+            ))
+        }
     };
     if !parsed.kind_is_valid() {
         return Some(format!(
@@ -176,10 +243,16 @@ pub fn entry_id_problem(id: &str) -> Option<String> {
         ));
     }
     if !parsed.triple_is_valid() {
-        return Some(format!("'{}' is not a target triple LLVM knows", parsed.triple_text()));
+        return Some(format!(
+            "'{}' is not a target triple LLVM knows",
+            parsed.triple_text()
+        ));
     }
     match parsed.parsed_target_id() {
-        Some(Err(e)) => Some(format!("the target ID is malformed: expected {}, found {}", e.expected, e.found)),
+        Some(Err(e)) => Some(format!(
+            "the target ID is malformed: expected {}, found {}",
+            e.expected, e.found
+        )),
         _ => None,
     }
 }
@@ -191,7 +264,9 @@ pub fn string_problem(key: &str, value: &str) -> Option<String> {
         return Some("a key cannot be empty".into());
     }
     if key.contains('\0') || value.contains('\0') {
-        return Some("keys and values are NUL-terminated strings: they cannot hold a NUL byte".into());
+        return Some(
+            "keys and values are NUL-terminated strings: they cannot hold a NUL byte".into(),
+        );
     }
     match key {
         "triple" if !Triple::parse(value).is_valid() => {
@@ -225,7 +300,9 @@ fn set_string(entry: &mut OffloadEntry, key: &str, value: Option<&str>) -> EditR
 
 fn set_image_kind(entry: &mut OffloadEntry, kind: u16) -> EditResult<()> {
     if !ImageKind(kind).is_known() {
-        return invalid(format!("image kind {kind} is not one LLVM defines (0 to 6)"));
+        return invalid(format!(
+            "image kind {kind} is not one LLVM defines (0 to 6)"
+        ));
     }
     entry.image_kind = ImageKind(kind);
     Ok(())
@@ -252,7 +329,12 @@ struct Change {
 
 impl Change {
     fn new(container: &[usize], bytes: Vec<u8>) -> Change {
-        Change { container: container.to_vec(), bytes, notes: Vec::new(), keeps_node: true }
+        Change {
+            container: container.to_vec(),
+            bytes,
+            notes: Vec::new(),
+            keeps_node: true,
+        }
     }
 }
 
@@ -261,18 +343,38 @@ struct Context<'a> {
     tree: &'a Tree,
 }
 
-/// Kinds whose nodes are containers with their own layout; every other node is a part of one.
-fn is_container(kind: NodeKind) -> bool {
-    matches!(
-        kind,
-        NodeKind::File
-            | NodeKind::Section
-            | NodeKind::OffloadBinary
-            | NodeKind::Bundle
-            | NodeKind::TextBundle
-            | NodeKind::CompressedBundle
-            | NodeKind::Archive
-    )
+/// Nodes that are containers with their own layout; every other node is a part of one. An
+/// archive member holding an object file is the host of that object's sections.
+fn is_container(node: &Node) -> bool {
+    is_host(node)
+        || matches!(
+            node.kind,
+            NodeKind::File
+                | NodeKind::Section
+                | NodeKind::OffloadBinary
+                | NodeKind::Bundle
+                | NodeKind::TextBundle
+                | NodeKind::CompressedBundle
+                | NodeKind::Archive
+        )
+}
+
+/// The bytes a node stands for: an archive member's data (its node also spans its header).
+fn content_span(node: &Node) -> Span {
+    match node.kind {
+        NodeKind::ArchiveMember => node
+            .fields
+            .iter()
+            .find(|f| f.name == "data_offset")
+            .and_then(|f| f.span)
+            .unwrap_or(node.span),
+        _ => node.span,
+    }
+}
+
+fn is_host(node: &Node) -> bool {
+    matches!(node.kind, NodeKind::File | NodeKind::ArchiveMember)
+        && node.children.iter().any(|c| c.kind == NodeKind::Section)
 }
 
 impl<'a> Context<'a> {
@@ -283,7 +385,12 @@ impl<'a> Context<'a> {
         for (depth, &i) in path.iter().enumerate() {
             node = match node.children.get(i) {
                 Some(n) => n,
-                None => return invalid(format!("there is no node at {path:?} (level {depth} has {} children)", node.children.len())),
+                None => {
+                    return invalid(format!(
+                        "there is no node at {path:?} (level {depth} has {} children)",
+                        node.children.len()
+                    ))
+                }
             };
             chain.push(node);
         }
@@ -297,7 +404,7 @@ impl<'a> Context<'a> {
     /// The bytes of `node`, which must be all there (a large compressed bundle explored only
     /// by its header has none).
     fn bytes_of(&self, node: &Node) -> EditResult<&'a [u8]> {
-        match self.tree.bytes(self.input, node.span) {
+        match self.tree.bytes(self.input, content_span(node)) {
             Some(b) => Ok(b),
             None => invalid(format!(
                 "the bytes of '{}' are not at hand: it lies in a compressed bundle that was only listed; raise the full-decompression limit or turn on 'verify all' in Settings and open the file again",
@@ -308,15 +415,27 @@ impl<'a> Context<'a> {
 
     /// The container holding the node at `path`, its path, and the node's index among the
     /// container's entries of `kind`.
-    fn entry_in_container(&self, path: &[usize], kind: NodeKind) -> EditResult<(NodePath, &'a Node, usize)> {
+    fn entry_in_container(
+        &self,
+        path: &[usize],
+        kind: NodeKind,
+    ) -> EditResult<(NodePath, &'a Node, usize)> {
         let chain = self.chain(path)?;
         let node = chain[chain.len() - 1];
         if node.kind != kind || path.is_empty() {
-            return invalid(format!("expected a {} node, found '{}' ({})", kind.as_str(), node.label, node.kind.as_str()));
+            return invalid(format!(
+                "expected a {} node, found '{}' ({})",
+                kind.as_str(),
+                node.label,
+                node.kind.as_str()
+            ));
         }
         let parent = chain[chain.len() - 2];
         let own = path[path.len() - 1];
-        let index = parent.children[..own].iter().filter(|c| c.kind == kind).count();
+        let index = parent.children[..own]
+            .iter()
+            .filter(|c| c.kind == kind)
+            .count();
         Ok((path[..path.len() - 1].to_vec(), parent, index))
     }
 
@@ -328,7 +447,11 @@ impl<'a> Context<'a> {
         let bytes = self.bytes_of(parent)?;
         let rewritten = match parent.kind {
             NodeKind::TextBundle => edit_text_bundle(bytes, |b| {
-                if b.entries.iter().enumerate().any(|(i, e)| i != index && e.id == id) {
+                if b.entries
+                    .iter()
+                    .enumerate()
+                    .any(|(i, e)| i != index && e.id == id)
+                {
                     return invalid(format!("another entry already has the ID '{id}'"));
                 }
                 let entry = &mut b.entries[index];
@@ -337,7 +460,11 @@ impl<'a> Context<'a> {
                 Ok(())
             })?,
             _ => edit_bundle(bytes, &parent.label, |b| {
-                if b.entries.iter().enumerate().any(|(i, e)| i != index && e.id == id) {
+                if b.entries
+                    .iter()
+                    .enumerate()
+                    .any(|(i, e)| i != index && e.id == id)
+                {
                     return invalid(format!("another entry already has the ID '{id}'"));
                 }
                 b.entries[index].id = id.to_string();
@@ -348,7 +475,11 @@ impl<'a> Context<'a> {
         Ok(Change::new(&container, rewritten))
     }
 
-    fn edit_offload_entry(&self, path: &[usize], change: impl FnOnce(&mut OffloadEntry) -> EditResult<()>) -> EditResult<Change> {
+    fn edit_offload_entry(
+        &self,
+        path: &[usize],
+        change: impl FnOnce(&mut OffloadEntry) -> EditResult<()>,
+    ) -> EditResult<Change> {
         let (container, parent, index) = self.entry_in_container(path, NodeKind::OffloadEntry)?;
         let bytes = edit_offload_binary(self.bytes_of(parent)?, |b| change(&mut b.entries[index]))?;
         Ok(Change::new(&container, bytes))
@@ -358,24 +489,43 @@ impl<'a> Context<'a> {
         let node = self.node(path)?;
         let mut change = match node.kind {
             NodeKind::BundleEntry => {
-                let (container, parent, index) = self.entry_in_container(path, NodeKind::BundleEntry)?;
+                let (container, parent, index) =
+                    self.entry_in_container(path, NodeKind::BundleEntry)?;
                 let bytes = self.bytes_of(parent)?;
                 let rewritten = match parent.kind {
-                    NodeKind::TextBundle => edit_text_bundle(bytes, |b| Ok(drop(b.entries.remove(index))))?,
-                    _ => edit_bundle(bytes, &parent.label, |b| Ok(drop(b.entries.remove(index))))?,
+                    NodeKind::TextBundle => edit_text_bundle(bytes, |b| {
+                        b.entries.remove(index);
+                        Ok(())
+                    })?,
+                    _ => edit_bundle(bytes, &parent.label, |b| {
+                        b.entries.remove(index);
+                        Ok(())
+                    })?,
                 };
                 Change::new(&container, rewritten)
             }
             NodeKind::OffloadEntry => {
-                let (container, parent, index) = self.entry_in_container(path, NodeKind::OffloadEntry)?;
+                let (container, parent, index) =
+                    self.entry_in_container(path, NodeKind::OffloadEntry)?;
                 let binary = offload_binary::parse(self.bytes_of(parent)?)?;
                 if binary.version == 1 || binary.entries.len() == 1 {
                     return self.remove_binary(&container);
                 }
-                Change::new(&container, edit_offload_binary(self.bytes_of(parent)?, |b| Ok(drop(b.entries.remove(index))))?)
+                Change::new(
+                    &container,
+                    edit_offload_binary(self.bytes_of(parent)?, |b| {
+                        b.entries.remove(index);
+                        Ok(())
+                    })?,
+                )
             }
             NodeKind::OffloadBinary => return self.remove_binary(path),
-            other => return invalid(format!("only bundle entries and offload entries can be removed, not a {} node", other.as_str())),
+            other => {
+                return invalid(format!(
+                    "only bundle entries and offload entries can be removed, not a {} node",
+                    other.as_str()
+                ))
+            }
         };
         change.keeps_node = false;
         Ok(change)
@@ -399,13 +549,18 @@ impl<'a> Context<'a> {
         let node = self.node(path)?;
         let kind = node.kind;
         if !matches!(kind, NodeKind::BundleEntry | NodeKind::OffloadEntry) {
-            return invalid(format!("only bundle entries and offload entries can be moved, not a {} node", kind.as_str()));
+            return invalid(format!(
+                "only bundle entries and offload entries can be moved, not a {} node",
+                kind.as_str()
+            ));
         }
         let (container, parent, index) = self.entry_in_container(path, kind)?;
         let bytes = self.bytes_of(parent)?;
         let reorder = |len: usize| -> EditResult<()> {
             if to >= len {
-                return invalid(format!("position {to} is past the last of the {len} entries"));
+                return invalid(format!(
+                    "position {to} is past the last of the {len} entries"
+                ));
             }
             Ok(())
         };
@@ -449,10 +604,15 @@ impl<'a> Context<'a> {
         let binaries: Vec<usize> = region.containers.iter().map(|(i, _)| *i).collect();
         let from = binaries.iter().position(|&i| i == own).unwrap_or(0);
         if to >= binaries.len() {
-            return invalid(format!("position {to} is past the last of the {} offload binaries", binaries.len()));
+            return invalid(format!(
+                "position {to} is past the last of the {} offload binaries",
+                binaries.len()
+            ));
         }
         if region.fixed {
-            return invalid("containers in a linked file keep their addresses: they cannot be reordered");
+            return invalid(
+                "containers in a linked file keep their addresses: they cannot be reordered",
+            );
         }
         let mut order: Vec<usize> = (0..binaries.len()).collect();
         let moved = order.remove(from);
@@ -501,7 +661,10 @@ impl<'a> Context<'a> {
                 if binary.version == 1 {
                     return self.add_binary(&path[..path.len().saturating_sub(1)], new);
                 }
-                edit_offload_binary(bytes, |b| Ok(b.entries.push(new)))?
+                edit_offload_binary(bytes, |b| {
+                    b.entries.push(new);
+                    Ok(())
+                })?
             }
             NodeKind::Section | NodeKind::File => return self.add_binary(path, new_offload_entry(entry)?),
             other => return invalid(format!("entries are added to bundles, offload binaries and offload sections, not to a {} node", other.as_str())),
@@ -516,11 +679,18 @@ impl<'a> Context<'a> {
     fn add_binary(&self, path: &[usize], entry: OffloadEntry<'_>) -> EditResult<Change> {
         let node = self.node(path)?;
         let region = self.region(node)?;
-        if region.containers.iter().any(|(i, _)| node.children[*i].kind != NodeKind::OffloadBinary) {
+        if region
+            .containers
+            .iter()
+            .any(|(i, _)| node.children[*i].kind != NodeKind::OffloadBinary)
+        {
             return invalid(format!("'{}' holds containers other than offload binaries: an offload binary is not added there", node.label));
         }
         let binary = OffloadBinary::v1(entry).write_canonical()?;
-        let end = region.containers.last().map_or(0, |(i, _)| region.slot_of_child(*i).end);
+        let end = region
+            .containers
+            .last()
+            .map_or(0, |(i, _)| region.slot_of_child(*i).end);
         let mut out = region.bytes[..end].to_vec();
         out.resize(align_up(out.len(), 8), 0);
         out.extend_from_slice(&binary);
@@ -566,7 +736,10 @@ impl<'a> Context<'a> {
         }
         let chain = self.chain(path)?;
         // The innermost container above the node takes the new bytes at the node's place.
-        let Some(at) = chain[..chain.len() - 1].iter().rposition(|n| is_container(n.kind)) else {
+        let Some(at) = chain[..chain.len() - 1]
+            .iter()
+            .rposition(|n| is_container(n))
+        else {
             return invalid("nothing holds this node");
         };
         let container_path = &path[..at];
@@ -574,7 +747,13 @@ impl<'a> Context<'a> {
         Ok(Change::new(container_path, bytes))
     }
 
-    fn compress(&self, path: &[usize], method: Method, level: Option<i32>, version: u16) -> EditResult<Change> {
+    fn compress(
+        &self,
+        path: &[usize],
+        method: Method,
+        level: Option<i32>,
+        version: u16,
+    ) -> EditResult<Change> {
         let node = self.node(path)?;
         let bundle_bytes = match node.kind {
             NodeKind::Bundle => {
@@ -585,9 +764,17 @@ impl<'a> Context<'a> {
                 bytes.to_vec()
             }
             NodeKind::CompressedBundle => self.decompressed(node)?,
-            other => return invalid(format!("only bundles and compressed bundles are compressed, not a {} node", other.as_str())),
+            other => {
+                return invalid(format!(
+                    "only bundles and compressed bundles are compressed, not a {} node",
+                    other.as_str()
+                ))
+            }
         };
-        let mut change = Change::new(path, compressed::compress(&bundle_bytes, method, level, version)?);
+        let mut change = Change::new(
+            path,
+            compressed::compress(&bundle_bytes, method, level, version)?,
+        );
         change.notes.push(format!(
             "compressed with {} level {}, format version {version}",
             method.name(),
@@ -599,7 +786,10 @@ impl<'a> Context<'a> {
     fn decompress(&self, path: &[usize]) -> EditResult<Change> {
         let node = self.node(path)?;
         if node.kind != NodeKind::CompressedBundle {
-            return invalid(format!("only compressed bundles are decompressed, not a {} node", node.kind.as_str()));
+            return invalid(format!(
+                "only compressed bundles are decompressed, not a {} node",
+                node.kind.as_str()
+            ));
         }
         Ok(Change::new(path, self.decompressed(node)?))
     }
@@ -623,19 +813,40 @@ impl<'a> Context<'a> {
             // Only a compressed bundle opens a new byte space: the new bytes go into its
             // decompressed bundle, which is compressed again.
             if container.kind != NodeKind::CompressedBundle {
-                return invalid(format!("'{}' keeps its contents compressed: they are not rewritten", container.label));
+                return invalid(format!(
+                    "'{}' keeps its contents compressed: they are not rewritten",
+                    container.label
+                ));
             }
-            let space = self.tree.spaces.get(target.span.space as usize).and_then(|s| s.data.as_deref()).unwrap_or(&[]);
-            let full = self.tree.spaces.get(target.span.space as usize).map_or(0, |s| s.size);
+            let space = self
+                .tree
+                .spaces
+                .get(target.span.space as usize)
+                .and_then(|s| s.data.as_deref())
+                .unwrap_or(&[]);
+            let full = self
+                .tree
+                .spaces
+                .get(target.span.space as usize)
+                .map_or(0, |s| s.size);
             if space.len() as u64 != full {
                 return invalid("the decompressed bundle is not at hand in full: turn on 'verify all' in Settings and open the file again");
             }
             let inner = splice(space, range_of(target.span.offset, target.span.size), new);
             let cb = CompressedBundle::parse(self.bytes_of(container)?)?;
-            return Ok(compressed::compress(&inner, cb.header.method, None, cb.header.version)?);
+            return Ok(compressed::compress(
+                &inner,
+                cb.header.method,
+                None,
+                cb.header.version,
+            )?);
         }
         let bytes = self.bytes_of(container)?;
-        let at = range_of(target.span.offset - container.span.offset, target.span.size);
+        let target_span = content_span(target);
+        let at = within(
+            range_of(target_span.offset.saturating_sub(content_span(container).offset), target_span.size),
+            bytes.len(),
+        );
         match container.kind {
             NodeKind::Bundle => edit_bundle(bytes, &container.label, |b| {
                 let (i, local) = entry_holding(b.entries.iter().map(|e| (e.offset, e.data.len() as u64)), &at)?;
@@ -680,12 +891,22 @@ impl<'a> Context<'a> {
         if ar.thin {
             return invalid("a thin archive's members are other files: they are not rewritten");
         }
+        if !ar
+            .members
+            .iter()
+            .any(|m| m.data_offset as usize <= at.start && at.end as u64 <= m.data_offset + m.size)
+        {
+            return invalid(format!(
+                "no member of the archive holds bytes {}..{}",
+                at.start, at.end
+            ));
+        }
         let members: Vec<(String, Vec<u8>)> = ar
             .members
             .iter()
             .map(|m| {
                 let range = range_of(m.data_offset, m.size);
-                let data = &bytes[range.clone()];
+                let data = bytes.get(range.clone()).unwrap_or(&[]);
                 let data = if range.start <= at.start && at.end <= range.end {
                     splice(data, at.start - range.start..at.end - range.start, new)
                 } else {
@@ -694,16 +915,26 @@ impl<'a> Context<'a> {
                 (m.name.clone(), data)
             })
             .collect();
-        let new_members: Vec<NewMember> = members.iter().map(|(name, data)| NewMember { name: name.clone(), data }).collect();
+        let new_members: Vec<NewMember> = members
+            .iter()
+            .map(|(name, data)| NewMember {
+                name: name.clone(),
+                data,
+            })
+            .collect();
         Ok(archive::write_gnu(&new_members)?)
     }
 
     /// The offload containers laid out one after another in a section or a raw file.
     fn region(&self, node: &'a Node) -> EditResult<Region<'a>> {
         if !matches!(node.kind, NodeKind::Section | NodeKind::File) {
-            return invalid(format!("expected a section or a file, found a {} node", node.kind.as_str()));
+            return invalid(format!(
+                "expected a section or a file, found a {} node",
+                node.kind.as_str()
+            ));
         }
-        if node.kind == NodeKind::File && node.children.iter().any(|c| c.kind == NodeKind::Section) {
+        if node.kind == NodeKind::File && node.children.iter().any(|c| c.kind == NodeKind::Section)
+        {
             return invalid("the containers of a host file are in its sections");
         }
         let bytes = self.bytes_of(node)?;
@@ -711,56 +942,103 @@ impl<'a> Context<'a> {
             .children
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.span.space == node.span.space && is_container(c.kind))
-            .map(|(i, c)| (i, range_of(c.span.offset - node.span.offset, c.span.size)))
+            .filter(|(_, c)| c.span.space == node.span.space && is_container(c))
+            .map(|(i, c)| (i, within(range_of(c.span.offset.saturating_sub(node.span.offset), c.span.size), bytes.len())))
             .collect();
-        let fixed = node.kind == NodeKind::Section && replace::keeps_section_size(self.input);
-        Ok(Region { bytes, containers, fixed, label: node.label.clone() })
+        let fixed =
+            node.kind == NodeKind::Section && replace::keeps_section_size(self.host_of(node)?);
+        Ok(Region {
+            bytes,
+            containers,
+            fixed,
+            label: node.label.clone(),
+        })
+    }
+
+    /// The bytes of the object file whose section `section` is: the file, or an archive member.
+    fn host_of(&self, section: &Node) -> EditResult<&'a [u8]> {
+        fn parent_of<'n>(n: &'n Node, child: &Node) -> Option<&'n Node> {
+            if n.children.iter().any(|c| core::ptr::eq(c, child)) {
+                return Some(n);
+            }
+            n.children.iter().find_map(|c| parent_of(c, child))
+        }
+        match parent_of(&self.tree.root, section) {
+            Some(host) => self.bytes_of(host),
+            None => invalid(format!("'{}' is in no object file", section.label)),
+        }
     }
 
     /// Writes the file again with `new` as the bytes of the innermost node of `chain`, putting
     /// each new container into the one around it.
-    fn put_back(&self, chain: &[&Node], mut new: Vec<u8>, notes: &mut Vec<String>) -> EditResult<Vec<u8>> {
+    fn put_back(
+        &self,
+        chain: &[&Node],
+        mut new: Vec<u8>,
+        notes: &mut Vec<String>,
+    ) -> EditResult<Vec<u8>> {
         let mut level = chain.len() - 1;
         while level > 0 {
             let target = chain[level];
-            let Some(at) = chain[..level].iter().rposition(|n| is_container(n.kind)) else { break };
+            let Some(at) = chain[..level].iter().rposition(|n| is_container(n)) else {
+                break;
+            };
             let container = chain[at];
-            new = if container.kind == NodeKind::File && target.kind == NodeKind::Section {
-                self.put_into_host(target, &new, notes)?
+            new = if target.kind == NodeKind::Section {
+                self.put_into_host(self.bytes_of(container)?, target, &new, notes)?
             } else {
                 if container.kind == NodeKind::Archive {
                     notes.push("the archive was written again in GNU format, without a symbol table (llvm-ranlib adds one)".into());
                 }
-                self.put_into(container, target, &new).map_err(|e| self.with_payload(e, target, &new))?
+                self.put_into(container, target, &new)
+                    .map_err(|e| name_payload(e, target.kind))?
             };
             level = at;
         }
         Ok(new)
     }
 
-    /// A "does not fit" from deeper down keeps its payload; any other refusal to put a new
-    /// container back says which container was refused.
-    fn with_payload(&self, e: EditError, target: &Node, new: &[u8]) -> EditError {
-        match e {
-            EditError::Invalid(m) if m.contains("bytes over") => EditError::DoesNotFit { message: m, payload: new.to_vec(), payload_kind: target.kind },
-            other => other,
-        }
-    }
-
-    fn put_into_host(&self, section: &Node, payload: &[u8], notes: &mut Vec<String>) -> EditResult<Vec<u8>> {
+    fn put_into_host(
+        &self,
+        host: &[u8],
+        section: &Node,
+        payload: &[u8],
+        notes: &mut Vec<String>,
+    ) -> EditResult<Vec<u8>> {
         let name = section.text("name").unwrap_or("");
-        match replace::replace_section(self.input, name, payload) {
+        match replace::replace_section(host, name, payload) {
             Ok(r) => {
                 if r.in_place {
-                    notes.push(format!("written in place in the linked file's section {} ({} bytes kept)", r.section, r.old_size));
+                    notes.push(format!(
+                        "written in place in the linked file's section {} ({} bytes kept)",
+                        r.section, r.old_size
+                    ));
                 } else {
-                    notes.push(format!("section {} is now {} bytes (was {})", r.section, r.new_size, r.old_size));
+                    notes.push(format!(
+                        "section {} is now {} bytes (was {})",
+                        r.section, r.new_size, r.old_size
+                    ));
                 }
                 Ok(r.bytes)
             }
-            Err(e) => Err(EditError::DoesNotFit { message: e.to_string(), payload: payload.to_vec(), payload_kind: NodeKind::Section }),
+            Err(e) => Err(EditError::Invalid(e.to_string())),
         }
+    }
+}
+
+/// A "does not fit" says what its payload is: the kind of the container that did not fit.
+fn name_payload(e: EditError, kind: NodeKind) -> EditError {
+    match e {
+        EditError::DoesNotFit {
+            message,
+            payload,
+            payload_kind: NodeKind::Unknown,
+        } => EditError::DoesNotFit {
+            message,
+            payload,
+            payload_kind: kind,
+        },
+        other => other,
     }
 }
 
@@ -778,12 +1056,19 @@ impl Region<'_> {
     /// The bytes from the `k`th container to the next one (or its own end for the last).
     fn slot_of(&self, k: usize) -> Range<usize> {
         let start = self.containers[k].1.start;
-        let end = self.containers.get(k + 1).map_or(self.containers[k].1.end, |(_, r)| r.start);
+        let end = self
+            .containers
+            .get(k + 1)
+            .map_or(self.containers[k].1.end, |(_, r)| r.start);
         start..end.max(start)
     }
 
     fn slot_of_child(&self, child: usize) -> Range<usize> {
-        let k = self.containers.iter().position(|(i, _)| *i == child).unwrap_or(0);
+        let k = self
+            .containers
+            .iter()
+            .position(|(i, _)| *i == child)
+            .unwrap_or(0);
         self.slot_of(k)
     }
 
@@ -792,19 +1077,28 @@ impl Region<'_> {
     /// or, in a linked file, stay where they are.
     fn rebuild(&self, replaced: Option<&[u8]>, at: Range<usize>) -> EditResult<Vec<u8>> {
         let new: &[u8] = replaced.unwrap_or(&[]);
-        let next = self.containers.iter().map(|(_, r)| r.start).find(|&s| s >= at.end && s > at.start);
+        let next = self
+            .containers
+            .iter()
+            .map(|(_, r)| r.start)
+            .find(|&s| s >= at.end && s > at.start);
         if self.fixed {
             let room = next.unwrap_or(self.bytes.len()) - at.start;
             if replaced.is_none() && next.is_some() {
                 return invalid("a container in the middle of a linked file's section is found by its address: it cannot be removed (remove the entries inside it instead)");
             }
             if new.len() > room {
-                return invalid(format!(
-                    "the new bytes ({}) do not fit in the {room} bytes this container has in the linked file's {}: {} bytes over",
-                    new.len(),
-                    self.label,
-                    new.len() - room
-                ));
+                return Err(EditError::DoesNotFit {
+                    message: format!(
+                        "the new bytes ({}) do not fit in the {room} bytes this container has in the linked file's {}: {} bytes over. Addresses are fixed after linking; save the new container on its own instead",
+                        new.len(),
+                        self.label,
+                        new.len() - room
+                    ),
+                    payload: new.to_vec(),
+                    // Filled in by the caller, which knows what the bytes are.
+                    payload_kind: NodeKind::Unknown,
+                });
             }
             let mut out = self.bytes.to_vec();
             out[at.start..at.start + room].fill(0);
@@ -844,13 +1138,23 @@ fn align_up(n: usize, align: usize) -> usize {
     n.div_ceil(align) * align
 }
 
+/// A span's range as indices; a span that cannot be indexed gives an empty range past any
+/// buffer, which the slicing helpers below refuse or clamp.
 fn range_of(offset: u64, size: u64) -> Range<usize> {
-    let start = offset as usize;
-    start..start + size as usize
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    start..start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX))
 }
 
-/// `data` with `at` replaced by `new`.
+/// `r` cut to `0..len`.
+fn within(r: Range<usize>, len: usize) -> Range<usize> {
+    let start = r.start.min(len);
+    start..r.end.clamp(start, len)
+}
+
+/// `data` with `at` replaced by `new`. Spans come from the explorer, which keeps them inside
+/// their byte space; `at` is cut to `data` all the same, so that no input can make this panic.
 fn splice(data: &[u8], at: Range<usize>, new: &[u8]) -> Vec<u8> {
+    let at = within(at, data.len());
     let mut out = Vec::with_capacity(data.len() - at.len() + new.len());
     out.extend_from_slice(&data[..at.start]);
     out.extend_from_slice(new);
@@ -859,7 +1163,10 @@ fn splice(data: &[u8], at: Range<usize>, new: &[u8]) -> Vec<u8> {
 }
 
 /// Which of the entries `(offset, size)` holds `at`, and `at` relative to that entry.
-fn entry_holding(entries: impl Iterator<Item = (u64, u64)>, at: &Range<usize>) -> EditResult<(usize, Range<usize>)> {
+fn entry_holding(
+    entries: impl Iterator<Item = (u64, u64)>,
+    at: &Range<usize>,
+) -> EditResult<(usize, Range<usize>)> {
     for (i, (offset, size)) in entries.enumerate() {
         let r = range_of(offset, size);
         if r.start <= at.start && at.end <= r.end {
@@ -872,18 +1179,34 @@ fn entry_holding(entries: impl Iterator<Item = (u64, u64)>, at: &Range<usize>) -
 /// Parses a bundle, lets `change` edit it, and writes it: in place when every entry keeps its
 /// size and the header still fits before the first entry, otherwise laid out again at the
 /// bundle's alignment.
-fn edit_bundle(bytes: &[u8], label: &str, change: impl FnOnce(&mut Bundle) -> EditResult<()>) -> EditResult<Vec<u8>> {
+fn edit_bundle(
+    bytes: &[u8],
+    label: &str,
+    change: impl FnOnce(&mut Bundle) -> EditResult<()>,
+) -> EditResult<Vec<u8>> {
     if !bundle::is_bundle(bytes) {
         return invalid(format!(
             "'{label}' is a bundled object (one section per entry): its entries are rewritten with `offload bundle --type=o`, not in the page"
         ));
     }
     let mut b = Bundle::parse(bytes)?;
-    let before: Vec<(String, u64, usize)> = b.entries.iter().map(|e| (e.id.clone(), e.offset, e.data.len())).collect();
+    let before: Vec<(String, u64, usize)> = b
+        .entries
+        .iter()
+        .map(|e| (e.id.clone(), e.offset, e.data.len()))
+        .collect();
     let align = bundle_alignment(&b);
     change(&mut b)?;
-    let same_sizes = b.entries.len() == before.len() && b.entries.iter().zip(&before).all(|(e, (_, off, len))| e.offset == *off && e.data.len() == *len);
-    let header_fits = b.entries.iter().filter(|e| !e.data.is_empty()).all(|e| e.offset >= b.header_size());
+    let same_sizes = b.entries.len() == before.len()
+        && b.entries
+            .iter()
+            .zip(&before)
+            .all(|(e, (_, off, len))| e.offset == *off && e.data.len() == *len);
+    let header_fits = b
+        .entries
+        .iter()
+        .filter(|e| !e.data.is_empty())
+        .all(|e| e.offset >= b.header_size());
     if !(same_sizes && header_fits) {
         b.relayout(align)?;
     }
@@ -893,17 +1216,30 @@ fn edit_bundle(bytes: &[u8], label: &str, change: impl FnOnce(&mut Bundle) -> Ed
 /// The alignment the bundler was given: the largest power of two (up to 4096) dividing every
 /// non-empty entry's offset.
 fn bundle_alignment(b: &Bundle) -> u64 {
-    b.entries.iter().filter(|e| !e.data.is_empty()).map(|e| alignment_of(e.offset as usize) as u64).min().unwrap_or(1)
+    b.entries
+        .iter()
+        .filter(|e| !e.data.is_empty())
+        .map(|e| alignment_of(e.offset as usize) as u64)
+        .min()
+        .unwrap_or(1)
 }
 
-fn edit_text_bundle(bytes: &[u8], change: impl FnOnce(&mut TextBundle) -> EditResult<()>) -> EditResult<Vec<u8>> {
-    let comment = text_bundle::detect_comment(bytes).ok_or_else(|| EditError::Invalid("the text bundle's comment marker was not found".into()))?;
+fn edit_text_bundle(
+    bytes: &[u8],
+    change: impl FnOnce(&mut TextBundle) -> EditResult<()>,
+) -> EditResult<Vec<u8>> {
+    let comment = text_bundle::detect_comment(bytes).ok_or_else(|| {
+        EditError::Invalid("the text bundle's comment marker was not found".into())
+    })?;
     let (mut b, _) = TextBundle::parse(bytes, &comment)?;
     change(&mut b)?;
     Ok(b.write())
 }
 
-fn edit_offload_binary(bytes: &[u8], change: impl FnOnce(&mut OffloadBinary) -> EditResult<()>) -> EditResult<Vec<u8>> {
+fn edit_offload_binary(
+    bytes: &[u8],
+    change: impl FnOnce(&mut OffloadBinary) -> EditResult<()>,
+) -> EditResult<Vec<u8>> {
     let mut b = offload_binary::parse(bytes)?;
     change(&mut b)?;
     if b.entries.is_empty() {
@@ -929,10 +1265,21 @@ fn new_offload_entry(entry: &NewEntry) -> EditResult<OffloadEntry<'static>> {
 /// Error messages in `after` that `before` did not have: an edit that adds one is refused.
 pub fn new_errors(before: &Tree, after: &Tree) -> Vec<String> {
     let mut old = Vec::new();
-    before.root.walk(&mut |n, _| old.extend(n.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.clone())));
+    before.root.walk(&mut |n, _| {
+        old.extend(
+            n.diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .map(|d| d.message.clone()),
+        )
+    });
     let mut new = Vec::new();
     after.root.walk(&mut |n, _| {
-        for d in n.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+        for d in n
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+        {
             if !old.contains(&d.message) {
                 new.push(format!("{}: {}", n.label, d.message));
             }

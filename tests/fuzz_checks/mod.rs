@@ -157,4 +157,47 @@ pub fn explore_all(data: &[u8]) {
         assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
     });
     let _ = offload::targets::collect(&tree);
+    edit_some_nodes(data, &tree);
+}
+
+/// Edits must refuse what they cannot do, never panic: a few edits on the first nodes of each
+/// kind an editor changes, each result explored again.
+fn edit_some_nodes(data: &[u8], tree: &offload::tree::Tree) {
+    use offload::edit::{apply, Edit};
+    use offload::tree::{Node, NodeKind};
+    fn paths(n: &Node, path: &mut Vec<usize>, out: &mut Vec<(NodeKind, Vec<usize>)>) {
+        if out.len() >= 12 {
+            return;
+        }
+        out.push((n.kind, path.clone()));
+        for (i, c) in n.children.iter().enumerate() {
+            path.push(i);
+            paths(c, path, out);
+            path.pop();
+        }
+    }
+    let mut nodes = Vec::new();
+    paths(&tree.root, &mut Vec::new(), &mut nodes);
+    for (kind, node) in nodes {
+        let edits = match kind {
+            NodeKind::BundleEntry => vec![
+                Edit::SetEntryId { node: node.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx90a".into() },
+                Edit::RemoveEntry { node: node.clone() },
+                Edit::ReplaceContent { node, data: vec![1, 2, 3] },
+            ],
+            NodeKind::OffloadEntry => vec![
+                Edit::SetString { node: node.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdhsa".into()) },
+                Edit::MoveEntry { node, to: 0 },
+            ],
+            NodeKind::CompressedBundle => vec![Edit::Decompress { node }],
+            NodeKind::Bundle => vec![Edit::Compress { node, method: offload::compression::Method::Zlib, level: Some(1), version: 3 }],
+            NodeKind::Image | NodeKind::Section => vec![Edit::ReplaceContent { node, data: vec![0; 9] }],
+            _ => continue,
+        };
+        for e in edits {
+            if let Ok(edited) = apply(data, tree, &e) {
+                let _ = explore(&edited.bytes[..], "edited", &Options { max_decompressed: LIMIT, ..Options::default() });
+            }
+        }
+    }
 }
