@@ -13,6 +13,7 @@ pub mod layout;
 pub mod model;
 pub mod samples;
 pub mod settings;
+pub mod share;
 pub mod shortcuts;
 pub mod state;
 
