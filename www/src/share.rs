@@ -484,14 +484,20 @@ fn shorten(text: &str) -> String {
 /// Whether the page may fetch a file from this address, given the scheme and host name of
 /// the parsed URL (as the browser's `URL` gives them: `https:`, `localhost`, `[::1]`). Only
 /// https, and plain http to this machine, where there is no network to read it on the way.
+///
+/// Plain http to `[::1]` is refused too, with a way out: a Content-Security-Policy cannot name
+/// an IPv6 address (its host grammar has no brackets; Chromium drops `http://[::1]:*` from the
+/// policy with a console error), so the page's `connect-src` could not allow that fetch.
 pub fn check_remote_address(protocol: &str, hostname: &str) -> Result<(), String> {
     let scheme = protocol.trim_end_matches(':').to_ascii_lowercase();
-    let local = matches!(hostname.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]");
+    let host = hostname.to_ascii_lowercase();
+    let local = matches!(host.as_str(), "localhost" | "127.0.0.1");
     match scheme.as_str() {
         "https" => Ok(()),
         "http" if local => Ok(()),
-        "http" => Err(format!("expected an https address (or http on localhost, 127.0.0.1 or [::1]), found http on {hostname}: a file read over plain http could be changed on the way")),
-        _ => Err(format!("expected an https address (or http on localhost, 127.0.0.1 or [::1]), found a {scheme}: address")),
+        "http" if host == "[::1]" => Err("expected http on localhost or 127.0.0.1, found http on [::1], which the page's Content-Security-Policy cannot name: use http://localhost or http://127.0.0.1 with the same port".to_string()),
+        "http" => Err(format!("expected an https address (or http on localhost or 127.0.0.1), found http on {hostname}: a file read over plain http could be changed on the way")),
+        _ => Err(format!("expected an https address (or http on localhost or 127.0.0.1), found a {scheme}: address")),
     }
 }
 
@@ -702,9 +708,12 @@ mod tests {
     #[test]
     fn remote_addresses_are_https_or_this_machine() {
         assert!(check_remote_address("https:", "example.org").is_ok());
-        for host in ["localhost", "127.0.0.1", "[::1]", "LOCALHOST"] {
+        for host in ["localhost", "127.0.0.1", "LOCALHOST"] {
             assert!(check_remote_address("http:", host).is_ok(), "{host}");
         }
+        assert!(check_remote_address("https:", "[::1]").is_ok());
+        let v6 = check_remote_address("http:", "[::1]").unwrap_err();
+        assert!(v6.contains("use http://localhost"), "{v6}");
         let plain = check_remote_address("http:", "example.org").unwrap_err();
         assert!(plain.contains("found http on example.org"), "{plain}");
         for (scheme, found) in [("ftp:", "a ftp: address"), ("file:", "a file: address"), ("javascript:", "a javascript: address"), ("data:", "a data: address")] {

@@ -32,12 +32,14 @@ pub fn RemotePrompt(props: &RemotePromptProps) -> Html {
     }
     let open = props.on_open.reform(|_: MouseEvent| ());
     let close = props.on_close.reform(|_: MouseEvent| ());
-    // Escape closes a modal dialog by itself; the page hears it as a Cancel. Closing it from
-    // here (the state went) fires this too, which then changes nothing.
+    // Escape closes a modal dialog by itself; the page hears it as a Cancel. The close event
+    // comes a task later, also when this component closed the dialog; by then another link may
+    // have opened it again, and that one must stay.
     let on_dialog_close = {
         let (on_close, showing) = (props.on_close.clone(), props.state.is_some());
-        Callback::from(move |_: Event| {
-            if showing {
+        Callback::from(move |e: Event| {
+            let reopened = e.target_dyn_into::<HtmlDialogElement>().is_some_and(|d| d.open());
+            if showing && !reopened {
                 on_close.emit(())
             }
         })
