@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/static-server.mjs';
 
@@ -281,6 +282,36 @@ test('a #url= link asks first, then fetches with CORS and opens the file with it
   await dialog.waitFor({ state: 'detached' });
   await assertClean(page, seen, [/Failed to load resource: the server responded with a status of 404/]);
   await context.close();
+});
+
+test('a #url= download shows its progress and Cancel stops it', async () => {
+  // A server that announces 1 MiB, sends 64 KiB, then waits: the download stays under way.
+  let closed;
+  const hung = new Promise((ok) => { closed = ok; });
+  const slow = createServer((req, res) => {
+    res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Content-Length': 1 << 20, 'Content-Type': 'application/octet-stream' });
+    res.write(Buffer.alloc(64 << 10));
+    req.socket.on('close', closed);
+  });
+  await new Promise((ok) => slow.listen(0, '127.0.0.1', ok));
+  const address = `http://127.0.0.1:${slow.address().port}/slow.bin`;
+  const { context, page, seen } = await openContext();
+  await page.goto(`${siteUrl}#url=${address}`);
+  const dialog = page.locator('dialog.remote[open]');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await dialog.locator('.remote-progress', { hasText: '64.0 KiB of 1.0 MiB read' }).waitFor();
+  assert.equal(await dialog.locator('progress').getAttribute('max'), String(1 << 20));
+  await page.screenshot({ path: join(ROOT, 'test-output/screenshots/25-url-progress.png') });
+  await dialog.getByRole('button', { name: 'Cancel the download' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await hung; // the browser dropped the connection
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('dialog.remote[open]').count(), 0, 'the dialog stays closed');
+  assert.equal(await page.locator('[role=tab]').count(), 0, 'no tab for a cancelled download');
+  await assertClean(page, seen);
+  await context.close();
+  slow.closeAllConnections();
+  slow.close();
 });
 
 test('a #url= link to a server without CORS headers says so clearly, and addresses that are not https are refused', async () => {
