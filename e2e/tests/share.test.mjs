@@ -359,7 +359,7 @@ test('a file too big for a link says so; opened from a #url= link, its address i
   const status = page.locator('.share-status.problem');
   await status.waitFor();
   const text = await status.textContent();
-  assert.match(text, new RegExp(`${NOISE_FILE} The file \\(${NOISE_SIZE} bytes\\) is too big for a link`));
+  assert.match(text, new RegExp(`${NOISE_FILE}: The file \\(${NOISE_SIZE} bytes\\) is too big for a link`));
   assert.match(text, /links carry at most 64 KiB compressed, and its first \d+ bytes already compress to more than that/);
   assert.equal(await clipboardText(page), 'untouched', 'nothing was copied');
   await page.screenshot({ path: join(ROOT, 'test-output/screenshots/23-too-big.png') });

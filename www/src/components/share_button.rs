@@ -140,7 +140,7 @@ async fn make_and_copy(target: &ShareTarget) -> Shown {
         Ok(compressed) => (share::file_fragment(&target.name, &compressed, &target.selection), None),
         Err(Encoding::TooBig(too_big)) => match &target.address {
             Some(address) => (share::remote_fragment(address, &target.selection), Some(format!("{too_big} So the link points at the address it came from."))),
-            None => return Shown::Problem(format!("{} {too_big} Share the file itself instead.", target.name)),
+            None => return Shown::Problem(format!("{}: {too_big} Share the file itself instead.", target.name)),
         },
         Err(Encoding::Unreadable(message)) => return Shown::Problem(format!("{} could not be read for a link: {message}", target.name)),
     };
