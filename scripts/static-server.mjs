@@ -18,14 +18,16 @@ const TYPES = {
 };
 
 /// Starts serving; resolves to { server, url } once listening. `onRequest(method, path)` hears
-/// every request (the tests record them).
-export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 0, onRequest = () => {} }) {
+/// every request (the tests record them). With `cors`, every answer allows any origin to read
+/// it (Access-Control-Allow-Origin: *), as a file host that welcomes `#url=` links does.
+export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 0, cors = false, onRequest = () => {} }) {
   const root = resolve(dir);
   if (!base.startsWith('/')) base = '/' + base;
   if (!base.endsWith('/')) base += '/';
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     onRequest(req.method, path);
+    if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405).end();
       return;

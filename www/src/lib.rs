@@ -3,7 +3,7 @@
 //!
 //! The page's logic that needs no browser — the model the views draw, the reducer, the hex
 //! view's scrolling arithmetic, the layout map's geometry, offset parsing, shortcuts, the
-//! settings' checks and storage format — builds for any target, so `cargo test --workspace`
+//! settings' checks and storage format, share links' encoding — builds for any target, so `cargo test --workspace`
 //! checks it natively. Everything that touches the
 //! DOM or workers builds only for `wasm32`.
 
@@ -11,8 +11,10 @@ pub mod format;
 pub mod hexgrid;
 pub mod layout;
 pub mod model;
+pub mod remote;
 pub mod samples;
 pub mod settings;
+pub mod share;
 pub mod shortcuts;
 pub mod state;
 
@@ -22,6 +24,8 @@ pub mod bytes;
 pub mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod offline;
 #[cfg(target_arch = "wasm32")]
 pub mod protocol;
 #[cfg(target_arch = "wasm32")]

@@ -21,6 +21,9 @@ struct OpenFile {
 pub struct Session {
     files: HashMap<TabId, OpenFile>,
     next_id: TabId,
+    /// The address a tab's file was fetched from (a `#url=` link), for share links too big
+    /// to carry the file.
+    addresses: HashMap<TabId, String>,
 }
 
 pub fn now_ms() -> f64 {
@@ -96,7 +99,23 @@ impl Session {
     /// Closes a tab: its worker stops and its file is let go.
     pub fn close(&mut self, id: TabId, dispatch: &Callback<Action>) {
         self.files.remove(&id);
+        self.addresses.remove(&id);
         dispatch.emit(Action::Close(id));
+    }
+
+    /// The file a tab shows now, as it shows it (what a share link carries).
+    pub fn file(&self, id: TabId) -> Option<Blob> {
+        self.files.get(&id).map(|o| o.file.clone())
+    }
+
+    /// Remembers that a tab's file was fetched from `address`.
+    pub fn set_address(&mut self, id: TabId, address: String) {
+        self.addresses.insert(id, address);
+    }
+
+    /// The address a tab's file was fetched from, if it was.
+    pub fn address(&self, id: TabId) -> Option<String> {
+        self.addresses.get(&id).cloned()
     }
 
     pub fn bytes(&self, id: TabId) -> Option<Bytes> {

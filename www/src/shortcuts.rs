@@ -15,6 +15,7 @@ pub enum Command {
     FocusHex,
     GoToOffset,
     Toggle(View),
+    CopyLink,
     Settings,
     Help,
 }
@@ -34,6 +35,7 @@ pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("3", Command::Toggle(View::Map), "Show or hide the layout map"),
     ("4", Command::Toggle(View::Hex), "Show or hide the hex view"),
     ("5", Command::Toggle(View::Inspector), "Show or hide the inspector"),
+    ("l", Command::CopyLink, "Copy a link to the file and its selected node"),
     (",", Command::Settings, "Settings: limits for the files opened next"),
     ("?", Command::Help, "Show this list"),
 ];
@@ -65,6 +67,7 @@ mod tests {
         }
         assert_eq!(command_for("?"), Some(Command::Help));
         assert_eq!(command_for(","), Some(Command::Settings));
+        assert_eq!(command_for("l"), Some(Command::CopyLink));
         assert_eq!(command_for("q"), None);
     }
 }

@@ -4,7 +4,9 @@
 //! the user can make is an [`Action`] that tests can replay without a browser.
 
 use crate::model::{Doc, NodeId, Span};
+use crate::remote::RemoteState;
 use crate::settings::Settings;
+use crate::share::{self, NodePath};
 use std::rc::Rc;
 
 pub type TabId = u32;
@@ -77,6 +79,8 @@ pub struct Tab {
     /// The settings the file is (being) explored with: those of when it was opened or last
     /// re-opened, which may differ from the page's current ones.
     pub settings: Settings,
+    /// A node to select once the file is explored (a share link's selection), by its path.
+    pub select_on_load: Option<NodePath>,
 }
 
 impl Tab {
@@ -149,6 +153,10 @@ pub enum Action {
     ShowSettings(bool),
     /// New settings (already checked), for files opened from now on.
     SetSettings(Settings),
+    /// Select the node a share link names in a tab, now if it is explored, else once it is.
+    SelectPath { id: TabId, path: NodePath },
+    /// What the page is doing about a `#url=` link (asking, fetching, failed), or nothing.
+    Remote(Option<RemoteState>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -161,6 +169,8 @@ pub struct AppState {
     /// What files opened from now on are explored with.
     pub settings: Settings,
     pub settings_open: bool,
+    /// The `#url=` prompt, its download or why a link could not be opened.
+    pub remote: Option<RemoteState>,
 }
 
 impl Default for AppState {
@@ -176,7 +186,7 @@ const FIRST_LEVELS: u32 = 3;
 impl AppState {
     /// The page as it starts, with the settings kept from an earlier visit.
     pub fn with_settings(settings: Settings) -> AppState {
-        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false }
+        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false, remote: None }
     }
 
     pub fn tab(&self, id: TabId) -> Option<&Tab> {
@@ -216,6 +226,7 @@ impl AppState {
                     opened_at: at_ms,
                     first_render_ms: None,
                     settings,
+                    select_on_load: None,
                 });
                 self.active = Some(id);
             }
@@ -233,6 +244,9 @@ impl AppState {
                     tab.selected = (!doc.nodes.is_empty()).then_some(0);
                     tab.hex = HexState::default();
                     tab.status = Status::Ready(doc);
+                    if let Some(path) = tab.select_on_load.take() {
+                        select_path(tab, &path);
+                    }
                 }
             }
             Action::Failed { id, message } => {
@@ -342,6 +356,16 @@ impl AppState {
             Action::Help(open) => self.help_open = open,
             Action::ShowSettings(open) => self.settings_open = open,
             Action::SetSettings(settings) => self.settings = settings,
+            Action::SelectPath { id, path } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    if tab.doc().is_some() {
+                        select_path(tab, &path);
+                    } else {
+                        tab.select_on_load = Some(path);
+                    }
+                }
+            }
+            Action::Remote(remote) => self.remote = remote,
         }
         self
     }
@@ -380,6 +404,14 @@ fn select(tab: &mut Tab, node: NodeId, scroll: bool) {
     if scroll {
         tab.hex.cursor = None;
         reveal(tab, info.span.offset);
+    }
+}
+
+/// Selects the node a share link's path names (or the deepest node on its way, when the file
+/// was explored with other limits).
+fn select_path(tab: &mut Tab, path: &[usize]) {
+    if let Some(node) = tab.doc().and_then(|d| share::node_at(d, path)) {
+        select(tab, node, true);
     }
 }
 

@@ -262,3 +262,28 @@ fn offload_binary_fields_carry_their_raw_bytes() {
     let magic = d.nodes.iter().flat_map(|n| &n.fields).find(|f| f.name == "magic").expect("a magic field");
     assert_eq!(magic.raw.as_deref(), Some(&[0x10, 0xff, 0x10, 0xad][..]));
 }
+
+#[test]
+fn a_share_link_selection_applies_once_the_file_is_explored() {
+    let d = doc(HIP_O, "hip_elf_2arch_compressed.o");
+    let gfx90a = find(&d, "AMDGPU code object gfx90a");
+    let path = offload_www::share::path_to(&d, gfx90a);
+    assert_eq!(path, vec![0, 0, 1, 0, 2, 0]);
+    // Asked before the worker answers: kept, then applied on load.
+    let s = AppState::default()
+        .reduce(Action::Open { id: 1, name: "hip.o".into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::SelectPath { id: 1, path: path.clone() });
+    assert_eq!(s.active_tab().unwrap().selected, None);
+    let s = s.reduce(Action::Loaded { id: 1, doc: d.clone() });
+    let tab = s.active_tab().unwrap();
+    assert_eq!(tab.selected, Some(gfx90a));
+    assert_eq!(tab.select_on_load, None);
+    assert!(d.ancestors(gfx90a).iter().all(|&a| tab.is_expanded(a)), "the tree is open down to it");
+    // Asked once explored: at once. A path past the tree stops at the deepest node it reaches.
+    let (s, _) = opened();
+    let parent = d.nodes[gfx90a].parent.unwrap();
+    let mut past = path[..path.len() - 1].to_vec();
+    past.push(9);
+    let s = s.reduce(Action::SelectPath { id: 1, path: past });
+    assert_eq!(s.active_tab().unwrap().selected, Some(parent));
+}

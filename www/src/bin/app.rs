@@ -1,6 +1,7 @@
 //! The page's main thread: renders the app.
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    offload_www::offline::register_service_worker();
     yew::Renderer::<offload_www::components::App>::new().render();
 }
 

@@ -1,16 +1,21 @@
 //! The page: one reducer for all state, the open files beside it, and the page-wide inputs —
-//! drag and drop anywhere, the file picker, samples, keyboard shortcuts, settings.
+//! drag and drop anywhere, the file picker, samples, keyboard shortcuts, settings, and share
+//! links (a file or an address in the page's fragment, on load and on `hashchange`).
 
 use super::drop_overlay::DropOverlay;
 use super::help_dialog::HelpDialog;
+use super::remote_prompt::RemotePrompt;
+use super::share_button::{ShareTarget, COPY_LINK_ID};
 use super::settings_dialog::{SavedSettings, SettingsDialog};
 use super::tab_bar::TabBar;
 use super::tab_view::TabView;
 use super::toolbar::Toolbar;
 use super::welcome::Welcome;
 use super::focus_id;
+use crate::remote::{self, FetchProblem, RemoteState};
 use crate::session::{now_ms, Session};
 use crate::settings::{self, Settings};
+use crate::share::{self, NodePath, SharedLink};
 use crate::shortcuts::{command_for, Command};
 use crate::state::{Action, AppState, TabId};
 use gloo_events::{EventListener, EventListenerOptions};
@@ -18,7 +23,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, DragEvent, FileList, HtmlElement, HtmlInputElement, KeyboardEvent};
+use web_sys::{AbortController, Blob, DragEvent, FileList, HtmlElement, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
 
 impl Reducible for AppState {
@@ -102,6 +107,28 @@ pub fn App() -> Html {
         })
     };
 
+    // The `#url=` download under way, which Cancel aborts.
+    let download = use_mut_ref(|| None::<AbortController>);
+    let on_remote_open = {
+        let (asked, session, dispatch, settings_now, download) = (state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone(), download.clone());
+        Callback::from(move |()| {
+            if let Some(RemoteState::Asking { address, selection }) = asked.clone() {
+                let settings = *settings_now.borrow();
+                fetch_remote_file(address, selection, settings, session.clone(), dispatch.clone(), download.clone());
+            }
+        })
+    };
+    let on_remote_close = {
+        let (dispatch, download) = (dispatch.clone(), download.clone());
+        Callback::from(move |()| {
+            if let Some(controller) = download.borrow_mut().take() {
+                controller.abort();
+            }
+            dispatch.emit(Action::Remote(None));
+        })
+    };
+
+    use_share_links(session.clone(), dispatch.clone(), settings_now.clone());
     use_drag_and_drop(dragging.setter(), open_files.clone());
     use_shortcuts(dispatch.clone(), on_file_request.clone(), active_now);
 
@@ -119,9 +146,19 @@ pub fn App() -> Html {
 
     let active = state.active_tab().cloned();
     let bytes = active.as_ref().and_then(|t| session.borrow().bytes(t.id));
+    let share_target = active.as_ref().and_then(|tab| {
+        let session = session.borrow();
+        Some(ShareTarget {
+            id: tab.id,
+            name: tab.name.clone(),
+            file: session.file(tab.id)?,
+            selection: tab.doc().zip(tab.selected).map(|(doc, node)| share::path_to(doc, node)).unwrap_or_default(),
+            address: session.address(tab.id),
+        })
+    });
     html! {
         <div class="app">
-            <Toolbar views={state.views} on_action={dispatch.clone()} on_file={on_file_request.clone()} />
+            <Toolbar views={state.views} on_action={dispatch.clone()} on_file={on_file_request.clone()} share={share_target} />
             <input id={FILE_INPUT_ID} class="hidden-input" type="file" multiple=true tabindex="-1"
                 aria-label="Choose files to open" onchange={on_input_change} />
             <TabBar tabs={state.tabs.clone()} active={state.active} on_action={dispatch.clone()} on_file={on_file_request.clone()} />
@@ -141,16 +178,113 @@ pub fn App() -> Html {
             <SettingsDialog open={state.settings_open} settings={state.settings}
                 active={state.active_tab().map(|t| (t.id, t.name.clone()))}
                 on_action={dispatch.clone()} on_save={on_save_settings} />
+            <RemotePrompt state={state.remote.clone()} on_open={on_remote_open} on_close={on_remote_close} />
         </div>
     }
 }
 
 fn click_file_input() {
-    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(FILE_INPUT_ID)) {
-        if let Ok(input) = el.dyn_into::<HtmlElement>() {
-            input.click();
+    click_id(FILE_INPUT_ID);
+}
+
+/// Clicks the element with this id, as a shortcut for its button.
+fn click_id(id: &str) {
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        if let Ok(el) = el.dyn_into::<HtmlElement>() {
+            el.click();
         }
     }
+}
+
+/// Opens what the page's fragment links to, now and whenever it changes (a share link
+/// followed while the page is open). Other fragments are left alone.
+#[hook]
+fn use_share_links(session: Rc<RefCell<Session>>, dispatch: Callback<Action>, settings: Rc<RefCell<Settings>>) {
+    use_effect_with((), move |_| {
+        let open_current = move || {
+            let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+            open_link(&hash, *settings.borrow(), &session, &dispatch);
+        };
+        open_current();
+        let listener = EventListener::new(&gloo_utils::window(), "hashchange", move |_| open_current());
+        move || drop(listener)
+    });
+}
+
+/// Opens a share link: a file it carries at once, an address after asking.
+fn open_link(fragment: &str, settings: Settings, session: &Rc<RefCell<Session>>, dispatch: &Callback<Action>) {
+    let failed = |address: Option<String>, message: String| dispatch.emit(Action::Remote(Some(RemoteState::Failed { address, message })));
+    match share::parse_fragment(fragment) {
+        Ok(None) => {}
+        Err(e) => failed(None, e.to_string()),
+        Ok(Some(SharedLink::File { name, bytes, selection })) => {
+            let at = now_ms();
+            let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
+            match Blob::new_with_u8_array_sequence(&parts) {
+                Ok(blob) => {
+                    let id = session.borrow_mut().open(blob, name, at, settings, dispatch);
+                    dispatch.emit(Action::SelectPath { id, path: selection });
+                }
+                Err(e) => failed(None, format!("the file in the link could not be kept: {e:?}")),
+            }
+        }
+        Ok(Some(SharedLink::Remote { address, selection })) => match remote::resolve_address(&address) {
+            Ok(url) => dispatch.emit(Action::Remote(Some(RemoteState::Asking { address: url.href(), selection }))),
+            Err(message) => failed(Some(address), message),
+        },
+    }
+}
+
+/// Downloads the file a `#url=` link names (the user said Open), showing its progress, and
+/// opens it in a tab with the link's selection.
+fn fetch_remote_file(
+    address: String,
+    selection: NodePath,
+    settings: Settings,
+    session: Rc<RefCell<Session>>,
+    dispatch: Callback<Action>,
+    download: Rc<RefCell<Option<AbortController>>>,
+) {
+    let failed = |address: &str, message: String| Action::Remote(Some(RemoteState::Failed { address: Some(address.to_string()), message }));
+    let url = match remote::resolve_address(&address) {
+        Ok(url) => url,
+        Err(message) => return dispatch.emit(failed(&address, message)),
+    };
+    let controller = match AbortController::new() {
+        Ok(c) => c,
+        Err(e) => return dispatch.emit(failed(&address, format!("the download could not be started: {e:?}"))),
+    };
+    *download.borrow_mut() = Some(controller.clone());
+    dispatch.emit(Action::Remote(Some(RemoteState::Fetching { address: address.clone(), bytes_read: 0, total: None })));
+    let at = now_ms();
+    wasm_bindgen_futures::spawn_local(async move {
+        let signal = controller.signal();
+        // A piece read just before Cancel must not bring the closed dialog back.
+        let progress = {
+            let (dispatch, address, signal) = (dispatch.clone(), address.clone(), signal.clone());
+            move |bytes_read, total| {
+                if !signal.aborted() {
+                    dispatch.emit(Action::Remote(Some(RemoteState::Fetching { address: address.clone(), bytes_read, total })));
+                }
+            }
+        };
+        let result = remote::fetch_file(&url, &signal, progress).await;
+        if signal.aborted() {
+            return;
+        }
+        download.borrow_mut().take();
+        match result {
+            Ok(blob) => {
+                dispatch.emit(Action::Remote(None));
+                let name = remote::file_name_for(&url.pathname(), &url.hostname());
+                let id = session.borrow_mut().open(blob, name, at, settings, &dispatch);
+                session.borrow_mut().set_address(id, address);
+                dispatch.emit(Action::SelectPath { id, path: selection });
+            }
+            Err(FetchProblem::Cancelled) => dispatch.emit(Action::Remote(None)),
+            Err(FetchProblem::Failed(message)) => dispatch.emit(failed(&address, message)),
+        }
+    });
 }
 
 /// Fetches a sample shipped with the page (relative to the page, so any sub-path works) and
@@ -263,6 +397,7 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, act
                 Command::FocusHex => focus_id(super::hex_view::HEX_GRID_ID),
                 Command::GoToOffset => focus_id(super::hex_view::GOTO_ID),
                 Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
+                Command::CopyLink => click_id(COPY_LINK_ID),
                 Command::Settings => dispatch.emit(Action::ShowSettings(true)),
                 Command::Help => dispatch.emit(Action::Help(true)),
             }

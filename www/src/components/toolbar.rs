@@ -1,7 +1,9 @@
-//! The top bar: open a file, open a sample, show or hide views, settings, keyboard shortcuts.
+//! The top bar: open a file, open a sample, copy a link, show or hide views, settings, keyboard
+//! shortcuts.
 
 use super::app::FileRequest;
 use super::sample_menu::SampleMenu;
+use super::share_button::{ShareButton, ShareTarget};
 use crate::state::{Action, View};
 use yew::prelude::*;
 
@@ -10,6 +12,9 @@ pub struct ToolbarProps {
     pub views: [bool; 5],
     pub on_action: Callback<Action>,
     pub on_file: Callback<FileRequest>,
+    /// What "Copy link" shares: the active tab, if any.
+    #[prop_or_default]
+    pub share: Option<ShareTarget>,
 }
 
 #[function_component]
@@ -22,6 +27,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
             <h1 class="brand">{"Offload Explorer"}</h1>
             <button type="button" onclick={pick} title="Open files (o)">{"Open file…"}</button>
             <SampleMenu on_file={props.on_file.clone()} />
+            <ShareButton target={props.share.clone()} />
             <div class="view-toggles" role="group" aria-label="Views">
                 { for View::ALL.iter().map(|&v| {
                     let pressed = props.views[v as usize];
