@@ -26,12 +26,46 @@
 pub mod tar;
 
 #[cfg(target_arch = "wasm32")]
+pub mod prepare;
+#[cfg(target_arch = "wasm32")]
 pub mod save;
 
 use crate::model::{Doc, NodeId, NodeInfo, Severity, Span};
 use offload::file_names::{extension_for_format, image_stem, sanitize, UniqueNames};
 use offload::target_id::EntryId;
 use offload::tree::Tree;
+
+/// What the user asks to download, always from the active tab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DownloadRequest {
+    /// The selected node's bytes (the `d` key).
+    Selected,
+    Node(NodeId),
+    /// The whole current file.
+    File,
+    /// One tar of every device image.
+    AllImages,
+    /// The device-specific archive of this target (an entry ID) of an archive.
+    DeviceArchive(String),
+}
+
+/// What the page says about the latest download.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DownloadNotice {
+    /// Increases with every download, so that a late report of an earlier one is ignored.
+    pub id: u32,
+    pub name: String,
+    pub stage: DownloadStage,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DownloadStage {
+    /// Being read and checked: `done` of `total` parts.
+    Preparing { done: u64, total: u64 },
+    Saved { size: u64 },
+    /// Not offered: why, and the errors its bytes read back with.
+    Refused { reason: String, errors: Vec<String> },
+}
 
 /// One thing that can be downloaded: a byte range of a space, its name, and how many error
 /// diagnostics its source had (the check refuses a download that reads back with more).

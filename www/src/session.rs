@@ -99,6 +99,16 @@ impl Session {
         dispatch.emit(Action::Close(id));
     }
 
+    /// The tab's current file (as edited, once edits exist), never copied.
+    pub fn file(&self, id: TabId) -> Option<Blob> {
+        self.files.get(&id).map(|o| o.file.clone())
+    }
+
+    /// The worker exploring the tab's file, while it runs (not after a cancellation).
+    pub fn worker(&self, id: TabId) -> Option<Rc<ExplorerWorker>> {
+        self.files.get(&id).and_then(|o| o.worker.clone())
+    }
+
     pub fn bytes(&self, id: TabId) -> Option<Bytes> {
         self.files.get(&id).map(|o| o.bytes.clone())
     }

@@ -3,6 +3,7 @@
 //! explored with, which dialog is open. File handles and workers live beside it (see `components::app`), so that every change
 //! the user can make is an [`Action`] that tests can replay without a browser.
 
+use crate::download::DownloadNotice;
 use crate::model::{Doc, NodeId, Span};
 use crate::settings::Settings;
 use std::rc::Rc;
@@ -149,6 +150,9 @@ pub enum Action {
     ShowSettings(bool),
     /// New settings (already checked), for files opened from now on.
     SetSettings(Settings),
+    /// How a download is going (ignored when a later download has reported already).
+    Download(DownloadNotice),
+    DismissDownload,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -161,6 +165,8 @@ pub struct AppState {
     /// What files opened from now on are explored with.
     pub settings: Settings,
     pub settings_open: bool,
+    /// The latest download and how it went.
+    pub download: Option<DownloadNotice>,
 }
 
 impl Default for AppState {
@@ -176,7 +182,7 @@ const FIRST_LEVELS: u32 = 3;
 impl AppState {
     /// The page as it starts, with the settings kept from an earlier visit.
     pub fn with_settings(settings: Settings) -> AppState {
-        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false }
+        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false, download: None }
     }
 
     pub fn tab(&self, id: TabId) -> Option<&Tab> {
@@ -342,6 +348,12 @@ impl AppState {
             Action::Help(open) => self.help_open = open,
             Action::ShowSettings(open) => self.settings_open = open,
             Action::SetSettings(settings) => self.settings = settings,
+            Action::Download(notice) => {
+                if self.download.as_ref().is_none_or(|d| notice.id >= d.id) {
+                    self.download = Some(notice);
+                }
+            }
+            Action::DismissDownload => self.download = None,
         }
         self
     }
