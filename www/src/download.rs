@@ -109,7 +109,7 @@ impl Plan {
             if let Some(n) = owner {
                 plan.by_node[n] = Ok(index);
                 // The image nodes below an offload entry span the image, not the entry.
-                for id in n..doc.nodes[n].subtree_end {
+                for id in n..doc.nodes[n].subtree_end.min(doc.nodes.len()) {
                     if doc.nodes[id].span == t.span {
                         plan.by_node[id] = Ok(index);
                     }
@@ -191,7 +191,7 @@ fn member_of(doc: &Doc, node: NodeId) -> Option<String> {
 /// The format of the image at `span` below `node`: the `format` field the explorer gives an
 /// image it recognises (the same `describe_image` the CLI names extracted files by).
 fn image_format(doc: &Doc, node: NodeId, span: Span) -> Option<&'static str> {
-    (node..doc.nodes[node].subtree_end).filter(|&id| doc.nodes[id].span == span).find_map(|id| text(&doc.nodes[id], "format")).map(known_format)
+    (node..doc.nodes[node].subtree_end.min(doc.nodes.len())).filter(|&id| doc.nodes[id].span == span).find_map(|id| text(&doc.nodes[id], "format")).map(known_format)
 }
 
 /// A format name as a static string (only known formats get a real extension anyway).
@@ -209,7 +209,7 @@ fn text<'n>(node: &'n NodeInfo, name: &str) -> Option<&'n str> {
 
 /// Error diagnostics on `node` and below it.
 pub fn errors_within(doc: &Doc, node: NodeId) -> u32 {
-    let end = doc.nodes.get(node).map_or(node, |n| n.subtree_end);
+    let Some(end) = doc.nodes.get(node).map(|n| n.subtree_end.min(doc.nodes.len())) else { return 0 };
     doc.nodes[node..end].iter().flat_map(|n| &n.diagnostics).filter(|d| d.severity == Severity::Error).count() as u32
 }
 

@@ -188,3 +188,16 @@ fn whole_file_and_tar_names() {
     assert_eq!(file_download_name("../x"), ".._x");
     assert_eq!(file_download_name(".."), "file");
 }
+
+#[test]
+fn a_late_report_of_an_earlier_download_does_not_replace_a_later_one() {
+    use crate::state::{Action, AppState};
+    let notice = |id, stage| DownloadNotice { id, name: format!("d{id}"), stage };
+    let state = AppState::default()
+        .reduce(Action::Download(notice(2, DownloadStage::Preparing { done: 0, total: 3 })))
+        .reduce(Action::Download(notice(1, DownloadStage::Saved { size: 5 })));
+    assert_eq!(state.download, Some(notice(2, DownloadStage::Preparing { done: 0, total: 3 })));
+    let state = state.reduce(Action::Download(notice(2, DownloadStage::Saved { size: 9 })));
+    assert_eq!(state.download, Some(notice(2, DownloadStage::Saved { size: 9 })));
+    assert_eq!(state.reduce(Action::DismissDownload).download, None);
+}
