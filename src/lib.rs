@@ -23,6 +23,7 @@ pub mod compression;
 pub mod device_archive;
 pub mod edit;
 pub mod elf_rel;
+pub mod file_names;
 pub mod offload_binary;
 pub mod replace;
 pub mod strtab;

@@ -6,9 +6,9 @@ use crate::io::{read_all, write_atomic};
 use clap::Args;
 use offload::archive::{self, NewMember};
 use offload::explore::{self, Options};
+use offload::file_names::{image_extension, image_stem, UniqueNames};
 use offload::offload_binary;
 use offload::targets::{self, Target};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -86,29 +86,6 @@ fn matches(t: &Target, filter: &[(String, String)]) -> bool {
     })
 }
 
-/// A file name part with only safe characters: `:` and anything unusual become `_`.
-pub fn sanitize(part: &str) -> String {
-    let cleaned: String = part
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') { c } else { '_' })
-        .collect();
-    cleaned.trim_start_matches('.').chars().take(200).collect()
-}
-
-/// The extension that says what an image is.
-fn extension(bytes: &[u8]) -> &'static str {
-    match explore::describe_image(bytes).map(|(f, _)| f) {
-        Some("AMDGPU code object") => "co",
-        Some("CUDA cubin") => "cubin",
-        Some("LLVM bitcode") => "bc",
-        Some("SPIR-V module") => "spv",
-        Some("NVIDIA fatbin") => "fatbin",
-        Some("PTX") => "ptx",
-        Some("ELF object") => "o",
-        _ => "bin",
-    }
-}
-
 pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     let data = read_all(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
@@ -122,25 +99,17 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     if chosen.is_empty() {
         return Err(Failure::new(format!("{}: no device image matches", a.file.display())));
     }
-    let mut used = BTreeSet::new();
+    let mut names = UniqueNames::new();
     let mut images = Vec::with_capacity(chosen.len());
     for t in &chosen {
         let bytes = tree
             .bytes(&data, t.span)
             .ok_or_else(|| Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id)))?;
-        images.push((unique_name(&image_stem(&name, t), extension(bytes), &mut used), t, bytes));
+        images.push((names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), image_extension(bytes)), t, bytes));
     }
     match &a.archive {
         Some(out) => write_archive(out, &images),
         None => write_files(&a.output, &images),
-    }
-}
-
-/// `<file>.<target>`, or `<file>.<member>.<target>` for an image inside an archive member.
-fn image_stem(file: &str, t: &Target) -> String {
-    match &t.member {
-        Some(member) => format!("{file}.{}.{}", sanitize(member), sanitize(&t.target_id)),
-        None => format!("{file}.{}", sanitize(&t.target_id)),
     }
 }
 
@@ -165,16 +134,4 @@ fn write_archive(out: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()>
         println!("{}({name})  {}  {} bytes", out.display(), t.target_id, bytes.len());
     }
     Ok(())
-}
-
-/// `<stem>.<ext>`, or `<stem>.<n>.<ext>` when an earlier image took that name.
-fn unique_name(stem: &str, ext: &str, used: &mut BTreeSet<String>) -> String {
-    let mut n = 0;
-    loop {
-        let name = if n == 0 { format!("{stem}.{ext}") } else { format!("{stem}.{n}.{ext}") };
-        if used.insert(name.clone()) {
-            return name;
-        }
-        n += 1;
-    }
 }

@@ -7,7 +7,7 @@
 //! starts workers from `blob:` URLs, which the page's Content-Security-Policy does not allow.
 
 use crate::model::Doc;
-use crate::protocol::{decode, encode, FromWorker, ToWorker};
+use crate::protocol::{decode, encode, FromWorker, Job, ToWorker};
 use crate::settings::Settings;
 use futures::channel::oneshot;
 use std::cell::RefCell;
@@ -31,11 +31,25 @@ pub enum Event {
 
 type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
 
+/// A download the worker could not prepare: why, and the errors its bytes read back with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotPrepared {
+    pub reason: String,
+    pub errors: Vec<String>,
+}
+
+/// Where the worker's answer to a `Prepare` goes, and who hears its progress.
+struct JobReply {
+    done: oneshot::Sender<Result<JsValue, NotPrepared>>,
+    progress: Box<dyn Fn(u64, u64)>,
+}
+
 struct Shared {
     ready: bool,
     /// Messages posted before the worker's code was loaded (it would drop them).
     queue: Vec<JsValue>,
     replies: HashMap<u32, Reply>,
+    jobs: HashMap<u32, JobReply>,
     next_request: u32,
 }
 
@@ -50,7 +64,7 @@ impl ExplorerWorker {
     /// Starts a worker; `on_event` hears its progress and result.
     pub fn spawn(on_event: impl Fn(Event) + 'static) -> Result<ExplorerWorker, String> {
         let worker = Worker::new(WORKER_SCRIPT).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
-        let shared = Rc::new(RefCell::new(Shared { ready: false, queue: Vec::new(), replies: HashMap::new(), next_request: 0 }));
+        let shared = Rc::new(RefCell::new(Shared { ready: false, queue: Vec::new(), replies: HashMap::new(), jobs: HashMap::new(), next_request: 0 }));
         let on_event = Rc::new(on_event);
 
         let on_message = {
@@ -76,6 +90,13 @@ impl ExplorerWorker {
                     FromWorker::Failed { message } => on_event(Event::Failed(message)),
                     FromWorker::Bytes { request, data } => reply(&shared, request, Ok(data)),
                     FromWorker::ReadFailed { request, message } => reply(&shared, request, Err(message)),
+                    FromWorker::Preparing { request, done, total } => {
+                        if let Some(job) = shared.borrow().jobs.get(&request) {
+                            (job.progress)(done, total);
+                        }
+                    }
+                    FromWorker::Prepared { request, data } => job_done(&shared, request, Ok(data)),
+                    FromWorker::NotPrepared { request, reason, errors } => job_done(&shared, request, Err(NotPrepared { reason, errors })),
                 }
             })
         };
@@ -108,6 +129,23 @@ impl ExplorerWorker {
         self.send(&ToWorker::Explore { name: name.to_string(), file: file.clone(), settings })
     }
 
+    /// Asks the worker to prepare a download; `progress` hears `(done, total)` as it goes. The
+    /// answer is the download's bytes (a `Uint8Array`), `undefined` when the page holds them
+    /// itself ([`Job::Check`]), or why it is refused.
+    pub async fn prepare(&self, job: Job, progress: impl Fn(u64, u64) + 'static) -> Result<JsValue, NotPrepared> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut s = self.shared.borrow_mut();
+            s.next_request = s.next_request.wrapping_add(1);
+            let r = s.next_request;
+            s.jobs.insert(r, JobReply { done: tx, progress: Box::new(progress) });
+            r
+        };
+        let stopped = |reason: String| NotPrepared { reason, errors: Vec::new() };
+        self.send(&ToWorker::Prepare { request, job }).map_err(stopped)?;
+        rx.await.map_err(|_| stopped("the explorer worker was stopped".to_string()))?
+    }
+
     /// The bytes `offset..offset+len` of a byte space (fewer where the space ends or was only
     /// partly decompressed).
     pub async fn read(&self, space: u32, offset: u64, len: u32) -> Result<Vec<u8>, String> {
@@ -127,6 +165,13 @@ impl ExplorerWorker {
 fn reply(shared: &Rc<RefCell<Shared>>, request: u32, result: Result<Vec<u8>, String>) {
     if let Some(tx) = shared.borrow_mut().replies.remove(&request) {
         let _ = tx.send(result);
+    }
+}
+
+fn job_done(shared: &Rc<RefCell<Shared>>, request: u32, result: Result<JsValue, NotPrepared>) {
+    let job = shared.borrow_mut().jobs.remove(&request);
+    if let Some(job) = job {
+        let _ = job.done.send(result);
     }
 }
 

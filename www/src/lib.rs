@@ -7,6 +7,7 @@
 //! checks it natively. Everything that touches the
 //! DOM or workers builds only for `wasm32`.
 
+pub mod download;
 pub mod format;
 pub mod hexgrid;
 pub mod layout;

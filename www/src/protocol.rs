@@ -2,7 +2,7 @@
 //! clones (serde-wasm-bindgen): the file goes over as the `Blob` it is (a reference, not a
 //! copy), bytes as `Uint8Array`s, 64-bit numbers as `BigInt`s so that no offset is rounded.
 
-use crate::model::Doc;
+use crate::model::{Doc, Span};
 use crate::settings::Settings;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -19,6 +19,35 @@ pub enum ToWorker {
     },
     /// Send the bytes `offset..offset+len` of a byte space of the explored file.
     Read { request: u32, space: u32, offset: u64, len: u32 },
+    /// Prepare a download (see [`Job`]): the answer is `Prepared` or `NotPrepared`.
+    Prepare { request: u32, job: Job },
+}
+
+/// A download the worker prepares: it reads the bytes, explores them again and refuses them
+/// when they read back with errors their source did not have.
+#[derive(Serialize, Deserialize)]
+pub enum Job {
+    /// Check bytes the page already has as a `Blob` (the file, or a slice of it); nothing is
+    /// sent back but the verdict, the page saves its own `Blob`.
+    Check {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        blob: web_sys::Blob,
+        name: String,
+        source_errors: u32,
+    },
+    /// The bytes of a span of a decompressed space, checked.
+    Span { span: Span, name: String, source_errors: u32 },
+    /// A tar of these spans under these names, each checked, the tar read back.
+    Tar { members: Vec<TarItem> },
+    /// The device-specific archive of one target of the explored archive.
+    DeviceArchive { target: String },
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TarItem {
+    pub span: Span,
+    pub name: String,
+    pub source_errors: u32,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -33,6 +62,17 @@ pub enum FromWorker {
         data: Vec<u8>,
     },
     ReadFailed { request: u32, message: String },
+    /// A download's progress: `done` of `total` steps (images of a tar).
+    Preparing { request: u32, done: u64, total: u64 },
+    /// A download passed its checks; `data` is a `Uint8Array` of its bytes, or `undefined` for
+    /// [`Job::Check`].
+    Prepared {
+        request: u32,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        data: JsValue,
+    },
+    /// A download is refused: why, and the errors its bytes read back with.
+    NotPrepared { request: u32, reason: String, errors: Vec<String> },
     Failed { message: String },
 }
 

@@ -103,7 +103,8 @@ impl Session {
         dispatch.emit(Action::Close(id));
     }
 
-    /// The file a tab shows now, as it shows it (what a share link carries).
+    /// The file a tab shows now, as it shows it (what a share link carries and "Download file"
+    /// saves), never copied.
     pub fn file(&self, id: TabId) -> Option<Blob> {
         self.files.get(&id).map(|o| o.file.clone())
     }
@@ -116,6 +117,11 @@ impl Session {
     /// The address a tab's file was fetched from, if it was.
     pub fn address(&self, id: TabId) -> Option<String> {
         self.addresses.get(&id).cloned()
+    }
+
+    /// The worker exploring the tab's file, while it runs (not after a cancellation).
+    pub fn worker(&self, id: TabId) -> Option<Rc<ExplorerWorker>> {
+        self.files.get(&id).and_then(|o| o.worker.clone())
     }
 
     pub fn bytes(&self, id: TabId) -> Option<Bytes> {

@@ -14,6 +14,7 @@ pub enum Command {
     FocusTree,
     FocusHex,
     GoToOffset,
+    Download,
     Toggle(View),
     CopyLink,
     Settings,
@@ -30,6 +31,7 @@ pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("t", Command::FocusTree, "Focus the tree"),
     ("h", Command::FocusHex, "Focus the hex view"),
     ("g", Command::GoToOffset, "Go to an offset"),
+    ("d", Command::Download, "Download the selected node's bytes"),
     ("1", Command::Toggle(View::Summary), "Show or hide the summary"),
     ("2", Command::Toggle(View::Tree), "Show or hide the tree"),
     ("3", Command::Toggle(View::Map), "Show or hide the layout map"),
@@ -68,6 +70,7 @@ mod tests {
         assert_eq!(command_for("?"), Some(Command::Help));
         assert_eq!(command_for(","), Some(Command::Settings));
         assert_eq!(command_for("l"), Some(Command::CopyLink));
+        assert_eq!(command_for("d"), Some(Command::Download));
         assert_eq!(command_for("q"), None);
     }
 }

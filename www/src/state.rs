@@ -3,6 +3,7 @@
 //! explored with, which dialog is open. File handles and workers live beside it (see `components::app`), so that every change
 //! the user can make is an [`Action`] that tests can replay without a browser.
 
+use crate::download::DownloadNotice;
 use crate::model::{Doc, NodeId, Span};
 use crate::remote::RemoteState;
 use crate::settings::Settings;
@@ -157,6 +158,9 @@ pub enum Action {
     SelectPath { id: TabId, path: NodePath },
     /// What the page is doing about a `#url=` link (asking, fetching, failed), or nothing.
     Remote(Option<RemoteState>),
+    /// How a download is going (ignored when a later download has reported already).
+    Download(DownloadNotice),
+    DismissDownload,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -171,6 +175,8 @@ pub struct AppState {
     pub settings_open: bool,
     /// The `#url=` prompt, its download or why a link could not be opened.
     pub remote: Option<RemoteState>,
+    /// The latest download and how it went.
+    pub download: Option<DownloadNotice>,
 }
 
 impl Default for AppState {
@@ -186,7 +192,7 @@ const FIRST_LEVELS: u32 = 3;
 impl AppState {
     /// The page as it starts, with the settings kept from an earlier visit.
     pub fn with_settings(settings: Settings) -> AppState {
-        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false, remote: None }
+        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false, remote: None, download: None }
     }
 
     pub fn tab(&self, id: TabId) -> Option<&Tab> {
@@ -366,6 +372,12 @@ impl AppState {
                 }
             }
             Action::Remote(remote) => self.remote = remote,
+            Action::Download(notice) => {
+                if self.download.as_ref().is_none_or(|d| notice.id >= d.id) {
+                    self.download = Some(notice);
+                }
+            }
+            Action::DismissDownload => self.download = None,
         }
         self
     }

@@ -2,6 +2,7 @@
 //! drag and drop anywhere, the file picker, samples, keyboard shortcuts, settings, and share
 //! links (a file or an address in the page's fragment, on load and on `hashchange`).
 
+use super::download_status::DownloadStatus;
 use super::drop_overlay::DropOverlay;
 use super::help_dialog::HelpDialog;
 use super::remote_prompt::RemotePrompt;
@@ -13,11 +14,13 @@ use super::toolbar::Toolbar;
 use super::welcome::Welcome;
 use super::focus_id;
 use crate::remote::{self, FetchProblem, RemoteState};
+use crate::download::save::{self as download, Downloader, Source};
+use crate::download::DownloadRequest;
 use crate::session::{now_ms, Session};
 use crate::settings::{self, Settings};
 use crate::share::{self, NodePath, SharedLink};
 use crate::shortcuts::{command_for, Command};
-use crate::state::{Action, AppState, TabId};
+use crate::state::{Action, AppState, Tab, TabId};
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -58,6 +61,9 @@ pub fn App() -> Html {
     // Files dropped go through a listener installed once: it reads the settings through this.
     let settings_now = use_mut_ref(Settings::default);
     *settings_now.borrow_mut() = state.settings;
+    // Downloads (buttons and the `d` key) are about the active tab as it is when asked.
+    let active_tab_now = use_mut_ref(|| None::<Tab>);
+    *active_tab_now.borrow_mut() = state.active_tab().cloned();
     // The browser keeps a copy of the settings (the reducer's are the ones that count). Where
     // it cannot (storage disabled), they last as long as the page.
     use_effect_with(state.settings, |s| {
@@ -108,20 +114,20 @@ pub fn App() -> Html {
     };
 
     // The `#url=` download under way, which Cancel aborts.
-    let download = use_mut_ref(|| None::<AbortController>);
+    let remote_fetch = use_mut_ref(|| None::<AbortController>);
     let on_remote_open = {
-        let (asked, session, dispatch, settings_now, download) = (state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone(), download.clone());
+        let (asked, session, dispatch, settings_now, remote_fetch) = (state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone(), remote_fetch.clone());
         Callback::from(move |()| {
             if let Some(RemoteState::Asking { address, selection }) = asked.clone() {
                 let settings = *settings_now.borrow();
-                fetch_remote_file(address, selection, settings, session.clone(), dispatch.clone(), download.clone());
+                fetch_remote_file(address, selection, settings, session.clone(), dispatch.clone(), remote_fetch.clone());
             }
         })
     };
     let on_remote_close = {
-        let (dispatch, download) = (dispatch.clone(), download.clone());
+        let (dispatch, remote_fetch) = (dispatch.clone(), remote_fetch.clone());
         Callback::from(move |()| {
-            if let Some(controller) = download.borrow_mut().take() {
+            if let Some(controller) = remote_fetch.borrow_mut().take() {
                 controller.abort();
             }
             dispatch.emit(Action::Remote(None));
@@ -129,8 +135,20 @@ pub fn App() -> Html {
     };
 
     use_share_links(session.clone(), dispatch.clone(), settings_now.clone());
+    let on_download = {
+        let (session, dispatch) = (session.clone(), dispatch.clone());
+        Callback::from(move |request: DownloadRequest| {
+            let tab = active_tab_now.borrow();
+            let tab = tab.as_ref();
+            let session = session.borrow();
+            let source = Source::of(tab, tab.and_then(|t| session.file(t.id)), tab.and_then(|t| session.worker(t.id)));
+            download::start(request, source, dispatch.clone());
+        })
+    };
+    let downloader = Downloader { request: on_download.clone(), doc: state.active_tab().and_then(|t| t.doc().cloned()) };
+
     use_drag_and_drop(dragging.setter(), open_files.clone());
-    use_shortcuts(dispatch.clone(), on_file_request.clone(), active_now);
+    use_shortcuts(dispatch.clone(), on_file_request.clone(), on_download, active_now);
 
     let on_input_change = {
         let open_files = open_files.clone();
@@ -157,10 +175,12 @@ pub fn App() -> Html {
         })
     });
     html! {
+        <ContextProvider<Downloader> context={downloader}>
         <div class="app">
             <Toolbar views={state.views} on_action={dispatch.clone()} on_file={on_file_request.clone()} share={share_target} />
             <input id={FILE_INPUT_ID} class="hidden-input" type="file" multiple=true tabindex="-1"
                 aria-label="Choose files to open" onchange={on_input_change} />
+            <DownloadStatus notice={state.download.clone()} on_action={dispatch.clone()} />
             <TabBar tabs={state.tabs.clone()} active={state.active} on_action={dispatch.clone()} on_file={on_file_request.clone()} />
             <main class="main" id="main">
                 {
@@ -180,6 +200,7 @@ pub fn App() -> Html {
                 on_action={dispatch.clone()} on_save={on_save_settings} />
             <RemotePrompt state={state.remote.clone()} on_open={on_remote_open} on_close={on_remote_close} />
         </div>
+        </ContextProvider<Downloader>>
     }
 }
 
@@ -372,7 +393,7 @@ fn use_drag_and_drop(set_dragging: UseStateSetter<bool>, open_files: Callback<Fi
 
 /// Page-wide single-key shortcuts (see `crate::shortcuts`), ignored while typing.
 #[hook]
-fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, active: Rc<RefCell<Option<TabId>>>) {
+fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, on_download: Callback<DownloadRequest>, active: Rc<RefCell<Option<TabId>>>) {
     use_effect_with((), move |_| {
         let document = gloo_utils::document();
         // Not passive (gloo's default): a handled key must not also type into what it focused.
@@ -396,6 +417,7 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, act
                 Command::FocusTree => focus_id(super::tree_view::TREE_ID),
                 Command::FocusHex => focus_id(super::hex_view::HEX_GRID_ID),
                 Command::GoToOffset => focus_id(super::hex_view::GOTO_ID),
+                Command::Download => on_download.emit(DownloadRequest::Selected),
                 Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
                 Command::CopyLink => click_id(COPY_LINK_ID),
                 Command::Settings => dispatch.emit(Action::ShowSettings(true)),

@@ -1,6 +1,7 @@
 //! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
 //! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
+use super::download_button::DownloadButton;
 use crate::format::{hex_bytes, hex_offset, human_size};
 use crate::model::{Doc, FieldValue, NodeId, RAW_FIELD_LIMIT};
 use crate::state::Action;
@@ -37,6 +38,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 <dt>{"Size"}</dt><dd>{ format!("{} ({} bytes)", human_size(n.span.size), n.span.size) }</dd>
                 <dt>{"End"}</dt><dd>{ hex_offset(n.span.end()) }</dd>
             </dl>
+            <DownloadButton doc={doc.clone()} node={id} />
             if n.fields.is_empty() {
                 <p class="empty">{"No fields."}</p>
             } else {

@@ -4,6 +4,10 @@
 pub mod app;
 pub mod container_chain;
 pub mod diagnostics_list;
+pub mod download_actions;
+pub mod download_archives;
+pub mod download_button;
+pub mod download_status;
 pub mod drop_overlay;
 pub mod explored_with;
 pub mod goto_offset;

@@ -1,5 +1,6 @@
 //! The summary's table of device targets; a row's button selects its target.
 
+use super::download_archives::DownloadArchives;
 use crate::format::human_size;
 use crate::model::{Doc, NodeId};
 use crate::state::Action;
@@ -22,6 +23,7 @@ pub fn TargetTable(props: &TargetTableProps) -> Html {
     }
     let selected_target = props.selected.and_then(|s| doc.target_of(s));
     html! {
+        <>
         <div class="table-scroll">
             <table class="targets" id="targets">
                 <caption>{ format!("Device targets ({})", doc.targets.len()) }</caption>
@@ -59,5 +61,7 @@ pub fn TargetTable(props: &TargetTableProps) -> Html {
                 </tbody>
             </table>
         </div>
+        <DownloadArchives doc={doc.clone()} />
+        </>
     }
 }

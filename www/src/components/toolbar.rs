@@ -1,7 +1,8 @@
-//! The top bar: open a file, open a sample, copy a link, show or hide views, settings, keyboard
+//! The top bar: open a file, open a sample, copy a link, show or hide views, download, settings, keyboard
 //! shortcuts.
 
 use super::app::FileRequest;
+use super::download_actions::DownloadActions;
 use super::sample_menu::SampleMenu;
 use super::share_button::{ShareButton, ShareTarget};
 use crate::state::{Action, View};
@@ -40,6 +41,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     }
                 }) }
             </div>
+            <DownloadActions />
             <span class="privacy">{"Files are read in this browser; nothing is uploaded."}</span>
             <button type="button" class="settings-button" onclick={settings} title="Limits for exploring files (,)">{"Settings"}</button>
             <button type="button" class="help-button" onclick={help} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">{"?"}</button>
