@@ -7,6 +7,7 @@
 //! checks it natively. Everything that touches the
 //! DOM or workers builds only for `wasm32`.
 
+pub mod edit_request;
 pub mod format;
 pub mod hexgrid;
 pub mod layout;
