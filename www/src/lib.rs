@@ -24,7 +24,11 @@ pub mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod components;
 #[cfg(target_arch = "wasm32")]
+pub mod edit_worker;
+#[cfg(target_arch = "wasm32")]
 pub mod protocol;
+#[cfg(target_arch = "wasm32")]
+pub mod save_blob;
 #[cfg(target_arch = "wasm32")]
 pub mod session;
 #[cfg(target_arch = "wasm32")]

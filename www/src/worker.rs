@@ -23,7 +23,7 @@ fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn post(message: &FromWorker) {
+pub(crate) fn post(message: &FromWorker) {
     match encode(message) {
         Ok(v) => {
             let _ = scope().post_message(&v);
@@ -38,7 +38,7 @@ fn post(message: &FromWorker) {
 }
 
 /// A file read on demand through `FileReaderSync`, for `object::ReadCache`.
-struct BlobReader {
+pub(crate) struct BlobReader {
     blob: Blob,
     pos: u64,
     read_so_far: u64,
@@ -46,7 +46,11 @@ struct BlobReader {
 }
 
 impl BlobReader {
-    fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    pub(crate) fn new(blob: Blob) -> BlobReader {
+        BlobReader { blob, pos: 0, read_so_far: 0, reported: 0 }
+    }
+
+    pub(crate) fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let end = offset.saturating_add(len).min(self.blob.size() as u64);
         let slice = self.blob.slice_with_f64_and_f64(offset as f64, end as f64).map_err(describe)?;
         let buffer = FileReaderSync::new().map_err(describe)?.read_as_array_buffer(&slice).map_err(describe)?;
@@ -89,15 +93,19 @@ impl ReadCacheOps for BlobReader {
     }
 }
 
-fn describe(e: JsValue) -> String {
+pub(crate) fn describe(e: JsValue) -> String {
     e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// What the worker keeps after exploring: the tree (with the bytes of decompressed spaces) and
 /// the file, to answer byte requests.
-struct Explored {
-    tree: Tree,
-    file: Blob,
+pub(crate) struct Explored {
+    pub(crate) tree: Tree,
+    pub(crate) file: Blob,
+    /// The file's name, and the settings it was explored with (an edit made with other
+    /// settings explores it again).
+    pub(crate) name: String,
+    pub(crate) settings: Settings,
 }
 
 /// Explores `file` within the limits of `settings` and returns the page's model, keeping what
@@ -118,7 +126,7 @@ fn explore_file(name: &str, file: Blob, settings: &Settings, kept: &RefCell<Opti
     };
     let mut doc = Doc::from_tree(&tree, &targets, &read_raw);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
-    *kept.borrow_mut() = Some(Explored { tree, file });
+    *kept.borrow_mut() = Some(Explored { tree, file, name: name.to_string(), settings: *settings });
     doc
 }
 
@@ -148,6 +156,12 @@ pub fn run() {
             Ok(data) => post(&FromWorker::Bytes { request, data }),
             Err(message) => post(&FromWorker::ReadFailed { request, message }),
         },
+        Ok(ToWorker::Edit { edit, settings }) => post(&crate::edit_worker::edit(&kept, &edit, &settings)),
+        Ok(ToWorker::Verify { node, settings }) => post(&crate::edit_worker::verify(&kept, node, &settings)),
+        Ok(ToWorker::Switch { file, settings }) => {
+            let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
+            explore_file(&name, file, &settings, &kept);
+        }
         Err(e) => post(&FromWorker::Failed { message: format!("the worker got a message it does not understand: {e}") }),
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -1,8 +1,10 @@
 //! The top bar: open a file, open a sample, show or hide views, settings, keyboard shortcuts.
 
 use super::app::FileRequest;
+use super::history_buttons::{History, HistoryButtons};
 use super::sample_menu::SampleMenu;
-use crate::state::{Action, View};
+use super::save_file_button::SaveFileButton;
+use crate::state::{Action, TabId, View};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -10,6 +12,11 @@ pub struct ToolbarProps {
     pub views: [bool; 5],
     pub on_action: Callback<Action>,
     pub on_file: Callback<FileRequest>,
+    /// The active tab, and what can be undone in it.
+    #[prop_or_default]
+    pub active: Option<TabId>,
+    #[prop_or_default]
+    pub history: Option<History>,
 }
 
 #[function_component]
@@ -22,6 +29,8 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
             <h1 class="brand">{"Offload Explorer"}</h1>
             <button type="button" onclick={pick} title="Open files (o)">{"Open file…"}</button>
             <SampleMenu on_file={props.on_file.clone()} />
+            <HistoryButtons history={props.history} on_file={props.on_file.clone()} />
+            <SaveFileButton tab={props.active} on_file={props.on_file.clone()} />
             <div class="view-toggles" role="group" aria-label="Views">
                 { for View::ALL.iter().map(|&v| {
                     let pressed = props.views[v as usize];
