@@ -45,7 +45,7 @@ pub fn EditEntryId(props: &EditFormProps) -> Html {
     });
     let problem_id = format!("{ENTRY_ID_INPUT}-problem");
     html! {
-        <form class="edit-form edit-entry-id" aria-label="Entry ID" {onsubmit}>
+        <form class="edit-form edit-entry-id" aria-label="Edit the entry ID" {onsubmit}>
             <label for={ENTRY_ID_INPUT}>{"Entry ID"}</label>
             <div class="edit-row">
                 <input id={ENTRY_ID_INPUT} type="text" class="mono" spellcheck="false" autocomplete="off"

@@ -59,7 +59,8 @@ pub fn TabView(props: &TabViewProps) -> Html {
         (!shows(View::Summary) && !shows(View::Map) && !shows(View::Hex)).then_some("no-center"),
     );
     html! {
-        <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel">
+        <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel"
+            data-version={tab.current.to_string()}>
             <div class={grid_class}>
                 if shows(View::Tree) {
                     <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={props.on_action.clone()} marked={marked.clone()} />
