@@ -315,6 +315,8 @@ impl AppState {
             }
             Action::Failed { id, message } => {
                 if let Some(tab) = self.tab_mut(id) {
+                    // A worker that stopped in the middle of an edit will not finish it.
+                    tab.edit = EditStatus::Idle;
                     tab.status = Status::Failed(message);
                 }
             }
@@ -328,6 +330,7 @@ impl AppState {
             Action::Restarted { id, at_ms, settings } => {
                 if let Some(tab) = self.tab_mut(id) {
                     tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
+                    tab.edit = EditStatus::Idle;
                     tab.opened_at = at_ms;
                     tab.first_render_ms = None;
                     tab.settings = settings;
