@@ -51,6 +51,12 @@ async function waitRefused() {
   return status.locator('.edit-error').innerText();
 }
 
+/** A screenshot with the inspector's edit section in sight. */
+async function editShot(name) {
+  await page.locator('.edit-panel').scrollIntoViewIfNeeded();
+  await shot(page, name);
+}
+
 async function downloadFile() {
   return download(page, () => page.getByRole('button', { name: 'Download file' }).click(), dir);
 }
@@ -92,7 +98,7 @@ test('an offload entry triple and a bundle entry ID are edited, downloaded and r
   assert.equal(await page.getByRole('button', { name: 'Apply triple' }).isDisabled(), true, 'a refused value cannot be applied');
   await triple.fill('amdgcn-amd-amdpal');
   assert.equal(await page.locator('.edit-strings .field-problem').count(), 0);
-  await shot(page, '21-edit-offload-strings');
+  await editShot('21-edit-offload-strings');
   await page.getByRole('button', { name: 'Apply triple' }).click();
   await waitVersion(1);
   await page.locator('.edit-status.done').waitFor();
@@ -118,7 +124,7 @@ test('an offload entry triple and a bundle entry ID are edited, downloaded and r
   await page.locator('.edit-entry-id .field-problem', { hasText: "'nonsense-amd-amdhsa' is not a target triple LLVM knows" }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Apply the entry ID' }).isDisabled(), true);
   await id.fill('hipv4-amdgcn-amd-amdhsa--gfx908');
-  await shot(page, '20-edit-entry-id');
+  await editShot('20-edit-entry-id');
   await page.getByRole('button', { name: 'Apply the entry ID' }).click();
   await waitVersion(1);
   await page.locator('#tree .row.edited', { hasText: 'hipv4-amdgcn-amd-amdhsa--gfx908' }).waitFor();
@@ -150,7 +156,7 @@ test('a bundle compressed and decompressed in the page is the original again; un
   assert.deepEqual(listedCompressed, ['hipv4-amdgcn-amd-amdhsa--gfx906', 'hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+', 'host-x86_64-unknown-linux-gnu-']);
 
   await select('compressed bundle v3');
-  await shot(page, '22-edit-compression');
+  await editShot('22-edit-compression');
   await page.getByRole('button', { name: 'Verify the hash' }).click();
   await page.locator('.edit-status.verified.ok', { hasText: 'the hash matches' }).waitFor();
   await page.getByRole('button', { name: 'Decompress' }).click();
@@ -253,7 +259,7 @@ test('a compressed bundle grown past its slot in a linked library is refused, an
   await page.getByRole('button', { name: 'Decompress' }).click();
   const message = await waitRefused();
   assert.match(message, /do not fit in the 4096 bytes this container has in the linked file's section \.hip_fatbin.*: \d+ bytes over/, message);
-  await shot(page, '23-edit-does-not-fit');
+  await editShot('23-edit-does-not-fit');
   assert.equal(await page.locator('#tab-panel').getAttribute('data-version'), '0', 'the file stays as it was');
   const payload = await download(page, () => page.getByRole('button', { name: /Download the payload alone/ }).click(), dir);
   assert.equal(payload.name, 'libhip_3tu_compressed.so.hipfb');
