@@ -54,12 +54,28 @@ pub fn is_binary_bundle(doc: &Doc, node: NodeId) -> bool {
     doc.nodes[node].kind == "bundle" && doc.field(node, "magic").is_some()
 }
 
+/// Whether a bundle entry belongs to a bundled object, whose entries are sections of a host
+/// object: the page does not rewrite those (the core refuses), `offload bundle --type=o` does.
+pub fn in_bundled_object(doc: &Doc, node: NodeId) -> bool {
+    let n = &doc.nodes[node];
+    n.kind == "bundle-entry" && n.parent.is_some_and(|p| doc.nodes[p].kind == "bundle" && !is_binary_bundle(doc, p))
+}
+
 #[function_component]
 pub fn EditPanel(props: &EditPanelProps) -> Html {
     let form = EditFormProps { doc: props.doc.clone(), node: props.node, tab: props.tab, busy: props.edit.is_running(), on_file: props.on_file.clone() };
     // Forms start again from the file's values whenever the file or the selection changes.
     let key = format!("{:p}-{}", Rc::as_ptr(&props.doc), props.node);
     let kind = props.doc.nodes[props.node].kind.as_str();
+    if in_bundled_object(&props.doc, props.node) {
+        return html! {
+            <section class="edit-panel" aria-labelledby="edit-title">
+                <h3 id="edit-title" class="edit-title">{"Edit"}</h3>
+                <EditStatusLine status={props.edit.clone()} tab={props.tab} doc={props.doc.clone()} on_file={props.on_file.clone()} />
+                <p class="muted">{"The entries of a bundled object are sections of the host object: rewrite them with "}<code>{"offload bundle --type=o"}</code>{", not in the page."}</p>
+            </section>
+        };
+    }
     let specific = match kind {
         "bundle-entry" => html! { <EditEntryId key={key.clone()} ..form.clone() /> },
         "offload-entry" => html! { <EditOffloadEntry key={key.clone()} ..form.clone() /> },
