@@ -6,8 +6,9 @@
 //! which gloo-worker's bridge does not expose while a worker is busy, and because gloo-worker
 //! starts workers from `blob:` URLs, which the page's Content-Security-Policy does not allow.
 
+use crate::edit_request::{EditRequest, NodePath};
 use crate::model::Doc;
-use crate::protocol::{decode, encode, FromWorker, Job, ToWorker};
+use crate::protocol::{decode, encode, EditedFile, FromWorker, Job, ToWorker};
 use crate::settings::Settings;
 use futures::channel::oneshot;
 use std::cell::RefCell;
@@ -27,6 +28,12 @@ pub enum Event {
     Progress { stage: String, bytes_read: u64 },
     Explored(Doc),
     Failed(String),
+    EditProgress(String),
+    Edited(Box<EditedFile>),
+    /// An edit or a hash check was refused; `payload` is the new container alone (and the
+    /// name to save it under) when it did not fit in a linked file.
+    EditFailed { message: String, payload: Option<(Blob, String)> },
+    Verified { node: NodePath, stored: u64, computed: u64 },
 }
 
 type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
@@ -97,6 +104,12 @@ impl ExplorerWorker {
                     }
                     FromWorker::Prepared { request, data } => job_done(&shared, request, Ok(data)),
                     FromWorker::NotPrepared { request, reason, errors } => job_done(&shared, request, Err(NotPrepared { reason, errors })),
+                    FromWorker::EditProgress { stage } => on_event(Event::EditProgress(stage)),
+                    FromWorker::Edited(edited) => on_event(Event::Edited(edited)),
+                    FromWorker::EditFailed { message, payload } => {
+                        on_event(Event::EditFailed { message, payload: payload.map(|p| (p.blob, p.name)) })
+                    }
+                    FromWorker::Verified { node, stored, computed } => on_event(Event::Verified { node, stored, computed }),
                 }
             })
         };
@@ -144,6 +157,21 @@ impl ExplorerWorker {
         let stopped = |reason: String| NotPrepared { reason, errors: Vec::new() };
         self.send(&ToWorker::Prepare { request, job }).map_err(stopped)?;
         rx.await.map_err(|_| stopped("the explorer worker was stopped".to_string()))?
+    }
+
+    /// Asks the worker to apply an edit to its current file.
+    pub fn edit(&self, edit: &EditRequest, settings: Settings) -> Result<(), String> {
+        self.send(&ToWorker::Edit { edit: edit.clone(), settings })
+    }
+
+    /// Asks the worker to check the hash of the compressed bundle at `node`.
+    pub fn verify(&self, node: NodePath, settings: Settings) -> Result<(), String> {
+        self.send(&ToWorker::Verify { node, settings })
+    }
+
+    /// Makes `file` (another version) the worker's current file.
+    pub fn switch(&self, file: &Blob, settings: Settings) -> Result<(), String> {
+        self.send(&ToWorker::Switch { file: file.clone(), settings })
     }
 
     /// The bytes `offset..offset+len` of a byte space (fewer where the space ends or was only

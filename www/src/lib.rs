@@ -3,11 +3,12 @@
 //!
 //! The page's logic that needs no browser — the model the views draw, the reducer, the hex
 //! view's scrolling arithmetic, the layout map's geometry, offset parsing, shortcuts, the
-//! settings' checks and storage format, share links' encoding — builds for any target, so `cargo test --workspace`
+//! settings' checks and storage format, share links' encoding, download names, the edit requests — builds for any target, so `cargo test --workspace`
 //! checks it natively. Everything that touches the
 //! DOM or workers builds only for `wasm32`.
 
 pub mod download;
+pub mod edit_request;
 pub mod format;
 pub mod hexgrid;
 pub mod layout;
@@ -25,6 +26,8 @@ pub mod bytes;
 pub mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod edit_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod offline;
 #[cfg(target_arch = "wasm32")]

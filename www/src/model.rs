@@ -289,6 +289,47 @@ impl Doc {
         out
     }
 
+    /// The child indices from the root to `id`: how the core's edits name a node, and what
+    /// survives re-exploring an edited file (node ids do not: a grown entry shifts them).
+    pub fn path_of(&self, id: NodeId) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut at = id;
+        while let Some(parent) = self.nodes.get(at).and_then(|n| n.parent) {
+            path.push(self.nodes[parent].children.iter().position(|&c| c == at).unwrap_or(0));
+            at = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The node at a path of child indices from the root, if the tree has one there.
+    pub fn node_at(&self, path: &[usize]) -> Option<NodeId> {
+        let mut at = if self.nodes.is_empty() { return None } else { 0 };
+        for &i in path {
+            at = *self.nodes[at].children.get(i)?;
+        }
+        Some(at)
+    }
+
+    /// The deepest node on `path` that this tree has: the node itself, or the nearest
+    /// ancestor that still exists (after an edit removed the node).
+    pub fn nearest_at(&self, path: &[usize]) -> Option<NodeId> {
+        (0..=path.len()).rev().find_map(|n| self.node_at(&path[..n]))
+    }
+
+    /// A field's value by name.
+    pub fn field(&self, id: NodeId, name: &str) -> Option<&FieldValue> {
+        self.nodes.get(id)?.fields.iter().find(|f| f.name == name).map(|f| &f.value)
+    }
+
+    /// A text field's value by name.
+    pub fn text(&self, id: NodeId, name: &str) -> Option<&str> {
+        match self.field(id, name)? {
+            FieldValue::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// The chain of spaces from space 0 to `space`, through each space's origin.
     pub fn space_depth(&self, space: u32) -> u32 {
         let mut depth = 0;

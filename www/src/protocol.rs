@@ -2,6 +2,7 @@
 //! clones (serde-wasm-bindgen): the file goes over as the `Blob` it is (a reference, not a
 //! copy), bytes as `Uint8Array`s, 64-bit numbers as `BigInt`s so that no offset is rounded.
 
+use crate::edit_request::{EditRequest, NodePath};
 use crate::model::{Doc, Span};
 use crate::settings::Settings;
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,17 @@ pub enum ToWorker {
     },
     /// Send the bytes `offset..offset+len` of a byte space of the explored file.
     Read { request: u32, space: u32, offset: u64, len: u32 },
+    /// Apply an edit to the current file; on success the result becomes the current file.
+    Edit { edit: EditRequest, settings: Settings },
+    /// Check the hash of the compressed bundle at this path of the current file.
+    Verify { node: NodePath, settings: Settings },
+    /// Make another version of the file the current one (undo, redo): explore it, without
+    /// sending the page a tree (the page keeps each version's).
+    Switch {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        file: web_sys::Blob,
+        settings: Settings,
+    },
     /// Prepare a download (see [`Job`]): the answer is `Prepared` or `NotPrepared`.
     Prepare { request: u32, job: Job },
 }
@@ -50,6 +62,27 @@ pub struct TarItem {
     pub source_errors: u32,
 }
 
+/// A new version of the file, made by an edit.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct EditedFile {
+    /// Made in the worker from the new bytes; a `Blob` crosses to the page as a reference.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub file: web_sys::Blob,
+    pub doc: Doc,
+    /// The node to mark as edited.
+    pub mark: NodePath,
+    pub notes: Vec<String>,
+}
+
+/// A new container that did not fit in its linked file, offered on its own.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Payload {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub blob: web_sys::Blob,
+    /// The name to save it under.
+    pub name: String,
+}
+
 #[derive(Serialize, Deserialize, Debug)]
 pub enum FromWorker {
     /// The worker's code is loaded and it listens.
@@ -74,6 +107,11 @@ pub enum FromWorker {
     /// A download is refused: why, and the errors its bytes read back with.
     NotPrepared { request: u32, reason: String, errors: Vec<String> },
     Failed { message: String },
+    EditProgress { stage: String },
+    Edited(Box<EditedFile>),
+    EditFailed { message: String, payload: Option<Payload> },
+    /// The stored and the computed truncated MD5 of a compressed bundle.
+    Verified { node: NodePath, stored: u64, computed: u64 },
 }
 
 fn serializer() -> serde_wasm_bindgen::Serializer {

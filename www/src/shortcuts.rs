@@ -19,6 +19,8 @@ pub enum Command {
     CopyLink,
     Settings,
     Help,
+    Undo,
+    Redo,
 }
 
 /// (key as `KeyboardEvent.key` spells it, command, what it does).
@@ -55,6 +57,21 @@ pub fn command_for(key: &str) -> Option<Command> {
     SHORTCUTS.iter().find(|(k, _, _)| *k == key).map(|(_, c, _)| *c)
 }
 
+/// Keys with Ctrl (Cmd on macOS) that undo and redo edits of the file, for the help dialog.
+/// Inside a text box they undo typing instead, as everywhere.
+pub const EDIT_SHORTCUTS: &[(&str, Command, &str)] = &[
+    ("Ctrl+Z", Command::Undo, "Undo the last edit of the file (Cmd+Z on macOS)"),
+    ("Ctrl+Shift+Z", Command::Redo, "Redo the edit undone last (Cmd+Shift+Z on macOS)"),
+];
+
+/// The edit command for a key pressed with Ctrl or Cmd (`command` is whether either is held).
+pub fn edit_command_for(key: &str, command: bool, shift: bool, alt: bool) -> Option<Command> {
+    if !command || alt || !key.eq_ignore_ascii_case("z") {
+        return None;
+    }
+    Some(if shift { Command::Redo } else { Command::Undo })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +89,16 @@ mod tests {
         assert_eq!(command_for("l"), Some(Command::CopyLink));
         assert_eq!(command_for("d"), Some(Command::Download));
         assert_eq!(command_for("q"), None);
+    }
+
+    #[test]
+    fn ctrl_or_cmd_z_undoes_and_with_shift_redoes() {
+        assert_eq!(edit_command_for("z", true, false, false), Some(Command::Undo));
+        // With Shift held, browsers report the capital letter.
+        assert_eq!(edit_command_for("Z", true, true, false), Some(Command::Redo));
+        assert_eq!(edit_command_for("z", false, false, false), None, "plain z is not undo");
+        assert_eq!(edit_command_for("z", true, false, true), None);
+        assert_eq!(edit_command_for("y", true, false, false), None);
+        assert!(EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Undo) && EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Redo));
     }
 }

@@ -63,6 +63,36 @@ pub struct HexState {
     pub reveal_seq: u32,
 }
 
+/// One version of a tab's file: the first is the file as opened, each edit adds one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Version {
+    pub doc: Rc<Doc>,
+    /// Paths (child indices from the root) of the nodes changed by the edits that led here:
+    /// the marks of version i are those of edits 1..=i.
+    pub marks: Vec<Vec<usize>>,
+}
+
+/// Where the tab's latest edit (or hash check) stands, for the inspector's status line.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum EditStatus {
+    #[default]
+    Idle,
+    Running { what: String, stage: String },
+    /// The edit is made: what the user should know about how the file was written.
+    Done { what: String, notes: Vec<String> },
+    /// The edit was refused. `payload` names the file the new container alone can be saved
+    /// as, when it did not fit in a linked file.
+    Failed { what: String, message: String, payload: Option<String> },
+    /// A compressed bundle's hash was checked.
+    Verified { node: Vec<usize>, stored: u64, computed: u64 },
+}
+
+impl EditStatus {
+    pub fn is_running(&self) -> bool {
+        matches!(self, EditStatus::Running { .. })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tab {
     pub id: TabId,
@@ -82,9 +112,37 @@ pub struct Tab {
     pub settings: Settings,
     /// A node to select once the file is explored (a share link's selection), by its path.
     pub select_on_load: Option<NodePath>,
+    /// Every version of the file, oldest first; empty until the file is first explored.
+    pub versions: Vec<Version>,
+    /// The version shown (and downloaded, and edited next).
+    pub current: usize,
+    pub edit: EditStatus,
 }
 
 impl Tab {
+    pub fn can_undo(&self) -> bool {
+        self.current > 0 && !self.edit.is_running()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        self.current + 1 < self.versions.len() && !self.edit.is_running()
+    }
+
+    /// Whether the file shown differs from the file opened.
+    pub fn is_edited(&self) -> bool {
+        self.current > 0
+    }
+
+    /// The nodes of the shown version that edits changed (marks whose node no longer exists
+    /// are left out).
+    pub fn marked(&self) -> Vec<NodeId> {
+        let (Some(doc), Some(version)) = (self.doc(), self.versions.get(self.current)) else { return Vec::new() };
+        let mut out: Vec<NodeId> = version.marks.iter().filter_map(|p| doc.node_at(p)).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     pub fn doc(&self) -> Option<&Rc<Doc>> {
         match &self.status {
             Status::Ready(doc) => Some(doc),
@@ -161,6 +219,15 @@ pub enum Action {
     /// How a download is going (ignored when a later download has reported already).
     Download(DownloadNotice),
     DismissDownload,
+    /// The worker started an edit (or a hash check) of the tab's file.
+    EditStarted { id: TabId, what: String },
+    EditProgress { id: TabId, stage: String },
+    /// An edit made a new version of the file: it replaces any versions after the shown one.
+    Edited { id: TabId, doc: Rc<Doc>, mark: Vec<usize>, notes: Vec<String> },
+    EditFailed { id: TabId, message: String, payload: Option<String> },
+    Verified { id: TabId, node: Vec<usize>, stored: u64, computed: u64 },
+    /// Show another version (undo, redo); `index` counts from the file as opened.
+    SwitchVersion { id: TabId, index: usize },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -233,6 +300,9 @@ impl AppState {
                     first_render_ms: None,
                     settings,
                     select_on_load: None,
+                    versions: Vec::new(),
+                    current: 0,
+                    edit: EditStatus::Idle,
                 });
                 self.active = Some(id);
             }
@@ -245,6 +315,14 @@ impl AppState {
             }
             Action::Loaded { id, doc } => {
                 if let Some(tab) = self.tab_mut(id) {
+                    if let Some(version) = tab.versions.get_mut(tab.current) {
+                        // Explored again (other settings) after edits: the history stays.
+                        version.doc = doc.clone();
+                        show_doc(tab, doc);
+                        return self;
+                    }
+                    tab.versions = vec![Version { doc: doc.clone(), marks: Vec::new() }];
+                    tab.current = 0;
                     let expand_all = doc.nodes.len() <= EXPAND_ALL_UP_TO;
                     tab.expanded = doc.nodes.iter().map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS)).collect();
                     tab.selected = (!doc.nodes.is_empty()).then_some(0);
@@ -257,6 +335,8 @@ impl AppState {
             }
             Action::Failed { id, message } => {
                 if let Some(tab) = self.tab_mut(id) {
+                    // A worker that stopped in the middle of an edit will not finish it.
+                    tab.edit = EditStatus::Idle;
                     tab.status = Status::Failed(message);
                 }
             }
@@ -270,6 +350,7 @@ impl AppState {
             Action::Restarted { id, at_ms, settings } => {
                 if let Some(tab) = self.tab_mut(id) {
                     tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
+                    tab.edit = EditStatus::Idle;
                     tab.opened_at = at_ms;
                     tab.first_render_ms = None;
                     tab.settings = settings;
@@ -378,6 +459,44 @@ impl AppState {
                 }
             }
             Action::DismissDownload => self.download = None,
+            Action::EditStarted { id, what } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    tab.edit = EditStatus::Running { what, stage: "starting".into() };
+                }
+            }
+            Action::EditProgress { id, stage } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    if let EditStatus::Running { stage: s, .. } = &mut tab.edit {
+                        *s = stage;
+                    }
+                }
+            }
+            Action::Edited { id, doc, mark, notes } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    add_version(tab, doc, mark);
+                    tab.edit = EditStatus::Done { what: running_what(&tab.edit), notes };
+                }
+            }
+            Action::EditFailed { id, message, payload } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    tab.edit = EditStatus::Failed { what: running_what(&tab.edit), message, payload };
+                }
+            }
+            Action::Verified { id, node, stored, computed } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    tab.edit = EditStatus::Verified { node, stored, computed };
+                }
+            }
+            Action::SwitchVersion { id, index } => {
+                if let Some(tab) = self.tab_mut(id) {
+                    if index < tab.versions.len() && index != tab.current && !tab.edit.is_running() {
+                        tab.current = index;
+                        tab.edit = EditStatus::Idle;
+                        let doc = tab.versions[index].doc.clone();
+                        show_doc(tab, doc);
+                    }
+                }
+            }
         }
         self
     }
@@ -390,6 +509,66 @@ impl AppState {
         let pos = self.active.and_then(|id| self.tabs.iter().position(|t| t.id == id)).unwrap_or(0) as isize;
         self.active = Some(self.tabs[(pos + step).rem_euclid(n) as usize].id);
     }
+}
+
+/// What the running edit was doing (kept in its outcome's status line).
+fn running_what(status: &EditStatus) -> String {
+    match status {
+        EditStatus::Running { what, .. } => what.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Appends an edit's result after the shown version, dropping the versions that were undone.
+fn add_version(tab: &mut Tab, doc: Rc<Doc>, mark: Vec<usize>) {
+    let mut marks = tab.versions.get(tab.current).map(|v| v.marks.clone()).unwrap_or_default();
+    if !marks.contains(&mark) {
+        marks.push(mark);
+    }
+    tab.versions.truncate(tab.current + 1);
+    tab.versions.push(Version { doc: doc.clone(), marks });
+    tab.current = tab.versions.len() - 1;
+    show_doc(tab, doc);
+}
+
+/// Shows another document for the same file (an edit, undo, redo, re-exploring): the tree
+/// keeps what was expanded and the selection stays on the same path where those nodes still
+/// exist (otherwise on the nearest ancestor that does).
+fn show_doc(tab: &mut Tab, doc: Rc<Doc>) {
+    let old = tab.doc().cloned();
+    let selected_path = old.as_ref().zip(tab.selected).map(|(o, s)| o.path_of(s));
+    tab.expanded = match &old {
+        Some(old) => carry_expansion(old, &tab.expanded, &doc),
+        None => doc.nodes.iter().map(|n| !n.children.is_empty()).collect(),
+    };
+    let space = tab.hex.space;
+    tab.hex.cursor = None;
+    tab.hex.space = if (space as usize) < doc.spaces.len() { space } else { 0 };
+    tab.status = Status::Ready(doc.clone());
+    tab.selected = None;
+    if let Some(node) = selected_path.and_then(|p| doc.nearest_at(&p)).or((!doc.nodes.is_empty()).then_some(0)) {
+        select(tab, node, true);
+    }
+}
+
+/// The expansion of `new`'s rows: a row at a path that `old` has keeps its state there; a new
+/// row is expanded.
+fn carry_expansion(old: &Doc, old_expanded: &[bool], new: &Doc) -> Vec<bool> {
+    let mut out: Vec<bool> = new.nodes.iter().map(|n| !n.children.is_empty()).collect();
+    if new.nodes.is_empty() || old.nodes.is_empty() {
+        return out;
+    }
+    // Both trees walked together, child index by child index.
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((n, o)) = stack.pop() {
+        out[n] = old_expanded.get(o).copied().unwrap_or(out[n]) && !new.nodes[n].children.is_empty();
+        for (i, &c) in new.nodes[n].children.iter().enumerate() {
+            if let Some(&oc) = old.nodes[o].children.get(i) {
+                stack.push((c, oc));
+            }
+        }
+    }
+    out
 }
 
 fn set_expanded(tab: &mut Tab, node: NodeId, open: bool) {

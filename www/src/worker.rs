@@ -93,7 +93,7 @@ impl ReadCacheOps for BlobReader {
     }
 }
 
-fn describe(e: JsValue) -> String {
+pub(crate) fn describe(e: JsValue) -> String {
     e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
 }
 
@@ -102,6 +102,9 @@ fn describe(e: JsValue) -> String {
 pub(crate) struct Explored {
     pub(crate) tree: Tree,
     pub(crate) file: Blob,
+    /// The file's name, and the settings it was explored with (an edit made with other
+    /// settings explores it again).
+    pub(crate) name: String,
     /// The limits it was explored with: downloads are explored again within the same ones.
     pub(crate) settings: Settings,
 }
@@ -124,7 +127,7 @@ fn explore_file(name: &str, file: Blob, settings: &Settings, kept: &RefCell<Opti
     };
     let mut doc = Doc::from_tree(&tree, &targets, &read_raw);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
-    *kept.borrow_mut() = Some(Explored { tree, file, settings: *settings });
+    *kept.borrow_mut() = Some(Explored { tree, file, name: name.to_string(), settings: *settings });
     doc
 }
 
@@ -155,6 +158,12 @@ pub fn run() {
             Err(message) => post(&FromWorker::ReadFailed { request, message }),
         },
         Ok(ToWorker::Prepare { request, job }) => crate::download::prepare::run(request, job, &kept),
+        Ok(ToWorker::Edit { edit, settings }) => post(&crate::edit_worker::edit(&kept, &edit, &settings)),
+        Ok(ToWorker::Verify { node, settings }) => post(&crate::edit_worker::verify(&kept, node, &settings)),
+        Ok(ToWorker::Switch { file, settings }) => {
+            let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
+            explore_file(&name, file, &settings, &kept);
+        }
         Err(e) => post(&FromWorker::Failed { message: format!("the worker got a message it does not understand: {e}") }),
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -81,7 +81,7 @@ async fn tree_is_an_aria_tree_that_reports_clicks_and_keys() {
     let selected = node(&doc, "section .hip_fatbin");
     let expanded: Vec<bool> = doc.nodes.iter().map(|n| !n.children.is_empty()).collect();
     let el = root();
-    Renderer::<TreeView>::with_root_and_props(el.clone(), TreeProps { doc: doc.clone(), tab: 1, selected: Some(selected), expanded, on_action }).render();
+    Renderer::<TreeView>::with_root_and_props(el.clone(), TreeProps { doc: doc.clone(), tab: 1, selected: Some(selected), expanded, on_action, marked: Vec::new() }).render();
     assert!(settle(|| el.query_selector("[role=tree]").unwrap().is_some()).await);
 
     let tree = el.query_selector("[role=tree]").unwrap().unwrap();
@@ -218,7 +218,7 @@ async fn layout_map_draws_every_space_to_scale_with_tooltips() {
     let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
     let (on_action, log) = recorder();
     let el = root();
-    Renderer::<LayoutMap>::with_root_and_props(el.clone(), LayoutMapProps { doc: doc.clone(), selected: None, on_action }).render();
+    Renderer::<LayoutMap>::with_root_and_props(el.clone(), LayoutMapProps { doc: doc.clone(), selected: None, on_action, marked: Vec::new() }).render();
     assert!(settle(|| el.query_selector("svg.map").unwrap().is_some()).await);
 
     let bands = all(&el, "figure.band");
@@ -257,7 +257,7 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     let (on_action, log) = recorder();
     let ccob = doc.nodes.iter().position(|n| n.kind == "compressed-bundle").unwrap();
     let el = root();
-    Renderer::<Inspector>::with_root_and_props(el.clone(), InspectorProps { doc: doc.clone(), selected: Some(ccob), on_action }).render();
+    Renderer::<Inspector>::with_root_and_props(el.clone(), InspectorProps { doc: doc.clone(), selected: Some(ccob), on_action, tab: 1, marked: Vec::new(), edit: Default::default(), on_file: None }).render();
     assert!(settle(|| el.query_selector("table.fields").unwrap().is_some()).await);
 
     let n = &doc.nodes[ccob];

@@ -7,6 +7,7 @@ use super::drop_overlay::DropOverlay;
 use super::help_dialog::HelpDialog;
 use super::remote_prompt::RemotePrompt;
 use super::share_button::{ShareTarget, COPY_LINK_ID};
+use super::history_buttons::History;
 use super::settings_dialog::{SavedSettings, SettingsDialog};
 use super::tab_bar::TabBar;
 use super::tab_view::TabView;
@@ -18,9 +19,10 @@ use crate::download::save::{self as download, Downloader, Source};
 use crate::download::DownloadRequest;
 use crate::session::{now_ms, Session};
 use crate::settings::{self, Settings};
-use crate::share::{self, NodePath, SharedLink};
-use crate::shortcuts::{command_for, Command};
+use crate::share::{self, SharedLink};
+use crate::shortcuts::{command_for, edit_command_for, Command};
 use crate::state::{Action, AppState, Tab, TabId};
+use crate::edit_request::{EditRequest, NodePath};
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -45,6 +47,13 @@ pub enum FileRequest {
     Cancel(TabId),
     Restart(TabId),
     Close(TabId),
+    /// Edits of the file (see `crate::session`): a change, a hash check, undo and redo.
+    Edit(TabId, EditRequest),
+    Verify(TabId, NodePath),
+    Undo(TabId),
+    Redo(TabId),
+    /// Save the payload of the tab's last edit that did not fit.
+    DownloadPayload(TabId),
 }
 
 pub const FILE_INPUT_ID: &str = "file-input";
@@ -97,6 +106,11 @@ pub fn App() -> Html {
             FileRequest::Cancel(id) => session.borrow_mut().cancel(id, &dispatch),
             FileRequest::Restart(id) => session.borrow_mut().restart(id, *settings_now.borrow(), &dispatch),
             FileRequest::Close(id) => session.borrow_mut().close(id, &dispatch),
+            FileRequest::Edit(id, edit) => session.borrow_mut().edit(id, edit, &dispatch),
+            FileRequest::Verify(id, node) => session.borrow_mut().verify(id, node, &dispatch),
+            FileRequest::Undo(id) => session.borrow_mut().undo(id, &dispatch),
+            FileRequest::Redo(id) => session.borrow_mut().redo(id, &dispatch),
+            FileRequest::DownloadPayload(id) => save_payload(&session.borrow(), id, &dispatch),
         })
     };
 
@@ -162,6 +176,7 @@ pub fn App() -> Html {
         })
     };
 
+    let history = state.active_tab().filter(|t| t.doc().is_some()).map(|t| History { tab: t.id, can_undo: t.can_undo(), can_redo: t.can_redo() });
     let active = state.active_tab().cloned();
     let bytes = active.as_ref().and_then(|t| session.borrow().bytes(t.id));
     let share_target = active.as_ref().and_then(|tab| {
@@ -177,7 +192,8 @@ pub fn App() -> Html {
     html! {
         <ContextProvider<Downloader> context={downloader}>
         <div class="app">
-            <Toolbar views={state.views} on_action={dispatch.clone()} on_file={on_file_request.clone()} share={share_target} />
+            <Toolbar views={state.views} on_action={dispatch.clone()} on_file={on_file_request.clone()} share={share_target}
+                history={history} />
             <input id={FILE_INPUT_ID} class="hidden-input" type="file" multiple=true tabindex="-1"
                 aria-label="Choose files to open" onchange={on_input_change} />
             <DownloadStatus notice={state.download.clone()} on_action={dispatch.clone()} />
@@ -201,6 +217,14 @@ pub fn App() -> Html {
             <RemotePrompt state={state.remote.clone()} on_open={on_remote_open} on_close={on_remote_close} />
         </div>
         </ContextProvider<Downloader>>
+    }
+}
+
+/// Saves the new container of the tab's last edit that did not fit in its linked file.
+fn save_payload(session: &Session, id: TabId, dispatch: &Callback<Action>) {
+    let Some((blob, name)) = session.payload(id) else { return };
+    if let Err(message) = download::save(&blob, &name) {
+        dispatch.emit(Action::EditFailed { id, message, payload: None });
     }
 }
 
@@ -399,7 +423,18 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, on_
         // Not passive (gloo's default): a handled key must not also type into what it focused.
         let listener = EventListener::new_with_options(&document, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
             let e: &KeyboardEvent = e.unchecked_ref();
-            if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() || typing(e) {
+            if e.default_prevented() || typing(e) {
+                return;
+            }
+            // Ctrl+Z and Ctrl+Shift+Z (Cmd on macOS) undo and redo edits of the file.
+            if let Some(command) = edit_command_for(&e.key(), e.ctrl_key() || e.meta_key(), e.shift_key(), e.alt_key()) {
+                if let Some(id) = *active.borrow() {
+                    e.prevent_default();
+                    on_file.emit(if command == Command::Redo { FileRequest::Redo(id) } else { FileRequest::Undo(id) });
+                }
+                return;
+            }
+            if e.ctrl_key() || e.meta_key() || e.alt_key() {
                 return;
             }
             let Some(command) = command_for(&e.key()) else { return };
@@ -422,6 +457,8 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, on_
                 Command::CopyLink => click_id(COPY_LINK_ID),
                 Command::Settings => dispatch.emit(Action::ShowSettings(true)),
                 Command::Help => dispatch.emit(Action::Help(true)),
+                // Keys with Ctrl or Cmd, handled above.
+                Command::Undo | Command::Redo => {}
             }
         });
         move || drop(listener)

@@ -1,7 +1,7 @@
 //! The keyboard shortcuts dialog (`?`), a native modal `<dialog>`: it traps focus and closes
 //! with Escape by itself.
 
-use crate::shortcuts::{SHORTCUTS, TREE_KEYS};
+use crate::shortcuts::{EDIT_SHORTCUTS, SHORTCUTS, TREE_KEYS};
 use crate::state::Action;
 use web_sys::HtmlDialogElement;
 use yew::prelude::*;
@@ -36,6 +36,14 @@ pub fn HelpDialog(props: &HelpDialogProps) -> Html {
                 <caption>{"Anywhere on the page (except while typing)"}</caption>
                 <tbody>
                     { for SHORTCUTS.iter().map(|(key, _, what)| html! {
+                        <tr><td><kbd>{ *key }</kbd></td><td>{ *what }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            <table class="keys">
+                <caption>{"Edits of the file (outside text boxes)"}</caption>
+                <tbody>
+                    { for EDIT_SHORTCUTS.iter().map(|(key, _, what)| html! {
                         <tr><td><kbd>{ *key }</kbd></td><td>{ *what }</td></tr>
                     }) }
                 </tbody>

@@ -32,6 +32,8 @@ pub struct HexProps {
 /// Bytes read for the rows around the screen.
 #[derive(PartialEq)]
 struct Window {
+    /// Where the bytes were read: after an edit or undo the tab reads another version.
+    source: Bytes,
     space: u32,
     start: u64,
     data: Vec<u8>,
@@ -201,11 +203,12 @@ pub fn HexView(props: &HexProps) -> Html {
         let (window, latest, bytes) = (window.clone(), latest_request.clone(), props.bytes.clone());
         let start = first.saturating_sub(rendered) * BYTES_PER_ROW;
         let end = ((*first + 2 * rendered) * BYTES_PER_ROW).min(size);
-        let have = window.as_ref().is_some_and(|w| w.covers(space, first.saturating_mul(BYTES_PER_ROW), ((*first + rendered) * BYTES_PER_ROW).min(size), available));
+        let have = window.as_ref().is_some_and(|w| w.source == props.bytes && w.covers(space, first.saturating_mul(BYTES_PER_ROW), ((*first + rendered) * BYTES_PER_ROW).min(size), available));
         use_effect_with((space, start, end, have, bytes), move |(space, start, end, have, bytes)| {
             if !*have && end > start {
                 let (space, start, len) = (*space, *start, (*end - *start) as u32);
                 *latest.borrow_mut() = (space, start);
+                let from = bytes.clone();
                 let source = bytes.0.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     let result = source.read(space, start, len).await;
@@ -214,7 +217,7 @@ pub fn HexView(props: &HexProps) -> Html {
                             Ok(d) => (d, None),
                             Err(e) => (Vec::new(), Some(e)),
                         };
-                        window.set(Some(Rc::new(Window { space, start, data, error })));
+                        window.set(Some(Rc::new(Window { source: from, space, start, data, error })));
                     }
                 });
             }

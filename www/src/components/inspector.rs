@@ -2,9 +2,11 @@
 //! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
 use super::download_button::DownloadButton;
+use super::app::FileRequest;
+use super::edit_panel::EditPanel;
 use crate::format::{hex_bytes, hex_offset, human_size};
 use crate::model::{Doc, FieldValue, NodeId, RAW_FIELD_LIMIT};
-use crate::state::Action;
+use crate::state::{Action, EditStatus, TabId};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -13,6 +15,17 @@ pub struct InspectorProps {
     pub doc: Rc<Doc>,
     pub selected: Option<NodeId>,
     pub on_action: Callback<Action>,
+    /// The tab, for its edits.
+    #[prop_or_default]
+    pub tab: TabId,
+    /// Nodes changed by the edits that made the shown version.
+    #[prop_or_default]
+    pub marked: Vec<NodeId>,
+    #[prop_or_default]
+    pub edit: EditStatus,
+    /// Where edits go; without it the inspector only shows.
+    #[prop_or_default]
+    pub on_file: Option<Callback<FileRequest>>,
 }
 
 #[function_component]
@@ -30,7 +43,12 @@ pub fn Inspector(props: &InspectorProps) -> Html {
     html! {
         <section class="panel inspector" aria-labelledby="inspector-title">
             <h2 id="inspector-title" class="panel-title">{"Inspector"}</h2>
-            <h3 class="node-label">{ &n.label }</h3>
+            <h3 class={classes!("node-label", props.marked.contains(&id).then_some("edited"))}>
+                { &n.label }
+                if props.marked.contains(&id) {
+                    {" "}<span class="badge edited" title="changed by an edit">{"edited"}</span>
+                }
+            </h3>
             <dl class="node-facts">
                 <dt>{"Kind"}</dt><dd><span class={classes!("swatch", format!("kind-{}", n.kind))} aria-hidden="true"></span>{ &n.kind }</dd>
                 <dt>{"Byte space"}</dt><dd>{ format!("{} ({})", n.span.space, space.label) }</dd>
@@ -98,6 +116,9 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                         }
                     }) }
                 </ul>
+            }
+            if let Some(on_file) = &props.on_file {
+                <EditPanel doc={doc.clone()} node={id} tab={props.tab} edit={props.edit.clone()} on_file={on_file.clone()} />
             }
         </section>
     }

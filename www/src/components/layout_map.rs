@@ -22,6 +22,9 @@ pub struct LayoutMapProps {
     pub doc: Rc<Doc>,
     pub selected: Option<NodeId>,
     pub on_action: Callback<Action>,
+    /// Nodes changed by the edits that made the shown version.
+    #[prop_or_default]
+    pub marked: Vec<NodeId>,
 }
 
 #[function_component]
@@ -47,18 +50,21 @@ pub fn LayoutMap(props: &LayoutMapProps) -> Html {
         <section class="panel map-panel" aria-labelledby="map-title">
             <h2 id="map-title" class="panel-title">{"Layout map"}</h2>
             <div class="map-scroll" {onclick}>
-                { for maps.iter().map(|m| band(doc, m, props.selected)) }
+                { for maps.iter().map(|m| band(doc, m, props.selected, &props.marked)) }
             </div>
             <ul class="legend" aria-label="Legend">
                 { for kinds.iter().map(|k| html! {
                     <li><span class={classes!("swatch", format!("kind-{k}"))} aria-hidden="true"></span>{ k }</li>
                 }) }
+                if !props.marked.is_empty() {
+                    <li class="edited-legend"><span class="badge edited">{"edited"}</span>{ format!(" {} region{} changed by edits (outlined)", props.marked.len(), if props.marked.len() == 1 { "" } else { "s" }) }</li>
+                }
             </ul>
         </section>
     }
 }
 
-fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>) -> Html {
+fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>, marked: &[NodeId]) -> Html {
     let space = &doc.spaces[map.space as usize];
     let origin = space.origin.map(|o| format!(" — from space {} at {} ({})", o.space, hex_offset(o.offset), human_size(o.size)));
     let height = (map.levels.max(1) as f64) * ROW;
@@ -75,13 +81,14 @@ fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>) -> Html {
                     let n = &doc.nodes[r.node];
                     let is_selected = selected == Some(r.node);
                     let in_selection = selected.is_some_and(|s| doc.is_within(r.node, s));
+                    let edited = marked.contains(&r.node);
                     html! {
-                        <rect class={classes!("region", format!("kind-{}", n.kind), is_selected.then_some("selected"), in_selection.then_some("in-selection"))}
+                        <rect class={classes!("region", format!("kind-{}", n.kind), is_selected.then_some("selected"), in_selection.then_some("in-selection"), edited.then_some("edited"))}
                             data-node={r.node.to_string()}
                             x={format!("{:.3}", r.x * WIDTH)} y={format!("{:.1}", r.level as f64 * ROW)}
                             width={format!("{:.3}", (r.width * WIDTH).max(MIN_WIDTH))} height={format!("{:.1}", ROW - 1.0)}
                             vector-effect="non-scaling-stroke">
-                            <title>{ format!("{}\n{} at {} in space {}, {} ({} bytes)", n.label, n.kind, hex_offset(n.span.offset), n.span.space, human_size(n.span.size), n.span.size) }</title>
+                            <title>{ format!("{}{}\n{} at {} in space {}, {} ({} bytes)", n.label, if edited { " (edited)" } else { "" }, n.kind, hex_offset(n.span.offset), n.span.space, human_size(n.span.size), n.span.size) }</title>
                         </rect>
                     }
                 }) }

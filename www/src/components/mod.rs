@@ -1,6 +1,7 @@
 //! The page's components, one per file. Each view takes the explored document and the tab's
 //! state as props and reports what the user does as [`crate::state::Action`]s.
 
+pub mod add_entry;
 pub mod app;
 pub mod container_chain;
 pub mod diagnostics_list;
@@ -9,9 +10,17 @@ pub mod download_archives;
 pub mod download_button;
 pub mod download_status;
 pub mod drop_overlay;
+pub mod edit_compression;
+pub mod edit_entry_id;
+pub mod edit_offload_entry;
+pub mod edit_panel;
+pub mod edit_status;
+pub mod edit_strings;
+pub mod entry_actions;
 pub mod explored_with;
 pub mod goto_offset;
 pub mod help_dialog;
+pub mod history_buttons;
 pub mod hex_view;
 pub mod inspector;
 pub mod layout_map;

@@ -33,6 +33,9 @@ pub fn TabBar(props: &TabBarProps) -> Html {
                                 title={tab.name.clone()}>
                                 <span class={classes!("status-dot", status_class)} aria-hidden="true"></span>
                                 <span class="tab-name">{ &tab.name }</span>
+                                if tab.is_edited() {
+                                    <span class="badge edited tab-edited" title="edited: the file shown differs from the file opened">{"edited"}</span>
+                                }
                                 <span class="visually-hidden">{ status_text }</span>
                             </button>
                             <button type="button" class="tab-close" aria-label={format!("Close {}", tab.name)} title="Close (w)" onclick={close}>{"×"}</button>

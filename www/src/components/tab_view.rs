@@ -50,6 +50,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
         };
     };
     let id = tab.id;
+    let marked = tab.marked();
     let shows = |v: View| props.views[v as usize];
     let grid_class = classes!(
         "workspace",
@@ -58,10 +59,11 @@ pub fn TabView(props: &TabViewProps) -> Html {
         (!shows(View::Summary) && !shows(View::Map) && !shows(View::Hex)).then_some("no-center"),
     );
     html! {
-        <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel">
+        <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel"
+            data-version={tab.current.to_string()}>
             <div class={grid_class}>
                 if shows(View::Tree) {
-                    <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={props.on_action.clone()} />
+                    <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={props.on_action.clone()} marked={marked.clone()} />
                 }
                 if shows(View::Summary) || shows(View::Map) || shows(View::Hex) {
                     <div class="center">
@@ -71,7 +73,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
                                 on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()} />
                         }
                         if shows(View::Map) {
-                            <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />
+                            <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} marked={marked.clone()} />
                         }
                         if shows(View::Hex) {
                             <HexView doc={doc.clone()} hex={tab.hex.clone()} selected={tab.selected} bytes={props.bytes.clone()} on_action={props.on_action.clone()} />
@@ -79,7 +81,8 @@ pub fn TabView(props: &TabViewProps) -> Html {
                     </div>
                 }
                 if shows(View::Inspector) {
-                    <Inspector doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />
+                    <Inspector doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()}
+                        tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} on_file={Some(props.on_file.clone())} />
                 }
             </div>
         </div>

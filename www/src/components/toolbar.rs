@@ -5,6 +5,8 @@ use super::app::FileRequest;
 use super::download_actions::DownloadActions;
 use super::sample_menu::SampleMenu;
 use super::share_button::{ShareButton, ShareTarget};
+
+use super::history_buttons::{History, HistoryButtons};
 use crate::state::{Action, View};
 use yew::prelude::*;
 
@@ -16,6 +18,9 @@ pub struct ToolbarProps {
     /// What "Copy link" shares: the active tab, if any.
     #[prop_or_default]
     pub share: Option<ShareTarget>,
+    /// What can be undone and redone in the active tab.
+    #[prop_or_default]
+    pub history: Option<History>,
 }
 
 #[function_component]
@@ -28,6 +33,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
             <h1 class="brand">{"Offload Explorer"}</h1>
             <button type="button" onclick={pick} title="Open files (o)">{"Open file…"}</button>
             <SampleMenu on_file={props.on_file.clone()} />
+            <HistoryButtons history={props.history} on_file={props.on_file.clone()} />
             <ShareButton target={props.share.clone()} />
             <div class="view-toggles" role="group" aria-label="Views">
                 { for View::ALL.iter().map(|&v| {

@@ -23,6 +23,9 @@ pub struct TreeProps {
     pub selected: Option<NodeId>,
     pub expanded: Vec<bool>,
     pub on_action: Callback<Action>,
+    /// Nodes changed by the edits that made the shown version.
+    #[prop_or_default]
+    pub marked: Vec<NodeId>,
 }
 
 #[function_component]
@@ -100,6 +103,7 @@ fn item(props: &TreeProps, id: NodeId, pos: usize, set_size: usize) -> Html {
     let has_children = !n.children.is_empty();
     let expanded = has_children && props.expanded.get(id).copied().unwrap_or(false);
     let selected = props.selected == Some(id);
+    let edited = props.marked.contains(&id);
     let badge = n.worst.filter(|s| *s >= crate::model::Severity::Warning).map(|s| {
         let own = n.diagnostics.iter().any(|d| d.severity == s);
         html! {
@@ -112,7 +116,7 @@ fn item(props: &TreeProps, id: NodeId, pos: usize, set_size: usize) -> Html {
         <li role="treeitem" id={row_id(id)} key={id} aria-level={(n.depth + 1).to_string()}
             aria-posinset={pos.to_string()} aria-setsize={set_size.to_string()}
             aria-selected={selected.to_string()} aria-expanded={has_children.then(|| expanded.to_string())}>
-            <div class={classes!("row", selected.then_some("selected"))} data-node={id.to_string()}
+            <div class={classes!("row", selected.then_some("selected"), edited.then_some("edited"))} data-node={id.to_string()}
                 title={format!("{}\n{} in space {} at {:#x}, {}", n.label, n.kind, n.span.space, n.span.offset, human_size(n.span.size))}>
                 if has_children {
                     <span class="twisty" data-toggle={id.to_string()} aria-hidden="true">{ if expanded { "▾" } else { "▸" } }</span>
@@ -122,6 +126,9 @@ fn item(props: &TreeProps, id: NodeId, pos: usize, set_size: usize) -> Html {
                 <span class={classes!("swatch", format!("kind-{}", n.kind))} aria-hidden="true"></span>
                 <span class="label">{ &n.label }</span>
                 { for badge }
+                if edited {
+                    <span class="badge edited" title="changed by an edit">{"edited"}</span>
+                }
             </div>
             if expanded {
                 <ul role="group">

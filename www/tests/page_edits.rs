@@ -1,0 +1,96 @@
+//! Every edit the page's forms offer, made on every node that offers it in real fixtures, the
+//! way the worker makes it: the core applies the page's request and the result is explored
+//! again. Each either succeeds and reads back with no error the file did not have, or is
+//! refused with a message — never a panic, never a file the page would then refuse.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use offload::edit::{apply, new_errors, EditError};
+use offload::explore::{explore, Options};
+use offload_www::edit_request::{CompressionMethod, EditRequest, NewEntryRequest};
+use offload_www::model::{explore_bytes, Doc};
+
+const FIXTURES: &[(&str, &[u8])] = &[
+    ("hip_elf_2arch.o", include_bytes!("../../tests/fixtures/hip_elf_2arch.o")),
+    ("hip_elf_2arch_compressed.o", include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o")),
+    ("omp_elf_2arch.o", include_bytes!("../../tests/fixtures/omp_elf_2arch.o")),
+    ("libhip_3tu_compressed.so", include_bytes!("../../tests/fixtures/libhip_3tu_compressed.so")),
+    ("bundle_bin.bc", include_bytes!("../../tests/fixtures/bundle_bin.bc")),
+    ("bundle_text.ll", include_bytes!("../../tests/fixtures/bundle_text.ll")),
+    ("offbin_two_images.offbin", include_bytes!("../../tests/fixtures/offbin_two_images.offbin")),
+    ("hip_rdc_archive.a", include_bytes!("../../tests/fixtures/hip_rdc_archive.a")),
+];
+
+/// The requests the forms of `node` can send (see `components::edit_panel`).
+fn offered(doc: &Doc, node: usize) -> Vec<EditRequest> {
+    let path = doc.path_of(node);
+    let n = &doc.nodes[node];
+    let mut out = Vec::new();
+    match n.kind.as_str() {
+        "bundle-entry" => {
+            out.push(EditRequest::SetEntryId { node: path.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into() });
+            out.push(EditRequest::RemoveEntry { node: path.clone() });
+            out.push(EditRequest::MoveEntry { node: path.clone(), to: 0 });
+            out.push(EditRequest::ReplaceContent { node: path.clone(), data: vec![0x5a; 300] });
+        }
+        "offload-entry" => {
+            out.push(EditRequest::SetString { node: path.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) });
+            out.push(EditRequest::SetString { node: path.clone(), key: "extra".into(), value: Some("a much longer value than before".into()) });
+            out.push(EditRequest::SetImageKind { node: path.clone(), kind: 2 });
+            out.push(EditRequest::SetOffloadKind { node: path.clone(), kind: 4 });
+            out.push(EditRequest::SetFlags { node: path.clone(), flags: 1 });
+            out.push(EditRequest::RemoveEntry { node: path.clone() });
+            out.push(EditRequest::MoveEntry { node: path.clone(), to: 0 });
+            out.push(EditRequest::ReplaceContent { node: path.clone(), data: vec![7; 100] });
+        }
+        "compressed-bundle" => {
+            out.push(EditRequest::Decompress { node: path.clone() });
+            out.push(EditRequest::Compress { node: path.clone(), method: CompressionMethod::Zlib, level: Some(9), version: 2 });
+        }
+        "bundle" if doc.field(node, "magic").is_some() => {
+            out.push(EditRequest::Compress { node: path.clone(), method: CompressionMethod::Zstd, level: None, version: 3 });
+            out.push(EditRequest::AddEntry { container: path.clone(), entry: NewEntryRequest { id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into(), data: vec![1; 64], ..Default::default() } });
+        }
+        "text-bundle" => {
+            out.push(EditRequest::AddEntry { container: path.clone(), entry: NewEntryRequest { id: "hip-amdgcn-amd-amdhsa--gfx1100".into(), data: b"; more\n".to_vec(), ..Default::default() } });
+        }
+        "offload-binary" => {
+            let strings = vec![("triple".into(), "amdgcn-amd-amdhsa".into()), ("arch".into(), "gfx1100".into())];
+            out.push(EditRequest::AddEntry { container: path.clone(), entry: NewEntryRequest { strings, image_kind: 1, offload_kind: 1, data: vec![3; 40], ..Default::default() } });
+        }
+        "image" | "archive-member" => out.push(EditRequest::ReplaceContent { node: path.clone(), data: vec![9; 50] }),
+        _ => {}
+    }
+    out
+}
+
+#[test]
+fn every_offered_edit_reads_back_or_is_refused_with_a_message() {
+    let options = Options::default();
+    let mut made = 0;
+    for (name, bytes) in FIXTURES {
+        let doc = explore_bytes(bytes, name);
+        let tree = explore(*bytes, name, &options);
+        for node in 0..doc.nodes.len() {
+            for request in offered(&doc, node) {
+                match apply(bytes, &tree, &request.to_core()) {
+                    Ok(edited) => {
+                        let after = explore(&edited.bytes[..], name, &options);
+                        let errors = new_errors(&tree, &after);
+                        assert!(errors.is_empty(), "{name}: {request:?} wrote a file with new errors: {errors:?}");
+                        let new_doc = explore_bytes(&edited.bytes, name);
+                        assert!(new_doc.nearest_at(&edited.mark).is_some(), "{name}: {request:?}: the mark {:?} names no node", edited.mark);
+                        made += 1;
+                    }
+                    Err(EditError::Invalid(m)) | Err(EditError::DoesNotFit { message: m, .. }) => {
+                        assert!(!m.is_empty(), "{name}: {request:?} refused without a message");
+                    }
+                }
+            }
+        }
+    }
+    assert!(made > 40, "only {made} edits were made");
+}
