@@ -74,8 +74,23 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, request: &EditRequest, sett
 /// The edit could not be written back into a linked file; the new container alone is
 /// offered instead.
 fn does_not_fit(name: &str, message: String, payload: &[u8], kind: NodeKind) -> FromWorker {
-    let payload = blob_of(payload).ok().map(|blob| Payload { blob, name: payload_file_name(name, kind) });
+    // Like every download, the payload is read back first, and not offered if that fails.
+    let file_name = payload_file_name(name, kind);
+    let errors = error_messages(&explore(payload, &file_name, &Settings::default().options()));
+    if !errors.is_empty() {
+        return failed(format!("{message} (the new container alone does not read back without errors either, so it is not offered: {})", errors.join("; ")));
+    }
+    let payload = blob_of(payload).ok().map(|blob| Payload { blob, name: file_name });
     FromWorker::EditFailed { message, payload }
+}
+
+/// Every error diagnostic of a tree, with the label of its node.
+fn error_messages(tree: &Tree) -> Vec<String> {
+    let mut errors = Vec::new();
+    tree.root.walk(&mut |n, _| {
+        errors.extend(n.diagnostics.iter().filter(|d| d.severity == offload::tree::Severity::Error).map(|d| format!("{}: {}", n.label, d.message)));
+    });
+    errors
 }
 
 /// Checks the hash of the compressed bundle at `node`.
