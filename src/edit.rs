@@ -601,7 +601,7 @@ impl<'a> Context<'a> {
         let own = own.first().copied().unwrap_or(0);
         let parent = self.node(parent_path)?;
         let region = self.region(parent)?;
-        let binaries: Vec<usize> = region.containers.iter().map(|(i, _)| *i).collect();
+        let binaries: Vec<usize> = region.containers.iter().map(|(i, _, _)| *i).collect();
         let from = binaries.iter().position(|&i| i == own).unwrap_or(0);
         if to >= binaries.len() {
             return invalid(format!(
@@ -682,7 +682,7 @@ impl<'a> Context<'a> {
         if region
             .containers
             .iter()
-            .any(|(i, _)| node.children[*i].kind != NodeKind::OffloadBinary)
+            .any(|(_, _, kind)| *kind != NodeKind::OffloadBinary)
         {
             return invalid(format!("'{}' holds containers other than offload binaries: an offload binary is not added there", node.label));
         }
@@ -690,7 +690,7 @@ impl<'a> Context<'a> {
         let end = region
             .containers
             .last()
-            .map_or(0, |(i, _)| region.slot_of_child(*i).end);
+            .map_or(0, |(i, _, _)| region.slot_of_child(*i).end);
         let mut out = region.bytes[..end].to_vec();
         out.resize(align_up(out.len(), 8), 0);
         out.extend_from_slice(&binary);
@@ -943,7 +943,7 @@ impl<'a> Context<'a> {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.span.space == node.span.space && is_container(c))
-            .map(|(i, c)| (i, within(range_of(c.span.offset.saturating_sub(node.span.offset), c.span.size), bytes.len())))
+            .map(|(i, c)| (i, within(range_of(c.span.offset.saturating_sub(node.span.offset), c.span.size), bytes.len()), c.kind))
             .collect();
         let fixed =
             node.kind == NodeKind::Section && replace::keeps_section_size(self.host_of(node)?);
@@ -1045,8 +1045,8 @@ fn name_payload(e: EditError, kind: NodeKind) -> EditError {
 /// The offload containers of a section or a raw file.
 struct Region<'a> {
     bytes: &'a [u8],
-    /// (child index, range in `bytes`) of every container, in file order.
-    containers: Vec<(usize, Range<usize>)>,
+    /// (child index, range in `bytes`, kind) of every container, in file order.
+    containers: Vec<(usize, Range<usize>, NodeKind)>,
     /// In a linked file containers keep their offsets.
     fixed: bool,
     label: String,
@@ -1059,7 +1059,7 @@ impl Region<'_> {
         let end = self
             .containers
             .get(k + 1)
-            .map_or(self.containers[k].1.end, |(_, r)| r.start);
+            .map_or(self.containers[k].1.end, |(_, r, _)| r.start);
         start..end.max(start)
     }
 
@@ -1067,7 +1067,7 @@ impl Region<'_> {
         let k = self
             .containers
             .iter()
-            .position(|(i, _)| *i == child)
+            .position(|(i, _, _)| *i == child)
             .unwrap_or(0);
         self.slot_of(k)
     }
@@ -1077,11 +1077,11 @@ impl Region<'_> {
     /// or, in a linked file, stay where they are.
     fn rebuild(&self, replaced: Option<&[u8]>, at: Range<usize>) -> EditResult<Vec<u8>> {
         let new: &[u8] = replaced.unwrap_or(&[]);
-        let next = self
+        let next_container = self
             .containers
             .iter()
-            .map(|(_, r)| r.start)
-            .find(|&s| s >= at.end && s > at.start);
+            .find(|(_, r, _)| r.start >= at.end && r.start > at.start);
+        let next = next_container.map(|(_, r, _)| r.start);
         if self.fixed {
             let room = next.unwrap_or(self.bytes.len()) - at.start;
             if replaced.is_none() && next.is_some() {
@@ -1107,10 +1107,18 @@ impl Region<'_> {
         }
         let mut out = self.bytes[..at.start].to_vec();
         out.extend_from_slice(new);
-        if let Some(next) = next {
-            // Keep the next container at its alignment (4096 for compressed bundles in
-            // .hip_fatbin, 8 for offload binaries): pad the change to a multiple of it.
-            let align = alignment_of(next).min(4096);
+        if let Some((_, next_range, next_kind)) = next_container {
+            let next = next_range.start;
+            // Keep the next container at its alignment: pad the change to a multiple of it.
+            // LLVM reads offload binaries back to back, each at the end of the one before
+            // (its header's size, a multiple of 8), so there the step is 8 and no gap may
+            // appear; bundles and compressed bundles (4096 apart in .hip_fatbin) keep the
+            // alignment their offset has.
+            let align = if *next_kind == NodeKind::OffloadBinary {
+                offload_binary::ALIGNMENT as usize
+            } else {
+                alignment_of(next).min(4096)
+            };
             let old_len = next - at.start;
             let mut padded = new.len();
             while (padded as i128 - old_len as i128).rem_euclid(align as i128) != 0 {
@@ -1262,24 +1270,106 @@ fn new_offload_entry(entry: &NewEntry) -> EditResult<OffloadEntry<'static>> {
     Ok(new)
 }
 
+/// Where a view's selection belongs in `after`, the file once `edit` (made on `before`, and
+/// answered with `mark`) is applied: a moved entry at its new place, so that "Move down" twice
+/// moves the same entry twice; an added entry; otherwise the edited node's path, which after a
+/// removal holds the entry that took its place (the container's, `mark`, when none did).
+pub fn selection_after(edit: &Edit, before: &Tree, after: &Tree, mark: &[usize]) -> NodePath {
+    let followed = match edit {
+        Edit::MoveEntry { node, to } => moved_to(before, after, node, *to),
+        Edit::AddEntry { container, .. } => added_in(after, container),
+        Edit::RemoveEntry { node }
+        | Edit::SetEntryId { node, .. }
+        | Edit::SetString { node, .. }
+        | Edit::SetImageKind { node, .. }
+        | Edit::SetOffloadKind { node, .. }
+        | Edit::SetFlags { node, .. }
+        | Edit::ReplaceContent { node, .. }
+        | Edit::Compress { node, .. }
+        | Edit::Decompress { node } => Some(node.clone()),
+    };
+    followed
+        .filter(|p| node_at(after, p).is_some())
+        .unwrap_or_else(|| mark.to_vec())
+}
+
+fn node_at<'t>(tree: &'t Tree, path: &[usize]) -> Option<&'t Node> {
+    path.iter().try_fold(&tree.root, |n, &i| n.children.get(i))
+}
+
+/// The child index of the `n`th child of `kind` under the node at `parent`.
+fn nth_of_kind(tree: &Tree, parent: &[usize], kind: NodeKind, n: usize) -> Option<usize> {
+    let children = &node_at(tree, parent)?.children;
+    let mut of_kind = children.iter().enumerate().filter(|(_, c)| c.kind == kind);
+    of_kind.nth(n).map(|(i, _)| i)
+}
+
+fn last_of_kind(tree: &Tree, parent: &[usize], kind: NodeKind) -> Option<usize> {
+    let children = &node_at(tree, parent)?.children;
+    children.iter().rposition(|c| c.kind == kind)
+}
+
+fn joined(path: &[usize], tail: &[usize]) -> NodePath {
+    path.iter().chain(tail).copied().collect()
+}
+
+/// A version 1 offload binary holds one entry and moves, or is added, as a whole.
+fn is_v1_binary(node: &Node) -> bool {
+    node.kind == NodeKind::OffloadBinary && node.get("version") == Some(&crate::tree::Value::Uint(1))
+}
+
+fn moved_to(before: &Tree, after: &Tree, path: &[usize], to: usize) -> Option<NodePath> {
+    let (&own, parent) = path.split_last()?;
+    let node = node_at(before, path)?;
+    if node.kind == NodeKind::OffloadEntry && is_v1_binary(node_at(before, parent)?) {
+        let (_, section) = parent.split_last()?;
+        let binary = nth_of_kind(after, section, NodeKind::OffloadBinary, to)?;
+        return Some(joined(section, &[binary, own]));
+    }
+    Some(joined(parent, &[nth_of_kind(after, parent, node.kind, to)?]))
+}
+
+fn added_in(after: &Tree, container: &[usize]) -> Option<NodePath> {
+    let node = node_at(after, container)?;
+    let in_last_binary = |section: &[usize]| -> Option<NodePath> {
+        let binary = last_of_kind(after, section, NodeKind::OffloadBinary)?;
+        let inside = joined(section, &[binary]);
+        let entry = last_of_kind(after, &inside, NodeKind::OffloadEntry)?;
+        Some(joined(&inside, &[entry]))
+    };
+    match node.kind {
+        NodeKind::Bundle | NodeKind::TextBundle => {
+            Some(joined(container, &[last_of_kind(after, container, NodeKind::BundleEntry)?]))
+        }
+        NodeKind::OffloadBinary if is_v1_binary(node) => in_last_binary(container.split_last()?.1),
+        NodeKind::OffloadBinary => {
+            Some(joined(container, &[last_of_kind(after, container, NodeKind::OffloadEntry)?]))
+        }
+        _ => in_last_binary(container),
+    }
+}
+
 /// Error messages in `after` that `before` did not have: an edit that adds one is refused.
 pub fn new_errors(before: &Tree, after: &Tree) -> Vec<String> {
+    new_diagnostics(before, after, Severity::Error)
+}
+
+/// Messages of `severity` in `after` that `before` did not have, each with its node's label.
+/// New warnings do not refuse an edit (some follow from what the user asked, such as offload
+/// kind 3 or an entry without a triple), but the page shows them with the edit's result.
+pub fn new_diagnostics(before: &Tree, after: &Tree, severity: Severity) -> Vec<String> {
     let mut old = Vec::new();
     before.root.walk(&mut |n, _| {
         old.extend(
             n.diagnostics
                 .iter()
-                .filter(|d| d.severity == Severity::Error)
+                .filter(|d| d.severity == severity)
                 .map(|d| d.message.clone()),
         )
     });
     let mut new = Vec::new();
     after.root.walk(&mut |n, _| {
-        for d in n
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-        {
+        for d in n.diagnostics.iter().filter(|d| d.severity == severity) {
             if !old.contains(&d.message) {
                 new.push(format!("{}: {}", n.label, d.message));
             }

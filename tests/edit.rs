@@ -292,6 +292,52 @@ fn a_triple_changed_in_an_openmp_object_is_what_objdump_shows() {
     );
 }
 
+/// Every diagnostic of a tree, errors, warnings and notes, as text.
+fn all_diagnostics(tree: &Tree) -> Vec<String> {
+    let mut out = Vec::new();
+    tree.root.walk(&mut |n, _| {
+        out.extend(n.diagnostics.iter().map(|d| format!("{}: {}", n.label, d.message)));
+    });
+    out
+}
+
+/// LLVM reads the offload binaries of a section back to back, each where the one before ends.
+/// A binary that grows, again and again by different amounts, must never leave a gap before
+/// the next one (an 8-byte gap of zeros once made llvm-objdump fail with "Invalid data" when the
+/// next binary had come to sit at a 16-byte boundary after an earlier edit).
+#[test]
+fn a_binary_that_grows_again_and_again_leaves_the_next_binary_where_llvm_reads_it() {
+    let scratch = Scratch::new(SUITE, "grow");
+    let mut data = fixture("omp_elf_2arch.o");
+    let expected = all_diagnostics(&tree_of(&data));
+    for len in 1..=24 {
+        let tree = tree_of(&data);
+        let node = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx1030"));
+        data = apply_ok(
+            &data,
+            &Edit::SetString {
+                node,
+                key: format!("note{len}"),
+                value: Some("x".repeat(len)),
+            },
+        )
+        .bytes;
+        assert_eq!(
+            all_diagnostics(&tree_of(&data)),
+            expected,
+            "after adding a value of {len} bytes"
+        );
+        let Some(images) = objdump_images(&scratch, &format!("grown{len}.o"), &data) else {
+            return;
+        };
+        assert_eq!(
+            images.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(),
+            ["gfx1030", "gfx90a:xnack+"],
+            "after adding a value of {len} bytes"
+        );
+    }
+}
+
 #[test]
 fn offload_entries_are_removed_moved_and_added_as_objdump_sees_them() {
     let scratch = Scratch::new(SUITE, "entries");
@@ -722,4 +768,74 @@ fn edits_to_nodes_that_do_not_exist_or_cannot_change_are_refused() {
     assert!(bad(Edit::Decompress { node: vec![0] }).contains("only compressed bundles"));
     let entry = find(&tree, &labelled(NodeKind::BundleEntry, "gfx906"));
     assert!(bad(Edit::MoveEntry { node: entry, to: 7 }).contains("past the last"));
+}
+
+fn label_at(tree: &Tree, path: &[usize]) -> String {
+    let node = path
+        .iter()
+        .try_fold(&tree.root, |n, &i| n.children.get(i))
+        .unwrap_or_else(|| panic!("no node at {path:?}"));
+    node.label.clone()
+}
+
+/// The label of the node a view selects after `e`.
+fn selected_after(data: &[u8], e: &Edit) -> String {
+    let before = tree_of(data);
+    let edited = apply_ok(data, e);
+    let after = tree_of(&edited.bytes);
+    label_at(&after, &edit::selection_after(e, &before, &after, &edited.mark))
+}
+
+/// After a move the selection is on the moved entry (so that "Move down" twice moves it two
+/// places), after an add on the new entry, after a removal on the entry that took the removed
+/// one's place, or on the container when none did.
+#[test]
+fn the_selection_follows_a_moved_or_added_entry_and_stays_in_place_after_a_removal() {
+    // Offload entries of version 1 binaries move with their binary.
+    let omp = fixture("omp_elf_2arch.o");
+    let tree = tree_of(&omp);
+    let gfx1030 = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx1030"));
+    let moved = Edit::MoveEntry { node: gfx1030.clone(), to: 1 };
+    assert!(selected_after(&omp, &moved).contains(" gfx1030 "));
+    let section = find(&tree, &labelled(NodeKind::Section, ".llvm.offloading"));
+    let added = Edit::AddEntry {
+        container: section.clone(),
+        entry: NewEntry {
+            strings: vec![
+                ("triple".into(), "amdgcn-amd-amdhsa".into()),
+                ("arch".into(), "gfx942".into()),
+            ],
+            image_kind: 1,
+            offload_kind: 1,
+            data: XorShift(5).bytes(300),
+            ..NewEntry::default()
+        },
+    };
+    assert!(selected_after(&omp, &added).contains(" gfx942 "));
+    let removed = Edit::RemoveEntry { node: gfx1030 };
+    assert!(selected_after(&omp, &removed).contains(" gfx90a:xnack+ "));
+    let gfx90a = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx90a"));
+    let last_removed = Edit::RemoveEntry { node: gfx90a };
+    assert!(selected_after(&omp, &last_removed).starts_with("section .llvm.offloading"));
+
+    // Bundle entries move among the entries of their bundle.
+    let hip = fixture("bundle_bin.bc");
+    let tree = tree_of(&hip);
+    let first = find(&tree, &|n: &Node| n.kind == NodeKind::BundleEntry);
+    let first_label = label_at(&tree, &first);
+    let moved = Edit::MoveEntry { node: first.clone(), to: 2 };
+    assert_eq!(selected_after(&hip, &moved), first_label);
+    let bundle = find(&tree, &|n: &Node| n.kind == NodeKind::Bundle);
+    let added = Edit::AddEntry {
+        container: bundle,
+        entry: NewEntry {
+            id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into(),
+            data: XorShift(6).bytes(100),
+            ..NewEntry::default()
+        },
+    };
+    assert!(selected_after(&hip, &added).starts_with("hipv4-amdgcn-amd-amdhsa--gfx1100"));
+    // An edit that keeps its node keeps the selection on it.
+    let renamed = Edit::SetEntryId { node: first, id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() };
+    assert!(selected_after(&hip, &renamed).starts_with("hipv4-amdgcn-amd-amdhsa--gfx908"));
 }

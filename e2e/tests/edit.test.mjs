@@ -3,10 +3,10 @@
 // (llvm-objdump, clang-offload-bundler, llvm-objcopy, our CLI), or linked and run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURES, LLVM_BIN, cliList, download, dropFile, must, openPage, shot, startSite } from '../support.mjs';
+import { FIXTURES, LLVM_BIN, OFFLOAD, cliList, download, dropFile, must, openPage, shot, startSite } from '../support.mjs';
 
 const BUNDLER = join(LLVM_BIN, 'clang-offload-bundler');
 const OBJDUMP = join(LLVM_BIN, 'llvm-objdump');
@@ -250,6 +250,108 @@ test('a HIP object whose gfx90a image is replaced in the page links and register
   assert.match(printed, /main ran\n$/);
   assert.deepEqual(cliList(edited.path).targets.map((t) => t.target_id), ['hipv4-amdgcn-amd-amdhsa--gfx906']);
   await closeTab('bump.o');
+});
+
+test('every other offload entry edit, made by clicks, is what llvm-objdump --offloading reads', async () => {
+  // A real gfx942 code object to add.
+  writeFileSync(join(dir, 'stub_hip.h'), STUB_HIP_H);
+  writeFileSync(join(dir, 'bump.hip'), KERNEL_HIP);
+  must(CLANG, ['-x', 'hip', '-nogpulib', '-nogpuinc', '-O2', '-c', 'bump.hip', '--offload-arch=gfx942', '--cuda-device-only',
+    '--no-gpu-bundle-output', '-o', 'bump_gfx942.co'], { cwd: dir });
+  const added = readFileSync(join(dir, 'bump_gfx942.co'));
+
+  await dropFile(page, join(FIXTURES, 'omp_elf_2arch.o'));
+  let version = 0;
+  const applied = async () => {
+    version += 1;
+    await waitVersion(version);
+    await page.locator('.edit-status.done').waitFor();
+  };
+  await select('offload entry openmp amdgcn-amd-amdhsa gfx1030');
+
+  // Strings: add two keys, remove one of them.
+  for (const [key, value] of [['note', 'edited in the page'], ['scratch', 'to be removed']]) {
+    await page.getByLabel('New key', { exact: true }).fill(key);
+    await page.getByLabel('Value of the new key').fill(value);
+    await page.getByRole('button', { name: 'Add key' }).click();
+    await applied();
+    await page.locator(`.edit-strings tr[data-key="${key}"]`).waitFor();
+  }
+  await page.getByLabel('New key', { exact: true }).fill('note');
+  await page.locator('.edit-strings .field-problem', { hasText: "already has a key 'note'" }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Add key' }).isDisabled(), true, 'a key cannot be added twice');
+  await page.getByLabel('New key', { exact: true }).fill('');
+  await page.getByRole('button', { name: 'Remove scratch' }).click();
+  await applied();
+
+  // Kinds and flags.
+  await page.locator('#edit-image-kind').selectOption('1');
+  await page.getByRole('button', { name: 'Apply the image kind' }).click();
+  await applied();
+  await page.locator('#edit-offload-kind').selectOption('4');
+  await page.getByRole('button', { name: 'Apply the offload kind' }).click();
+  await applied();
+  await page.locator('.inspector .node-label', { hasText: 'offload entry hip amdgcn-amd-amdhsa gfx1030' }).waitFor();
+  await page.locator('#edit-flags').fill('0x1_0000_0000');
+  await page.locator('.edit-offload-entry .field-problem', { hasText: 'expected a number from 0 to 4294967295' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Apply the flags' }).isDisabled(), true);
+  await page.locator('#edit-flags').fill('0x5');
+  await page.getByRole('button', { name: 'Apply the flags' }).click();
+  await applied();
+
+  // Order: the edited entry's binary goes after the other one, and stays selected.
+  await page.getByRole('button', { name: 'Move down' }).click();
+  await applied();
+  await page.locator('.inspector .node-label', { hasText: 'offload entry hip amdgcn-amd-amdhsa gfx1030' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Move down' }).isDisabled(), true, 'the moved entry is last now');
+  assert.equal(await page.getByRole('button', { name: 'Move up' }).isDisabled(), false);
+
+  // A new offload binary at the end of the section, from a file.
+  await select('section .llvm.offloading');
+  await page.locator('#add-arch').fill('gfx942');
+  await page.locator('#add-image-kind').selectOption('1');
+  await page.locator('#add-offload-kind').selectOption('1');
+  await page.locator('#add-entry-file').setInputFiles(join(dir, 'bump_gfx942.co'));
+  await page.getByRole('button', { name: 'Add image' }).click();
+  await applied();
+  await page.locator('.inspector .node-label', { hasText: 'offload entry openmp amdgcn-amd-amdhsa gfx942' }).waitFor();
+
+  // Remove the entry that was not edited.
+  await select('offload entry openmp amdgcn-amd-amdhsa gfx90a:xnack+');
+  await page.getByRole('button', { name: 'Remove entry' }).click();
+  await applied();
+  await shot(page, '25-edit-offload-entries');
+
+  const edited = await downloadFile();
+  const objdump = must(OBJDUMP, ['--offloading', edited.path]);
+  const images = objdump.split(/OFFLOADING IMAGE \[\d+\]:/).slice(1).map((block) =>
+    Object.fromEntries(block.trim().split('\n').map((line) => line.trim().split(/\s{2,}/))));
+  assert.deepEqual(images, [
+    { kind: 'elf', arch: 'gfx1030', triple: 'amdgcn-amd-amdhsa', producer: 'hip' },
+    { kind: 'elf', arch: 'gfx942', triple: 'amdgcn-amd-amdhsa', producer: 'openmp' },
+  ], objdump);
+
+  // What llvm-objdump does not print: the strings, the flags and the image bytes.
+  const listed = cliList(edited.path);
+  const entries = [];
+  const walk = (n) => { if (n.kind === 'offload-entry') entries.push(n); (n.children ?? []).forEach(walk); };
+  walk(listed.root);
+  assert.deepEqual(entries.map((e) => e.fields.strings), [
+    { arch: 'gfx1030', note: 'edited in the page', triple: 'amdgcn-amd-amdhsa' },
+    { arch: 'gfx942', triple: 'amdgcn-amd-amdhsa' },
+  ]);
+  assert.deepEqual(entries.map((e) => e.fields.flags), [5, 0]);
+  const extracted = join(dir, 'extracted');
+  must(OFFLOAD, ['extract', edited.path, '--image=arch=gfx942', '-o', extracted]);
+  const [name] = readdirSync(extracted);
+  assert.ok(bytesEqual(readFileSync(join(extracted, name)), added), 'the added image is the file given');
+
+  // An edit that is allowed but leaves something LLVM would warn about says so with its result.
+  await select('offload entry openmp amdgcn-amd-amdhsa gfx942');
+  await page.getByRole('button', { name: 'Remove triple' }).click();
+  await applied();
+  await page.locator('.edit-status.done', { hasText: "new warning: offload entry openmp gfx942 (object, 4.4 KiB): no triple: LLVM's linker wrapper cannot tell the target" }).waitFor();
+  await closeTab('omp_elf_2arch.o');
 });
 
 test('a compressed bundle grown past its slot in a linked library is refused, and its payload is offered alone', async () => {

@@ -11,7 +11,7 @@ use crate::worker::{describe, post, BlobReader, Explored};
 use offload::compressed::CompressedBundle;
 use offload::edit::{self, EditError};
 use offload::explore::explore;
-use offload::tree::{Node, NodeKind, Tree};
+use offload::tree::{Node, NodeKind, Severity, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
 
@@ -60,15 +60,20 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, request: &EditRequest, sett
     if !errors.is_empty() {
         return failed(format!("the edited file does not read back without errors, so it is not kept: {}", errors.join("; ")));
     }
+    // New warnings (an entry without a triple, bytes LLVM would not read) go with the result,
+    // so the user sees them before downloading.
+    let mut notes = edited.notes;
+    notes.extend(edit::new_diagnostics(&tree, &new_tree, Severity::Warning).into_iter().map(|w| format!("new warning: {w}")));
     let blob = match blob_of(&edited.bytes) {
         Ok(b) => b,
         Err(message) => return failed(message),
     };
     progress("preparing the views");
+    let select = edit::selection_after(&request.to_core(), &tree, &new_tree, &edited.mark);
     let mut doc = doc_of(&new_tree, &edited.bytes);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
     *kept.borrow_mut() = Some(Explored { tree: new_tree, file: blob.clone(), name, settings: *settings });
-    FromWorker::Edited(Box::new(EditedFile { file: blob, doc, mark: edited.mark, notes: edited.notes }))
+    FromWorker::Edited(Box::new(EditedFile { file: blob, doc, mark: edited.mark, select, notes }))
 }
 
 /// The edit could not be written back into a linked file; the new container alone is

@@ -71,6 +71,8 @@ pub struct EditedFile {
     pub doc: Doc,
     /// The node to mark as edited.
     pub mark: NodePath,
+    /// The node to select (`offload::edit::selection_after`): a moved or added entry.
+    pub select: NodePath,
     pub notes: Vec<String>,
 }
 

@@ -272,7 +272,7 @@ fn on_event(id: TabId, event: Event, history: &RefCell<History>, dispatch: &Call
                 h.add(edited.file);
                 h.busy = false;
             }
-            dispatch.emit(Action::Edited { id, doc: Rc::new(edited.doc), mark: edited.mark, notes: edited.notes });
+            dispatch.emit(Action::Edited { id, doc: Rc::new(edited.doc), mark: edited.mark, select: edited.select, notes: edited.notes });
         }
         Event::EditFailed { message, payload } => {
             let name = payload.as_ref().map(|(_, name)| name.clone());

@@ -223,7 +223,8 @@ pub enum Action {
     EditStarted { id: TabId, what: String },
     EditProgress { id: TabId, stage: String },
     /// An edit made a new version of the file: it replaces any versions after the shown one.
-    Edited { id: TabId, doc: Rc<Doc>, mark: Vec<usize>, notes: Vec<String> },
+    /// An edit's new version: the node it marks, and the node to select there.
+    Edited { id: TabId, doc: Rc<Doc>, mark: Vec<usize>, select: Vec<usize>, notes: Vec<String> },
     EditFailed { id: TabId, message: String, payload: Option<String> },
     Verified { id: TabId, node: Vec<usize>, stored: u64, computed: u64 },
     /// Show another version (undo, redo); `index` counts from the file as opened.
@@ -318,7 +319,7 @@ impl AppState {
                     if let Some(version) = tab.versions.get_mut(tab.current) {
                         // Explored again (other settings) after edits: the history stays.
                         version.doc = doc.clone();
-                        show_doc(tab, doc);
+                        show_doc(tab, doc, None);
                         return self;
                     }
                     tab.versions = vec![Version { doc: doc.clone(), marks: Vec::new() }];
@@ -471,9 +472,9 @@ impl AppState {
                     }
                 }
             }
-            Action::Edited { id, doc, mark, notes } => {
+            Action::Edited { id, doc, mark, select, notes } => {
                 if let Some(tab) = self.tab_mut(id) {
-                    add_version(tab, doc, mark);
+                    add_version(tab, doc, mark, &select);
                     tab.edit = EditStatus::Done { what: running_what(&tab.edit), notes };
                 }
             }
@@ -493,7 +494,7 @@ impl AppState {
                         tab.current = index;
                         tab.edit = EditStatus::Idle;
                         let doc = tab.versions[index].doc.clone();
-                        show_doc(tab, doc);
+                        show_doc(tab, doc, None);
                     }
                 }
             }
@@ -519,8 +520,9 @@ fn running_what(status: &EditStatus) -> String {
     }
 }
 
-/// Appends an edit's result after the shown version, dropping the versions that were undone.
-fn add_version(tab: &mut Tab, doc: Rc<Doc>, mark: Vec<usize>) {
+/// Appends an edit's result after the shown version, dropping the versions that were undone,
+/// and selects `select` in it.
+fn add_version(tab: &mut Tab, doc: Rc<Doc>, mark: Vec<usize>, select: &[usize]) {
     let mut marks = tab.versions.get(tab.current).map(|v| v.marks.clone()).unwrap_or_default();
     if !marks.contains(&mark) {
         marks.push(mark);
@@ -528,15 +530,18 @@ fn add_version(tab: &mut Tab, doc: Rc<Doc>, mark: Vec<usize>) {
     tab.versions.truncate(tab.current + 1);
     tab.versions.push(Version { doc: doc.clone(), marks });
     tab.current = tab.versions.len() - 1;
-    show_doc(tab, doc);
+    show_doc(tab, doc, Some(select));
 }
 
 /// Shows another document for the same file (an edit, undo, redo, re-exploring): the tree
-/// keeps what was expanded and the selection stays on the same path where those nodes still
-/// exist (otherwise on the nearest ancestor that does).
-fn show_doc(tab: &mut Tab, doc: Rc<Doc>) {
+/// keeps what was expanded and the selection goes to `to_select`, or stays on the same path,
+/// where those nodes still exist (otherwise on the nearest ancestor that does).
+fn show_doc(tab: &mut Tab, doc: Rc<Doc>, to_select: Option<&[usize]>) {
     let old = tab.doc().cloned();
-    let selected_path = old.as_ref().zip(tab.selected).map(|(o, s)| o.path_of(s));
+    let selected_path = match to_select {
+        Some(path) => Some(path.to_vec()),
+        None => old.as_ref().zip(tab.selected).map(|(o, s)| o.path_of(s)),
+    };
     tab.expanded = match &old {
         Some(old) => carry_expansion(old, &tab.expanded, &doc),
         None => doc.nodes.iter().map(|n| !n.children.is_empty()).collect(),

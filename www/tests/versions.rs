@@ -26,10 +26,17 @@ fn find(doc: &Doc, label_starts: &str) -> NodeId {
 
 /// The file after `edit`, explored; and the path the core marks.
 fn edited(bytes: &[u8], edit: &Edit) -> (Vec<u8>, Rc<Doc>, Vec<usize>) {
+    let (bytes, doc, mark, _) = edited_selecting(bytes, edit);
+    (bytes, doc, mark)
+}
+
+/// The same, with the path the worker tells the page to select.
+fn edited_selecting(bytes: &[u8], edit: &Edit) -> (Vec<u8>, Rc<Doc>, Vec<usize>, Vec<usize>) {
     let tree = explore(bytes, NAME, &Options::default());
     let out = apply(bytes, &tree, edit).unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+    let select = offload::edit::selection_after(edit, &tree, &explore(&out.bytes[..], NAME, &Options::default()), &out.mark);
     let doc = Rc::new(explore_bytes(&out.bytes, NAME));
-    (out.bytes, doc, out.mark)
+    (out.bytes, doc, out.mark, select)
 }
 
 fn opened() -> (AppState, Rc<Doc>) {
@@ -66,7 +73,7 @@ fn an_edit_adds_a_version_marks_the_node_and_keeps_the_selection_on_its_path() {
         .reduce(Action::EditProgress { id: 1, stage: "compressing".into() });
     assert!(matches!(&s.tab(1).unwrap().edit, EditStatus::Running { stage, .. } if stage == "compressing"));
     assert!(!s.tab(1).unwrap().can_undo(), "nothing is undone while an edit runs");
-    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark: mark.clone(), notes: vec!["note".into()] });
+    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark: mark.clone(), select: doc.path_of(entry), notes: vec!["note".into()] });
     let tab = s.tab(1).unwrap();
     assert_eq!((tab.versions.len(), tab.current), (2, 1));
     assert!(tab.can_undo() && !tab.can_redo() && tab.is_edited());
@@ -84,8 +91,8 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
     let (b1, doc1, mark1) = edited(HIP_O, &set_id(&doc0, OLD_ID, "hipv4-amdgcn-amd-amdhsa--gfx908"));
     let (_, doc2, mark2) = edited(&b1, &set_id(&doc1, "hipv4-amdgcn-amd-amdhsa--gfx908", "hipv4-amdgcn-amd-amdhsa--gfx90c"));
     let s = s
-        .reduce(Action::Edited { id: 1, doc: doc1.clone(), mark: mark1.clone(), notes: vec![] })
-        .reduce(Action::Edited { id: 1, doc: doc2.clone(), mark: mark2.clone(), notes: vec![] });
+        .reduce(Action::Edited { id: 1, doc: doc1.clone(), mark: mark1.clone(), select: mark1.clone(), notes: vec![] })
+        .reduce(Action::Edited { id: 1, doc: doc2.clone(), mark: mark2.clone(), select: mark2.clone(), notes: vec![] });
     assert_eq!(s.tab(1).unwrap().versions[2].marks, vec![mark1.clone()], "the same node edited twice is one mark");
 
     let s = s.reduce(Action::SwitchVersion { id: 1, index: 0 });
@@ -100,7 +107,7 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
 
     // A new edit on version 1 replaces version 2.
     let (_, doc3, mark3) = edited(&b1, &Edit::Compress { node: doc1.path_of(find(&doc1, "clang offload bundle")), method: offload::compression::Method::Zlib, level: None, version: 2 });
-    let s = s.reduce(Action::Edited { id: 1, doc: doc3.clone(), mark: mark3.clone(), notes: vec![] });
+    let s = s.reduce(Action::Edited { id: 1, doc: doc3.clone(), mark: mark3.clone(), select: mark3.clone(), notes: vec![] });
     let tab = s.tab(1).unwrap();
     assert_eq!((tab.versions.len(), tab.current), (3, 2));
     assert!(Rc::ptr_eq(&tab.versions[2].doc, &doc3) && !tab.can_redo());
@@ -128,8 +135,8 @@ fn removing_the_selected_entry_selects_what_took_its_place() {
     let (s, doc) = opened();
     let entry = find(&doc, OLD_ID);
     let s = s.reduce(Action::Select(entry));
-    let (_, new_doc, mark) = edited(HIP_O, &Edit::RemoveEntry { node: doc.path_of(entry) });
-    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, notes: vec![] });
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &Edit::RemoveEntry { node: doc.path_of(entry) });
+    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
     let tab = s.tab(1).unwrap();
     let selected = tab.selected.unwrap();
     // The next entry moved up to the removed one's path.
@@ -139,12 +146,28 @@ fn removing_the_selected_entry_selects_what_took_its_place() {
 }
 
 #[test]
+fn a_moved_entry_stays_selected_so_moving_it_again_moves_the_same_entry() {
+    let (s, doc) = opened();
+    let entry = find(&doc, OLD_ID);
+    let s = s.reduce(Action::Select(entry));
+    let entries = |d: &Doc| d.nodes.iter().filter(|n| n.kind == "bundle-entry").map(|n| n.label.clone()).collect::<Vec<_>>();
+    let before = entries(&doc);
+    let at = before.iter().position(|l| l.starts_with(OLD_ID)).unwrap();
+    assert!(at + 1 < before.len(), "{before:?}");
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &EditRequest::MoveEntry { node: doc.path_of(entry), to: at + 1 }.to_core());
+    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
+    let selected = s.tab(1).unwrap().selected.unwrap();
+    assert!(new_doc.nodes[selected].label.starts_with(OLD_ID), "the moved entry is selected, not the one that took its place");
+    assert_eq!(entries(&new_doc).iter().position(|l| l.starts_with(OLD_ID)), Some(at + 1));
+}
+
+#[test]
 fn compressing_a_bundle_keeps_the_history_and_marks_the_compressed_bundle() {
     let (s, doc) = opened();
     let bundle = find(&doc, "clang offload bundle");
     let request = EditRequest::Compress { node: doc.path_of(bundle), method: CompressionMethod::Zstd, level: None, version: 3 };
-    let (_, new_doc, mark) = edited(HIP_O, &request.to_core());
-    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, notes: vec![] });
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &request.to_core());
+    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
     let marked = s.tab(1).unwrap().marked();
     assert_eq!(marked.len(), 1);
     assert_eq!(new_doc.nodes[marked[0]].kind, "compressed-bundle");
