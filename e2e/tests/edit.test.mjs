@@ -3,7 +3,7 @@
 // (llvm-objdump, clang-offload-bundler, llvm-objcopy, our CLI), or linked and run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURES, LLVM_BIN, OFFLOAD, cliList, download, dropFile, must, openPage, shot, startSite } from '../support.mjs';
@@ -352,6 +352,45 @@ test('every other offload entry edit, made by clicks, is what llvm-objdump --off
   await applied();
   await page.locator('.edit-status.done', { hasText: "new warning: offload entry openmp gfx942 (object, 4.4 KiB): no triple: LLVM's linker wrapper cannot tell the target" }).waitFor();
   await closeTab('omp_elf_2arch.o');
+});
+
+test('bundle entries are added from a file, moved and removed by clicks, as clang-offload-bundler reads them', async () => {
+  // The code object of the test above, or a new one.
+  if (!existsSync(join(dir, 'bump_gfx942.co'))) {
+    writeFileSync(join(dir, 'stub_hip.h'), STUB_HIP_H);
+    writeFileSync(join(dir, 'bump.hip'), KERNEL_HIP);
+    must(CLANG, ['-x', 'hip', '-nogpulib', '-nogpuinc', '-O2', '-c', 'bump.hip', '--offload-arch=gfx942', '--cuda-device-only',
+      '--no-gpu-bundle-output', '-o', 'bump_gfx942.co'], { cwd: dir });
+  }
+  const added = readFileSync(join(dir, 'bump_gfx942.co'));
+  await dropFile(page, join(FIXTURES, 'bundle_bin.bc'));
+  await select('clang offload bundle');
+  const id = page.locator('#add-entry-id');
+  await id.fill('hipv4-amdgcn-amd-amdhsa--gfx906');
+  await page.locator('.add-entry .field-problem', { hasText: "the bundle already has an entry 'hipv4-amdgcn-amd-amdhsa--gfx906'" }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Add image' }).isDisabled(), true);
+  await id.fill('hipv4-amdgcn-amd-amdhsa--gfx942');
+  await page.locator('#add-entry-file').setInputFiles(join(dir, 'bump_gfx942.co'));
+  await page.getByRole('button', { name: 'Add image' }).click();
+  await waitVersion(1);
+  await page.locator('.inspector .node-label', { hasText: 'hipv4-amdgcn-amd-amdhsa--gfx942' }).waitFor();
+  // The new entry is last: move it up once, then remove the gfx906 entry.
+  await page.getByRole('button', { name: 'Move up' }).click();
+  await waitVersion(2);
+  await page.locator('.inspector .node-label', { hasText: 'hipv4-amdgcn-amd-amdhsa--gfx942' }).waitFor();
+  await select('hipv4-amdgcn-amd-amdhsa--gfx906');
+  await page.getByRole('button', { name: 'Remove entry' }).click();
+  await waitVersion(3);
+
+  const edited = await downloadFile();
+  // The bundler lists in its own (hash) order; the order of the entries in the file is ours.
+  const listed = must(BUNDLER, ['--list', '--type=bc', `--input=${edited.path}`]).trim().split('\n').sort();
+  assert.deepEqual(listed, ['hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+', 'hipv4-amdgcn-amd-amdhsa--gfx942', 'host-x86_64-unknown-linux-gnu-']);
+  assert.deepEqual(cliList(edited.path).targets.map((t) => t.target_id), ['hipv4-amdgcn-amd-amdhsa--gfx942', 'hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+']);
+  const out = join(dir, 'unbundled-gfx942.co');
+  must(BUNDLER, ['--unbundle', '--type=bc', `--input=${edited.path}`, '--targets=hipv4-amdgcn-amd-amdhsa--gfx942', `--output=${out}`]);
+  assert.ok(bytesEqual(readFileSync(out), added), 'the bundler unbundles the file that was added');
+  await closeTab('bundle_bin.bc');
 });
 
 test('a compressed bundle grown past its slot in a linked library is refused, and its payload is offered alone', async () => {

@@ -40,6 +40,13 @@ fn string_of(props: &EditFormProps, node: Option<NodeId>, key: &str) -> Option<S
     }
 }
 
+/// Whether the bundle already has an entry with this ID (the core refuses a second one, as
+/// the bundler keeps only the last of the same ID).
+fn has_entry(props: &EditFormProps, id: &str) -> bool {
+    let doc = &props.doc;
+    doc.nodes[props.node].children.iter().any(|&c| doc.nodes[c].kind == "bundle-entry" && doc.text(c, "id") == Some(id))
+}
+
 fn text_input(setter: &UseStateHandle<String>) -> Callback<InputEvent> {
     let setter = setter.clone();
     Callback::from(move |e: InputEvent| setter.set(e.target_unchecked_into::<HtmlInputElement>().value()))
@@ -69,6 +76,7 @@ pub fn AddEntry(props: &AddEntryProps) -> Html {
     let error = use_state(|| None::<String>);
 
     let problem = match props.kind {
+        NewEntryKind::BundleEntry if has_entry(form, &id) => Some(format!("the bundle already has an entry '{}'", *id)),
         NewEntryKind::BundleEntry => entry_id_problem(&id),
         NewEntryKind::OffloadEntry => string_problem("triple", &triple).or_else(|| string_problem("arch", &arch)),
     };
