@@ -252,13 +252,20 @@ test('a HIP object whose gfx90a image is replaced in the page links and register
   await closeTab('bump.o');
 });
 
+/** A real gfx942 code object compiled by clang-22 from the kernel above (once); its path. */
+function gfx942CodeObject() {
+  const path = join(dir, 'bump_gfx942.co');
+  if (!existsSync(path)) {
+    writeFileSync(join(dir, 'stub_hip.h'), STUB_HIP_H);
+    writeFileSync(join(dir, 'bump.hip'), KERNEL_HIP);
+    must(CLANG, ['-x', 'hip', '-nogpulib', '-nogpuinc', '-O2', '-c', 'bump.hip', '--offload-arch=gfx942', '--cuda-device-only',
+      '--no-gpu-bundle-output', '-o', path], { cwd: dir });
+  }
+  return path;
+}
+
 test('every other offload entry edit, made by clicks, is what llvm-objdump --offloading reads', async () => {
-  // A real gfx942 code object to add.
-  writeFileSync(join(dir, 'stub_hip.h'), STUB_HIP_H);
-  writeFileSync(join(dir, 'bump.hip'), KERNEL_HIP);
-  must(CLANG, ['-x', 'hip', '-nogpulib', '-nogpuinc', '-O2', '-c', 'bump.hip', '--offload-arch=gfx942', '--cuda-device-only',
-    '--no-gpu-bundle-output', '-o', 'bump_gfx942.co'], { cwd: dir });
-  const added = readFileSync(join(dir, 'bump_gfx942.co'));
+  const added = readFileSync(gfx942CodeObject());
 
   await dropFile(page, join(FIXTURES, 'omp_elf_2arch.o'));
   let version = 0;
@@ -311,7 +318,7 @@ test('every other offload entry edit, made by clicks, is what llvm-objdump --off
   await page.locator('#add-arch').fill('gfx942');
   await page.locator('#add-image-kind').selectOption('1');
   await page.locator('#add-offload-kind').selectOption('1');
-  await page.locator('#add-entry-file').setInputFiles(join(dir, 'bump_gfx942.co'));
+  await page.locator('#add-entry-file').setInputFiles(gfx942CodeObject());
   await page.getByRole('button', { name: 'Add image' }).click();
   await applied();
   await page.locator('.inspector .node-label', { hasText: 'offload entry openmp amdgcn-amd-amdhsa gfx942' }).waitFor();
@@ -355,14 +362,7 @@ test('every other offload entry edit, made by clicks, is what llvm-objdump --off
 });
 
 test('bundle entries are added from a file, moved and removed by clicks, as clang-offload-bundler reads them', async () => {
-  // The code object of the test above, or a new one.
-  if (!existsSync(join(dir, 'bump_gfx942.co'))) {
-    writeFileSync(join(dir, 'stub_hip.h'), STUB_HIP_H);
-    writeFileSync(join(dir, 'bump.hip'), KERNEL_HIP);
-    must(CLANG, ['-x', 'hip', '-nogpulib', '-nogpuinc', '-O2', '-c', 'bump.hip', '--offload-arch=gfx942', '--cuda-device-only',
-      '--no-gpu-bundle-output', '-o', 'bump_gfx942.co'], { cwd: dir });
-  }
-  const added = readFileSync(join(dir, 'bump_gfx942.co'));
+  const added = readFileSync(gfx942CodeObject());
   await dropFile(page, join(FIXTURES, 'bundle_bin.bc'));
   await select('clang offload bundle');
   const id = page.locator('#add-entry-id');
@@ -370,7 +370,7 @@ test('bundle entries are added from a file, moved and removed by clicks, as clan
   await page.locator('.add-entry .field-problem', { hasText: "the bundle already has an entry 'hipv4-amdgcn-amd-amdhsa--gfx906'" }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Add image' }).isDisabled(), true);
   await id.fill('hipv4-amdgcn-amd-amdhsa--gfx942');
-  await page.locator('#add-entry-file').setInputFiles(join(dir, 'bump_gfx942.co'));
+  await page.locator('#add-entry-file').setInputFiles(gfx942CodeObject());
   await page.getByRole('button', { name: 'Add image' }).click();
   await waitVersion(1);
   await page.locator('.inspector .node-label', { hasText: 'hipv4-amdgcn-amd-amdhsa--gfx942' }).waitFor();
