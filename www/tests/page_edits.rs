@@ -1,14 +1,17 @@
 //! Every edit the page's forms offer, made on every node that offers it in real fixtures, the
 //! way the worker makes it: the core applies the page's request and the result is explored
-//! again. Each either succeeds and reads back with no error the file did not have, or is
-//! refused with a message — never a panic, never a file the page would then refuse.
+//! again. Each either succeeds and reads back with no error or warning the file did not have, or
+//! is refused with a message — never a panic, never a file the page would then refuse. Natively,
+//! every edit is also made on the result of every other, since layouts that one edit leaves can
+//! trip the next (a binary grown twice once left a gap LLVM could not read).
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use offload::edit::{apply, new_errors, EditError};
+use offload::edit::{apply, new_diagnostics, new_errors, EditError};
+use offload::tree::{Severity, Tree};
 use offload::explore::{explore, Options};
 use offload_www::edit_request::{CompressionMethod, EditRequest, NewEntryRequest};
 use offload_www::model::{explore_bytes, Doc};
@@ -81,6 +84,8 @@ fn every_offered_edit_reads_back_or_is_refused_with_a_message() {
                         let after = explore(&edited.bytes[..], name, &options);
                         let errors = new_errors(&tree, &after);
                         assert!(errors.is_empty(), "{name}: {request:?} wrote a file with new errors: {errors:?}");
+                        let warnings = new_diagnostics(&tree, &after, Severity::Warning);
+                        assert!(warnings.is_empty(), "{name}: {request:?} wrote a file with new warnings: {warnings:?}");
                         let new_doc = explore_bytes(&edited.bytes, name);
                         assert!(new_doc.nearest_at(&edited.mark).is_some(), "{name}: {request:?}: the mark {:?} names no node", edited.mark);
                         made += 1;
@@ -93,4 +98,38 @@ fn every_offered_edit_reads_back_or_is_refused_with_a_message() {
         }
     }
     assert!(made > 40, "only {made} edits were made");
+}
+
+/// Applies every offered edit to `bytes`; checks each result against `original` (no error or
+/// warning it did not have) and returns the results.
+fn apply_all(name: &str, bytes: &[u8], original: &Tree, label: &str) -> Vec<(String, Vec<u8>)> {
+    let options = Options::default();
+    let doc = explore_bytes(bytes, name);
+    let tree = explore(bytes, name, &options);
+    let mut out = Vec::new();
+    for node in 0..doc.nodes.len() {
+        for request in offered(&doc, node) {
+            let Ok(edited) = apply(bytes, &tree, &request.to_core()) else { continue };
+            let after = explore(&edited.bytes[..], name, &options);
+            for severity in [Severity::Error, Severity::Warning] {
+                let new = new_diagnostics(original, &after, severity);
+                assert!(new.is_empty(), "{name}: {label} then {request:?}: new {severity:?}s {new:?}");
+            }
+            out.push((format!("{label} then {request:?}"), edited.bytes));
+        }
+    }
+    out
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn every_offered_edit_made_after_every_other_reads_back_without_new_warnings() {
+    let mut made = 0;
+    for (name, bytes) in FIXTURES {
+        let original = explore(*bytes, name, &Options::default());
+        for (first, edited) in apply_all(name, bytes, &original, "the file") {
+            made += apply_all(name, &edited, &original, &first).len();
+        }
+    }
+    assert!(made > 1000, "only {made} pairs of edits were made");
 }
