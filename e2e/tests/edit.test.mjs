@@ -149,7 +149,8 @@ test('a bundle compressed and decompressed in the page is the original again; un
   await page.getByRole('button', { name: 'Compress', exact: true }).click();
   await waitVersion(1);
   await page.locator('#tree .row', { hasText: 'compressed bundle v3 (zstd' }).waitFor();
-  await page.locator('.edit-status.done', { hasText: 'compressed with zstd level 3, format version 3' }).waitFor();
+  await page.locator('.edit-status.done', { hasText: 'Done: compressing with zstd level 3, format version 3.' }).waitFor();
+  assert.equal(await page.locator('.edit-status.done .edit-notes').count(), 0, 'no note says the same again');
 
   const compressed = await downloadFile();
   const listedCompressed = must(BUNDLER, ['--list', '--type=bc', `--input=${compressed.path}`]).trim().split('\n').sort();

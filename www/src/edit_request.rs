@@ -175,6 +175,13 @@ pub fn parse_flags(text: &str) -> Result<u32, String> {
     parsed.map_err(|_| format!("expected a number from 0 to 4294967295 (decimal, or hex with 0x), found '{t}'"))
 }
 
+/// Whether an edit's note only says again what the edit's description says ("compressed with
+/// zstd level 3, …" after "compressing with zstd level 3, …"): the same words after the verb.
+pub fn restates(note: &str, what: &str) -> bool {
+    let after_verb = |s: &str| s.split_once(' ').map(|(_, rest)| rest.to_string());
+    after_verb(note).is_some_and(|n| Some(n) == after_verb(what))
+}
+
 /// The file name to offer a payload under when it does not fit in a linked file: the file's
 /// name with the extension of what the payload is (`.hipfb` for a bundle or a compressed
 /// bundle, as HIP names its fat binaries; `.offbin` for an offload binary).
@@ -256,6 +263,9 @@ mod tests {
     fn descriptions_say_what_changes() {
         let c = EditRequest::Compress { node: vec![], method: CompressionMethod::Zstd, level: None, version: 3 };
         assert_eq!(c.describe(), "compressing with zstd level 3, format version 3");
+        assert!(restates("compressed with zstd level 3, format version 3", &c.describe()));
+        assert!(!restates("section .hip_fatbin is now 1881 bytes (was 4311)", &c.describe()));
+        assert!(!restates("compressed with zstd level 3, format version 3", "decompressing"));
         assert_eq!(EditRequest::MoveEntry { node: vec![], to: 0 }.describe(), "moving the entry to position 1");
     }
 

@@ -4,6 +4,7 @@
 //! the user can make is an [`Action`] that tests can replay without a browser.
 
 use crate::download::DownloadNotice;
+use crate::edit_request::restates;
 use crate::model::{Doc, NodeId, Span};
 use crate::remote::RemoteState;
 use crate::settings::Settings;
@@ -472,10 +473,12 @@ impl AppState {
                     }
                 }
             }
-            Action::Edited { id, doc, mark, select, notes } => {
+            Action::Edited { id, doc, mark, select, mut notes } => {
                 if let Some(tab) = self.tab_mut(id) {
                     add_version(tab, doc, mark, &select);
-                    tab.edit = EditStatus::Done { what: running_what(&tab.edit), notes };
+                    let what = running_what(&tab.edit);
+                    notes.retain(|n| !restates(n, &what));
+                    tab.edit = EditStatus::Done { what, notes };
                 }
             }
             Action::EditFailed { id, message, payload } => {
