@@ -62,14 +62,19 @@ pub fn command_for(key: &str) -> Option<Command> {
 pub const EDIT_SHORTCUTS: &[(&str, Command, &str)] = &[
     ("Ctrl+Z", Command::Undo, "Undo the last edit of the file (Cmd+Z on macOS)"),
     ("Ctrl+Shift+Z", Command::Redo, "Redo the edit undone last (Cmd+Shift+Z on macOS)"),
+    ("Ctrl+Y", Command::Redo, "Redo, as on Windows"),
 ];
 
-/// The edit command for a key pressed with Ctrl or Cmd (`command` is whether either is held).
-pub fn edit_command_for(key: &str, command: bool, shift: bool, alt: bool) -> Option<Command> {
-    if !command || alt || !key.eq_ignore_ascii_case("z") {
+/// The edit command for a key pressed with Ctrl (`ctrl`) or Cmd (`meta`). Ctrl+Y redoes too,
+/// as on Windows; Cmd+Y is left to the browser (its history on macOS).
+pub fn edit_command_for(key: &str, ctrl: bool, meta: bool, shift: bool, alt: bool) -> Option<Command> {
+    if alt || !(ctrl || meta) {
         return None;
     }
-    Some(if shift { Command::Redo } else { Command::Undo })
+    if key.eq_ignore_ascii_case("z") {
+        return Some(if shift { Command::Redo } else { Command::Undo });
+    }
+    (key == "y" && ctrl && !meta && !shift).then_some(Command::Redo)
 }
 
 #[cfg(test)]
@@ -93,12 +98,15 @@ mod tests {
 
     #[test]
     fn ctrl_or_cmd_z_undoes_and_with_shift_redoes() {
-        assert_eq!(edit_command_for("z", true, false, false), Some(Command::Undo));
+        assert_eq!(edit_command_for("z", true, false, false, false), Some(Command::Undo));
+        assert_eq!(edit_command_for("z", false, true, false, false), Some(Command::Undo), "Cmd+Z");
         // With Shift held, browsers report the capital letter.
-        assert_eq!(edit_command_for("Z", true, true, false), Some(Command::Redo));
-        assert_eq!(edit_command_for("z", false, false, false), None, "plain z is not undo");
-        assert_eq!(edit_command_for("z", true, false, true), None);
-        assert_eq!(edit_command_for("y", true, false, false), None);
+        assert_eq!(edit_command_for("Z", true, false, true, false), Some(Command::Redo));
+        assert_eq!(edit_command_for("z", false, false, false, false), None, "plain z is not undo");
+        assert_eq!(edit_command_for("z", true, false, false, true), None);
+        assert_eq!(edit_command_for("y", true, false, false, false), Some(Command::Redo), "Ctrl+Y");
+        assert_eq!(edit_command_for("y", false, true, false, false), None, "Cmd+Y is the browser's");
+        assert_eq!(edit_command_for("y", false, false, false, false), None);
         assert!(EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Undo) && EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Redo));
     }
 }

@@ -426,8 +426,8 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, on_
             if e.default_prevented() || typing(e) {
                 return;
             }
-            // Ctrl+Z and Ctrl+Shift+Z (Cmd on macOS) undo and redo edits of the file.
-            if let Some(command) = edit_command_for(&e.key(), e.ctrl_key() || e.meta_key(), e.shift_key(), e.alt_key()) {
+            // Ctrl+Z and Ctrl+Shift+Z (Cmd on macOS) undo and redo edits of the file; Ctrl+Y redoes.
+            if let Some(command) = edit_command_for(&e.key(), e.ctrl_key(), e.meta_key(), e.shift_key(), e.alt_key()) {
                 if let Some(id) = *active.borrow() {
                     e.prevent_default();
                     on_file.emit(if command == Command::Redo { FileRequest::Redo(id) } else { FileRequest::Undo(id) });
