@@ -224,7 +224,7 @@ pub enum Action {
     EditStarted { id: TabId, what: String },
     EditProgress { id: TabId, stage: String },
     /// An edit made a new version of the file: it replaces any versions after the shown one.
-    /// An edit's new version: the node it marks, and the node to select there.
+    /// `mark` is the node it changed, `select` the node to select there.
     Edited { id: TabId, doc: Rc<Doc>, mark: Vec<usize>, select: Vec<usize>, notes: Vec<String> },
     EditFailed { id: TabId, message: String, payload: Option<String> },
     Verified { id: TabId, node: Vec<usize>, stored: u64, computed: u64 },
