@@ -13,7 +13,7 @@ use crate::bytes::human_size;
 use crate::compressed;
 use crate::error::Error;
 use crate::host::{self, SectionRole};
-use crate::offload_binary;
+use crate::offload_binary::{self, ImageKind};
 use crate::target_id;
 use crate::text_bundle;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
@@ -378,6 +378,11 @@ impl Explorer<'_> {
     /// Explores the bytes of every image and bundle entry below `node`. `data` holds the bytes
     /// of `span`.
     fn fill_images(&mut self, node: &mut Node, data: &[u8], span: Span, depth: u32) {
+        let image_kind = match (node.kind, node.get("image_kind_value")) {
+            (NodeKind::OffloadEntry, Some(Value::Uint(k))) => u16::try_from(*k).ok().map(ImageKind),
+            _ => None,
+        };
+        let mut mismatch = None;
         for child in &mut node.children {
             match child.kind {
                 NodeKind::Image | NodeKind::BundleEntry => {
@@ -387,10 +392,17 @@ impl Explorer<'_> {
                     }
                     let bytes = &data[start as usize..(start + child.span.size) as usize];
                     let found = self.content(bytes, child.span, depth + 1);
+                    if let (Some(kind), Some(format)) = (image_kind, found.first().and_then(|n| n.text("format"))) {
+                        mismatch = kind_mismatch(kind, format);
+                    }
                     child.children.extend(found);
                 }
                 _ => self.fill_images(child, data, span, depth),
             }
+        }
+        if let Some(message) = mismatch {
+            let kind_span = node.fields.iter().find(|f| f.name == "image_kind").and_then(|f| f.span);
+            node.diag(Severity::Warning, message, kind_span);
         }
     }
 
@@ -550,6 +562,30 @@ fn annotate_entries(bundle: &mut Node) {
             target_id::annotate_entry_id(entry, &id);
         }
     }
+}
+
+/// Why an offload entry's image kind does not fit the image its bytes are (`format`, as
+/// [`describe_image`] names it), or `None` when it fits or cannot be told. LLVM's tools go by
+/// the kind (the linker wrapper links an "object" and hands "bitcode" to LTO), so a kind set
+/// wrong, by hand or in the page, breaks the link.
+fn kind_mismatch(kind: ImageKind, format: &str) -> Option<String> {
+    let fits: &[ImageKind] = match format {
+        "LLVM bitcode" => &[ImageKind::BITCODE],
+        "SPIR-V module" => &[ImageKind::SPIRV],
+        "NVIDIA fatbin" => &[ImageKind::FATBINARY],
+        "PTX" => &[ImageKind::PTX],
+        "AMDGPU code object" | "CUDA cubin" | "ELF object" => &[ImageKind::OBJECT, ImageKind::CUBIN],
+        _ => return None,
+    };
+    // Kind 0 says nothing, and kinds LLVM does not define are reported on their own.
+    if kind == ImageKind::NONE || !kind.is_known() || fits.contains(&kind) {
+        return None;
+    }
+    Some(format!(
+        "image kind {} ({}) does not fit the image, which is {format}: LLVM's tools go by the kind",
+        kind.name(),
+        kind.0
+    ))
 }
 
 /// The first offset at or after `from` where a known container magic starts.

@@ -839,3 +839,30 @@ fn the_selection_follows_a_moved_or_added_entry_and_stays_in_place_after_a_remov
     let renamed = Edit::SetEntryId { node: first, id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() };
     assert!(selected_after(&hip, &renamed).starts_with("hipv4-amdgcn-amd-amdhsa--gfx908"));
 }
+
+/// An image kind that does not fit the image (bitcode on an AMDGPU code object) is a warning on
+/// the entry, which the page lists with the edit's result; a fitting kind has none.
+#[test]
+fn an_image_kind_that_does_not_fit_the_image_is_a_warning() {
+    let input = fixture("offbin_two_images.offbin");
+    let tree = tree_of(&input);
+    let entry = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx906"));
+    let mismatch = |t: &Tree| {
+        all_diagnostics(t)
+            .into_iter()
+            .filter(|d| d.contains("does not fit the image"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(mismatch(&tree), Vec::<String>::new());
+    let kind = |k: u16| {
+        let edited = apply_ok(&input, &Edit::SetImageKind { node: entry.clone(), kind: k });
+        mismatch(&tree_of(&edited.bytes))
+    };
+    assert_eq!(
+        kind(2),
+        ["offload entry hip amdgcn-amd-amdhsa gfx906 (bitcode, 4.6 KiB): image kind bitcode (2) does not fit the image, which is AMDGPU code object: LLVM's tools go by the kind"]
+    );
+    assert_eq!(kind(5).len(), 1, "PTX on a code object");
+    assert_eq!(kind(3), Vec::<String>::new(), "cubin is an ELF kind too");
+    assert_eq!(kind(0), Vec::<String>::new(), "kind 0 says nothing");
+}

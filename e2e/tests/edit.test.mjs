@@ -296,6 +296,8 @@ test('every other offload entry edit, made by clicks, is what llvm-objdump --off
   await page.locator('#edit-image-kind').selectOption('1');
   await page.getByRole('button', { name: 'Apply the image kind' }).click();
   await applied();
+  // The image is bitcode: the page says the new kind does not fit it (and still makes the edit).
+  await page.locator('.edit-status.done', { hasText: 'new warning: offload entry openmp amdgcn-amd-amdhsa gfx1030 (object, 7.2 KiB): image kind object (1) does not fit the image, which is LLVM bitcode' }).waitFor();
   await page.locator('#edit-offload-kind').selectOption('4');
   await page.getByRole('button', { name: 'Apply the offload kind' }).click();
   await applied();

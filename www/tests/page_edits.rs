@@ -84,7 +84,7 @@ fn every_offered_edit_reads_back_or_is_refused_with_a_message() {
                         let after = explore(&edited.bytes[..], name, &options);
                         let errors = new_errors(&tree, &after);
                         assert!(errors.is_empty(), "{name}: {request:?} wrote a file with new errors: {errors:?}");
-                        let warnings = new_diagnostics(&tree, &after, Severity::Warning);
+                        let warnings = unasked_warnings(&tree, &after);
                         assert!(warnings.is_empty(), "{name}: {request:?} wrote a file with new warnings: {warnings:?}");
                         let new_doc = explore_bytes(&edited.bytes, name);
                         assert!(new_doc.nearest_at(&edited.mark).is_some(), "{name}: {request:?}: the mark {:?} names no node", edited.mark);
@@ -100,6 +100,14 @@ fn every_offered_edit_reads_back_or_is_refused_with_a_message() {
     assert!(made > 40, "only {made} edits were made");
 }
 
+/// New warnings in `after`, but for the one an offered edit asks for: an image kind that does
+/// not fit the image (the forms offer every kind on every entry, and the page shows the warning).
+fn unasked_warnings(before: &Tree, after: &Tree) -> Vec<String> {
+    let mut warnings = new_diagnostics(before, after, Severity::Warning);
+    warnings.retain(|w| !w.contains("does not fit the image"));
+    warnings
+}
+
 /// Applies every offered edit to `bytes`; checks each result against `original` (no error or
 /// warning it did not have) and returns the results.
 fn apply_all(name: &str, bytes: &[u8], original: &Tree, label: &str) -> Vec<(String, Vec<u8>)> {
@@ -111,10 +119,10 @@ fn apply_all(name: &str, bytes: &[u8], original: &Tree, label: &str) -> Vec<(Str
         for request in offered(&doc, node) {
             let Ok(edited) = apply(bytes, &tree, &request.to_core()) else { continue };
             let after = explore(&edited.bytes[..], name, &options);
-            for severity in [Severity::Error, Severity::Warning] {
-                let new = new_diagnostics(original, &after, severity);
-                assert!(new.is_empty(), "{name}: {label} then {request:?}: new {severity:?}s {new:?}");
-            }
+            let errors = new_diagnostics(original, &after, Severity::Error);
+            assert!(errors.is_empty(), "{name}: {label} then {request:?}: new errors {errors:?}");
+            let warnings = unasked_warnings(original, &after);
+            assert!(warnings.is_empty(), "{name}: {label} then {request:?}: new warnings {warnings:?}");
             out.push((format!("{label} then {request:?}"), edited.bytes));
         }
     }
