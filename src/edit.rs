@@ -27,7 +27,7 @@ use crate::offload_binary::{self, ImageKind, OffloadBinary, OffloadEntry, Offloa
 use crate::replace;
 use crate::target_id::{EntryId, TargetId, Triple};
 use crate::text_bundle::{self, TextBundle, TextEntry};
-use crate::tree::{Node, NodeKind, Severity, Span, Tree};
+use crate::tree::{Node, NodeKind, Severity, Span, Tree, Value};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -1289,23 +1289,19 @@ pub fn selection_after(edit: &Edit, before: &Tree, after: &Tree, mark: &[usize])
         | Edit::Decompress { node } => Some(node.clone()),
     };
     followed
-        .filter(|p| node_at(after, p).is_some())
+        .filter(|p| after.node_at(p).is_some())
         .unwrap_or_else(|| mark.to_vec())
-}
-
-fn node_at<'t>(tree: &'t Tree, path: &[usize]) -> Option<&'t Node> {
-    path.iter().try_fold(&tree.root, |n, &i| n.children.get(i))
 }
 
 /// The child index of the `n`th child of `kind` under the node at `parent`.
 fn nth_of_kind(tree: &Tree, parent: &[usize], kind: NodeKind, n: usize) -> Option<usize> {
-    let children = &node_at(tree, parent)?.children;
+    let children = &tree.node_at(parent)?.children;
     let mut of_kind = children.iter().enumerate().filter(|(_, c)| c.kind == kind);
     of_kind.nth(n).map(|(i, _)| i)
 }
 
 fn last_of_kind(tree: &Tree, parent: &[usize], kind: NodeKind) -> Option<usize> {
-    let children = &node_at(tree, parent)?.children;
+    let children = &tree.node_at(parent)?.children;
     children.iter().rposition(|c| c.kind == kind)
 }
 
@@ -1315,13 +1311,13 @@ fn joined(path: &[usize], tail: &[usize]) -> NodePath {
 
 /// A version 1 offload binary holds one entry and moves, or is added, as a whole.
 fn is_v1_binary(node: &Node) -> bool {
-    node.kind == NodeKind::OffloadBinary && node.get("version") == Some(&crate::tree::Value::Uint(1))
+    node.kind == NodeKind::OffloadBinary && node.get("version") == Some(&Value::Uint(1))
 }
 
 fn moved_to(before: &Tree, after: &Tree, path: &[usize], to: usize) -> Option<NodePath> {
     let (&own, parent) = path.split_last()?;
-    let node = node_at(before, path)?;
-    if node.kind == NodeKind::OffloadEntry && is_v1_binary(node_at(before, parent)?) {
+    let node = before.node_at(path)?;
+    if node.kind == NodeKind::OffloadEntry && is_v1_binary(before.node_at(parent)?) {
         let (_, section) = parent.split_last()?;
         let binary = nth_of_kind(after, section, NodeKind::OffloadBinary, to)?;
         return Some(joined(section, &[binary, own]));
@@ -1330,7 +1326,7 @@ fn moved_to(before: &Tree, after: &Tree, path: &[usize], to: usize) -> Option<No
 }
 
 fn added_in(after: &Tree, container: &[usize]) -> Option<NodePath> {
-    let node = node_at(after, container)?;
+    let node = after.node_at(container)?;
     let in_last_binary = |section: &[usize]| -> Option<NodePath> {
         let binary = last_of_kind(after, section, NodeKind::OffloadBinary)?;
         let inside = joined(section, &[binary]);

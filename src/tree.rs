@@ -240,6 +240,11 @@ impl Tree {
         self.spaces.get(space as usize)?.data.as_deref()
     }
 
+    /// The node at a path of child indices from the root.
+    pub fn node_at(&self, path: &[usize]) -> Option<&Node> {
+        path.iter().try_fold(&self.root, |n, &i| n.children.get(i))
+    }
+
     /// The bytes a span covers.
     pub fn bytes<'s>(&'s self, input: &'s [u8], span: Span) -> Option<&'s [u8]> {
         let data = self.space_bytes(input, span.space)?;

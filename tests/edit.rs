@@ -771,10 +771,7 @@ fn edits_to_nodes_that_do_not_exist_or_cannot_change_are_refused() {
 }
 
 fn label_at(tree: &Tree, path: &[usize]) -> String {
-    let node = path
-        .iter()
-        .try_fold(&tree.root, |n, &i| n.children.get(i))
-        .unwrap_or_else(|| panic!("no node at {path:?}"));
+    let node = tree.node_at(path).unwrap_or_else(|| panic!("no node at {path:?}"));
     node.label.clone()
 }
 

@@ -49,7 +49,8 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, request: &EditRequest, sett
         explore(&bytes[..], &name, &settings.options())
     });
     progress(request.describe());
-    let edited = match edit::apply(&bytes, &tree, &request.to_core()) {
+    let core_edit = request.to_core();
+    let edited = match edit::apply(&bytes, &tree, &core_edit) {
         Ok(e) => e,
         Err(EditError::DoesNotFit { message, payload, payload_kind }) => return does_not_fit(&name, message, &payload, payload_kind),
         Err(EditError::Invalid(message)) => return failed(message),
@@ -69,7 +70,7 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, request: &EditRequest, sett
         Err(message) => return failed(message),
     };
     progress("preparing the views");
-    let select = edit::selection_after(&request.to_core(), &tree, &new_tree, &edited.mark);
+    let select = edit::selection_after(&core_edit, &tree, &new_tree, &edited.mark);
     let mut doc = doc_of(&new_tree, &edited.bytes);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
     *kept.borrow_mut() = Some(Explored { tree: new_tree, file: blob.clone(), name, settings: *settings });
@@ -102,7 +103,7 @@ fn error_messages(tree: &Tree) -> Vec<String> {
 pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings: &Settings) -> FromWorker {
     let kept = kept.borrow();
     let Some(k) = kept.as_ref() else { return failed("the file has not been explored yet") };
-    let Some(target) = node_at(&k.tree, &node) else { return failed(format!("there is no node at {node:?} in the current file")) };
+    let Some(target) = k.tree.node_at(&node) else { return failed(format!("there is no node at {node:?} in the current file")) };
     if target.kind != NodeKind::CompressedBundle {
         return failed(format!("expected a compressed bundle, found '{}' ({})", target.label, target.kind.as_str()));
     }
@@ -116,10 +117,6 @@ pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings:
         Ok(v) => FromWorker::Verified { node, stored: v.stored, computed: v.computed },
         Err(e) => failed(format!("the hash could not be checked: {e}")),
     }
-}
-
-fn node_at<'t>(tree: &'t Tree, path: &[usize]) -> Option<&'t Node> {
-    path.iter().try_fold(&tree.root, |n, &i| n.children.get(i))
 }
 
 /// A node's bytes: from the file for space 0, from the explored tree for decompressed spaces.
