@@ -3,10 +3,20 @@
 //!
 //! The tool is found through `OFFLOAD_BUNDLER`, then the usual install paths. Without it the
 //! tests print why and pass; with it every case is run and compared, none is skipped.
+//!
+//! A run that dies by a signal gave no answer: clang-offload-bundler 22.1.8 dies by SIGSEGV in
+//! `getConflictTargetIDCombination` on target IDs with a feature lacking `+`/`-` on some machines
+//! and not on others. Such a case is reported and compared with the answer the bundler gave on a
+//! machine where it did not crash, recorded in `tests/fixtures/bundler-answers/` (rewrite them
+//! with `OFFLOAD_RECORD_BUNDLER_ANSWERS=1 cargo test --test target_id` where the bundler runs
+//! clean). `answers_hold_when_the_bundler_crashes` proves the fallback with a bundler that
+//! crashes on exactly those IDs.
 
 use offload::target_id::{bundler_error, check_composition, compatible, compatible_with, find_entry, EntryId};
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const HOST: &str = "host-x86_64-unknown-linux-gnu";
@@ -59,15 +69,106 @@ impl Drop for Scratch {
     }
 }
 
-fn error_text(tool: &Path, stderr: &[u8]) -> String {
+/// The bundler's message without its `<program path>: error: ` prefix.
+fn error_text(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let prefix = format!("{}: error: ", tool.display());
-    text.trim().trim_start_matches(prefix.as_str()).to_string()
+    let text = text.trim();
+    text.split_once(": error: ").map_or(text, |(_, message)| message).to_string()
+}
+
+/// Runs the bundler; `Err(signal)` when it died by a signal and so gave no answer.
+fn run(cmd: &mut Command) -> Result<Output, i32> {
+    let out = cmd.output().unwrap();
+    match out.status.signal() {
+        Some(signal) => Err(signal),
+        None => Ok(out),
+    }
+}
+
+/// A signal's number and name, for the report.
+fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        _ => "",
+    };
+    format!("signal {signal} {name}").trim_end().to_string()
+}
+
+/// Where the answers recorded for one test live.
+fn recorded_path(test: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundler-answers").join(format!("{test}.txt"))
+}
+
+/// The answers recorded for one test: `case<TAB>answer` lines.
+fn recorded(test: &str) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(recorded_path(test)).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(case, answer)| (case.to_string(), answer.to_string()))
+        .collect()
+}
+
+/// The bundler's answers in one test: what it said for each case, falling back on the recorded
+/// answer for a case where it died by a signal.
+struct Answers {
+    test: &'static str,
+    recorded: BTreeMap<String, String>,
+    given: BTreeMap<String, String>,
+    crashed: Vec<String>,
+}
+
+impl Answers {
+    fn new(test: &'static str) -> Answers {
+        Answers { test, recorded: recorded(test), given: BTreeMap::new(), crashed: Vec::new() }
+    }
+
+    /// The bundler's answer for `case`, or the recorded one if it died by a signal.
+    fn get(&mut self, case: &str, answer: Result<String, i32>) -> String {
+        match answer {
+            Ok(answer) => {
+                self.given.insert(case.to_string(), answer.clone());
+                answer
+            }
+            Err(signal) => {
+                let recorded = self.recorded.get(case).unwrap_or_else(|| {
+                    panic!(
+                        "{}: clang-offload-bundler died by {} on {case} and no answer is recorded for it in {}",
+                        self.test,
+                        signal_name(signal),
+                        recorded_path(self.test).display()
+                    )
+                });
+                println!("{case}: clang-offload-bundler died by {}; compared with the recorded answer", signal_name(signal));
+                self.crashed.push(case.to_string());
+                recorded.clone()
+            }
+        }
+    }
+
+    /// With `OFFLOAD_RECORD_BUNDLER_ANSWERS` set and every case answered, writes them down.
+    fn finish(self) -> Vec<String> {
+        if std::env::var_os("OFFLOAD_RECORD_BUNDLER_ANSWERS").is_some() {
+            assert!(self.crashed.is_empty(), "not recording: the bundler crashed on {:?}", self.crashed);
+            let mut text = String::from("# clang-offload-bundler 22's answers, recorded by tests/target_id.rs (see its doc comment)\n");
+            for (case, answer) in &self.given {
+                text += &format!("{case}\t{answer}\n");
+            }
+            std::fs::create_dir_all(recorded_path(self.test).parent().unwrap()).unwrap();
+            std::fs::write(recorded_path(self.test), text).unwrap();
+        }
+        self.crashed
+    }
 }
 
 /// Bundles one small input per ID (`--type=bc`) and returns the IDs written in the header,
-/// or the bundler's error message.
-fn bundle(tool: &Path, ids: &[&str]) -> Result<Vec<String>, String> {
+/// or the bundler's error message; `Err(signal)` if it died by a signal.
+fn bundle(tool: &Path, ids: &[&str]) -> Result<Result<Vec<String>, String>, i32> {
     let dir = Scratch::new();
     let mut cmd = Command::new(tool);
     cmd.arg("--type=bc")
@@ -78,11 +179,19 @@ fn bundle(tool: &Path, ids: &[&str]) -> Result<Vec<String>, String> {
         std::fs::write(&input, format!("<{i}>")).unwrap();
         cmd.arg(format!("--input={}", input.display()));
     }
-    let out = cmd.output().unwrap();
+    let out = run(&mut cmd)?;
     if !out.status.success() {
-        return Err(error_text(tool, &out.stderr));
+        return Ok(Err(error_text(&out.stderr)));
     }
-    Ok(header_ids(&std::fs::read(dir.path("out")).unwrap()))
+    Ok(Ok(header_ids(&std::fs::read(dir.path("out")).unwrap())))
+}
+
+/// A bundling answer as one line: `wrote <ids>` or `refused: <message>`.
+fn bundle_answer(answer: &Result<Vec<String>, String>) -> String {
+    match answer {
+        Ok(ids) => format!("wrote {}", ids.join(",")),
+        Err(message) => format!("refused: {message}"),
+    }
 }
 
 fn header_ids(d: &[u8]) -> Vec<String> {
@@ -129,7 +238,8 @@ fn text_bundle(ids: &[&str]) -> Vec<u8> {
 }
 
 /// Runs `--unbundle --allow-missing-bundles` for one request and returns the ID of the entry
-/// whose contents were extracted, if any.
+/// whose contents were extracted, if any, as `extracted <id>` or `nothing`; `Err(signal)` if the
+/// bundler died by a signal.
 fn unbundle(
     tool: &Path,
     file_type: &str,
@@ -137,21 +247,27 @@ fn unbundle(
     ids: &[&str],
     request: &str,
     extra: &[&str],
-) -> Option<String> {
+) -> Result<String, i32> {
     let dir = Scratch::new();
     let (input, output) = (dir.path("bundle"), dir.path("out"));
     std::fs::write(&input, bundle).unwrap();
-    let out = Command::new(tool)
+    let out = run(Command::new(tool)
         .args([format!("--type={file_type}"), "--unbundle".into(), "--allow-missing-bundles".into()])
         .arg(format!("--input={}", input.display()))
         .arg(format!("--targets={request}"))
         .arg(format!("--output={}", output.display()))
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{request}: {}", error_text(tool, &out.stderr));
+        .args(extra))?;
+    assert!(out.status.success(), "{request}: {}", error_text(&out.stderr));
     let got = std::fs::read(&output).unwrap();
-    ids.iter().find(|id| got == format!("<{id}>").as_bytes()).map(|id| id.to_string())
+    Ok(match ids.iter().find(|id| got == format!("<{id}>").as_bytes()) {
+        Some(id) => format!("extracted {id}"),
+        None => "nothing".to_string(),
+    })
+}
+
+/// The entry an `unbundle` answer names.
+fn extracted(answer: &str) -> Option<&str> {
+    answer.strip_prefix("extracted ")
 }
 
 /// Entry ID spellings, each bundled alone (with a host entry where the bundler needs one).
@@ -234,26 +350,34 @@ fn with_host(id: &str) -> Vec<&str> {
 #[test]
 fn standardized_ids_and_refusals_match_the_bundler() {
     let tool = require_bundler!();
+    check_spellings(&tool);
+}
+
+/// Each spelling bundled: the IDs written are our standardized IDs, a refusal is our message.
+/// Returns the cases where the bundler crashed.
+fn check_spellings(tool: &Path) -> Vec<String> {
+    let mut answers = Answers::new("spellings");
     let (mut accepted, mut refused) = (0, 0);
     for spelling in SPELLINGS {
         let ids = with_host(spelling);
         let ours = bundler_error(&ids);
-        match bundle(&tool, &ids) {
-            Ok(written) => {
+        let theirs = answers.get(spelling, bundle(tool, &ids).map(|a| bundle_answer(&a)));
+        match theirs.strip_prefix("refused: ") {
+            Some(message) => {
+                refused += 1;
+                assert_eq!(ours.as_deref(), Some(message), "{spelling}");
+            }
+            None => {
                 accepted += 1;
                 assert_eq!(ours, None, "{spelling}: the bundler accepted it");
                 let standardized: Vec<String> = ids.iter().map(|i| EntryId::parse(i).unwrap().standardized()).collect();
-                assert_eq!(standardized, written, "{spelling}");
-                println!("{spelling:48} -> {}", written.last().unwrap());
-            }
-            Err(message) => {
-                refused += 1;
-                assert_eq!(ours.as_deref(), Some(message.as_str()), "{spelling}");
-                println!("{spelling:48} refused: {message}");
+                assert_eq!(format!("wrote {}", standardized.join(",")), theirs, "{spelling}");
             }
         }
+        println!("{spelling:48} -> {theirs}");
     }
     assert!(accepted >= 40 && refused >= 8, "{accepted} accepted, {refused} refused");
+    answers.finish()
 }
 
 /// Target lists whose composition the bundler checks.
@@ -299,15 +423,23 @@ const COMPOSITIONS: &[&[&str]] = &[
 #[test]
 fn composition_checks_match_the_bundler() {
     let tool = require_bundler!();
+    check_compositions(&tool);
+}
+
+/// Each target list bundled: refused exactly when we refuse it, with our message.
+fn check_compositions(tool: &Path) -> Vec<String> {
+    let mut answers = Answers::new("compositions");
     let mut refused = 0;
     for ids in COMPOSITIONS {
-        let theirs = bundle(&tool, ids).err();
+        let theirs = answers.get(&ids.join(","), bundle(tool, ids).map(|a| bundle_answer(&a)));
+        let theirs = theirs.strip_prefix("refused: ").map(str::to_string);
         refused += usize::from(theirs.is_some());
         assert_eq!(bundler_error(ids), theirs, "{ids:?}");
         let violations = check_composition(ids);
         assert_eq!(violations.iter().any(|v| v.rejected_by_bundler), theirs.is_some(), "{ids:?}: {violations:?}");
     }
     assert!(refused >= 8 && refused < COMPOSITIONS.len(), "{refused} refused");
+    answers.finish()
 }
 
 /// (bundle entry, request): does `--unbundle` extract the entry?
@@ -347,29 +479,45 @@ const PAIRS: &[(&str, &str)] = &[
 #[test]
 fn compatibility_matches_unbundle() {
     let tool = require_bundler!();
+    check_compatibility(&tool);
+}
+
+/// Each (entry, request) pair unbundled: extracted exactly when we call them compatible.
+fn check_compatibility(tool: &Path) -> Vec<String> {
+    let mut answers = Answers::new("compatibility");
     let mut found = 0;
     for &(have, want) in PAIRS {
-        let theirs = unbundle(&tool, "bc", &binary_bundle(&[have]), &[have], want, &[]).is_some();
+        let case = format!("{have} for {want}");
+        let theirs = answers.get(&case, unbundle(tool, "bc", &binary_bundle(&[have]), &[have], want, &[]));
+        let theirs = extracted(&theirs).is_some();
         let ours = compatible(&EntryId::parse(have).unwrap(), &EntryId::parse(want).unwrap());
         assert_eq!(ours, theirs, "entry {have}, request {want}");
         found += usize::from(theirs);
         println!("{have:48} for {want:48}: {}", if theirs { "extracted" } else { "not found" });
     }
     assert!(found >= 10 && found < PAIRS.len(), "{found} found");
+    answers.finish()
 }
 
 #[test]
 fn hip_openmp_option_matches_unbundle() {
     let tool = require_bundler!();
+    check_hip_openmp_option(&tool);
+}
+
+fn check_hip_openmp_option(tool: &Path) -> Vec<String> {
+    let mut answers = Answers::new("hip-openmp-compatible");
     for (have, want) in [
         ("openmp-amdgcn-amd-amdhsa--gfx90a", "hip-amdgcn-amd-amdhsa--gfx90a"),
         ("hipv4-amdgcn-amd-amdhsa--gfx90a", "openmp-amdgcn-amd-amdhsa--gfx90a"),
     ] {
-        let theirs =
-            unbundle(&tool, "bc", &binary_bundle(&[have]), &[have], want, &["--hip-openmp-compatible"]).is_some();
-        assert!(theirs, "{have} for {want}");
+        let case = format!("{have} for {want}");
+        let bundle = binary_bundle(&[have]);
+        let theirs = answers.get(&case, unbundle(tool, "bc", &bundle, &[have], want, &["--hip-openmp-compatible"]));
+        assert_eq!(extracted(&theirs), Some(have), "{have} for {want}");
         assert!(compatible_with(&EntryId::parse(have).unwrap(), &EntryId::parse(want).unwrap(), true));
     }
+    answers.finish()
 }
 
 /// With several compatible entries the bundler takes the first compatible one it reads: file
@@ -378,16 +526,23 @@ fn hip_openmp_option_matches_unbundle() {
 #[test]
 fn first_compatible_entry_wins_in_text_bundles() {
     let tool = require_bundler!();
+    check_first_compatible_entry(&tool);
+}
+
+fn check_first_compatible_entry(tool: &Path) -> Vec<String> {
+    let mut answers = Answers::new("first-compatible");
     let plain = "hipv4-amdgcn-amd-amdhsa--gfx90a";
     let xnack = "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+";
     let requests = [xnack, plain, "hip-amdgcn-amd-amdhsa--gfx90a:xnack-", "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+"];
     let mut differs = 0;
     for order in [[xnack, plain], [plain, xnack]] {
         for request in requests {
-            let theirs = unbundle(&tool, "ll", &text_bundle(&order), &order, request, &[]);
+            let case = format!("{} for {request}", order.join(","));
+            let theirs = answers.get(&case, unbundle(tool, "ll", &text_bundle(&order), &order, request, &[]));
+            let theirs = extracted(&theirs);
             let requested = EntryId::parse(request).unwrap();
             let first = order.iter().copied().find(|e| compatible(&EntryId::parse(e).unwrap(), &requested));
-            assert_eq!(first, theirs.as_deref(), "entries {order:?}, request {request}");
+            assert_eq!(first, theirs, "entries {order:?}, request {request}");
             let exact = order.iter().copied().find(|e| *e == requested.standardized());
             let ours = find_entry(&order, &requested, false);
             assert_eq!(ours, exact.or(first), "entries {order:?}, request {request}");
@@ -395,4 +550,44 @@ fn first_compatible_entry_wins_in_text_bundles() {
         }
     }
     assert_eq!(differs, 1, "find_entry departs from the bundler only for [gfx90a, gfx90a:xnack+] asked for xnack+");
+    answers.finish()
+}
+
+/// A clang-offload-bundler that dies by SIGSEGV, as 22.1.8 does on some machines, whenever a
+/// target ID in `--targets` has a feature without `+`/`-`; otherwise it runs the real one.
+const CRASHING_BUNDLER: &str = r#"#!/bin/sh
+for arg in "$@"; do
+  case "$arg" in
+    --targets=*|-targets=*)
+      if printf '%s\n' "${arg#*=}" | tr ',' '\n' |
+         awk -F: '{ for (i = 2; i <= NF; i++) if ($i !~ /[+-]$/) bad = 1 } END { exit !bad }'; then
+        kill -SEGV $$
+      fi ;;
+  esac
+done
+exec '@REAL@' "$@"
+"#;
+
+/// Every check above holds against a bundler that crashes: the crashed cases are named and
+/// compared with the recorded answers, never taken as refusals.
+#[test]
+fn answers_hold_when_the_bundler_crashes() {
+    let tool = require_bundler!();
+    if std::env::var_os("OFFLOAD_RECORD_BUNDLER_ANSWERS").is_some() {
+        return;
+    }
+    let dir = Scratch::new();
+    let crashing = dir.path("clang-offload-bundler");
+    std::fs::write(&crashing, CRASHING_BUNDLER.replace("@REAL@", &tool.display().to_string())).unwrap();
+    std::fs::set_permissions(&crashing, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let crashed = [
+        check_spellings(&crashing),
+        check_compositions(&crashing),
+        check_compatibility(&crashing),
+        check_hip_openmp_option(&crashing),
+        check_first_compatible_entry(&crashing),
+    ]
+    .concat();
+    assert!(crashed.iter().any(|c| c == "hip-amdgcn-amd-amdhsa--gfx906:xnack"), "crashed on {crashed:?}");
+    assert!(crashed.len() >= 5, "crashed on {crashed:?}");
 }

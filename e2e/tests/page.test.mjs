@@ -374,6 +374,21 @@ const HOSTILE_IDS = [
   'hipv4-amdgcn-amd-amdhsa<script>window.__pwned=4</script>--gfx906',
 ];
 
+/** The entry IDs in a binary bundle's header: magic (24 bytes), entry count (u64), then per
+ * entry offset, size, ID length (u64 each) and the ID. */
+function bundleHeaderIds(bytes) {
+  assert.equal(bytes.subarray(0, 24).toString('latin1'), '__CLANG_OFFLOAD_BUNDLE__');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = Number(view.getBigUint64(24, true));
+  const ids = [];
+  for (let i = 0, at = 32; i < count; i++) {
+    const length = Number(view.getBigUint64(at + 16, true));
+    ids.push(bytes.subarray(at + 24, at + 24 + length).toString('utf8'));
+    at += 24 + length;
+  }
+  return ids;
+}
+
 /** What markup in the strings would have made had the page parsed it as HTML. The page itself
  * uses no <img> and no <b>, and none of its elements has an inline event handler. */
 async function injected() {
@@ -440,13 +455,23 @@ test('strings from files are shown as text, never run or parsed as markup', asyn
   must(join(LLVM_BIN, 'llvm-offload-binary'), ['-o', offbin, `--image=file=${join(work, 'gfx90a.o')},triple=amdgcn-amd-amdhsa,arch=${ARCH},kind=openmp,note=${NOTE}`]);
   const dumped = must(join(LLVM_BIN, 'llvm-objdump'), ['--offloading', offbin]);
   assert.ok(dumped.split('\n').some((l) => l.replace(/^arch\s+/, '') === ARCH), `llvm-objdump reads the arch back:\n${dumped}`);
-  // A clang offload bundle whose target IDs hold markup, as the bundler itself lists them.
+  // A clang offload bundle whose target IDs hold markup. clang-offload-bundler 22.1.8 dies by
+  // SIGSEGV on such IDs (a feature without +/-) on some machines, so our own CLI writes it; the
+  // header is read back here, and compared with the bundler's --list where the bundler answers.
   const bundle = join(work, '<svg onload=window.__pwned=6>.bc');
   writeFileSync(join(work, 'host.bc'), '');
-  must(BUNDLER, ['-type=bc', `-targets=host-x86_64-unknown-linux-gnu,${HOSTILE_IDS.join(',')}`,
-    `-input=${join(work, 'host.bc')}`, `-input=${join(work, 'gfx90a.o')}`, `-input=${join(work, 'gfx906.o')}`, `-output=${bundle}`]);
-  const listed = must(BUNDLER, ['-list', '-type=bc', `-input=${bundle}`]).split('\n').filter((l) => l && !l.startsWith('host-'));
-  assert.deepEqual(listed.sort(), [...HOSTILE_IDS].sort(), 'clang-offload-bundler kept the IDs as given');
+  must(OFFLOAD, ['bundle', '--type=bc', `--targets=host-x86_64-unknown-linux-gnu,${HOSTILE_IDS.join(',')}`,
+    `--input=${join(work, 'host.bc')}`, `--input=${join(work, 'gfx90a.o')}`, `--input=${join(work, 'gfx906.o')}`, `--output=${bundle}`]);
+  const written = bundleHeaderIds(readFileSync(bundle)).filter((id) => !id.startsWith('host-'));
+  assert.deepEqual(written, HOSTILE_IDS, 'the bundle header holds the IDs as given');
+  const listed = run(BUNDLER, ['-list', '-type=bc', `-input=${bundle}`]);
+  if (listed.signal) {
+    t.diagnostic(`clang-offload-bundler --list died by ${listed.signal}: no answer to compare with`);
+  } else {
+    assert.equal(listed.status, 0, `clang-offload-bundler --list: ${listed.stderr}`);
+    const ids = listed.stdout.split('\n').filter((l) => l && !l.startsWith('host-'));
+    assert.deepEqual(ids.sort(), [...HOSTILE_IDS].sort(), 'clang-offload-bundler lists the IDs as given');
+  }
 
   const offbinJson = cliList(offbin);
   const entry = walk(offbinJson.root).find((n) => n.kind === 'offload-entry');
