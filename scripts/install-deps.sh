@@ -26,4 +26,10 @@ if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx w
   echo "install-deps: adding the wasm32-unknown-unknown Rust target"
   rustup target add wasm32-unknown-unknown
 fi
+for component in rustfmt clippy; do
+  if command -v rustup >/dev/null && ! rustup component list --installed | grep -q "^$component"; then
+    echo "install-deps: adding the Rust component $component"
+    rustup component add "$component"
+  fi
+done
 echo "install-deps: ok (clang-offload-bundler $("$LLVM_BIN/clang-offload-bundler" --version | grep -o 'version [0-9.]*'))"
