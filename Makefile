@@ -17,14 +17,23 @@ E2E_PUBLIC_URL ?= /some/sub/path/
 E2E_DIST ?= target/e2e-dist
 
 
-.PHONY: test deps build unit wasm-core bench fixtures fuzz clean \
+.PHONY: test deps lint build unit wasm-core bench fixtures fuzz clean \
 	serve web web-deps web-test-deps samples web-test e2e
 
-test: deps build unit wasm-core web-test e2e
+test: deps lint build unit wasm-core web-test e2e
 	@echo "make test: all passed"
 
 deps:
 	@scripts/install-deps.sh
+
+# Formatting (rustfmt.toml) and clippy with warnings as errors: the workspace natively, the web
+# page's browser code for wasm32, and the fuzz crate (its own workspace, checked on stable).
+lint:
+	cargo fmt --all -- --check
+	cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
+	cargo clippy --release --workspace --all-targets -- -D warnings
+	cargo clippy --release -p offload-www --all-targets --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 
 build:
 	cargo build --release --workspace

@@ -18,15 +18,15 @@
 //! Paths survive re-exploring the result wherever the structure stays the same, which is what
 //! lets the web page mark edited nodes and keep its selection.
 
-use crate::archive::{self, NewMember};
-use crate::bundle::{self, Bundle, BundleEntry};
-use crate::compressed::{self, CompressedBundle};
-use crate::compression::Method;
+use crate::format::archive::ar::{self, NewMember};
+use crate::format::bundle::binary::{self, Bundle, BundleEntry};
+use crate::format::bundle::compressed::{self, CompressedBundle};
+use crate::codec::Method;
 use crate::error::Error;
-use crate::offload_binary::{self, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
+use crate::format::offload_binary::{self, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
 use crate::replace;
-use crate::target_id::{EntryId, TargetId, Triple};
-use crate::text_bundle::{self, TextBundle, TextEntry};
+use crate::ids::{EntryId, TargetId, Triple};
+use crate::format::bundle::text::{self, TextBundle, TextEntry};
 use crate::tree::{Node, NodeKind, Severity, Span, Tree, Value};
 use alloc::borrow::Cow;
 use alloc::format;
@@ -40,6 +40,7 @@ pub type NodePath = Vec<usize>;
 
 /// One change to a file.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Edit {
     /// A bundle entry's ID (binary or text bundle).
     SetEntryId {
@@ -82,6 +83,7 @@ pub enum Edit {
     /// Puts `data` in place of a node's bytes: an image, an entry, a member, a whole container.
     ReplaceContent {
         node: NodePath,
+        #[cfg_attr(feature = "serde", serde(with = "serde_bytes"))]
         data: Vec<u8>,
     },
     /// Compresses a bundle into a compressed bundle, or compresses a compressed bundle again
@@ -100,12 +102,14 @@ pub enum Edit {
 
 /// An entry to add. Bundles use `id`; offload binaries use the rest.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct NewEntry {
     pub id: String,
     pub strings: Vec<(String, String)>,
     pub image_kind: u16,
     pub offload_kind: u16,
     pub flags: u32,
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes"))]
     pub data: Vec<u8>,
 }
 
@@ -217,7 +221,7 @@ pub fn canonical_entry_id(id: &str) -> Option<String> {
 }
 
 /// Why `id` cannot be written as a bundle entry ID, or `None` when it can: the rules the
-/// bundler applies when it reads the ID back (see [`crate::target_id::entry_id_diagnostics`]
+/// bundler applies when it reads the ID back (see [`crate::ids::entry_id_diagnostics`]
 /// for the warnings shown beside an ID).
 pub fn entry_id_problem(id: &str) -> Option<String> {
     if id.is_empty() {
@@ -239,7 +243,7 @@ pub fn entry_id_problem(id: &str) -> Option<String> {
         return Some(format!(
             "'{}' is not an offload kind the bundler accepts: expected one of {}",
             parsed.kind,
-            crate::target_id::OFFLOAD_KINDS.join(", ")
+            crate::ids::OFFLOAD_KINDS.join(", ")
         ));
     }
     if !parsed.triple_is_valid() {
@@ -692,7 +696,7 @@ impl<'a> Context<'a> {
             .last()
             .map_or(0, |(i, _, _)| region.slot_of_child(*i).end);
         let mut out = region.bytes[..end].to_vec();
-        out.resize(align_up(out.len(), 8), 0);
+        out.resize(out.len().next_multiple_of(8), 0);
         out.extend_from_slice(&binary);
         let tail = &region.bytes[end..];
         if region.fixed && tail.iter().any(|&b| b != 0) {
@@ -758,7 +762,7 @@ impl<'a> Context<'a> {
         let bundle_bytes = match node.kind {
             NodeKind::Bundle => {
                 let bytes = self.bytes_of(node)?;
-                if !bundle::is_bundle(bytes) {
+                if !binary::is_bundle(bytes) {
                     return invalid("the entries of a bundled object are sections of the object: they are not compressed as a bundle");
                 }
                 bytes.to_vec()
@@ -799,7 +803,7 @@ impl<'a> Context<'a> {
         let bytes = self.bytes_of(node)?;
         let cb = CompressedBundle::parse(bytes)?;
         let bundle = cb.decompress(u64::MAX)?;
-        let computed = crate::compression::truncated_md5(&bundle);
+        let computed = crate::codec::truncated_md5(&bundle);
         if computed != cb.header.hash {
             return Err(compressed::hash_mismatch(&cb.header, computed).into());
         }
@@ -854,7 +858,7 @@ impl<'a> Context<'a> {
                 Ok(())
             }),
             NodeKind::TextBundle => {
-                let comment = text_bundle::detect_comment(bytes).unwrap_or_default();
+                let comment = text::detect_comment(bytes).unwrap_or_default();
                 let (_, layouts) = TextBundle::parse(bytes, &comment)?;
                 edit_text_bundle(bytes, |b| {
                     let (i, local) = entry_holding(layouts.iter().map(|l| (l.content.0, l.content.1 - l.content.0)), &at)?;
@@ -887,7 +891,7 @@ impl<'a> Context<'a> {
     }
 
     fn put_into_archive(&self, bytes: &[u8], at: &Range<usize>, new: &[u8]) -> EditResult<Vec<u8>> {
-        let ar = archive::read(bytes)?.complete()?;
+        let ar = ar::read(bytes)?.complete()?;
         if ar.thin {
             return invalid("a thin archive's members are other files: they are not rewritten");
         }
@@ -922,7 +926,7 @@ impl<'a> Context<'a> {
                 data,
             })
             .collect();
-        Ok(archive::write_gnu(&new_members)?)
+        Ok(ar::write_gnu(&new_members)?)
     }
 
     /// The offload containers laid out one after another in a section or a raw file.
@@ -1142,10 +1146,6 @@ fn alignment_of(offset: usize) -> usize {
     }
 }
 
-fn align_up(n: usize, align: usize) -> usize {
-    n.div_ceil(align) * align
-}
-
 /// A span's range as indices; a span that cannot be indexed gives an empty range past any
 /// buffer, which the slicing helpers below refuse or clamp.
 fn range_of(offset: u64, size: u64) -> Range<usize> {
@@ -1192,7 +1192,7 @@ fn edit_bundle(
     label: &str,
     change: impl FnOnce(&mut Bundle) -> EditResult<()>,
 ) -> EditResult<Vec<u8>> {
-    if !bundle::is_bundle(bytes) {
+    if !binary::is_bundle(bytes) {
         return invalid(format!(
             "'{label}' is a bundled object (one section per entry): its entries are rewritten with `offload bundle --type=o`, not in the page"
         ));
@@ -1236,7 +1236,7 @@ fn edit_text_bundle(
     bytes: &[u8],
     change: impl FnOnce(&mut TextBundle) -> EditResult<()>,
 ) -> EditResult<Vec<u8>> {
-    let comment = text_bundle::detect_comment(bytes).ok_or_else(|| {
+    let comment = text::detect_comment(bytes).ok_or_else(|| {
         EditError::Invalid("the text bundle's comment marker was not found".into())
     })?;
     let (mut b, _) = TextBundle::parse(bytes, &comment)?;
@@ -1354,22 +1354,12 @@ pub fn new_errors(before: &Tree, after: &Tree) -> Vec<String> {
 /// New warnings do not refuse an edit (some follow from what the user asked, such as offload
 /// kind 3 or an entry without a triple), but the page shows them with the edit's result.
 pub fn new_diagnostics(before: &Tree, after: &Tree, severity: Severity) -> Vec<String> {
-    let mut old = Vec::new();
-    before.root.walk(&mut |n, _| {
-        old.extend(
-            n.diagnostics
-                .iter()
-                .filter(|d| d.severity == severity)
-                .map(|d| d.message.clone()),
-        )
-    });
-    let mut new = Vec::new();
-    after.root.walk(&mut |n, _| {
-        for d in n.diagnostics.iter().filter(|d| d.severity == severity) {
-            if !old.contains(&d.message) {
-                new.push(format!("{}: {}", n.label, d.message));
-            }
-        }
-    });
-    new
+    let old: Vec<&str> = before.root.diagnostics_of(severity).into_iter().map(|(_, d)| d.message.as_str()).collect();
+    after
+        .root
+        .diagnostics_of(severity)
+        .into_iter()
+        .filter(|(_, d)| !old.contains(&d.message.as_str()))
+        .map(|(n, d)| format!("{}: {}", n.label, d.message))
+        .collect()
 }

@@ -6,16 +6,16 @@
 //! The input is read through `object::ReadRef`, so a caller can pass a lazily read file: only
 //! headers, offload sections and, when listing cheaply, the start of compressed streams are read.
 
-use crate::archive;
-use crate::bundle;
-use crate::bundled_object;
-use crate::bytes::human_size;
-use crate::compressed;
+use crate::format::archive::ar;
+use crate::format::bundle::binary;
+use crate::format::bundle::object as bundled_object;
+use crate::util::bytes::human_size;
+use crate::format::bundle::compressed;
 use crate::error::Error;
-use crate::host::{self, SectionRole};
-use crate::offload_binary::{self, ImageKind};
-use crate::target_id;
-use crate::text_bundle;
+use crate::format::host::{self, SectionRole};
+use crate::format::offload_binary::{self, ImageKind};
+use crate::ids;
+use crate::format::bundle::text;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -58,7 +58,7 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
     if host::is_host_file(head) {
         ex.host_file(input, &mut root, 0);
-    } else if archive::is_archive(head) {
+    } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
         ex.compressed_file(input, &mut root);
@@ -212,16 +212,16 @@ impl Explorer<'_> {
         if offload_binary::is_offload_binary(data) {
             return self.offload_binaries(data, span, depth);
         }
-        if bundle::is_bundle(data) {
+        if binary::is_bundle(data) {
             return alloc::vec![self.bundle(data, span, depth)];
         }
         if compressed::is_compressed(data) {
             return self.compressed_sequence(data, span, depth);
         }
-        if archive::is_archive(data) {
+        if ar::is_archive(data) {
             return alloc::vec![self.archive(data, span, depth)];
         }
-        if let Some(comment) = text_bundle::detect_comment(data) {
+        if let Some(comment) = text::detect_comment(data) {
             return alloc::vec![self.text_bundle(data, &comment, span, depth)];
         }
         self.scan(data, span, depth)
@@ -237,14 +237,14 @@ impl Explorer<'_> {
     }
 
     fn bundle(&mut self, data: &[u8], span: Span, depth: u32) -> Node {
-        let header = match bundle::read_header(data) {
+        let header = match binary::read_header(data) {
             Ok(h) => h,
             Err(e) => return error_node(&e, span, "bundle"),
         };
-        let mut node = bundle::header_node(&header, span);
-        bundle::diagnose_unused(&mut node, data, &header, span);
+        let mut node = binary::header_node(&header, span);
+        binary::diagnose_unused(&mut node, data, &header, span);
         let ids: Vec<&str> = header.entries.iter().map(|e| e.id.as_str()).collect();
-        for v in target_id::check_composition(&ids) {
+        for v in ids::check_composition(&ids) {
             node.diag(Severity::Warning, v.to_string(), None);
         }
         annotate_entries(&mut node);
@@ -253,9 +253,9 @@ impl Explorer<'_> {
     }
 
     fn text_bundle(&mut self, data: &[u8], comment: &str, span: Span, depth: u32) -> Node {
-        match text_bundle::TextBundle::parse(data, comment) {
+        match text::TextBundle::parse(data, comment) {
             Ok((b, layouts)) => {
-                let mut node = text_bundle::to_node(&b, &layouts, span);
+                let mut node = text::to_node(&b, &layouts, span);
                 annotate_entries(&mut node);
                 self.fill_images(&mut node, data, span, depth);
                 node
@@ -359,11 +359,11 @@ impl Explorer<'_> {
         loop {
             let prefix = cb.header_prefix(want).map_err(|e| format!("decompression failed: {e}"))?;
             let whole = prefix.len() as u64 >= total;
-            match bundle::read_header(&prefix) {
+            match binary::read_header(&prefix) {
                 Ok(h) => {
                     let inner = Span::new(self.spaces.len() as u32, 0, total);
                     let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed bundle ({}, header only)", human_size(total)), inner);
-                    let mut b = bundle::header_node(&h, inner);
+                    let mut b = binary::header_node(&h, inner);
                     annotate_entries(&mut b);
                     dec.children.push(b);
                     self.spaces.push(ByteSpace { label: format!("decompressed bundle header ({} of {})", human_size(prefix.len() as u64), human_size(total)), size: total, origin: Some(payload_span(&cb.header, span)), data: Some(prefix) });
@@ -408,7 +408,7 @@ impl Explorer<'_> {
 
     /// What one device image or entry holds: a nested container, or a description of the image.
     fn content(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
-        if offload_binary::is_offload_binary(data) || bundle::is_bundle(data) || compressed::is_compressed(data) || archive::is_archive(data) {
+        if offload_binary::is_offload_binary(data) || binary::is_bundle(data) || compressed::is_compressed(data) || ar::is_archive(data) {
             return self.region(data, span, depth);
         }
         match describe_image(data) {
@@ -460,11 +460,11 @@ impl Explorer<'_> {
     /// An `ar` archive whose bytes are `input`, lying at `span`: its special members, then each
     /// member with its header fields and what its data holds.
     fn archive<'a, R: ReadRef<'a>>(&mut self, input: R, span: Span, depth: u32) -> Node {
-        let ar = match archive::read(input) {
+        let ar = match ar::read(input) {
             Ok(ar) => ar,
             Err(e) => return error_node(&e, span, "archive"),
         };
-        let mut node = archive::to_node(&ar, span);
+        let mut node = ar::to_node(&ar, span);
         if ar.thin {
             // The members' bytes are in other files, which are never read.
             return node;
@@ -472,14 +472,14 @@ impl Explorer<'_> {
         let member_nodes = node.children.iter_mut().filter(|c| c.kind == NodeKind::ArchiveMember);
         for (child, member) in member_nodes.zip(&ar.members) {
             let data = span.sub(member.data_offset, member.size);
-            self.archive_member(archive::Window::new(input, member.data_offset, member.size), child, data, depth + 1);
+            self.archive_member(ar::Window::new(input, member.data_offset, member.size), child, data, depth + 1);
         }
         node
     }
 
     /// What one member's data (`member`, lying at `span`) holds: an object file's offload
     /// sections, a bundle, compressed bundles, offload binaries, another archive, or an image.
-    fn archive_member<'a, R: ReadRef<'a>>(&mut self, member: archive::Window<R>, node: &mut Node, span: Span, depth: u32) {
+    fn archive_member<'a, R: ReadRef<'a>>(&mut self, member: ar::Window<R>, node: &mut Node, span: Span, depth: u32) {
         if depth > self.opts.max_depth {
             node.children.push(too_deep(span, self.opts.max_depth));
             return;
@@ -501,7 +501,7 @@ impl Explorer<'_> {
     /// root spanning the member's bytes from 0, in byte space 0. What it finds is then moved to
     /// where the member lies (`span`) and added to the member's node; spaces it opens
     /// (decompressed bundles) keep their own coordinates, their origins are moved too.
-    fn host_member<'a, R: ReadRef<'a>>(&mut self, member: archive::Window<R>, node: &mut Node, span: Span, depth: u32) {
+    fn host_member<'a, R: ReadRef<'a>>(&mut self, member: ar::Window<R>, node: &mut Node, span: Span, depth: u32) {
         let spaces = self.spaces.len();
         let mut alone = Node::new(NodeKind::File, node.label.clone(), Span::new(0, 0, span.size));
         self.host_file(member, &mut alone, depth);
@@ -559,7 +559,7 @@ fn header_only_note(node: &mut Node, header: &compressed::Header) {
 fn annotate_entries(bundle: &mut Node) {
     for entry in &mut bundle.children {
         if let Some(Value::Text(id)) = entry.get("id").cloned() {
-            target_id::annotate_entry_id(entry, &id);
+            ids::annotate_entry_id(entry, &id);
         }
     }
 }
@@ -590,7 +590,7 @@ fn kind_mismatch(kind: ImageKind, format: &str) -> Option<String> {
 
 /// The first offset at or after `from` where a known container magic starts.
 fn find_magic(data: &[u8], from: usize) -> Option<usize> {
-    let magics: [&[u8]; 3] = [&offload_binary::MAGIC, bundle::MAGIC, &compressed::MAGIC[..]];
+    let magics: [&[u8]; 3] = [&offload_binary::MAGIC, binary::MAGIC, &compressed::MAGIC[..]];
     (from..data.len()).find(|&i| magics.iter().any(|m| data[i..].starts_with(m)))
 }
 

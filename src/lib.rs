@@ -1,32 +1,33 @@
 //! `offload`: read, explore and write GPU offload containers.
 //!
-//! One module per format, each with its byte layout in its doc comment, reading and writing side
-//! by side. Parsers never panic and never trust a length. Every format produces the generic
-//! annotated [`tree`] that the CLI and the web app draw.
+//! Module map (imports go one way: whole-file operations use formats; formats use `ids`,
+//! `codec` and `util`; everything uses `tree` and `error`):
+//!
+//! - [`format`]: one module per container format, its byte layout in its doc comment, reading
+//!   and writing side by side: [`format::offload_binary`], [`format::bundle`] (binary, text,
+//!   compressed, bundled objects), [`format::archive`] (`ar`, device archives),
+//!   [`format::host`] (ELF, COFF and Mach-O offload sections; ELF relocatable rewriting).
+//! - [`ids`]: target IDs, processors, triples, bundle entry IDs, composition rules.
+//! - [`codec`]: zlib and zstd with output limits, MD5.
+//! - [`util`]: the checked byte reader, LLVM's string table builder and string hash.
+//! - [`tree`], [`error`]: the annotated tree every view draws; errors as values.
+//! - [`explore`], [`edit`], [`replace`], [`targets`], [`file_names`]: whole-file operations.
+//!
+//! Parsers never panic and never trust a length.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 extern crate alloc;
 
-pub mod archive;
-pub mod bundle;
-pub mod bundled_object;
-pub mod bytes;
+pub mod codec;
+pub mod edit;
 pub mod error;
 pub mod explore;
-pub mod host;
+pub mod file_names;
+pub mod format;
+pub mod ids;
+pub mod replace;
+pub mod targets;
 pub mod tree;
+pub mod util;
 
 pub use error::{Error, Result};
-
-pub mod compressed;
-pub mod compression;
-pub mod device_archive;
-pub mod edit;
-pub mod elf_rel;
-pub mod file_names;
-pub mod offload_binary;
-pub mod replace;
-pub mod strtab;
-pub mod target_id;
-pub mod targets;
-pub mod text_bundle;

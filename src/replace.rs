@@ -5,7 +5,7 @@
 //!
 //! | input | how the payload goes in | size |
 //! |---|---|---|
-//! | ELF relocatable object (`ET_REL`) | the object is re-laid out as `llvm-objcopy --update-section` lays it out ([`crate::elf_rel`]): symbols, relocations, groups kept | grows or shrinks |
+//! | ELF relocatable object (`ET_REL`) | the object is re-laid out as `llvm-objcopy --update-section` lays it out ([`crate::format::host::elf_rel`]): symbols, relocations, groups kept | grows or shrinks |
 //! | COFF object | the section's raw data replaced and every later file pointer (raw data, relocations, line numbers, symbol table, and with it the string table) moved by the difference; the section symbol's length and checksum updated ([`coff`]) | grows or shrinks |
 //! | Mach-O object (`MH_OBJECT`) | the section's bytes replaced and every later file offset in the load commands moved (by a multiple of 8, or 4 in 32-bit files, so alignment is kept); addresses never move, so a section can only grow into free address space after it ([`macho`]) | grows (when nothing follows it in the address space) or shrinks |
 //! | linked ELF (`ET_EXEC`, `ET_DYN`), PE, linked Mach-O | written in place, the rest of the old size filled with zeros; section sizes unchanged | at most the old size |
@@ -25,11 +25,10 @@
 mod coff;
 mod macho;
 
-use crate::elf_rel::RelocatableElf;
+use crate::format::host::elf_rel::RelocatableElf;
 use crate::error::{Error, Result};
 use crate::explore::{explore, Options};
-use crate::host::{self, HostFile, OffloadSection};
-use crate::tree::Severity;
+use crate::format::host::{self, HostFile, OffloadSection};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -172,9 +171,7 @@ fn verify(input: &[u8], out: &[u8], name: &str, payload: &[u8], size: u64) -> Re
 
 fn error_messages(data: &[u8]) -> Vec<String> {
     let tree = explore(data, "", &Options::default());
-    let mut out = Vec::new();
-    tree.root.walk(&mut |n, _| out.extend(n.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.clone())));
-    out
+    tree.errors().into_iter().map(|(_, d)| d.message.clone()).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +186,7 @@ struct Endian {
 
 impl Endian {
     fn bytes<const N: usize>(self, data: &[u8], at: u64, what: &'static str) -> Result<[u8; N]> {
-        let b = crate::bytes::slice_at(data, at, N as u64, at, what)?;
+        let b = crate::util::bytes::slice_at(data, at, N as u64, at, what)?;
         let mut out = [0u8; N];
         out.copy_from_slice(b);
         if self.big {
@@ -235,7 +232,7 @@ impl Splice {
     /// Replaces `[start, start + old_len)` by `new_len` bytes, padded so that everything after
     /// moves by a multiple of `step`.
     fn new(start: u64, old_len: u64, new_len: u64, step: u64) -> Result<Splice> {
-        let old_end = crate::bytes::checked_end(start, old_len, start, "section contents")?;
+        let old_end = crate::util::bytes::checked_end(start, old_len, start, "section contents")?;
         let padding = (step - (new_len.wrapping_sub(old_len)) % step) % step;
         Ok(Splice { start, old_end, new_len, padding })
     }

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 /// One device image and what it is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Target {
     /// The bundle entry ID, or `<triple>-<arch>` for an offload binary entry.
     pub target_id: String,
@@ -21,7 +21,6 @@ pub struct Target {
     pub stored_size: Option<u64>,
     /// The compression method of the enclosing compressed bundle, if any.
     pub compression: Option<String>,
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub span: Span,
     /// Labels of the containers from the file down to this image.
     pub chain: Vec<String>,

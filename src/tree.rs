@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 
 /// A byte range in one byte space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Span {
     pub space: u32,
     pub offset: u64,
@@ -36,6 +37,7 @@ impl Span {
 
 /// What a node is. The names are stable: they appear in JSON output and drive the UI legend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum NodeKind {
     File,
     Section,
@@ -82,6 +84,7 @@ impl NodeKind {
 
 /// A field's value, decoded.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Value {
     Null,
     Bool(bool),
@@ -114,6 +117,7 @@ impl From<&str> for Value {
 
 /// A named, decoded field of a node, with the bytes it was read from.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Field {
     pub name: String,
     pub value: Value,
@@ -122,6 +126,7 @@ pub struct Field {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Severity {
     Note,
     Warning,
@@ -141,6 +146,7 @@ impl Severity {
 /// Something worth telling the user about a node: a hash mismatch, unused bytes, a
 /// non-canonical target ID, a rule the container breaks, or a part that could not be read.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Diagnostic {
     pub severity: Severity,
     pub message: String,
@@ -148,6 +154,7 @@ pub struct Diagnostic {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Node {
     pub kind: NodeKind,
     pub label: String,
@@ -201,6 +208,19 @@ impl Node {
         go(self, 0, visit)
     }
 
+    /// The diagnostics of `severity` on this node and its descendants, in tree order, each with
+    /// the node it sits on.
+    pub fn diagnostics_of(&self, severity: Severity) -> Vec<(&Node, &Diagnostic)> {
+        let mut found = Vec::new();
+        self.walk(&mut |n, _| found.extend(n.diagnostics.iter().filter(|d| d.severity == severity).map(|d| (n, d))));
+        found
+    }
+
+    /// The error diagnostics of this node and its descendants, in tree order, with their nodes.
+    pub fn errors(&self) -> Vec<(&Node, &Diagnostic)> {
+        self.diagnostics_of(Severity::Error)
+    }
+
     /// Worst severity among this node's and its descendants' diagnostics.
     pub fn worst_severity(&self) -> Option<Severity> {
         let mut worst = None;
@@ -215,23 +235,31 @@ impl Node {
 
 /// A byte space: the input file (space 0) or bytes produced by decompression.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ByteSpace {
     pub label: String,
     pub size: u64,
     /// Where in its parent space the bytes came from (the compressed payload).
     pub origin: Option<Span>,
     /// The bytes of a derived space; `None` for the input file, which the caller holds.
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes"))]
     pub data: Option<Vec<u8>>,
 }
 
 /// Everything known about one input.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Tree {
     pub spaces: Vec<ByteSpace>,
     pub root: Node,
 }
 
 impl Tree {
+    /// The error diagnostics of the whole tree, in tree order, with their nodes.
+    pub fn errors(&self) -> Vec<(&Node, &Diagnostic)> {
+        self.root.errors()
+    }
+
     /// The bytes of a derived space, or `input` for space 0.
     pub fn space_bytes<'s>(&'s self, input: &'s [u8], space: u32) -> Option<&'s [u8]> {
         if space == 0 {
@@ -250,122 +278,5 @@ impl Tree {
         let data = self.space_bytes(input, span.space)?;
         let end = usize::try_from(span.end()).ok()?;
         data.get(usize::try_from(span.offset).ok()?..end)
-    }
-}
-
-#[cfg(feature = "serde")]
-mod serialize {
-    //! JSON shape: `{kind, label, space, offset, size, fields: {name: value}, field_spans:
-    //! {name: {space, offset, size}}, editable: [names], diagnostics: [...], children: [...]}`.
-    use super::*;
-    use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-
-    impl Serialize for Value {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            match self {
-                Value::Null => s.serialize_none(),
-                Value::Bool(b) => s.serialize_bool(*b),
-                Value::Uint(n) => s.serialize_u64(*n),
-                Value::Text(t) => s.serialize_str(t),
-                Value::Map(entries) => {
-                    let mut m = s.serialize_map(Some(entries.len()))?;
-                    for (k, v) in entries {
-                        m.serialize_entry(k, v)?;
-                    }
-                    m.end()
-                }
-            }
-        }
-    }
-
-    impl Serialize for Span {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(3))?;
-            m.serialize_entry("space", &self.space)?;
-            m.serialize_entry("offset", &self.offset)?;
-            m.serialize_entry("size", &self.size)?;
-            m.end()
-        }
-    }
-
-    impl Serialize for Diagnostic {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(3))?;
-            m.serialize_entry("severity", self.severity.as_str())?;
-            m.serialize_entry("message", &self.message)?;
-            m.serialize_entry("span", &self.span)?;
-            m.end()
-        }
-    }
-
-    struct Fields<'a>(&'a [Field]);
-    impl Serialize for Fields<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(self.0.len()))?;
-            for f in self.0 {
-                m.serialize_entry(&f.name, &f.value)?;
-            }
-            m.end()
-        }
-    }
-
-    struct FieldSpans<'a>(&'a [Field]);
-    impl Serialize for FieldSpans<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(None)?;
-            for f in self.0 {
-                if let Some(span) = &f.span {
-                    m.serialize_entry(&f.name, span)?;
-                }
-            }
-            m.end()
-        }
-    }
-
-    struct Editable<'a>(&'a [Field]);
-    impl Serialize for Editable<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut q = s.serialize_seq(None)?;
-            for f in self.0.iter().filter(|f| f.editable) {
-                q.serialize_element(&f.name)?;
-            }
-            q.end()
-        }
-    }
-
-    impl Serialize for Node {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(10))?;
-            m.serialize_entry("kind", self.kind.as_str())?;
-            m.serialize_entry("label", &self.label)?;
-            m.serialize_entry("space", &self.span.space)?;
-            m.serialize_entry("offset", &self.span.offset)?;
-            m.serialize_entry("size", &self.span.size)?;
-            m.serialize_entry("fields", &Fields(&self.fields))?;
-            m.serialize_entry("field_spans", &FieldSpans(&self.fields))?;
-            m.serialize_entry("editable", &Editable(&self.fields))?;
-            m.serialize_entry("diagnostics", &self.diagnostics)?;
-            m.serialize_entry("children", &self.children)?;
-            m.end()
-        }
-    }
-
-    impl Serialize for ByteSpace {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(3))?;
-            m.serialize_entry("label", &self.label)?;
-            m.serialize_entry("size", &self.size)?;
-            m.serialize_entry("origin", &self.origin)?;
-            m.end()
-        }
-    }
-
-    impl Serialize for Tree {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(2))?;
-            m.serialize_entry("spaces", &self.spaces)?;
-            m.serialize_entry("root", &self.root)?;
-            m.end()
-        }
     }
 }

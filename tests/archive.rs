@@ -5,10 +5,10 @@
 //! explored into the annotated tree, members and header fields with their spans.
 //! Tests that need a tool print why and return when it is not installed.
 
-use offload::archive::{self, Archive, Format, NewMember, SpecialKind};
-use offload::device_archive::{self, MemberKind};
+use offload::format::archive::ar::{self, Archive, Format, NewMember, SpecialKind};
+use offload::format::archive::device::{self, MemberKind};
 use offload::explore::{self, Options};
-use offload::target_id::EntryId;
+use offload::ids::EntryId;
 use offload::targets;
 use offload::tree::{Node, NodeKind, Severity, Tree, Value};
 mod common;
@@ -31,7 +31,7 @@ fn run_ok(cmd: &mut Command) -> Vec<u8> {
 }
 
 fn read_complete(bytes: &[u8]) -> Archive {
-    archive::read(bytes).and_then(Archive::complete).unwrap_or_else(|e| panic!("cannot read the archive: {e}"))
+    ar::read(bytes).and_then(Archive::complete).unwrap_or_else(|e| panic!("cannot read the archive: {e}"))
 }
 
 /// Bytes that differ from member to member, with odd and even sizes.
@@ -140,7 +140,7 @@ fn writer_is_byte_identical_to_llvm_ar_without_symbol_table() {
     let files = member_files(&s);
     llvm_ar(&s, &ar, &["--format=gnu", "rcS"], "theirs.a", &files);
     let members: Vec<NewMember> = files.iter().map(|(n, d)| NewMember { name: n.clone(), data: d }).collect();
-    let ours = archive::write_gnu(&members).unwrap();
+    let ours = ar::write_gnu(&members).unwrap();
     let theirs = s.read("theirs.a");
     assert!(ours == theirs, "our GNU archive differs from llvm-ar rcS ({} vs {} bytes)", ours.len(), theirs.len());
     // And llvm-ar reads every member of ours back.
@@ -152,7 +152,7 @@ fn writer_is_byte_identical_to_llvm_ar_without_symbol_table() {
 
 #[test]
 fn empty_archive_is_the_magic_alone_as_llvm_writes_it() {
-    let out = archive::write_gnu(&[]).unwrap();
+    let out = ar::write_gnu(&[]).unwrap();
     assert_eq!(out, b"!<arch>\n");
     assert!(read_complete(&out).members.is_empty());
     let Some(ar) = tool("llvm-ar", "empty_archive_is_the_magic_alone_as_llvm_writes_it") else { return };
@@ -166,11 +166,11 @@ fn empty_archive_is_the_magic_alone_as_llvm_writes_it() {
 #[test]
 fn writer_refuses_names_it_cannot_store() {
     for bad in ["", "a\nb", "nul\0"] {
-        let e = archive::write_gnu(&[NewMember { name: bad.into(), data: b"x" }]).unwrap_err();
+        let e = ar::write_gnu(&[NewMember { name: bad.into(), data: b"x" }]).unwrap_err();
         assert_eq!(e.context, "archive member name", "{bad:?}");
     }
     // A `/` cannot end a short name field: such names go to the table, and read back whole.
-    let out = archive::write_gnu(&[NewMember { name: "dir/x.o".into(), data: b"x" }]).unwrap();
+    let out = ar::write_gnu(&[NewMember { name: "dir/x.o".into(), data: b"x" }]).unwrap();
     assert_eq!(read_complete(&out).member_names(), ["dir/x.o"]);
 }
 
@@ -181,7 +181,7 @@ fn thin_archive_lists_member_names_and_reads_no_data() {
     let files = member_files(&s);
     llvm_ar(&s, &ar, &["rcT"], "thin.a", &files);
     let bytes = s.read("thin.a");
-    assert!(bytes.starts_with(archive::THIN_MAGIC));
+    assert!(bytes.starts_with(ar::THIN_MAGIC));
     let parsed = read_complete(&bytes);
     assert!(parsed.thin);
     // llvm-ar prints a thin member as a path from the archive's directory.
@@ -193,7 +193,7 @@ fn thin_archive_lists_member_names_and_reads_no_data() {
         assert!(m.data(&bytes[..]).unwrap().is_empty());
     }
     // Unbundling refuses it, naming the members that live elsewhere.
-    let e = device_archive::read_members(&bytes, 1 << 30).unwrap_err();
+    let e = device::read_members(&bytes, 1 << 30).unwrap_err();
     let text = e.to_string();
     for (name, _) in &files {
         assert!(text.contains(name.as_str()), "{text}");
@@ -213,7 +213,7 @@ fn thin_archive_lists_member_names_and_reads_no_data() {
 
 /// A small GNU archive: `//` table, one long and one short member.
 fn small_archive() -> Vec<u8> {
-    archive::write_gnu(&[
+    ar::write_gnu(&[
         NewMember { name: "a_long_member_name.o".into(), data: b"first member, odd size" },
         NewMember { name: "b.o".into(), data: b"second" },
     ])
@@ -221,7 +221,7 @@ fn small_archive() -> Vec<u8> {
 }
 
 fn error_of(bytes: &[u8]) -> offload::Error {
-    match archive::read(bytes) {
+    match ar::read(bytes) {
         Ok(ar) => ar.error.unwrap_or_else(|| panic!("no error for {:?}", String::from_utf8_lossy(bytes))),
         Err(e) => e,
     }
@@ -236,7 +236,7 @@ fn truncated_header_says_where_and_how_many_bytes() {
     assert_eq!(e.expected, "a 60-byte member header");
     assert_eq!(e.found, "30 bytes before the end of the archive");
     // The first member survives the truncation after it.
-    let partial = archive::read(&full[..second_header + 30]).unwrap();
+    let partial = ar::read(&full[..second_header + 30]).unwrap();
     assert_eq!(partial.member_names(), ["a_long_member_name.o"]);
 }
 
@@ -298,7 +298,7 @@ fn every_truncation_of_real_archives_is_an_error_not_a_panic() {
         boundaries.extend(whole.members.iter().map(|m| m.header.offset as usize));
         for cut in 0..full.len() {
             let prefix = &full[..cut];
-            match archive::read(prefix) {
+            match ar::read(prefix) {
                 Err(e) => assert!(cut < 8, "{name} cut at {cut}: {e}"),
                 Ok(ar) => match ar.error {
                     Some(e) => {
@@ -322,17 +322,17 @@ fn corrupting_any_header_byte_is_an_error_or_a_reading_never_a_panic() {
         let full = read_fixture(name);
         let whole = read_complete(&full);
         let headers = whole.special.iter().map(|s| s.header.offset).chain(whole.members.iter().map(|m| m.header.offset));
-        for at in headers.flat_map(|h| h..h + archive::HEADER_SIZE) {
+        for at in headers.flat_map(|h| h..h + ar::HEADER_SIZE) {
             for value in [b' ', b'0', b'9', b'/', b'#', b'`', b'\n', 0, 0xff] {
                 let mut bytes = full.clone();
                 bytes[at as usize] = value;
-                if let Ok(ar) = archive::read(&bytes[..]) {
+                if let Ok(ar) = ar::read(&bytes[..]) {
                     if let Some(e) = &ar.error {
                         assert!(e.offset < bytes.len() as u64, "{name}[{at}]={value}: error past the end: {e}");
                     }
                 }
                 let _ = explore::explore(&bytes[..], name, &Options::default());
-                let _ = device_archive::read_members(&bytes, 1 << 30);
+                let _ = device::read_members(&bytes, 1 << 30);
             }
         }
     }
@@ -440,7 +440,7 @@ fn archive_members_of_every_kind_are_explored() {
         ("notes.txt", b"nothing offloaded here\n".to_vec()),
     ];
     let members_in: Vec<NewMember> = parts.iter().map(|(n, d)| NewMember { name: n.to_string(), data: d }).collect();
-    let bytes = archive::write_gnu(&members_in).unwrap();
+    let bytes = ar::write_gnu(&members_in).unwrap();
     let tree = explore::explore(&bytes[..], "mixed.a", &Options::default());
     let ms = members(archive_node(&tree));
     let kinds = |m: &Node| m.children.iter().map(|c| c.kind).collect::<Vec<_>>();
@@ -476,7 +476,7 @@ fn host_member_spans_are_moved_to_the_member() {
     // The same object inside and outside an archive: every span of the member's subtree is
     // the standalone one plus the member's data offset.
     let object = read_fixture("hip_elf_rdc.o");
-    let bytes = archive::write_gnu(&[NewMember { name: "pad.o".into(), data: b"odd" }, NewMember { name: "x.o".into(), data: &object }]).unwrap();
+    let bytes = ar::write_gnu(&[NewMember { name: "pad.o".into(), data: b"odd" }, NewMember { name: "x.o".into(), data: &object }]).unwrap();
     let alone = explore::explore(&object[..], "x.o", &Options::default());
     let tree = explore::explore(&bytes[..], "x.a", &Options::default());
     let m = members(archive_node(&tree))[1];
@@ -499,27 +499,27 @@ fn host_member_spans_are_moved_to_the_member() {
 #[test]
 fn member_entries_by_kind() {
     let rdc = read_fixture("hip_elf_rdc.o");
-    let (kind, entries) = device_archive::member_entries(&rdc, 1 << 30).unwrap();
+    let (kind, entries) = device::member_entries(&rdc, 1 << 30).unwrap();
     assert_eq!(kind, MemberKind::BundledObject);
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-pc-linux-gnu-"]);
     let ccob = read_fixture("ccob_zstd_v3.hipfb");
-    let (kind, entries) = device_archive::member_entries(&ccob, 1 << 30).unwrap();
+    let (kind, entries) = device::member_entries(&ccob, 1 << 30).unwrap();
     assert_eq!(kind, MemberKind::CompressedBundle);
     assert_eq!(entries.len(), 3);
     let plain = read_fixture("omp_elf_2arch.o");
-    assert_eq!(device_archive::member_entries(&plain, 1 << 30).unwrap().0, MemberKind::NotBundled);
+    assert_eq!(device::member_entries(&plain, 1 << 30).unwrap().0, MemberKind::NotBundled);
     // A compressed member with a wrong hash is refused, never unbundled.
     let mut bad = ccob.clone();
     let hash_at = 24;
     bad[hash_at] ^= 1;
-    let e = device_archive::member_entries(&bad, 1 << 30).unwrap_err();
+    let e = device::member_entries(&bad, 1 << 30).unwrap_err();
     assert!(e.to_string().contains("hash"), "{e}");
 }
 
 #[test]
 fn device_member_names_follow_the_documented_rule() {
-    let name = |parent: &str, id: &str| device_archive::device_member_name(parent, &EntryId::parse(id).unwrap(), id);
+    let name = |parent: &str, id: &str| device::device_member_name(parent, &EntryId::parse(id).unwrap(), id);
     assert_eq!(name("rdc_a.o", "hip-amdgcn-amd-amdhsa--gfx90a:xnack+"), "rdc_a-gfx90a_xnack+.bc");
     assert_eq!(name("rdc_a.o", "hip-amdgcn-amd-amdhsa--gfx906:sramecc-:xnack+"), "rdc_a-gfx906_sramecc-_xnack+.bc");
     assert_eq!(name("lib.tar.o", "openmp-nvptx64-nvidia-cuda--sm_70"), "lib.tar-sm_70.cubin");
@@ -533,19 +533,19 @@ fn device_member_names_follow_the_documented_rule() {
 #[test]
 fn unbundle_picks_compatible_entries_from_every_member() {
     let bytes = read_fixture("hip_rdc_archive.a");
-    let members = device_archive::read_members(&bytes, 1 << 30).unwrap();
+    let members = device::read_members(&bytes, 1 << 30).unwrap();
     let targets = [
         EntryId::parse("hip-amdgcn-amd-amdhsa--gfx90a:xnack+").unwrap(),
         EntryId::parse("hipv4-amdgcn-amd-amdhsa--gfx906").unwrap(),
         EntryId::parse("hip-amdgcn-amd-amdhsa--gfx906:xnack-").unwrap(),
     ];
-    let out = device_archive::unbundle(&members, &targets, false).unwrap();
+    let out = device::unbundle(&members, &targets, false).unwrap();
     // gfx90a (any xnack) serves a request for xnack+; gfx906:xnack- does not serve "any".
     let names = |i: usize| out[i].iter().map(|e| e.name.as_str()).collect::<Vec<_>>();
     assert_eq!(names(0), ["rdc_a-gfx90a.bc", "rdc_c-gfx90a.bc"]);
     assert!(out[1].is_empty());
     assert_eq!(names(2), ["rdc_a-gfx906_xnack-.bc", "rdc_c-gfx906_xnack-.bc"]);
-    let written = device_archive::write_device_archive(&out[0]).unwrap();
+    let written = device::write_device_archive(&out[0]).unwrap();
     let back = read_complete(&written);
     assert_eq!(back.member_names(), names(0));
     assert_eq!(back.members[0].data(&written[..]).unwrap(), out[0][0].data);

@@ -12,7 +12,9 @@
 
 use offload::explore::{explore, Options};
 use offload::tree::{Node, Severity};
-use offload::{archive, bundle, compressed, offload_binary, text_bundle};
+use offload::format::archive::ar as archive;
+use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
+use offload::format::offload_binary;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -560,7 +562,7 @@ fn a_truncated_library_still_shows_its_bundles() {
     };
     let expected = bundles(&whole.root);
     assert!(expected >= 3, "the fixture has {expected} compressed bundles");
-    let fatbin = offload::host::read_host(&so[..]).unwrap().sections.into_iter().find(|s| s.name == ".hip_fatbin").unwrap();
+    let fatbin = offload::format::host::read_host(&so[..]).unwrap().sections.into_iter().find(|s| s.name == ".hip_fatbin").unwrap();
     let cut_at = (fatbin.file_offset + fatbin.data.len() as u64) as usize;
     let truncated = explore(&so[..cut_at], "cut", &Options::default());
     assert_eq!(bundles(&truncated.root), expected);

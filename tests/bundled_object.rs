@@ -6,8 +6,8 @@
 
 mod common;
 use common::{tool, Scratch};
-use offload::bundled_object::{self, EntryData};
-use offload::target_id::EntryId;
+use offload::format::bundle::object::{self as bundled_object, EntryData};
+use offload::ids::EntryId;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -239,7 +239,7 @@ fn damaged_bundled_objects_never_panic() {
         let keep = damaged[i];
         damaged[i] = keep.wrapping_add(0x41);
         if let Ok(out) = bundled_object::host_object(&damaged) {
-            assert!(offload::elf_rel::RelocatableElf::parse(&out).is_ok(), "byte {i}: rewritten object does not read back");
+            assert!(offload::format::host::elf_rel::RelocatableElf::parse(&out).is_ok(), "byte {i}: rewritten object does not read back");
         }
         damaged[i] = keep;
     }

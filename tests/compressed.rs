@@ -3,8 +3,8 @@
 //! Each test prints why and returns when a tool it needs is not installed.
 #![cfg(all(feature = "zlib", feature = "zstd"))]
 
-use offload::compressed::{self, CompressedBundle, Found, Piece, Verification};
-use offload::compression::{self, Method};
+use offload::format::bundle::compressed::{self, CompressedBundle, Found, Piece, Verification};
+use offload::codec::{self, Method};
 use offload::tree::{Severity, Span, Value};
 mod common;
 use common::{tool, Scratch};
@@ -159,8 +159,8 @@ fn check_compressed(bytes: &[u8], plain: &[u8], version: u16, method: Method) ->
     assert_eq!(cb.header.total_size, (version >= 2).then_some(bytes.len() as u64));
     assert_eq!(cb.size(), bytes.len() as u64);
     assert_eq!(cb.header.uncompressed_size, plain.len() as u64);
-    assert_eq!(cb.header.hash, compression::truncated_md5(plain));
-    assert_eq!(cb.header.hash.to_le_bytes(), compression::md5(plain)[..8]);
+    assert_eq!(cb.header.hash, codec::truncated_md5(plain));
+    assert_eq!(cb.header.hash.to_le_bytes(), codec::md5(plain)[..8]);
     let verification = cb.verify(LIMIT).unwrap();
     assert!(verification.ok());
     assert!(cb.decompress(LIMIT).unwrap() == plain, "decompressed bundle differs");

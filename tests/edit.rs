@@ -5,10 +5,10 @@
 
 mod common;
 use common::{tool, Scratch, XorShift};
-use offload::compression::Method;
+use offload::codec::Method;
 use offload::edit::{self, apply, Edit, EditError, NewEntry, NodePath};
 use offload::explore::{explore, Options};
-use offload::host;
+use offload::format::host;
 use offload::tree::{Node, NodeKind, Tree};
 use std::path::Path;
 use std::process::Command;

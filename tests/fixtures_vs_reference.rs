@@ -111,7 +111,7 @@ fn fixtures_match_the_reference_tools() {
         let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let tree = explore(&data[..], name, &Options { verify_all: true, ..Options::default() });
         let ours = our_entries(&tree, &data);
-        let is_host_file = offload::host::is_host_file(&data);
+        let is_host_file = offload::format::host::is_host_file(&data);
         for (id, size, sha) in &exp.unbundled {
             // A bundled object's host entry is the object itself minus the bundle sections
             // (made by llvm-objcopy): that is the archives issue's work, not compared here.
@@ -149,18 +149,18 @@ fn unedited_containers_write_back_byte_identical() {
         let path = entry.unwrap().path();
         let data = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if offload::bundle::is_bundle(&data) {
-            assert_eq!(offload::bundle::Bundle::parse(&data).unwrap().write().unwrap(), data, "{name}");
-        } else if offload::compressed::is_compressed(&data) {
-            for found in offload::compressed::walk(&data) {
-                if let offload::compressed::Piece::Bundle(cb) = found.piece {
+        if offload::format::bundle::binary::is_bundle(&data) {
+            assert_eq!(offload::format::bundle::binary::Bundle::parse(&data).unwrap().write().unwrap(), data, "{name}");
+        } else if offload::format::bundle::compressed::is_compressed(&data) {
+            for found in offload::format::bundle::compressed::walk(&data) {
+                if let offload::format::bundle::compressed::Piece::Bundle(cb) = found.piece {
                     assert_eq!(cb.to_bytes().unwrap(), found.bytes, "{name}");
                 }
             }
-        } else if offload::offload_binary::is_offload_binary(&data) {
-            assert_eq!(offload::offload_binary::walk(&data).write().unwrap(), data, "{name}");
-        } else if let Some(comment) = offload::text_bundle::detect_comment(&data) {
-            let (b, _) = offload::text_bundle::TextBundle::parse(&data, &comment).unwrap();
+        } else if offload::format::offload_binary::is_offload_binary(&data) {
+            assert_eq!(offload::format::offload_binary::walk(&data).write().unwrap(), data, "{name}");
+        } else if let Some(comment) = offload::format::bundle::text::detect_comment(&data) {
+            let (b, _) = offload::format::bundle::text::TextBundle::parse(&data, &comment).unwrap();
             assert_eq!(b.write(), data, "{name}");
         } else {
             continue;

@@ -6,7 +6,7 @@
 //! `/usr/lib/llvm-22/bin`). With the tools present every case runs and is compared; the random
 //! cases print their seed (replay one with `OFFLOAD_DIFF_SEED=<seed>`).
 
-use offload::offload_binary::{self as ob, packager, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
+use offload::format::offload_binary::{self as ob, packager, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
 mod common;
 use common::{tool, Scratch};
 use std::path::Path;

@@ -8,11 +8,11 @@ mod common;
 #[path = "common/hosts.rs"]
 mod hosts;
 use common::{tool, Scratch};
-use offload::bundle::Bundle;
-use offload::compressed::{self, CompressedBundle};
-use offload::compression::Method;
+use offload::format::bundle::binary::Bundle;
+use offload::format::bundle::compressed::{self, CompressedBundle};
+use offload::codec::Method;
 use offload::explore::{explore, Options};
-use offload::host;
+use offload::format::host;
 use offload::replace::replace_section;
 use std::path::{Path, PathBuf};
 use std::process::Command;

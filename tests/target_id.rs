@@ -7,12 +7,12 @@
 //! A run that dies by a signal gave no answer: clang-offload-bundler 22.1.8 dies by SIGSEGV in
 //! `getConflictTargetIDCombination` on target IDs with a feature lacking `+`/`-` on some machines
 //! and not on others. Such a case is reported and compared with the answer the bundler gave on a
-//! machine where it did not crash, recorded in `tests/fixtures/bundler-answers/` (rewrite them
+//! machine where it did not crash, recorded in `tests/bundler-answers/` (rewrite them
 //! with `OFFLOAD_RECORD_BUNDLER_ANSWERS=1 cargo test --test target_id` where the bundler runs
 //! clean). `answers_hold_when_the_bundler_crashes` proves the fallback with a bundler that
 //! crashes on exactly those IDs.
 
-use offload::target_id::{bundler_error, check_composition, compatible, compatible_with, find_entry, EntryId};
+use offload::ids::{bundler_error, check_composition, compatible, compatible_with, find_entry, EntryId};
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -101,7 +101,7 @@ fn signal_name(signal: i32) -> String {
 
 /// Where the answers recorded for one test live.
 fn recorded_path(test: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundler-answers").join(format!("{test}.txt"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bundler-answers").join(format!("{test}.txt"))
 }
 
 /// The answers recorded for one test: `case<TAB>answer` lines.

@@ -5,9 +5,9 @@
 use crate::bundler::BundlerArgs;
 use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
-use offload::archive;
-use offload::device_archive::{self, Extracted, MemberEntries};
-use offload::target_id::EntryId;
+use offload::format::archive::ar;
+use offload::format::archive::device::{self, Extracted, MemberEntries};
+use offload::ids::EntryId;
 use std::path::Path;
 
 /// Members named in an error message before "and N more".
@@ -20,7 +20,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let path = inputs[0];
     let data = read_all(path)?;
-    let members = device_archive::read_members(&data, a.decompress_limit()).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+    let members = device::read_members(&data, a.decompress_limit()).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     if a.list {
         for id in distinct_ids(&members) {
             println!("{id}");
@@ -39,7 +39,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
         )));
     }
     let targets = device_targets(&a.targets)?;
-    let per_target = device_archive::unbundle(&members, &targets, a.hip_openmp_compatible)
+    let per_target = device::unbundle(&members, &targets, a.hip_openmp_compatible)
         .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     let missing: Vec<&str> = a.targets.iter().zip(&per_target).filter(|(_, found)| found.is_empty()).map(|(t, _)| t.as_str()).collect();
     if !missing.is_empty() && !a.allow_missing_bundles {
@@ -47,7 +47,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
             "{}: no compatible code object for {} in the archive (it has: {}); nothing written",
             path.display(),
             missing.join(" and "),
-            device_archive::summary(&members, SUMMARY_MEMBERS)
+            device::summary(&members, SUMMARY_MEMBERS)
         )));
     }
     // Every archive is made and read back before any is written: a failure writes nothing.
@@ -80,8 +80,8 @@ fn device_targets(targets: &[String]) -> Outcome<Vec<EntryId>> {
 
 /// The device archive for one target, checked by reading it back.
 fn lay_out(found: &[Extracted]) -> Outcome<Vec<u8>> {
-    let bytes = device_archive::write_device_archive(found).map_err(|e| Failure::new(format!("cannot write the device archive: {e}")))?;
-    let back = archive::read(&bytes[..]).and_then(archive::Archive::complete);
+    let bytes = device::write_device_archive(found).map_err(|e| Failure::new(format!("cannot write the device archive: {e}")))?;
+    let back = ar::read(&bytes[..]).and_then(ar::Archive::complete);
     let same = back.is_ok_and(|ar| {
         ar.members.len() == found.len()
             && ar.members.iter().zip(found).all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data))
@@ -94,7 +94,7 @@ fn lay_out(found: &[Extracted]) -> Outcome<Vec<u8>> {
 
 /// `--check-input-archive`: every rule broken, each with its member, or nothing.
 fn check_composition(path: &Path, members: &[MemberEntries]) -> Outcome<()> {
-    let violations = device_archive::composition_violations(members);
+    let violations = device::composition_violations(members);
     if violations.is_empty() {
         return Ok(());
     }

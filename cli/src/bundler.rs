@@ -5,12 +5,12 @@ use crate::fail::{Failure, InFile, Outcome};
 use crate::io::{read_all, write_atomic};
 use crate::verify::{self, Written};
 use clap::Args;
-use offload::bundle::{self, Bundle};
-use offload::bundled_object::{self, EntryData};
-use offload::compressed;
-use offload::compression::Method;
-use offload::target_id::{self, EntryId};
-use offload::text_bundle::{self, TextBundle};
+use offload::format::bundle::binary::{self, Bundle};
+use offload::format::bundle::object::{self as bundled_object, EntryData};
+use offload::format::bundle::compressed;
+use offload::codec::Method;
+use offload::ids::{self, EntryId};
+use offload::format::bundle::text::{self, TextBundle};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -88,7 +88,7 @@ impl BundlerArgs {
 const BINARY_TYPES: &[&str] = &["bc", "o", "a", "gch", "ast"];
 
 fn check_type(t: &str) -> Outcome<()> {
-    if BINARY_TYPES.contains(&t) || text_bundle::comment_for_type(t).is_some() {
+    if BINARY_TYPES.contains(&t) || text::comment_for_type(t).is_some() {
         Ok(())
     } else {
         Err(Failure::new(format!("'{t}': invalid file type specified (expected one of i, ii, cui, hipi, d, ll, s, bc, o, a, gch, ast)")))
@@ -103,7 +103,7 @@ fn env_flag(name: &str) -> Option<String> {
 /// refuses them (same message); rules it does not check are reported as warnings.
 fn standardized_targets(targets: &[String]) -> Outcome<Vec<String>> {
     let raw: Vec<&str> = targets.iter().map(String::as_str).collect();
-    if let Some(message) = target_id::bundler_error(&raw) {
+    if let Some(message) = ids::bundler_error(&raw) {
         return Err(Failure::new(message));
     }
     let out = targets
@@ -111,7 +111,7 @@ fn standardized_targets(targets: &[String]) -> Outcome<Vec<String>> {
         .map(|t| EntryId::parse(t).map(|e| e.standardized()).map_err(|e| Failure::new(format!("invalid target '{t}': {e}"))))
         .collect::<Outcome<Vec<String>>>()?;
     let ids: Vec<&str> = out.iter().map(String::as_str).collect();
-    for v in target_id::check_composition(&ids).into_iter().filter(|v| !v.rejected_by_bundler) {
+    for v in ids::check_composition(&ids).into_iter().filter(|v| !v.rejected_by_bundler) {
         eprintln!("offload: warning: {v}");
     }
     Ok(out)
@@ -141,7 +141,7 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         }
     }
     let entries: Vec<(String, Cow<[u8]>)> = ids.iter().cloned().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
-    let comment = text_bundle::comment_for_type(&a.file_type);
+    let comment = text::comment_for_type(&a.file_type);
     let bytes = match comment {
         Some(comment) => TextBundle::new(comment, entries).write(),
         None => Bundle::new(entries, a.bundle_align).and_then(|b| b.write()).map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?,
@@ -163,7 +163,7 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
 /// The position of the host input when it is an object file: clang-offload-bundler then makes a
 /// bundled object (the host object plus one section per entry) instead of a binary bundle.
 fn object_host(ids: &[String], contents: &[Vec<u8>]) -> Option<usize> {
-    ids.iter().zip(contents).position(|(id, bytes)| EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false) && offload::host::is_host_file(bytes))
+    ids.iter().zip(contents).position(|(id, bytes)| EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false) && offload::format::host::is_host_file(bytes))
 }
 
 /// Writes a bundled object, byte-identical to clang-offload-bundler 22's.
@@ -229,19 +229,19 @@ impl Parsed<'_> {
 }
 
 fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Parsed<'a>> {
-    if let Some(comment) = text_bundle::comment_for_type(file_type) {
-        if text_bundle::detect_comment(data).is_none() {
+    if let Some(comment) = text::comment_for_type(file_type) {
+        if text::detect_comment(data).is_none() {
             return Ok(Parsed::NotBundled);
         }
         return TextBundle::parse(data, comment).map(|(b, _)| Parsed::Text(b)).in_file(path);
     }
-    if bundle::is_bundle(data) {
+    if binary::is_bundle(data) {
         return Bundle::parse(data).map(Parsed::Binary).in_file(path);
     }
-    if offload::archive::is_archive(data) {
+    if offload::format::archive::ar::is_archive(data) {
         return Err(Failure::new(format!("{}: is an archive; unbundle it with --type=a (one device-specific archive per target); nothing written", path.display())));
     }
-    if file_type == "o" && offload::host::is_host_file(data) {
+    if file_type == "o" && offload::format::host::is_host_file(data) {
         // An object without bundle sections is, for the bundler, the host entry itself.
         let entries = bundled_object::entries(data).in_file(path)?;
         return Ok(if entries.is_empty() { Parsed::NotBundled } else { Parsed::Object(entries) });
@@ -288,7 +288,7 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     let mut results = Vec::with_capacity(outputs.len());
     for (target, out) in a.targets.iter().zip(&outputs) {
         let requested = EntryId::parse(target).map_err(|e| Failure::new(format!("invalid target '{target}': {e}")))?;
-        let found = target_id::find_entry(&ids, &requested, a.hip_openmp_compatible);
+        let found = ids::find_entry(&ids, &requested, a.hip_openmp_compatible);
         match (found, &parsed) {
             (Some(id), _) => results.push((*out, entry_bytes(path, &data, &parsed, id)?)),
             // As clang-offload-bundler 22: an input without bundles is the host entry itself, but

@@ -3,9 +3,9 @@
 use crate::fail::{Failure, InFile, Outcome};
 use crate::io::{read_all, write_atomic};
 use clap::Args;
-use offload::compressed;
-use offload::compression::Method;
-use offload::{bundle, text_bundle};
+use offload::format::bundle::compressed;
+use offload::codec::Method;
+use offload::format::bundle::{binary as bundle, text as text_bundle};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]

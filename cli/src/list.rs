@@ -2,8 +2,9 @@
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
+use crate::json::ListDocument;
 use crate::ListArgs;
-use offload::bytes::human_size;
+use offload::util::bytes::human_size;
 use offload::explore::{self, Options};
 use offload::targets::{self, Target};
 use offload::tree::{Node, Tree};
@@ -18,7 +19,10 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
     let tree = explore::explore(&file, &name, &options(a));
     let found = targets::collect(&tree);
     if a.json {
-        let doc = serde_json::json!({ "file": shown(&a.file), "spaces": tree.spaces, "root": tree.root, "targets": found });
+        let file = shown(&a.file);
+        let doc = ListDocument { file: &file, tree: &tree, targets: &found };
+        // Through a `serde_json::Value`, whose maps sort their keys: the order scripts have seen.
+        let doc = serde_json::to_value(&doc).map_err(|e| Failure::new(e.to_string()))?;
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         print_tree(&tree);
@@ -31,13 +35,7 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
 /// The first error diagnostic: `list` still prints everything it could read, then fails so
 /// that scripts notice a broken file.
 fn first_error(tree: &Tree) -> Option<String> {
-    let mut found = None;
-    tree.root.walk(&mut |n: &Node, _| {
-        if found.is_none() {
-            found = n.diagnostics.iter().find(|d| d.severity == offload::tree::Severity::Error).map(|d| d.message.clone());
-        }
-    });
-    found
+    tree.errors().first().map(|(_, d)| d.message.clone())
 }
 
 fn print_tree(tree: &Tree) {

@@ -6,6 +6,7 @@ mod bundler;
 mod codec;
 mod fail;
 mod io;
+mod json;
 mod list;
 mod package;
 mod replace;

@@ -4,10 +4,10 @@
 use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
 use clap::Args;
-use offload::archive::{self, NewMember};
+use offload::format::archive::ar::{self, NewMember};
 use offload::explore::{self, Options};
 use offload::file_names::{image_extension, image_stem, UniqueNames};
-use offload::offload_binary;
+use offload::format::offload_binary;
 use offload::targets::{self, Target};
 use std::path::{Path, PathBuf};
 
@@ -126,7 +126,7 @@ fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
 /// `--archive`: the images as members of one GNU archive, in the order found.
 fn write_archive(out: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
     let members: Vec<NewMember> = images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
-    let bytes = archive::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
+    let bytes = ar::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
     let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
     crate::verify::reads_back(&bytes, crate::verify::Written::Archive(&names))?;
     write_atomic(out, &bytes)?;

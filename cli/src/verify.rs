@@ -3,7 +3,8 @@
 //! written.
 
 use crate::fail::{Failure, Outcome};
-use offload::{archive, bundle, bundled_object, compressed, text_bundle};
+use offload::format::archive::ar as archive;
+use offload::format::bundle::{binary as bundle, compressed, object as bundled_object, text as text_bundle};
 
 /// What a written buffer must read back as.
 pub enum Written<'a> {

@@ -523,6 +523,6 @@ fn extract_archive_holds_what_llvm_offload_binary_archives() {
 /// Members of an archive in order (name, bytes), read with our reader.
 fn members_in_order(path: &Path) -> Vec<(String, Vec<u8>)> {
     let bytes = std::fs::read(path).unwrap();
-    let ar = offload::archive::read(&bytes[..]).and_then(offload::archive::Archive::complete).unwrap();
+    let ar = offload::format::archive::ar::read(&bytes[..]).and_then(offload::format::archive::ar::Archive::complete).unwrap();
     ar.members.iter().map(|m| (m.name.clone(), m.data(&bytes[..]).unwrap().to_vec())).collect()
 }

@@ -4,7 +4,7 @@
 //! cases is `OFFLOAD_DIFF_CASES` (default 240). When the LLVM tools are not installed the suite
 //! says so and fails, unless `OFFLOAD_DIFF_ALLOW_SKIP=1`: `make test` installs them.
 
-use offload::target_id::{self, EntryId};
+use offload::ids::{self, EntryId};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -199,7 +199,7 @@ fn compatible_entries(targets: &[String], requested: &str) -> Vec<usize> {
     targets
         .iter()
         .enumerate()
-        .filter(|(_, t)| EntryId::parse(t).is_ok_and(|e| target_id::compatible(&EntryId::parse(&e.standardized()).unwrap_or(e), &req)))
+        .filter(|(_, t)| EntryId::parse(t).is_ok_and(|e| ids::compatible(&EntryId::parse(&e.standardized()).unwrap_or(e), &req)))
         .map(|(i, _)| i)
         .collect()
 }

@@ -17,7 +17,7 @@
 
 use super::{check_shrink, Endian, Splice};
 use crate::error::{Error, Result};
-use crate::host::OffloadSection;
+use crate::format::host::OffloadSection;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -88,7 +88,7 @@ fn read_section_header(input: &[u8], at: u64) -> Result<SectionHeader> {
 
 /// Every range the headers describe lies within the file.
 fn check_ranges(input: &[u8], f: &File) -> Result<()> {
-    let within = |start: u32, size: u64, at: u64, what: &'static str| crate::bytes::slice_at(input, u64::from(start), size, at, what).map(|_| ());
+    let within = |start: u32, size: u64, at: u64, what: &'static str| crate::util::bytes::slice_at(input, u64::from(start), size, at, what).map(|_| ());
     for s in &f.sections {
         if s.characteristics & UNINITIALIZED == 0 && s.raw_pointer != 0 {
             within(s.raw_pointer, u64::from(s.raw_size), s.at + 20, "COFF section raw data")?;

@@ -23,7 +23,7 @@
 
 use super::{check_shrink, Endian, Splice};
 use crate::error::{Error, Result};
-use crate::host::OffloadSection;
+use crate::format::host::OffloadSection;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -113,8 +113,8 @@ fn read_file(input: &[u8]) -> Result<File> {
     let ncmds = e.u32(input, 16, "Mach-O load command count")?;
     let sizeofcmds = u64::from(e.u32(input, 20, "Mach-O load commands size")?);
     let start = if is64 { 32 } else { 28 };
-    let end = crate::bytes::checked_end(start, sizeofcmds, 20, "Mach-O load commands size")?;
-    crate::bytes::slice_at(input, start, sizeofcmds, 20, "Mach-O load commands")?;
+    let end = crate::util::bytes::checked_end(start, sizeofcmds, 20, "Mach-O load commands size")?;
+    crate::util::bytes::slice_at(input, start, sizeofcmds, 20, "Mach-O load commands")?;
     let mut at = start;
     for _ in 0..ncmds {
         let cmd = e.u32(input, at, "Mach-O load command")?;
@@ -175,7 +175,7 @@ fn read_segment(input: &[u8], f: &mut File, at: u64, size: u64) -> Result<()> {
     f.segments.push(segment);
     for i in 0..nsects {
         let s = at + header + i * each;
-        let name_bytes = crate::bytes::slice_at(input, s, 32, s, "Mach-O section name")?;
+        let name_bytes = crate::util::bytes::slice_at(input, s, 32, s, "Mach-O section name")?;
         let text = |b: &[u8]| String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned();
         let after_size = s + 32 + 2 * w;
         f.sections.push(Section {

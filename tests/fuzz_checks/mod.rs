@@ -10,8 +10,10 @@
 #![allow(dead_code)]
 
 use offload::explore::{explore, Options};
-use offload::target_id::{self, EntryId, TargetId};
-use offload::{archive, bundle, compressed, host, offload_binary, text_bundle};
+use offload::ids::{self, EntryId, TargetId};
+use offload::format::archive::ar as archive;
+use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
+use offload::format::{host, offload_binary};
 
 /// Decompression limit while fuzzing: large enough for real fixtures, small enough to be fast.
 const LIMIT: u64 = 16 << 20;
@@ -114,9 +116,9 @@ pub fn ids(data: &[u8]) {
     let (Ok(a), Ok(b)) = (EntryId::parse(left), EntryId::parse(right)) else { return };
     let standard = a.standardized();
     let _ = EntryId::parse(&standard).expect("a standardized entry ID reads back");
-    let _ = target_id::compatible_with(&a, &b, true);
-    let _ = target_id::check_composition(&[left, right]);
-    let _ = target_id::find_entry(&[left, right], &b, false);
+    let _ = ids::compatible_with(&a, &b, true);
+    let _ = ids::check_composition(&[left, right]);
+    let _ = ids::find_entry(&[left, right], &b, false);
 }
 
 pub fn archive(data: &[u8]) {
@@ -190,7 +192,7 @@ fn edit_some_nodes(data: &[u8], tree: &offload::tree::Tree) {
                 Edit::MoveEntry { node, to: 0 },
             ],
             NodeKind::CompressedBundle => vec![Edit::Decompress { node }],
-            NodeKind::Bundle => vec![Edit::Compress { node, method: offload::compression::Method::Zlib, level: Some(1), version: 3 }],
+            NodeKind::Bundle => vec![Edit::Compress { node, method: offload::codec::Method::Zlib, level: Some(1), version: 3 }],
             NodeKind::Image | NodeKind::Section => vec![Edit::ReplaceContent { node, data: vec![0; 9] }],
             _ => continue,
         };

@@ -32,7 +32,7 @@ pub mod save;
 
 use crate::model::{Doc, NodeId, NodeInfo, Severity, Span};
 use offload::file_names::{extension_for_format, image_stem, sanitize, UniqueNames};
-use offload::target_id::EntryId;
+use offload::ids::EntryId;
 use offload::tree::Tree;
 
 /// What the user asks to download, always from the active tab.
@@ -317,7 +317,7 @@ pub fn device_archive_targets(doc: &Doc) -> Vec<String> {
 }
 
 /// `<stem>-<target id>.a`, every `:` made `_`: the rule the device archive's own members are
-/// named by (`offload::device_archive::device_member_name`), with the archive's extension. An
+/// named by (`offload::format::archive::device::device_member_name`), with the archive's extension. An
 /// entry without a target ID is named by its whole entry ID.
 pub fn device_archive_name(file: &str, target: &str) -> String {
     let file = file_part(file);
@@ -334,7 +334,7 @@ pub fn device_archive_name(file: &str, target: &str) -> String {
 /// bytes `offload unbundle --type=a --targets=<target>` writes, read back before they are
 /// offered.
 pub fn device_archive(input: &[u8], target: &str, max_decompressed: u64) -> Result<Vec<u8>, String> {
-    use offload::device_archive::{read_members, summary, unbundle, write_device_archive};
+    use offload::format::archive::device::{read_members, summary, unbundle, write_device_archive};
     let id = EntryId::parse(target).map_err(|e| format!("invalid target '{target}': {e}"))?;
     if id.is_host() {
         return Err(format!("'{target}' is a host target; a device archive is made for a device target"));
@@ -346,7 +346,7 @@ pub fn device_archive(input: &[u8], target: &str, max_decompressed: u64) -> Resu
         return Err(format!("no compatible code object for {target} in the archive (it has: {})", summary(&members, 8)));
     }
     let bytes = write_device_archive(found).map_err(|e| format!("cannot write the device archive: {e}"))?;
-    let back = offload::archive::read(&bytes[..]).and_then(offload::archive::Archive::complete).map_err(|e| format!("the device archive does not read back: {e}"))?;
+    let back = offload::format::archive::ar::read(&bytes[..]).and_then(offload::format::archive::ar::Archive::complete).map_err(|e| format!("the device archive does not read back: {e}"))?;
     let same = back.members.len() == found.len()
         && back.members.iter().zip(found).all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data));
     if !same {
@@ -359,15 +359,14 @@ pub fn device_archive(input: &[u8], target: &str, max_decompressed: u64) -> Resu
 /// be saved; if it has more error diagnostics than their source had, the download is refused
 /// with those errors.
 pub fn new_errors(tree: &Tree, source_errors: u32) -> Result<(), Vec<String>> {
-    let mut errors = Vec::new();
-    tree.root.walk(&mut |node, _| {
-        for d in &node.diagnostics {
-            if d.severity == offload::tree::Severity::Error {
-                let at = d.span.map(|s| format!(" (at byte {} of space {})", s.offset, s.space)).unwrap_or_default();
-                errors.push(format!("{}: {}{at}", node.label, d.message));
-            }
-        }
-    });
+    let errors: Vec<String> = tree
+        .errors()
+        .into_iter()
+        .map(|(node, d)| {
+            let at = d.span.map(|s| format!(" (at byte {} of space {})", s.offset, s.space)).unwrap_or_default();
+            format!("{}: {}{at}", node.label, d.message)
+        })
+        .collect();
     if errors.len() as u64 > u64::from(source_errors) {
         return Err(errors);
     }

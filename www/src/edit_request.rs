@@ -5,7 +5,7 @@
 //! Nodes are named by their path of child indices from the tree's root, as the core names
 //! them ([`crate::model::Doc::path_of`]).
 
-use offload::compression::Method;
+use offload::codec::Method;
 use offload::edit::{Edit, NewEntry};
 use offload::tree::NodeKind;
 use serde::{Deserialize, Serialize};

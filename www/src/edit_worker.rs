@@ -8,7 +8,7 @@ use crate::model::{Doc, Span};
 use crate::protocol::{EditedFile, FromWorker, Payload};
 use crate::settings::Settings;
 use crate::worker::{describe, post, BlobReader, Explored};
-use offload::compressed::CompressedBundle;
+use offload::format::bundle::compressed::CompressedBundle;
 use offload::edit::{self, EditError};
 use offload::explore::explore;
 use offload::tree::{Node, NodeKind, Severity, Tree};
@@ -92,11 +92,7 @@ fn does_not_fit(name: &str, message: String, payload: &[u8], kind: NodeKind) -> 
 
 /// Every error diagnostic of a tree, with the label of its node.
 fn error_messages(tree: &Tree) -> Vec<String> {
-    let mut errors = Vec::new();
-    tree.root.walk(&mut |n, _| {
-        errors.extend(n.diagnostics.iter().filter(|d| d.severity == offload::tree::Severity::Error).map(|d| format!("{}: {}", n.label, d.message)));
-    });
-    errors
+    tree.errors().into_iter().map(|(n, d)| format!("{}: {}", n.label, d.message)).collect()
 }
 
 /// Checks the hash of the compressed bundle at `node`.

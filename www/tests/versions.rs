@@ -106,7 +106,7 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
     assert_eq!(unchanged, s, "a version that does not exist changes nothing");
 
     // A new edit on version 1 replaces version 2.
-    let (_, doc3, mark3) = edited(&b1, &Edit::Compress { node: doc1.path_of(find(&doc1, "clang offload bundle")), method: offload::compression::Method::Zlib, level: None, version: 2 });
+    let (_, doc3, mark3) = edited(&b1, &Edit::Compress { node: doc1.path_of(find(&doc1, "clang offload bundle")), method: offload::codec::Method::Zlib, level: None, version: 2 });
     let s = s.reduce(Action::Edited { id: 1, doc: doc3.clone(), mark: mark3.clone(), select: mark3.clone(), notes: vec![] });
     let tab = s.tab(1).unwrap();
     assert_eq!((tab.versions.len(), tab.current), (3, 2));

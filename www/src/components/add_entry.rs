@@ -8,7 +8,7 @@ use crate::bytes::read_blob;
 use crate::edit_request::{EditRequest, NewEntryRequest};
 use crate::model::{FieldValue, NodeId};
 use offload::edit::{entry_id_problem, string_problem};
-use offload::offload_binary::{ImageKind, OffloadKind};
+use offload::format::offload_binary::{ImageKind, OffloadKind};
 use web_sys::{File, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 

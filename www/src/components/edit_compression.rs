@@ -5,7 +5,7 @@
 use super::edit_panel::EditFormProps;
 use crate::edit_request::{parse_level, CompressionMethod, EditRequest};
 use crate::model::FieldValue;
-use offload::compressed::{DEFAULT_VERSION, VERSIONS};
+use offload::format::bundle::compressed::{DEFAULT_VERSION, VERSIONS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 

@@ -5,7 +5,7 @@
 use super::edit_panel::EditFormProps;
 use crate::edit_request::EditRequest;
 use offload::edit::{canonical_entry_id, entry_id_problem};
-use offload::target_id::entry_id_diagnostics;
+use offload::ids::entry_id_diagnostics;
 use offload::tree::Severity;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

@@ -5,7 +5,7 @@ use super::edit_panel::EditFormProps;
 use super::edit_strings::EditStrings;
 use crate::edit_request::{parse_flags, EditRequest};
 use crate::model::FieldValue;
-use offload::offload_binary::{ImageKind, OffloadKind};
+use offload::format::offload_binary::{ImageKind, OffloadKind};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 

@@ -100,13 +100,13 @@ fn images_tar(request: u32, members: &[TarItem], explored: &Explored) -> Result<
         let bytes = span_bytes(explored, item.span).map_err(|e| format!("{}: {e}", item.name))?;
         refuse_new_errors(&item.name, &explore(&bytes[..], &item.name, &options), item.source_errors)?;
         writer.add(&item.name, &bytes)?;
-        written.push((item.name.as_str(), bytes.len(), offload::compressed::truncated_md5(&bytes)));
+        written.push((item.name.as_str(), bytes.len(), offload::format::bundle::compressed::truncated_md5(&bytes)));
         post(&FromWorker::Preparing { request, done: i as u64 + 1, total });
     }
     let out = writer.finish();
     let back = tar::read(&out).map_err(|e| format!("the tar does not read back: {e}"))?;
     let same = back.len() == written.len()
-        && back.iter().zip(&written).all(|(m, (name, len, hash))| m.name == *name && m.data.len() == *len && offload::compressed::truncated_md5(m.data) == *hash);
+        && back.iter().zip(&written).all(|(m, (name, len, hash))| m.name == *name && m.data.len() == *len && offload::format::bundle::compressed::truncated_md5(m.data) == *hash);
     if !same {
         return Err(Refusal::from("the tar does not read back as written".to_string()));
     }

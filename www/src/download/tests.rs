@@ -164,7 +164,7 @@ fn device_archives_are_offered_for_the_archive_targets() {
     assert_eq!(device_archive_name("lib", "openmp-x86_64-pc-linux-gnu"), "lib-openmp-x86_64-pc-linux-gnu.a");
 
     let bytes = device_archive(&data, "hip-amdgcn-amd-amdhsa--gfx90a", 1 << 30).unwrap();
-    let ar = offload::archive::read(&bytes[..]).and_then(offload::archive::Archive::complete).unwrap();
+    let ar = offload::format::archive::ar::read(&bytes[..]).and_then(offload::format::archive::ar::Archive::complete).unwrap();
     let names: Vec<&str> = ar.members.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["rdc_a-gfx90a.bc", "rdc_c-gfx90a.bc"]);
     // Each member is the gfx90a entry of its object, as the explorer finds it there.

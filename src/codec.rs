@@ -45,6 +45,7 @@ pub const CHUNK: usize = 128 * 1024;
 
 /// A compression method, numbered as LLVM writes it in a compressed bundle header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(u16)]
 pub enum Method {
     Zlib = 0,

@@ -19,7 +19,7 @@
 //! fills the gaps with zero bytes. Readers look entries up by ID; an offset of 0 or a range
 //! past the end makes the bundler stop reading the header silently, which we report instead.
 
-use crate::bytes::{align_up, checked_end, human_size, slice_at, Reader};
+use crate::util::bytes::{align_up, checked_end, human_size, slice_at, Reader};
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::borrow::Cow;

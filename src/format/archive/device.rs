@@ -11,21 +11,21 @@
 //!   (the bundler: in a hash order; we: in file order); anything else has no device code and is
 //!   skipped, as are object files without bundle sections.
 //! - An entry goes to every requested target it is compatible with
-//!   ([`target_id::compatible_with`]: same kind or `hip`/`hipv4`, compatible triples, and every
+//!   ([`ids::compatible_with`]: same kind or `hip`/`hipv4`, compatible triples, and every
 //!   feature the entry sets is set the same way by the target).
 //! - Extracted entries are named `<member stem>-<target id>` with `:` replaced by `_`, as
 //!   clang's documentation says (the bundler 22 writes `<stem>-<entry id><stem>` instead), and
 //!   the extension the bundler picks: `.bc` for AMD GPUs, `.cubin` for `sm_*`, else the
 //!   member's own. See [`device_member_name`].
 //! - One GNU archive per target, members in the order found, written by
-//!   [`crate::archive::write_gnu`] (no symbol table; see there).
+//!   [`crate::format::archive::ar::write_gnu`] (no symbol table; see there).
 
-use crate::archive::{self, Archive, NewMember};
-use crate::bundle::Bundle;
-use crate::compressed;
+use crate::format::archive::ar::{self, Archive, NewMember};
+use crate::format::bundle::binary::Bundle;
+use crate::format::bundle::compressed;
 use crate::error::{Error, Result};
-use crate::host::{self, SectionRole};
-use crate::target_id::{self, EntryId, Violation};
+use crate::format::host::{self, SectionRole};
+use crate::ids::{self, EntryId, Violation};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -105,7 +105,7 @@ fn whole(error: Error) -> ArchiveError {
 /// members' bytes are in other files), as is any malformed member: unbundling needs them all.
 /// `max_decompressed` bounds each compressed member.
 pub fn read_members(input: &[u8], max_decompressed: u64) -> core::result::Result<Vec<MemberEntries<'_>>, ArchiveError> {
-    let ar = archive::read(input).and_then(Archive::complete).map_err(whole)?;
+    let ar = ar::read(input).and_then(Archive::complete).map_err(whole)?;
     if ar.thin {
         return Err(whole(thin_error(&ar)));
     }
@@ -122,7 +122,7 @@ pub fn read_members(input: &[u8], max_decompressed: u64) -> core::result::Result
 
 /// The error for a thin archive: what it is, and which members live elsewhere.
 pub fn thin_error(ar: &Archive) -> Error {
-    Error::new(0, "archive", "an archive that holds its members (`!<arch>\\n`)", format!("a thin archive (`!<thin>\\n`): {}", archive::thin_message(ar)))
+    Error::new(0, "archive", "an archive that holds its members (`!<arch>\\n`)", format!("a thin archive (`!<thin>\\n`): {}", ar::thin_message(ar)))
 }
 
 /// The bundle entries of one member's bytes, and how the member carries them. Offsets in errors
@@ -153,7 +153,7 @@ fn uncompressed_entries(data: &[u8]) -> Result<(MemberKind, Vec<Entry<'_>>)> {
         let kind = if entries.is_empty() { MemberKind::NotBundled } else { MemberKind::BundledObject };
         return Ok((kind, entries));
     }
-    if crate::bundle::is_bundle(data) {
+    if crate::format::bundle::binary::is_bundle(data) {
         let bundle = Bundle::parse(data)?;
         let entries = bundle.entries.into_iter().map(|e| Entry { id: e.id, data: e.data }).collect();
         return Ok((MemberKind::Bundle, entries));
@@ -228,7 +228,7 @@ pub fn unbundle<'m>(
         for entry in &member.entries {
             let id = EntryId::parse(&entry.id).map_err(|error| ArchiveError { member: Some(member.name.clone()), error })?;
             for (target, list) in targets.iter().zip(out.iter_mut()) {
-                if target_id::compatible_with(&id, target, hip_openmp_compatible) {
+                if ids::compatible_with(&id, target, hip_openmp_compatible) {
                     list.push(Extracted {
                         name: device_member_name(&member.name, &id, &entry.id),
                         parent: &member.name,
@@ -245,16 +245,16 @@ pub fn unbundle<'m>(
 /// The device-specific archive holding `extracted`.
 pub fn write_device_archive(extracted: &[Extracted]) -> Result<Vec<u8>> {
     let members: Vec<NewMember> = extracted.iter().map(|e| NewMember { name: e.name.clone(), data: e.data }).collect();
-    archive::write_gnu(&members)
+    ar::write_gnu(&members)
 }
 
-/// Every composition rule each member's entries break ([`target_id::check_composition`]),
+/// Every composition rule each member's entries break ([`ids::check_composition`]),
 /// with the member's name, in archive order. Members without entries are not checked.
 pub fn composition_violations<'m>(members: &'m [MemberEntries<'_>]) -> Vec<(&'m str, Violation)> {
     members
         .iter()
         .filter(|m| !m.entries.is_empty())
-        .flat_map(|m| target_id::check_composition(&m.ids()).into_iter().map(move |v| (m.name.as_str(), v)))
+        .flat_map(|m| ids::check_composition(&m.ids()).into_iter().map(move |v| (m.name.as_str(), v)))
         .collect()
 }
 

@@ -60,7 +60,7 @@
 //! date, uid and gid 0, mode `644`, names of 16 bytes or more in the `//` table. It writes no
 //! symbol table; see its documentation for why.
 
-use crate::bytes::human_size;
+use crate::util::bytes::human_size;
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::format;

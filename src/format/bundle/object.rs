@@ -3,7 +3,7 @@
 //! host input is an object file (and what clang's driver makes for `-fgpu-rdc -c`).
 //!
 //! clang-offload-bundler 22 builds and reads them through llvm-objcopy; this module writes and
-//! reads the same bytes (ELF hosts; see [`crate::elf_rel`] for llvm-objcopy's layout).
+//! reads the same bytes (ELF hosts; see [`crate::format::host::elf_rel`] for llvm-objcopy's layout).
 //!
 //! | part | contents |
 //! |---|---|
@@ -17,11 +17,11 @@
 //! it yields the object with every `__CLANG_OFFLOAD_BUNDLE__*` section removed (llvm-objcopy
 //! `--remove-section`), any other section yields its bytes as they are.
 
-use crate::bytes::human_size;
-use crate::elf_rel::{RelocatableElf, SHF_EXCLUDE};
+use crate::util::bytes::human_size;
+use crate::format::host::elf_rel::{RelocatableElf, SHF_EXCLUDE};
 use crate::error::{Error, Result};
-use crate::host::{self, OffloadSection, SectionRole};
-use crate::target_id;
+use crate::format::host::{self, OffloadSection, SectionRole};
+use crate::ids;
 use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::borrow::Cow;
 use alloc::format;
@@ -88,7 +88,7 @@ pub fn tree_node(sections: &[OffloadSection<'_>]) -> Option<Node> {
         node.children.push(entry_node(s, id));
     }
     let ids: Vec<&str> = entries.iter().map(|(_, id)| *id).collect();
-    for v in target_id::check_composition(&ids) {
+    for v in ids::check_composition(&ids) {
         node.diag(Severity::Warning, v.to_string(), None);
     }
     if !entries.iter().any(|(s, _)| is_host_placeholder(s.data)) {
@@ -104,7 +104,7 @@ fn entry_node(s: &OffloadSection<'_>, id: &str) -> Node {
     node.field("section", s.name.as_str(), None);
     node.field("index", s.index as u64, None);
     node.field("size", span.size, None);
-    target_id::annotate_entry_id(&mut node, id);
+    ids::annotate_entry_id(&mut node, id);
     if is_host_placeholder(s.data) {
         let mut host = Node::new(NodeKind::Image, "host placeholder (one zero byte: the host code is this object)", span);
         host.field("format", "host placeholder", None);

@@ -12,7 +12,7 @@
 //! | section order | as read, removed sections dropped, added sections last; index = position + 1 |
 //! | file layout | sections sorted by their offset in the input (stable; added sections count as offset 2^64 - 1), each placed at the next multiple of its alignment (0 counts as 1) after the ELF header and the previous section; `SHT_NOBITS` takes no bytes |
 //! | section header table | after the last section, at the next multiple of the word size (8 or 4), one null header then one per section |
-//! | string tables (non-allocated `SHT_STRTAB`) | rebuilt by LLVM's `StringTableBuilder` (see [`crate::strtab`]) from the section names (for the `e_shstrndx` table) and the symbol names (for the symbol table's), nothing else |
+//! | string tables (non-allocated `SHT_STRTAB`) | rebuilt by LLVM's `StringTableBuilder` (see [`crate::util::strtab`]) from the section names (for the `e_shstrndx` table) and the symbol names (for the symbol table's), nothing else |
 //! | symbol table | local symbols moved first (stable), names re-pointed, `st_shndx` renumbered; alignment and entry size set to the word size and the symbol size; `sh_info` = last local index + 1 |
 //! | relocation sections (`SHT_REL`, `SHT_RELA`) | the same entries with renumbered symbols; `sh_link` = symbol table, `sh_info` = the section they apply to; alignment word size |
 //! | groups (`SHT_GRP`) | flag word (COMDAT dropped when the signature symbol is local) and renumbered members; `sh_link` = symbol table, `sh_info` = signature symbol |
@@ -25,9 +25,9 @@
 //! program headers, `SHT_SYMTAB_SHNDX` and more than 65279 sections, allocated relocation
 //! sections, `SHT_CREL`, dynamic symbol tables.
 
-use crate::bytes::{align_up, checked_end, slice_at};
+use crate::util::bytes::{align_up, checked_end, slice_at};
 use crate::error::{Error, Result};
-use crate::strtab::StringTable;
+use crate::util::strtab::StringTable;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;

@@ -21,6 +21,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use object::{Object, ObjectSection, ReadRef};
 
+pub mod elf_rel;
+
 /// What an offload section holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SectionRole {

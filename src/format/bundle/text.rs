@@ -13,7 +13,7 @@
 //! newline, and the content up to the next end marker; the newline that begins the end marker is
 //! not part of the content.
 
-use crate::bytes::human_size;
+use crate::util::bytes::human_size;
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::borrow::Cow;

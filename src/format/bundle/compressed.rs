@@ -18,7 +18,7 @@
 //! | 24     |                          | payload                  | hash u64                 |
 //! | 32     |                          |                          | payload                  |
 //!
-//! - method: 0 = zlib, 1 = zstd (see [`crate::compression`]).
+//! - method: 0 = zlib, 1 = zstd (see [`crate::codec`]).
 //! - total size: the whole compressed bundle, header included; it bounds the payload. Version 1
 //!   has none, so its payload runs to the end of the buffer and it can only be the last thing in
 //!   a buffer.
@@ -36,15 +36,15 @@
 //! the next by its total size, never by looking for the text `CCOB`, which compressed data may
 //! contain by chance.
 
-use crate::bytes::{align_up, human_size, Reader};
-use crate::compression;
+use crate::util::bytes::{align_up, human_size, Reader};
+use crate::codec;
 use crate::error::{Error, Result};
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Value};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-pub use crate::compression::{truncated_md5, Method};
+pub use crate::codec::{truncated_md5, Method};
 
 /// The four bytes every compressed bundle starts with.
 pub const MAGIC: [u8; 4] = *b"CCOB";
@@ -306,7 +306,7 @@ impl<'a> CompressedBundle<'a> {
     /// The uncompressed bundle, which must be exactly the declared size, at most `limit` bytes.
     pub fn decompress(&self, limit: u64) -> Result<Vec<u8>> {
         self.check_limit(limit)?;
-        compression::decompress(self.header.method, self.payload, self.header.uncompressed_size, limit)
+        codec::decompress(self.header.method, self.payload, self.header.uncompressed_size, limit)
             .map_err(|e| e.shifted(self.payload_offset()))
     }
 
@@ -314,14 +314,14 @@ impl<'a> CompressedBundle<'a> {
     /// of the stream than that needs: enough to read the bundle's header and list its entries.
     pub fn header_prefix(&self, n: usize) -> Result<Vec<u8>> {
         let n = u64::try_from(n).unwrap_or(u64::MAX).min(self.header.uncompressed_size) as usize;
-        compression::decompress_prefix(self.header.method, self.payload, n)
+        codec::decompress_prefix(self.header.method, self.payload, n)
             .map_err(|e| e.shifted(self.payload_offset()))
     }
 
     /// Checks the hash by decompressing in chunks, never holding the uncompressed bundle.
     pub fn verify(&self, limit: u64) -> Result<Verification> {
         self.check_limit(limit)?;
-        let digest = compression::decompressed_md5(
+        let digest = codec::decompressed_md5(
             self.header.method,
             self.payload,
             self.header.uncompressed_size,
@@ -406,7 +406,7 @@ pub fn compress(bundle: &[u8], method: Method, level: Option<i32>, version: u16)
             format!("{uncompressed_size} bytes"),
         ));
     }
-    let payload = compression::compress(method, level, bundle)?;
+    let payload = codec::compress(method, level, bundle)?;
     let header = Header {
         version,
         method,
