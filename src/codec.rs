@@ -127,9 +127,8 @@ pub fn compress(method: Method, level: Option<i32>, data: &[u8]) -> Result<Vec<u
 pub fn decompress(method: Method, data: &[u8], expected_size: u64, limit: u64) -> Result<Vec<u8>> {
     let budget = checked_budget(expected_size, limit)?;
     let mut out = Vec::new();
-    let produced = run(method, data, budget, Overflow::Fail, &mut |chunk| {
-        push_bounded(&mut out, chunk, budget as usize)
-    })?;
+    let produced =
+        run(method, data, budget, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, budget as usize))?;
     check_complete(produced, expected_size, data.len())?;
     Ok(out)
 }
@@ -145,12 +144,7 @@ pub fn decompress_prefix(method: Method, data: &[u8], n: usize) -> Result<Vec<u8
 /// Decompresses `data` chunk by chunk (each at most [`CHUNK`] bytes), handing each chunk to
 /// `sink` and keeping none; fails as soon as more than `limit` bytes come out. Returns how many
 /// bytes came out. For progress reports and for work on payloads too large to hold.
-pub fn decompress_chunks(
-    method: Method,
-    data: &[u8],
-    limit: u64,
-    sink: &mut dyn FnMut(&[u8]),
-) -> Result<u64> {
+pub fn decompress_chunks(method: Method, data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
     run(method, data, limit, Overflow::Fail, sink)
 }
 
@@ -265,13 +259,7 @@ fn not_built_in(method: Method) -> Error {
 /// Decompresses with `method`, handing output chunks to `sink`, never more than `budget` bytes.
 /// Returns the number of bytes handed over.
 #[cfg_attr(not(any(feature = "zlib", feature = "zstd")), allow(unused_variables))]
-fn run(
-    method: Method,
-    data: &[u8],
-    budget: u64,
-    overflow: Overflow,
-    sink: &mut dyn FnMut(&[u8]),
-) -> Result<u64> {
+fn run(method: Method, data: &[u8], budget: u64, overflow: Overflow, sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
     #[cfg(any(feature = "zlib", feature = "zstd"))]
     let mut out = Output { produced: 0, budget, overflow, sink };
     match method {
@@ -443,8 +431,7 @@ mod zstd {
                 match decoder.init(&mut input) {
                     Ok(()) => {}
                     Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                        length,
-                        ..
+                        length, ..
                     })) => {
                         input = skip(input, length, data.len())?;
                         continue;
@@ -458,9 +445,7 @@ mod zstd {
         }
 
         fn skip(input: &[u8], length: u32, total: usize) -> Result<&[u8]> {
-            input
-                .get(length as usize..)
-                .ok_or_else(|| truncated((total - input.len()) as u64, "zstd skippable frame"))
+            input.get(length as usize..).ok_or_else(|| truncated((total - input.len()) as u64, "zstd skippable frame"))
         }
 
         /// One frame being decoded.

@@ -18,15 +18,15 @@
 //! Paths survive re-exploring the result wherever the structure stays the same, which is what
 //! lets the web page mark edited nodes and keep its selection.
 
+use crate::codec::Method;
+use crate::error::Error;
 use crate::format::archive::ar::{self, NewMember};
 use crate::format::bundle::binary::{self, Bundle, BundleEntry};
 use crate::format::bundle::compressed::{self, CompressedBundle};
-use crate::codec::Method;
-use crate::error::Error;
-use crate::format::offload_binary::{self, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
-use crate::replace;
-use crate::ids::{EntryId, TargetId, Triple};
 use crate::format::bundle::text::{self, TextBundle, TextEntry};
+use crate::format::offload_binary::{self, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
+use crate::ids::{EntryId, TargetId, Triple};
+use crate::replace;
 use crate::tree::{Node, NodeKind, Severity, Span, Tree, Value};
 use alloc::borrow::Cow;
 use alloc::format;
@@ -130,11 +130,7 @@ pub enum EditError {
     Invalid(String),
     /// The new container does not fit where the old one was in a linked file; `payload` is
     /// the new container alone, which can still be saved on its own.
-    DoesNotFit {
-        message: String,
-        payload: Vec<u8>,
-        payload_kind: NodeKind,
-    },
+    DoesNotFit { message: String, payload: Vec<u8>, payload_kind: NodeKind },
 }
 
 impl core::fmt::Display for EditError {
@@ -163,18 +159,11 @@ pub fn apply(input: &[u8], tree: &Tree, edit: &Edit) -> EditResult<Edited> {
     let cx = Context { input, tree };
     let (path, change) = match edit {
         Edit::SetEntryId { node, id } => (node, cx.set_entry_id(node, id)?),
-        Edit::SetString { node, key, value } => (
-            node,
-            cx.edit_offload_entry(node, |e| set_string(e, key, value.as_deref()))?,
-        ),
-        Edit::SetImageKind { node, kind } => (
-            node,
-            cx.edit_offload_entry(node, |e| set_image_kind(e, *kind))?,
-        ),
-        Edit::SetOffloadKind { node, kind } => (
-            node,
-            cx.edit_offload_entry(node, |e| set_offload_kind(e, *kind))?,
-        ),
+        Edit::SetString { node, key, value } => {
+            (node, cx.edit_offload_entry(node, |e| set_string(e, key, value.as_deref()))?)
+        }
+        Edit::SetImageKind { node, kind } => (node, cx.edit_offload_entry(node, |e| set_image_kind(e, *kind))?),
+        Edit::SetOffloadKind { node, kind } => (node, cx.edit_offload_entry(node, |e| set_offload_kind(e, *kind))?),
         Edit::SetFlags { node, flags } => (
             node,
             cx.edit_offload_entry(node, |e| {
@@ -186,22 +175,13 @@ pub fn apply(input: &[u8], tree: &Tree, edit: &Edit) -> EditResult<Edited> {
         Edit::MoveEntry { node, to } => (node, cx.move_entry(node, *to)?),
         Edit::AddEntry { container, entry } => (container, cx.add_entry(container, entry)?),
         Edit::ReplaceContent { node, data } => (node, cx.replace_content(node, data)?),
-        Edit::Compress {
-            node,
-            method,
-            level,
-            version,
-        } => (node, cx.compress(node, *method, *level, *version)?),
+        Edit::Compress { node, method, level, version } => (node, cx.compress(node, *method, *level, *version)?),
         Edit::Decompress { node } => (node, cx.decompress(node)?),
     };
     let chain = cx.chain(&change.container)?;
     let mut notes = change.notes;
     let bytes = cx.put_back(&chain, change.bytes, &mut notes)?;
-    let mark = if change.keeps_node {
-        path.clone()
-    } else {
-        change.container
-    };
+    let mark = if change.keeps_node { path.clone() } else { change.container };
     Ok(Edited { bytes, mark, notes })
 }
 
@@ -232,12 +212,7 @@ pub fn entry_id_problem(id: &str) -> Option<String> {
     }
     let parsed = match EntryId::parse(id) {
         Ok(p) => p,
-        Err(e) => {
-            return Some(format!(
-                "'{id}' is not an entry ID: expected {}, found {}",
-                e.expected, e.found
-            ))
-        }
+        Err(e) => return Some(format!("'{id}' is not an entry ID: expected {}, found {}", e.expected, e.found)),
     };
     if !parsed.kind_is_valid() {
         return Some(format!(
@@ -247,16 +222,10 @@ pub fn entry_id_problem(id: &str) -> Option<String> {
         ));
     }
     if !parsed.triple_is_valid() {
-        return Some(format!(
-            "'{}' is not a target triple LLVM knows",
-            parsed.triple_text()
-        ));
+        return Some(format!("'{}' is not a target triple LLVM knows", parsed.triple_text()));
     }
     match parsed.parsed_target_id() {
-        Some(Err(e)) => Some(format!(
-            "the target ID is malformed: expected {}, found {}",
-            e.expected, e.found
-        )),
+        Some(Err(e)) => Some(format!("the target ID is malformed: expected {}, found {}", e.expected, e.found)),
         _ => None,
     }
 }
@@ -268,9 +237,7 @@ pub fn string_problem(key: &str, value: &str) -> Option<String> {
         return Some("a key cannot be empty".into());
     }
     if key.contains('\0') || value.contains('\0') {
-        return Some(
-            "keys and values are NUL-terminated strings: they cannot hold a NUL byte".into(),
-        );
+        return Some("keys and values are NUL-terminated strings: they cannot hold a NUL byte".into());
     }
     match key {
         "triple" if !Triple::parse(value).is_valid() => {
@@ -304,9 +271,7 @@ fn set_string(entry: &mut OffloadEntry, key: &str, value: Option<&str>) -> EditR
 
 fn set_image_kind(entry: &mut OffloadEntry, kind: u16) -> EditResult<()> {
     if !ImageKind(kind).is_known() {
-        return invalid(format!(
-            "image kind {kind} is not one LLVM defines (0 to 6)"
-        ));
+        return invalid(format!("image kind {kind} is not one LLVM defines (0 to 6)"));
     }
     entry.image_kind = ImageKind(kind);
     Ok(())
@@ -315,7 +280,9 @@ fn set_image_kind(entry: &mut OffloadEntry, kind: u16) -> EditResult<()> {
 fn set_offload_kind(entry: &mut OffloadEntry, kind: u16) -> EditResult<()> {
     // LLVM 22 writes bit flags (OpenMP 1, CUDA 2, HIP 4, SYCL 8); older LLVM wrote 3 for HIP.
     if kind == 0 || kind > 0xf {
-        return invalid(format!("offload kind {kind} is not one LLVM writes (bit flags: OpenMP 1, CUDA 2, HIP 4, SYCL 8)"));
+        return invalid(format!(
+            "offload kind {kind} is not one LLVM writes (bit flags: OpenMP 1, CUDA 2, HIP 4, SYCL 8)"
+        ));
     }
     entry.offload_kind = OffloadKind(kind);
     Ok(())
@@ -333,12 +300,7 @@ struct Change {
 
 impl Change {
     fn new(container: &[usize], bytes: Vec<u8>) -> Change {
-        Change {
-            container: container.to_vec(),
-            bytes,
-            notes: Vec::new(),
-            keeps_node: true,
-        }
+        Change { container: container.to_vec(), bytes, notes: Vec::new(), keeps_node: true }
     }
 }
 
@@ -366,12 +328,9 @@ fn is_container(node: &Node) -> bool {
 /// The bytes a node stands for: an archive member's data (its node also spans its header).
 fn content_span(node: &Node) -> Span {
     match node.kind {
-        NodeKind::ArchiveMember => node
-            .fields
-            .iter()
-            .find(|f| f.name == "data_offset")
-            .and_then(|f| f.span)
-            .unwrap_or(node.span),
+        NodeKind::ArchiveMember => {
+            node.fields.iter().find(|f| f.name == "data_offset").and_then(|f| f.span).unwrap_or(node.span)
+        }
         _ => node.span,
     }
 }
@@ -419,11 +378,7 @@ impl<'a> Context<'a> {
 
     /// The container holding the node at `path`, its path, and the node's index among the
     /// container's entries of `kind`.
-    fn entry_in_container(
-        &self,
-        path: &[usize],
-        kind: NodeKind,
-    ) -> EditResult<(NodePath, &'a Node, usize)> {
+    fn entry_in_container(&self, path: &[usize], kind: NodeKind) -> EditResult<(NodePath, &'a Node, usize)> {
         let chain = self.chain(path)?;
         let node = chain[chain.len() - 1];
         if node.kind != kind || path.is_empty() {
@@ -436,10 +391,7 @@ impl<'a> Context<'a> {
         }
         let parent = chain[chain.len() - 2];
         let own = path[path.len() - 1];
-        let index = parent.children[..own]
-            .iter()
-            .filter(|c| c.kind == kind)
-            .count();
+        let index = parent.children[..own].iter().filter(|c| c.kind == kind).count();
         Ok((path[..path.len() - 1].to_vec(), parent, index))
     }
 
@@ -451,11 +403,7 @@ impl<'a> Context<'a> {
         let bytes = self.bytes_of(parent)?;
         let rewritten = match parent.kind {
             NodeKind::TextBundle => edit_text_bundle(bytes, |b| {
-                if b.entries
-                    .iter()
-                    .enumerate()
-                    .any(|(i, e)| i != index && e.id == id)
-                {
+                if b.entries.iter().enumerate().any(|(i, e)| i != index && e.id == id) {
                     return invalid(format!("another entry already has the ID '{id}'"));
                 }
                 let entry = &mut b.entries[index];
@@ -464,11 +412,7 @@ impl<'a> Context<'a> {
                 Ok(())
             })?,
             _ => edit_bundle(bytes, &parent.label, |b| {
-                if b.entries
-                    .iter()
-                    .enumerate()
-                    .any(|(i, e)| i != index && e.id == id)
-                {
+                if b.entries.iter().enumerate().any(|(i, e)| i != index && e.id == id) {
                     return invalid(format!("another entry already has the ID '{id}'"));
                 }
                 b.entries[index].id = id.to_string();
@@ -493,8 +437,7 @@ impl<'a> Context<'a> {
         let node = self.node(path)?;
         let mut change = match node.kind {
             NodeKind::BundleEntry => {
-                let (container, parent, index) =
-                    self.entry_in_container(path, NodeKind::BundleEntry)?;
+                let (container, parent, index) = self.entry_in_container(path, NodeKind::BundleEntry)?;
                 let bytes = self.bytes_of(parent)?;
                 let rewritten = match parent.kind {
                     NodeKind::TextBundle => edit_text_bundle(bytes, |b| {
@@ -509,8 +452,7 @@ impl<'a> Context<'a> {
                 Change::new(&container, rewritten)
             }
             NodeKind::OffloadEntry => {
-                let (container, parent, index) =
-                    self.entry_in_container(path, NodeKind::OffloadEntry)?;
+                let (container, parent, index) = self.entry_in_container(path, NodeKind::OffloadEntry)?;
                 let binary = offload_binary::parse(self.bytes_of(parent)?)?;
                 if binary.version == 1 || binary.entries.len() == 1 {
                     return self.remove_binary(&container);
@@ -562,9 +504,7 @@ impl<'a> Context<'a> {
         let bytes = self.bytes_of(parent)?;
         let reorder = |len: usize| -> EditResult<()> {
             if to >= len {
-                return invalid(format!(
-                    "position {to} is past the last of the {len} entries"
-                ));
+                return invalid(format!("position {to} is past the last of the {len} entries"));
             }
             Ok(())
         };
@@ -608,15 +548,10 @@ impl<'a> Context<'a> {
         let binaries: Vec<usize> = region.containers.iter().map(|(i, _, _)| *i).collect();
         let from = binaries.iter().position(|&i| i == own).unwrap_or(0);
         if to >= binaries.len() {
-            return invalid(format!(
-                "position {to} is past the last of the {} offload binaries",
-                binaries.len()
-            ));
+            return invalid(format!("position {to} is past the last of the {} offload binaries", binaries.len()));
         }
         if region.fixed {
-            return invalid(
-                "containers in a linked file keep their addresses: they cannot be reordered",
-            );
+            return invalid("containers in a linked file keep their addresses: they cannot be reordered");
         }
         let mut order: Vec<usize> = (0..binaries.len()).collect();
         let moved = order.remove(from);
@@ -646,7 +581,12 @@ impl<'a> Context<'a> {
                         if b.entries.iter().any(|e| e.id == entry.id) {
                             return invalid(format!("the bundle already has an entry '{}'", entry.id));
                         }
-                        b.entries.push(TextEntry { id: entry.id.clone(), data: Cow::Owned(entry.data.clone()), before: Cow::Borrowed(&[]), end_id: None });
+                        b.entries.push(TextEntry {
+                            id: entry.id.clone(),
+                            data: Cow::Owned(entry.data.clone()),
+                            before: Cow::Borrowed(&[]),
+                            end_id: None,
+                        });
                         Ok(())
                     })?
                 } else {
@@ -654,7 +594,12 @@ impl<'a> Context<'a> {
                         if b.entries.iter().any(|e| e.id == entry.id) {
                             return invalid(format!("the bundle already has an entry '{}'", entry.id));
                         }
-                        b.entries.push(BundleEntry { id: entry.id.clone(), offset: 0, data: Cow::Owned(entry.data.clone()), raw_id: None });
+                        b.entries.push(BundleEntry {
+                            id: entry.id.clone(),
+                            offset: 0,
+                            data: Cow::Owned(entry.data.clone()),
+                            raw_id: None,
+                        });
                         Ok(())
                     })?
                 }
@@ -671,7 +616,12 @@ impl<'a> Context<'a> {
                 })?
             }
             NodeKind::Section | NodeKind::File => return self.add_binary(path, new_offload_entry(entry)?),
-            other => return invalid(format!("entries are added to bundles, offload binaries and offload sections, not to a {} node", other.as_str())),
+            other => {
+                return invalid(format!(
+                    "entries are added to bundles, offload binaries and offload sections, not to a {} node",
+                    other.as_str()
+                ))
+            }
         };
         let mut change = Change::new(path, rewritten);
         change.keeps_node = true;
@@ -683,18 +633,14 @@ impl<'a> Context<'a> {
     fn add_binary(&self, path: &[usize], entry: OffloadEntry<'_>) -> EditResult<Change> {
         let node = self.node(path)?;
         let region = self.region(node)?;
-        if region
-            .containers
-            .iter()
-            .any(|(_, _, kind)| *kind != NodeKind::OffloadBinary)
-        {
-            return invalid(format!("'{}' holds containers other than offload binaries: an offload binary is not added there", node.label));
+        if region.containers.iter().any(|(_, _, kind)| *kind != NodeKind::OffloadBinary) {
+            return invalid(format!(
+                "'{}' holds containers other than offload binaries: an offload binary is not added there",
+                node.label
+            ));
         }
         let binary = OffloadBinary::v1(entry).write_canonical()?;
-        let end = region
-            .containers
-            .last()
-            .map_or(0, |(i, _, _)| region.slot_of_child(*i).end);
+        let end = region.containers.last().map_or(0, |(i, _, _)| region.slot_of_child(*i).end);
         let mut out = region.bytes[..end].to_vec();
         out.resize(out.len().next_multiple_of(8), 0);
         out.extend_from_slice(&binary);
@@ -740,10 +686,7 @@ impl<'a> Context<'a> {
         }
         let chain = self.chain(path)?;
         // The innermost container above the node takes the new bytes at the node's place.
-        let Some(at) = chain[..chain.len() - 1]
-            .iter()
-            .rposition(|n| is_container(n))
-        else {
+        let Some(at) = chain[..chain.len() - 1].iter().rposition(|n| is_container(n)) else {
             return invalid("nothing holds this node");
         };
         let container_path = &path[..at];
@@ -751,13 +694,7 @@ impl<'a> Context<'a> {
         Ok(Change::new(container_path, bytes))
     }
 
-    fn compress(
-        &self,
-        path: &[usize],
-        method: Method,
-        level: Option<i32>,
-        version: u16,
-    ) -> EditResult<Change> {
+    fn compress(&self, path: &[usize], method: Method, level: Option<i32>, version: u16) -> EditResult<Change> {
         let node = self.node(path)?;
         let bundle_bytes = match node.kind {
             NodeKind::Bundle => {
@@ -775,10 +712,7 @@ impl<'a> Context<'a> {
                 ))
             }
         };
-        let mut change = Change::new(
-            path,
-            compressed::compress(&bundle_bytes, method, level, version)?,
-        );
+        let mut change = Change::new(path, compressed::compress(&bundle_bytes, method, level, version)?);
         change.notes.push(format!(
             "compressed with {} level {}, format version {version}",
             method.name(),
@@ -790,10 +724,7 @@ impl<'a> Context<'a> {
     fn decompress(&self, path: &[usize]) -> EditResult<Change> {
         let node = self.node(path)?;
         if node.kind != NodeKind::CompressedBundle {
-            return invalid(format!(
-                "only compressed bundles are decompressed, not a {} node",
-                node.kind.as_str()
-            ));
+            return invalid(format!("only compressed bundles are decompressed, not a {} node", node.kind.as_str()));
         }
         Ok(Change::new(path, self.decompressed(node)?))
     }
@@ -817,33 +748,16 @@ impl<'a> Context<'a> {
             // Only a compressed bundle opens a new byte space: the new bytes go into its
             // decompressed bundle, which is compressed again.
             if container.kind != NodeKind::CompressedBundle {
-                return invalid(format!(
-                    "'{}' keeps its contents compressed: they are not rewritten",
-                    container.label
-                ));
+                return invalid(format!("'{}' keeps its contents compressed: they are not rewritten", container.label));
             }
-            let space = self
-                .tree
-                .spaces
-                .get(target.span.space as usize)
-                .and_then(|s| s.data.as_deref())
-                .unwrap_or(&[]);
-            let full = self
-                .tree
-                .spaces
-                .get(target.span.space as usize)
-                .map_or(0, |s| s.size);
+            let space = self.tree.spaces.get(target.span.space as usize).and_then(|s| s.data.as_deref()).unwrap_or(&[]);
+            let full = self.tree.spaces.get(target.span.space as usize).map_or(0, |s| s.size);
             if space.len() as u64 != full {
                 return invalid("the decompressed bundle is not at hand in full: turn on 'verify all' in Settings and open the file again");
             }
             let inner = splice(space, range_of(target.span.offset, target.span.size), new);
             let cb = CompressedBundle::parse(self.bytes_of(container)?)?;
-            return Ok(compressed::compress(
-                &inner,
-                cb.header.method,
-                None,
-                cb.header.version,
-            )?);
+            return Ok(compressed::compress(&inner, cb.header.method, None, cb.header.version)?);
         }
         let bytes = self.bytes_of(container)?;
         let target_span = content_span(target);
@@ -895,15 +809,8 @@ impl<'a> Context<'a> {
         if ar.thin {
             return invalid("a thin archive's members are other files: they are not rewritten");
         }
-        if !ar
-            .members
-            .iter()
-            .any(|m| m.data_offset as usize <= at.start && at.end as u64 <= m.data_offset + m.size)
-        {
-            return invalid(format!(
-                "no member of the archive holds bytes {}..{}",
-                at.start, at.end
-            ));
+        if !ar.members.iter().any(|m| m.data_offset as usize <= at.start && at.end as u64 <= m.data_offset + m.size) {
+            return invalid(format!("no member of the archive holds bytes {}..{}", at.start, at.end));
         }
         let members: Vec<(String, Vec<u8>)> = ar
             .members
@@ -919,26 +826,17 @@ impl<'a> Context<'a> {
                 (m.name.clone(), data)
             })
             .collect();
-        let new_members: Vec<NewMember> = members
-            .iter()
-            .map(|(name, data)| NewMember {
-                name: name.clone(),
-                data,
-            })
-            .collect();
+        let new_members: Vec<NewMember> =
+            members.iter().map(|(name, data)| NewMember { name: name.clone(), data }).collect();
         Ok(ar::write_gnu(&new_members)?)
     }
 
     /// The offload containers laid out one after another in a section or a raw file.
     fn region(&self, node: &'a Node) -> EditResult<Region<'a>> {
         if !matches!(node.kind, NodeKind::Section | NodeKind::File) {
-            return invalid(format!(
-                "expected a section or a file, found a {} node",
-                node.kind.as_str()
-            ));
+            return invalid(format!("expected a section or a file, found a {} node", node.kind.as_str()));
         }
-        if node.kind == NodeKind::File && node.children.iter().any(|c| c.kind == NodeKind::Section)
-        {
+        if node.kind == NodeKind::File && node.children.iter().any(|c| c.kind == NodeKind::Section) {
             return invalid("the containers of a host file are in its sections");
         }
         let bytes = self.bytes_of(node)?;
@@ -947,16 +845,12 @@ impl<'a> Context<'a> {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.span.space == node.span.space && is_container(c))
-            .map(|(i, c)| (i, within(range_of(c.span.offset.saturating_sub(node.span.offset), c.span.size), bytes.len()), c.kind))
+            .map(|(i, c)| {
+                (i, within(range_of(c.span.offset.saturating_sub(node.span.offset), c.span.size), bytes.len()), c.kind)
+            })
             .collect();
-        let fixed =
-            node.kind == NodeKind::Section && replace::keeps_section_size(self.host_of(node)?);
-        Ok(Region {
-            bytes,
-            containers,
-            fixed,
-            label: node.label.clone(),
-        })
+        let fixed = node.kind == NodeKind::Section && replace::keeps_section_size(self.host_of(node)?);
+        Ok(Region { bytes, containers, fixed, label: node.label.clone() })
     }
 
     /// The bytes of the object file whose section `section` is: the file, or an archive member.
@@ -975,12 +869,7 @@ impl<'a> Context<'a> {
 
     /// Writes the file again with `new` as the bytes of the innermost node of `chain`, putting
     /// each new container into the one around it.
-    fn put_back(
-        &self,
-        chain: &[&Node],
-        mut new: Vec<u8>,
-        notes: &mut Vec<String>,
-    ) -> EditResult<Vec<u8>> {
+    fn put_back(&self, chain: &[&Node], mut new: Vec<u8>, notes: &mut Vec<String>) -> EditResult<Vec<u8>> {
         let mut level = chain.len() - 1;
         while level > 0 {
             let target = chain[level];
@@ -992,10 +881,12 @@ impl<'a> Context<'a> {
                 self.put_into_host(self.bytes_of(container)?, target, &new, notes)?
             } else {
                 if container.kind == NodeKind::Archive {
-                    notes.push("the archive was written again in GNU format, without a symbol table (llvm-ranlib adds one)".into());
+                    notes.push(
+                        "the archive was written again in GNU format, without a symbol table (llvm-ranlib adds one)"
+                            .into(),
+                    );
                 }
-                self.put_into(container, target, &new)
-                    .map_err(|e| name_payload(e, target.kind))?
+                self.put_into(container, target, &new).map_err(|e| name_payload(e, target.kind))?
             };
             level = at;
         }
@@ -1018,10 +909,7 @@ impl<'a> Context<'a> {
                         r.section, r.old_size
                     ));
                 } else {
-                    notes.push(format!(
-                        "section {} is now {} bytes (was {})",
-                        r.section, r.new_size, r.old_size
-                    ));
+                    notes.push(format!("section {} is now {} bytes (was {})", r.section, r.new_size, r.old_size));
                 }
                 Ok(r.bytes)
             }
@@ -1033,15 +921,9 @@ impl<'a> Context<'a> {
 /// A "does not fit" says what its payload is: the kind of the container that did not fit.
 fn name_payload(e: EditError, kind: NodeKind) -> EditError {
     match e {
-        EditError::DoesNotFit {
-            message,
-            payload,
-            payload_kind: NodeKind::Unknown,
-        } => EditError::DoesNotFit {
-            message,
-            payload,
-            payload_kind: kind,
-        },
+        EditError::DoesNotFit { message, payload, payload_kind: NodeKind::Unknown } => {
+            EditError::DoesNotFit { message, payload, payload_kind: kind }
+        }
         other => other,
     }
 }
@@ -1060,19 +942,12 @@ impl Region<'_> {
     /// The bytes from the `k`th container to the next one (or its own end for the last).
     fn slot_of(&self, k: usize) -> Range<usize> {
         let start = self.containers[k].1.start;
-        let end = self
-            .containers
-            .get(k + 1)
-            .map_or(self.containers[k].1.end, |(_, r, _)| r.start);
+        let end = self.containers.get(k + 1).map_or(self.containers[k].1.end, |(_, r, _)| r.start);
         start..end.max(start)
     }
 
     fn slot_of_child(&self, child: usize) -> Range<usize> {
-        let k = self
-            .containers
-            .iter()
-            .position(|(i, _, _)| *i == child)
-            .unwrap_or(0);
+        let k = self.containers.iter().position(|(i, _, _)| *i == child).unwrap_or(0);
         self.slot_of(k)
     }
 
@@ -1081,10 +956,7 @@ impl Region<'_> {
     /// or, in a linked file, stay where they are.
     fn rebuild(&self, replaced: Option<&[u8]>, at: Range<usize>) -> EditResult<Vec<u8>> {
         let new: &[u8] = replaced.unwrap_or(&[]);
-        let next_container = self
-            .containers
-            .iter()
-            .find(|(_, r, _)| r.start >= at.end && r.start > at.start);
+        let next_container = self.containers.iter().find(|(_, r, _)| r.start >= at.end && r.start > at.start);
         let next = next_container.map(|(_, r, _)| r.start);
         if self.fixed {
             let room = next.unwrap_or(self.bytes.len()) - at.start;
@@ -1171,10 +1043,7 @@ fn splice(data: &[u8], at: Range<usize>, new: &[u8]) -> Vec<u8> {
 }
 
 /// Which of the entries `(offset, size)` holds `at`, and `at` relative to that entry.
-fn entry_holding(
-    entries: impl Iterator<Item = (u64, u64)>,
-    at: &Range<usize>,
-) -> EditResult<(usize, Range<usize>)> {
+fn entry_holding(entries: impl Iterator<Item = (u64, u64)>, at: &Range<usize>) -> EditResult<(usize, Range<usize>)> {
     for (i, (offset, size)) in entries.enumerate() {
         let r = range_of(offset, size);
         if r.start <= at.start && at.end <= r.end {
@@ -1187,34 +1056,19 @@ fn entry_holding(
 /// Parses a bundle, lets `change` edit it, and writes it: in place when every entry keeps its
 /// size and the header still fits before the first entry, otherwise laid out again at the
 /// bundle's alignment.
-fn edit_bundle(
-    bytes: &[u8],
-    label: &str,
-    change: impl FnOnce(&mut Bundle) -> EditResult<()>,
-) -> EditResult<Vec<u8>> {
+fn edit_bundle(bytes: &[u8], label: &str, change: impl FnOnce(&mut Bundle) -> EditResult<()>) -> EditResult<Vec<u8>> {
     if !binary::is_bundle(bytes) {
         return invalid(format!(
             "'{label}' is a bundled object (one section per entry): its entries are rewritten with `offload bundle --type=o`, not in the page"
         ));
     }
     let mut b = Bundle::parse(bytes)?;
-    let before: Vec<(String, u64, usize)> = b
-        .entries
-        .iter()
-        .map(|e| (e.id.clone(), e.offset, e.data.len()))
-        .collect();
+    let before: Vec<(String, u64, usize)> = b.entries.iter().map(|e| (e.id.clone(), e.offset, e.data.len())).collect();
     let align = bundle_alignment(&b);
     change(&mut b)?;
     let same_sizes = b.entries.len() == before.len()
-        && b.entries
-            .iter()
-            .zip(&before)
-            .all(|(e, (_, off, len))| e.offset == *off && e.data.len() == *len);
-    let header_fits = b
-        .entries
-        .iter()
-        .filter(|e| !e.data.is_empty())
-        .all(|e| e.offset >= b.header_size());
+        && b.entries.iter().zip(&before).all(|(e, (_, off, len))| e.offset == *off && e.data.len() == *len);
+    let header_fits = b.entries.iter().filter(|e| !e.data.is_empty()).all(|e| e.offset >= b.header_size());
     if !(same_sizes && header_fits) {
         b.relayout(align)?;
     }
@@ -1224,30 +1078,18 @@ fn edit_bundle(
 /// The alignment the bundler was given: the largest power of two (up to 4096) dividing every
 /// non-empty entry's offset.
 fn bundle_alignment(b: &Bundle) -> u64 {
-    b.entries
-        .iter()
-        .filter(|e| !e.data.is_empty())
-        .map(|e| alignment_of(e.offset as usize) as u64)
-        .min()
-        .unwrap_or(1)
+    b.entries.iter().filter(|e| !e.data.is_empty()).map(|e| alignment_of(e.offset as usize) as u64).min().unwrap_or(1)
 }
 
-fn edit_text_bundle(
-    bytes: &[u8],
-    change: impl FnOnce(&mut TextBundle) -> EditResult<()>,
-) -> EditResult<Vec<u8>> {
-    let comment = text::detect_comment(bytes).ok_or_else(|| {
-        EditError::Invalid("the text bundle's comment marker was not found".into())
-    })?;
+fn edit_text_bundle(bytes: &[u8], change: impl FnOnce(&mut TextBundle) -> EditResult<()>) -> EditResult<Vec<u8>> {
+    let comment = text::detect_comment(bytes)
+        .ok_or_else(|| EditError::Invalid("the text bundle's comment marker was not found".into()))?;
     let (mut b, _) = TextBundle::parse(bytes, &comment)?;
     change(&mut b)?;
     Ok(b.write())
 }
 
-fn edit_offload_binary(
-    bytes: &[u8],
-    change: impl FnOnce(&mut OffloadBinary) -> EditResult<()>,
-) -> EditResult<Vec<u8>> {
+fn edit_offload_binary(bytes: &[u8], change: impl FnOnce(&mut OffloadBinary) -> EditResult<()>) -> EditResult<Vec<u8>> {
     let mut b = offload_binary::parse(bytes)?;
     change(&mut b)?;
     if b.entries.is_empty() {
@@ -1288,9 +1130,7 @@ pub fn selection_after(edit: &Edit, before: &Tree, after: &Tree, mark: &[usize])
         | Edit::Compress { node, .. }
         | Edit::Decompress { node } => Some(node.clone()),
     };
-    followed
-        .filter(|p| after.node_at(p).is_some())
-        .unwrap_or_else(|| mark.to_vec())
+    followed.filter(|p| after.node_at(p).is_some()).unwrap_or_else(|| mark.to_vec())
 }
 
 /// The child index of the `n`th child of `kind` under the node at `parent`.
@@ -1338,9 +1178,7 @@ fn added_in(after: &Tree, container: &[usize]) -> Option<NodePath> {
             Some(joined(container, &[last_of_kind(after, container, NodeKind::BundleEntry)?]))
         }
         NodeKind::OffloadBinary if is_v1_binary(node) => in_last_binary(container.split_last()?.1),
-        NodeKind::OffloadBinary => {
-            Some(joined(container, &[last_of_kind(after, container, NodeKind::OffloadEntry)?]))
-        }
+        NodeKind::OffloadBinary => Some(joined(container, &[last_of_kind(after, container, NodeKind::OffloadEntry)?])),
         _ => in_last_binary(container),
     }
 }

@@ -18,12 +18,7 @@ pub struct Error {
 }
 
 impl Error {
-    pub fn new(
-        offset: u64,
-        context: &'static str,
-        expected: impl Into<String>,
-        found: impl Into<String>,
-    ) -> Self {
+    pub fn new(offset: u64, context: &'static str, expected: impl Into<String>, found: impl Into<String>) -> Self {
         Error { offset, context, expected: expected.into(), found: found.into() }
     }
 
@@ -36,11 +31,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "at byte {} ({}): expected {}, found {}",
-            self.offset, self.context, self.expected, self.found
-        )
+        write!(f, "at byte {} ({}): expected {}, found {}", self.offset, self.context, self.expected, self.found)
     }
 }
 

@@ -6,17 +6,17 @@
 //! The input is read through `object::ReadRef`, so a caller can pass a lazily read file: only
 //! headers, offload sections and, when listing cheaply, the start of compressed streams are read.
 
+use crate::error::Error;
 use crate::format::archive::ar;
 use crate::format::bundle::binary;
-use crate::format::bundle::object as bundled_object;
-use crate::util::bytes::human_size;
 use crate::format::bundle::compressed;
-use crate::error::Error;
+use crate::format::bundle::object as bundled_object;
+use crate::format::bundle::text;
 use crate::format::host::{self, SectionRole};
 use crate::format::offload_binary::{self, ImageKind};
 use crate::ids;
-use crate::format::bundle::text;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
+use crate::util::bytes::human_size;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -42,7 +42,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_decompressed: 4 << 30, max_depth: 8, full_decompress_up_to: 32 << 20, verify_all: false, max_entries: 100_000 }
+        Options {
+            max_decompressed: 4 << 30,
+            max_depth: 8,
+            full_decompress_up_to: 32 << 20,
+            verify_all: false,
+            max_entries: 100_000,
+        }
     }
 }
 
@@ -129,7 +135,8 @@ impl Explorer<'_> {
         root.field("container", file.description.as_str(), None);
         for s in &file.sections {
             let span = Span::new(0, s.file_offset, s.data.len() as u64);
-            let mut node = Node::new(NodeKind::Section, format!("section {} ({})", s.name, human_size(span.size)), span);
+            let mut node =
+                Node::new(NodeKind::Section, format!("section {} ({})", s.name, human_size(span.size)), span);
             node.field("name", s.name.as_str(), None);
             node.field("index", s.index as u64, None);
             node.field("address", s.address, None);
@@ -175,7 +182,11 @@ impl Explorer<'_> {
             let size = header.total_size.unwrap_or(len - pos);
             if size > len - pos || size < header.size() {
                 let mut node = compressed::header_node(&header, Span::new(0, pos, len - pos), None);
-                node.diag(Severity::Error, format!("the header declares {size} bytes but {} remain in the file", len - pos), Some(Span::new(0, pos + 8, 8)));
+                node.diag(
+                    Severity::Error,
+                    format!("the header declares {size} bytes but {} remain in the file", len - pos),
+                    Some(Span::new(0, pos + 8, 8)),
+                );
                 root.children.push(node);
                 return;
             }
@@ -183,7 +194,11 @@ impl Explorer<'_> {
             let node = if self.decompress_in_full(&header) {
                 match input.read_bytes_at(pos, size) {
                     Ok(bytes) => self.compressed_bytes(bytes, span, 0),
-                    Err(()) => error_node(&Error::new(pos, "compressed bundle", format!("{size} readable bytes"), "a read error"), span, "compressed bundle"),
+                    Err(()) => error_node(
+                        &Error::new(pos, "compressed bundle", format!("{size} readable bytes"), "a read error"),
+                        span,
+                        "compressed bundle",
+                    ),
                 }
             } else {
                 self.compressed_header_only(input, &header, span)
@@ -192,7 +207,11 @@ impl Explorer<'_> {
             let Some(next) = compressed::next_bundle_offset(pos, size).filter(|&n| n < len) else { break };
             let gap = Span::new(0, pos + size, next - pos - size);
             if input.read_bytes_at(gap.offset, gap.size).map_or(true, |g| g.iter().any(|&b| b != 0)) {
-                root.diag(Severity::Warning, "non-zero bytes after a compressed bundle, where only zero padding is expected", Some(gap));
+                root.diag(
+                    Severity::Warning,
+                    "non-zero bytes after a compressed bundle, where only zero padding is expected",
+                    Some(gap),
+                );
                 break;
             }
             pos = next;
@@ -267,7 +286,9 @@ impl Explorer<'_> {
     fn compressed_sequence(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
         compressed::walk(data)
             .map(|found| match &found.piece {
-                compressed::Piece::Bundle(_) => self.compressed_bytes(found.bytes, span.sub(found.offset, found.size), depth),
+                compressed::Piece::Bundle(_) => {
+                    self.compressed_bytes(found.bytes, span.sub(found.offset, found.size), depth)
+                }
                 _ => compressed::found_to_node(&found, span),
             })
             .collect()
@@ -297,15 +318,26 @@ impl Explorer<'_> {
         let hash_ok = compressed::truncated_md5(&plain) == cb.header.hash;
         let mut node = compressed::to_node(&cb, span, Some(hash_ok));
         let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
-        let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed bundle ({})", human_size(inner.size)), inner);
+        let mut dec =
+            Node::new(NodeKind::Decompressed, format!("decompressed bundle ({})", human_size(inner.size)), inner);
         dec.children = self.region(&plain, inner, depth + 1);
-        self.spaces.push(ByteSpace { label: format!("decompressed {}", node.label), size: inner.size, origin: Some(payload), data: Some(plain) });
+        self.spaces.push(ByteSpace {
+            label: format!("decompressed {}", node.label),
+            size: inner.size,
+            origin: Some(payload),
+            data: Some(plain),
+        });
         node.children.push(dec);
         node
     }
 
     /// A large compressed bundle in a lazily read file: only the start of its payload is read.
-    fn compressed_header_only<'a, R: ReadRef<'a>>(&mut self, input: R, header: &compressed::Header, span: Span) -> Node {
+    fn compressed_header_only<'a, R: ReadRef<'a>>(
+        &mut self,
+        input: R,
+        header: &compressed::Header,
+        span: Span,
+    ) -> Node {
         let mut node = compressed::header_node(header, span, None);
         if header.uncompressed_size > self.opts.max_decompressed {
             // Listing reads only the header, but the bundle could not be unpacked: say so now.
@@ -353,7 +385,11 @@ impl Explorer<'_> {
 
     /// Decodes only as much of the stream as the bundle header needs (growing the prefix until
     /// the header fits), and returns the decompressed-space node holding that header.
-    fn bundle_header_from_prefix(&mut self, cb: &compressed::CompressedBundle, span: Span) -> core::result::Result<Node, String> {
+    fn bundle_header_from_prefix(
+        &mut self,
+        cb: &compressed::CompressedBundle,
+        span: Span,
+    ) -> core::result::Result<Node, String> {
         let total = cb.header.uncompressed_size;
         let mut want = 4096usize;
         loop {
@@ -362,15 +398,30 @@ impl Explorer<'_> {
             match binary::read_header(&prefix) {
                 Ok(h) => {
                     let inner = Span::new(self.spaces.len() as u32, 0, total);
-                    let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed bundle ({}, header only)", human_size(total)), inner);
+                    let mut dec = Node::new(
+                        NodeKind::Decompressed,
+                        format!("decompressed bundle ({}, header only)", human_size(total)),
+                        inner,
+                    );
                     let mut b = binary::header_node(&h, inner);
                     annotate_entries(&mut b);
                     dec.children.push(b);
-                    self.spaces.push(ByteSpace { label: format!("decompressed bundle header ({} of {})", human_size(prefix.len() as u64), human_size(total)), size: total, origin: Some(payload_span(&cb.header, span)), data: Some(prefix) });
+                    self.spaces.push(ByteSpace {
+                        label: format!(
+                            "decompressed bundle header ({} of {})",
+                            human_size(prefix.len() as u64),
+                            human_size(total)
+                        ),
+                        size: total,
+                        origin: Some(payload_span(&cb.header, span)),
+                        data: Some(prefix),
+                    });
                     return Ok(dec);
                 }
                 Err(_) if !whole && prefix.len() == want && want < (64 << 20) => want = want.saturating_mul(8),
-                Err(e) => return Err(format!("the decompressed data does not start with a readable binary bundle: {e}")),
+                Err(e) => {
+                    return Err(format!("the decompressed data does not start with a readable binary bundle: {e}"))
+                }
             }
         }
     }
@@ -408,7 +459,11 @@ impl Explorer<'_> {
 
     /// What one device image or entry holds: a nested container, or a description of the image.
     fn content(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
-        if offload_binary::is_offload_binary(data) || binary::is_bundle(data) || compressed::is_compressed(data) || ar::is_archive(data) {
+        if offload_binary::is_offload_binary(data)
+            || binary::is_bundle(data)
+            || compressed::is_compressed(data)
+            || ar::is_archive(data)
+        {
             return self.region(data, span, depth);
         }
         match describe_image(data) {
@@ -438,7 +493,10 @@ impl Explorer<'_> {
                 break;
             }
             let found = self.region(rest, sub, depth + 1);
-            let readable = !found.is_empty() && found.iter().all(|n| !n.diagnostics.iter().any(|d| d.severity == Severity::Error) && n.kind != NodeKind::Unknown);
+            let readable = !found.is_empty()
+                && found.iter().all(|n| {
+                    !n.diagnostics.iter().any(|d| d.severity == Severity::Error) && n.kind != NodeKind::Unknown
+                });
             if !readable {
                 self.spaces.truncate(spaces_before);
                 pos = at + 1;
@@ -492,7 +550,11 @@ impl Explorer<'_> {
         match member.read_bytes_at(0, span.size) {
             Ok(data) => node.children.extend(self.content(data, span, depth)),
             Err(()) => {
-                node.diag(Severity::Error, format!("the {} bytes of this member could not be read", span.size), Some(span));
+                node.diag(
+                    Severity::Error,
+                    format!("the {} bytes of this member could not be read", span.size),
+                    Some(span),
+                );
             }
         }
     }
@@ -550,7 +612,10 @@ fn payload_span(header: &compressed::Header, span: Span) -> Span {
 fn header_only_note(node: &mut Node, header: &compressed::Header) {
     node.diag(
         Severity::Note,
-        format!("hash not checked: only the bundle header of this {} bundle was decoded (list with --verify to check it)", human_size(header.uncompressed_size)),
+        format!(
+            "hash not checked: only the bundle header of this {} bundle was decoded (list with --verify to check it)",
+            human_size(header.uncompressed_size)
+        ),
         None,
     );
 }
@@ -612,7 +677,10 @@ pub fn describe_image(data: &[u8]) -> Option<(&'static str, String)> {
         return Some(("NVIDIA fatbin", String::new()));
     }
     let head = &data[..data.len().min(4096)];
-    if core::str::from_utf8(head).is_ok() && head.windows(8).any(|w| w == b".version") && head.windows(7).any(|w| w == b".target") {
+    if core::str::from_utf8(head).is_ok()
+        && head.windows(8).any(|w| w == b".version")
+        && head.windows(7).any(|w| w == b".target")
+    {
         return Some(("PTX", String::new()));
     }
     None
@@ -622,7 +690,9 @@ fn describe_elf(data: &[u8]) -> (&'static str, String) {
     const EM_CUDA: u16 = 190;
     const EM_AMDGPU: u16 = 224;
     let little = data.get(5) == Some(&1);
-    let machine = data.get(18..20).map(|b| if little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) });
+    let machine =
+        data.get(18..20)
+            .map(|b| if little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) });
     match machine {
         Some(EM_AMDGPU) => {
             let flags = data.get(48..52).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);

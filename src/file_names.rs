@@ -100,8 +100,14 @@ mod tests {
 
     #[test]
     fn images_are_named_by_file_member_target_and_format() {
-        assert_eq!(image_stem("lib.so", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", None), "lib.so.hipv4-amdgcn-amd-amdhsa--gfx90a_xnack+");
-        assert_eq!(image_stem("x.a", "hip-amdgcn-amd-amdhsa--gfx90a", Some("rdc_a.o")), "x.a.rdc_a.o.hip-amdgcn-amd-amdhsa--gfx90a");
+        assert_eq!(
+            image_stem("lib.so", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", None),
+            "lib.so.hipv4-amdgcn-amd-amdhsa--gfx90a_xnack+"
+        );
+        assert_eq!(
+            image_stem("x.a", "hip-amdgcn-amd-amdhsa--gfx90a", Some("rdc_a.o")),
+            "x.a.rdc_a.o.hip-amdgcn-amd-amdhsa--gfx90a"
+        );
         assert_eq!(image_extension(b"BC\xC0\xDE rest"), "bc");
         assert_eq!(image_extension(b"what is this"), "bin");
     }

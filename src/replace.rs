@@ -25,9 +25,9 @@
 mod coff;
 mod macho;
 
-use crate::format::host::elf_rel::RelocatableElf;
 use crate::error::{Error, Result};
 use crate::explore::{explore, Options};
+use crate::format::host::elf_rel::RelocatableElf;
 use crate::format::host::{self, HostFile, OffloadSection};
 use alloc::borrow::Cow;
 use alloc::format;
@@ -51,12 +51,24 @@ pub struct Replacement {
 pub fn replace_section(input: &[u8], name: &str, payload: &[u8]) -> Result<Replacement> {
     let host = host::read_host(input)?;
     let target = find_section(&host, name)?;
-    let kind = object::FileKind::parse(input).map_err(|e| Error::new(0, "host file headers", "a readable ELF, COFF or Mach-O file", e.to_string()))?;
+    let kind = object::FileKind::parse(input)
+        .map_err(|e| Error::new(0, "host file headers", "a readable ELF, COFF or Mach-O file", e.to_string()))?;
     let (bytes, in_place) = match kind {
-        object::FileKind::Elf32 | object::FileKind::Elf64 if elf_is_relocatable(input) => (replace_in_elf_object(input, target, payload)?, false),
+        object::FileKind::Elf32 | object::FileKind::Elf64 if elf_is_relocatable(input) => {
+            (replace_in_elf_object(input, target, payload)?, false)
+        }
         object::FileKind::Coff => (coff::replace(input, target, payload)?, false),
-        object::FileKind::CoffBig => return Err(Error::new(0, "host file headers", "a regular COFF object (large-object COFF files are not rewritten)", "a /bigobj COFF object")),
-        object::FileKind::MachO32 | object::FileKind::MachO64 if macho::is_object(input) => (macho::replace(input, target, payload)?, false),
+        object::FileKind::CoffBig => {
+            return Err(Error::new(
+                0,
+                "host file headers",
+                "a regular COFF object (large-object COFF files are not rewritten)",
+                "a /bigobj COFF object",
+            ))
+        }
+        object::FileKind::MachO32 | object::FileKind::MachO64 if macho::is_object(input) => {
+            (macho::replace(input, target, payload)?, false)
+        }
         _ => (in_place(input, target, payload, &host.description)?, true),
     };
     let new_size = if in_place { target.data.len() as u64 } else { payload.len() as u64 };
@@ -70,7 +82,8 @@ fn find_section<'h, 'a>(host: &'h HostFile<'a>, name: &str) -> Result<&'h Offloa
     if let Some(s) = host.sections.iter().find(|s| s.name == name) {
         return Ok(s);
     }
-    let by_section_name: Vec<&OffloadSection> = host.sections.iter().filter(|s| s.name.split_once(',').is_some_and(|(_, n)| n == name)).collect();
+    let by_section_name: Vec<&OffloadSection> =
+        host.sections.iter().filter(|s| s.name.split_once(',').is_some_and(|(_, n)| n == name)).collect();
     if let [only] = by_section_name[..] {
         return Ok(only);
     }
@@ -105,7 +118,10 @@ fn elf_is_relocatable(input: &[u8]) -> bool {
 
 fn replace_in_elf_object(input: &[u8], target: &OffloadSection, payload: &[u8]) -> Result<Vec<u8>> {
     let mut elf = RelocatableElf::parse(input)?;
-    let position = target.index.checked_sub(1).ok_or_else(|| Error::new(0, "section to replace", "a section index of at least 1", "0"))?;
+    let position = target
+        .index
+        .checked_sub(1)
+        .ok_or_else(|| Error::new(0, "section to replace", "a section index of at least 1", "0"))?;
     check_shrink(elf.reference_beyond(position, payload.len() as u64), target, payload)?;
     elf.replace_data(position, Cow::Borrowed(payload))?;
     elf.write()
@@ -117,7 +133,11 @@ fn check_shrink(problem: Option<String>, target: &OffloadSection, payload: &[u8]
         Some(what) => Err(Error::new(
             target.file_offset,
             "replacement payload",
-            format!("at least as many bytes as `{}` has symbols and relocations in (the new payload has {})", target.name, payload.len()),
+            format!(
+                "at least as many bytes as `{}` has symbols and relocations in (the new payload has {})",
+                target.name,
+                payload.len()
+            ),
             format!("{what}, beyond the end of the new payload"),
         )),
         None => Ok(()),
@@ -140,14 +160,25 @@ fn in_place(input: &[u8], target: &OffloadSection, payload: &[u8], description: 
     }
     let start = target.file_offset as usize;
     let mut out = input.to_vec();
-    let region = out.get_mut(start..start + capacity).ok_or_else(|| Error::new(target.file_offset, "section contents", format!("{capacity} bytes within the file"), "a range past its end"))?;
+    let region = out.get_mut(start..start + capacity).ok_or_else(|| {
+        Error::new(
+            target.file_offset,
+            "section contents",
+            format!("{capacity} bytes within the file"),
+            "a range past its end",
+        )
+    })?;
     region[..payload.len()].copy_from_slice(payload);
     region[payload.len()..].fill(0);
     Ok(out)
 }
 
 fn bytes(n: usize) -> String {
-    if n == 1 { String::from("1 byte") } else { format!("{n} bytes") }
+    if n == 1 {
+        String::from("1 byte")
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 /// Reads the rewritten file back: the section holds the payload (zero-filled to `size`), and
@@ -155,16 +186,30 @@ fn bytes(n: usize) -> String {
 fn verify(input: &[u8], out: &[u8], name: &str, payload: &[u8], size: u64) -> Result<()> {
     let fail = |at: u64, expected: &str, found: String| Error::new(at, "rewritten file", expected.to_string(), found);
     let host = host::read_host(out).map_err(|e| fail(e.offset, "a file that reads back", e.to_string()))?;
-    let section = host.sections.iter().find(|s| s.name == name).ok_or_else(|| fail(0, "the replaced section", format!("no section `{name}`")))?;
-    let holds_payload = section.data.len() as u64 == size && section.data.starts_with(payload) && section.data[payload.len()..].iter().all(|&b| b == 0);
+    let section = host
+        .sections
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| fail(0, "the replaced section", format!("no section `{name}`")))?;
+    let holds_payload = section.data.len() as u64 == size
+        && section.data.starts_with(payload)
+        && section.data[payload.len()..].iter().all(|&b| b == 0);
     if !holds_payload {
-        return Err(fail(section.file_offset, "the section to hold the new payload", format!("{} other bytes", section.data.len())));
+        return Err(fail(
+            section.file_offset,
+            "the section to hold the new payload",
+            format!("{} other bytes", section.data.len()),
+        ));
     }
     let before = error_messages(input);
     let after = error_messages(out);
     if after.len() > before.len() {
         let new = after.iter().find(|m| !before.contains(m)).unwrap_or(&after[0]);
-        return Err(fail(section.file_offset, "a file that explores without new errors", format!("`{name}` now reads as: {new}")));
+        return Err(fail(
+            section.file_offset,
+            "a file that explores without new errors",
+            format!("`{name}` now reads as: {new}"),
+        ));
     }
     Ok(())
 }
@@ -246,7 +291,12 @@ impl Splice {
             let moved = p - self.old_end;
             Ok(self.start + self.new_len + self.padding + moved)
         } else {
-            Err(Error::new(at, what, format!("a file position outside the replaced section's bytes {}..{}", self.start, self.old_end), format!("{p}")))
+            Err(Error::new(
+                at,
+                what,
+                format!("a file position outside the replaced section's bytes {}..{}", self.start, self.old_end),
+                format!("{p}"),
+            ))
         }
     }
 

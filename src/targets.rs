@@ -46,7 +46,9 @@ pub fn collect(tree: &Tree) -> Vec<Target> {
 
 fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>) {
     match node.kind {
-        NodeKind::BundleEntry if text(node, "offload_kind") != "host" && !wraps_container(node) => out.push(target_of(node, chain, text(node, "id"))),
+        NodeKind::BundleEntry if text(node, "offload_kind") != "host" && !wraps_container(node) => {
+            out.push(target_of(node, chain, text(node, "id")))
+        }
         NodeKind::OffloadEntry => {
             let id = alloc::format!("{}-{}", text(node, "triple"), text(node, "arch"));
             out.push(target_of(node, chain, id));
@@ -63,7 +65,9 @@ fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>) {
 /// An entry that holds another container (a bundled object's section holding a compressed
 /// bundle, say) is not itself a device image: the images are the entries inside it.
 fn wraps_container(entry: &Node) -> bool {
-    entry.children.iter().any(|c| matches!(c.kind, NodeKind::Bundle | NodeKind::TextBundle | NodeKind::CompressedBundle | NodeKind::OffloadBinary))
+    entry.children.iter().any(|c| {
+        matches!(c.kind, NodeKind::Bundle | NodeKind::TextBundle | NodeKind::CompressedBundle | NodeKind::OffloadBinary)
+    })
 }
 
 fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
@@ -71,7 +75,9 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
     let (processor, features) = processor_and_features(node);
     // An offload entry's node spans its 40-byte header; its image is a child.
     let image = match node.kind {
-        NodeKind::OffloadEntry => node.children.iter().find(|c| c.kind == NodeKind::Image).map_or(node.span, |c| c.span),
+        NodeKind::OffloadEntry => {
+            node.children.iter().find(|c| c.kind == NodeKind::Image).map_or(node.span, |c| c.span)
+        }
         _ => node.span,
     };
     Target {

@@ -5,9 +5,9 @@
 //! explored into the annotated tree, members and header fields with their spans.
 //! Tests that need a tool print why and return when it is not installed.
 
+use offload::explore::{self, Options};
 use offload::format::archive::ar::{self, Archive, Format, NewMember, SpecialKind};
 use offload::format::archive::device::{self, MemberKind};
-use offload::explore::{self, Options};
 use offload::ids::EntryId;
 use offload::targets;
 use offload::tree::{Node, NodeKind, Severity, Tree, Value};
@@ -185,7 +185,10 @@ fn thin_archive_lists_member_names_and_reads_no_data() {
     let parsed = read_complete(&bytes);
     assert!(parsed.thin);
     // llvm-ar prints a thin member as a path from the archive's directory.
-    let theirs: Vec<String> = llvm_ar_names(&ar, &s.path("thin.a")).iter().map(|p| Path::new(p).strip_prefix(s.dir()).unwrap().display().to_string()).collect();
+    let theirs: Vec<String> = llvm_ar_names(&ar, &s.path("thin.a"))
+        .iter()
+        .map(|p| Path::new(p).strip_prefix(s.dir()).unwrap().display().to_string())
+        .collect();
     assert_eq!(parsed.member_names(), theirs);
     for (m, (_, data)) in parsed.members.iter().zip(&files) {
         assert!(m.thin);
@@ -204,7 +207,10 @@ fn thin_archive_lists_member_names_and_reads_no_data() {
     let root = archive_node(&tree);
     assert_eq!(members(root).len(), files.len());
     assert!(members(root).iter().all(|m| m.children.is_empty()));
-    assert!(root.diagnostics.iter().any(|d| d.severity == Severity::Warning && d.message.contains("a_member_name_longer_than_fifteen_bytes.o")));
+    assert!(root
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Warning && d.message.contains("a_member_name_longer_than_fifteen_bytes.o")));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -321,7 +327,8 @@ fn corrupting_any_header_byte_is_an_error_or_a_reading_never_a_panic() {
     for name in ["hip_rdc_archive.a", "hip_rdc_archive_gfx90a.a"] {
         let full = read_fixture(name);
         let whole = read_complete(&full);
-        let headers = whole.special.iter().map(|s| s.header.offset).chain(whole.members.iter().map(|m| m.header.offset));
+        let headers =
+            whole.special.iter().map(|s| s.header.offset).chain(whole.members.iter().map(|m| m.header.offset));
         for at in headers.flat_map(|h| h..h + ar::HEADER_SIZE) {
             for value in [b' ', b'0', b'9', b'/', b'#', b'`', b'\n', 0, 0xff] {
                 let mut bytes = full.clone();
@@ -352,11 +359,22 @@ fn members(archive: &Node) -> Vec<&Node> {
 
 /// The bundle entries of a member that is a bundled object: under its bundle node.
 fn bundle_entries(member: &Node) -> Vec<&Node> {
-    member.children.iter().filter(|c| c.kind == NodeKind::Bundle).flat_map(|b| &b.children).filter(|c| c.kind == NodeKind::BundleEntry).collect()
+    member
+        .children
+        .iter()
+        .filter(|c| c.kind == NodeKind::Bundle)
+        .flat_map(|b| &b.children)
+        .filter(|c| c.kind == NodeKind::BundleEntry)
+        .collect()
 }
 
 fn field_bytes<'a>(tree: &'a Tree, input: &'a [u8], node: &Node, name: &str) -> &'a [u8] {
-    let span = node.fields.iter().find(|f| f.name == name).and_then(|f| f.span).unwrap_or_else(|| panic!("no span for {name}"));
+    let span = node
+        .fields
+        .iter()
+        .find(|f| f.name == name)
+        .and_then(|f| f.span)
+        .unwrap_or_else(|| panic!("no span for {name}"));
     tree.bytes(input, span).unwrap()
 }
 
@@ -467,7 +485,8 @@ fn archive_members_of_every_kind_are_explored() {
     }
     // The compressed member's decompressed space starts from the member's payload.
     let ccob = &ms[2].children[0];
-    let origin = tree.spaces.iter().find_map(|s| s.origin.filter(|o| o.offset > ccob.span.offset && o.end() <= ccob.span.end()));
+    let origin =
+        tree.spaces.iter().find_map(|s| s.origin.filter(|o| o.offset > ccob.span.offset && o.end() <= ccob.span.end()));
     assert!(origin.is_some(), "the decompressed space's origin lies in the compressed member");
 }
 
@@ -476,7 +495,11 @@ fn host_member_spans_are_moved_to_the_member() {
     // The same object inside and outside an archive: every span of the member's subtree is
     // the standalone one plus the member's data offset.
     let object = read_fixture("hip_elf_rdc.o");
-    let bytes = ar::write_gnu(&[NewMember { name: "pad.o".into(), data: b"odd" }, NewMember { name: "x.o".into(), data: &object }]).unwrap();
+    let bytes = ar::write_gnu(&[
+        NewMember { name: "pad.o".into(), data: b"odd" },
+        NewMember { name: "x.o".into(), data: &object },
+    ])
+    .unwrap();
     let alone = explore::explore(&object[..], "x.o", &Options::default());
     let tree = explore::explore(&bytes[..], "x.a", &Options::default());
     let m = members(archive_node(&tree))[1];
@@ -502,7 +525,10 @@ fn member_entries_by_kind() {
     let (kind, entries) = device::member_entries(&rdc, 1 << 30).unwrap();
     assert_eq!(kind, MemberKind::BundledObject);
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-pc-linux-gnu-"]);
+    assert_eq!(
+        ids,
+        ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-pc-linux-gnu-"]
+    );
     let ccob = read_fixture("ccob_zstd_v3.hipfb");
     let (kind, entries) = device::member_entries(&ccob, 1 << 30).unwrap();
     assert_eq!(kind, MemberKind::CompressedBundle);

@@ -11,10 +11,10 @@
 //! `cargo test --test bad_input -- --nocapture` prints the catalogue with each case's message.
 
 use offload::explore::{explore, Options};
-use offload::tree::{Node, Severity};
 use offload::format::archive::ar as archive;
 use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
 use offload::format::offload_binary;
+use offload::tree::{Node, Severity};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -167,7 +167,15 @@ fn offload_binary_cases() -> Vec<Case> {
     let mut cases = Vec::new();
     // A field that is cut off is reported where it starts; a binary cut after its header is
     // reported at its size field, which claims more than there is.
-    for (len, what, at) in [(0, "magic", 0), (3, "magic", 0), (4, "version", 4), (8, "size", 8), (16, "entry offset", 16), (24, "entry size", 24), (40, "entry", 8)] {
+    for (len, what, at) in [
+        (0, "magic", 0),
+        (3, "magic", 0),
+        (4, "version", 4),
+        (8, "size", 8),
+        (16, "entry offset", 16),
+        (24, "entry size", 24),
+        (40, "entry", 8),
+    ] {
         cases.push(ob(&format!("truncated to {len} bytes, inside the {what}"), cut(&good, len)).at(at));
     }
     let size = u64_at(&good, 8);
@@ -186,12 +194,18 @@ fn offload_binary_cases() -> Vec<Case> {
         ob("entry offset wrapping around", put_u64(good.clone(), 16, u64::MAX - 7)).at(16).says(&["entry"]),
         ob("string count near 2^64", put_u64(good.clone(), entry_at + 16, u64::MAX)).at(entry_at as u64 + 16),
         // The count is blamed: it claims records the bytes after the offset cannot hold.
-        ob("string entries past the end", put_u64(good.clone(), entry_at + 8, size)).at(entry_at as u64 + 16).says(&["string entries"]),
+        ob("string entries past the end", put_u64(good.clone(), entry_at + 8, size))
+            .at(entry_at as u64 + 16)
+            .says(&["string entries"]),
         ob("string offset past the end", put_u64(good.clone(), strings_at, size + 100)).at(strings_at as u64),
         ob("image offset past the end", put_u64(good.clone(), entry_at + 24, size + 8)).at(entry_at as u64 + 24),
         // An image range is reported at its start, with the size that breaks it.
-        ob("image size wrapping around", put_u64(good.clone(), entry_at + 32, u64::MAX)).at(entry_at as u64 + 24).says(&["64 bits"]),
-        ob("image size of many gigabytes", put_u64(good.clone(), entry_at + 32, 64 << 30)).at(entry_at as u64 + 24).says(&["68719476880"]),
+        ob("image size wrapping around", put_u64(good.clone(), entry_at + 32, u64::MAX))
+            .at(entry_at as u64 + 24)
+            .says(&["64 bits"]),
+        ob("image size of many gigabytes", put_u64(good.clone(), entry_at + 32, 64 << 30))
+            .at(entry_at as u64 + 24)
+            .says(&["68719476880"]),
     ]);
     cases
 }
@@ -207,7 +221,15 @@ fn bundle_cases() -> Vec<Case> {
     let second = 56 + id_len;
     // A cut magic is reported at the start; once the count is read, a cut anywhere in the entry
     // headers is reported at the count, which claims more entries than the bytes can hold.
-    for (len, what, at) in [(10, "magic", 0), (24, "entry count", 24), (32, "first entry offset", 24), (40, "first entry size", 24), (48, "first ID length", 24), (60, "first ID", 24), (second, "second entry", 24)] {
+    for (len, what, at) in [
+        (10, "magic", 0),
+        (24, "entry count", 24),
+        (32, "first entry offset", 24),
+        (40, "first entry size", 24),
+        (48, "first ID length", 24),
+        (60, "first ID", 24),
+        (second, "second entry", 24),
+    ] {
         cases.push(b(&format!("truncated to {len} bytes, inside the {what}"), cut(&good, len)).at(at));
     }
     let len = good.len() as u64;
@@ -217,7 +239,9 @@ fn bundle_cases() -> Vec<Case> {
         b("entry offset past the end", put_u64(good.clone(), 32, len + 1)).at(32),
         // Entry ranges are reported at the entry's header, with the range that breaks.
         b("entry size past the end", put_u64(good.clone(), 40, len)).at(32).says(&["10630"]),
-        b("entry range wrapping around", put_u64(put_u64(good.clone(), 32, 16), 40, u64::MAX - 8)).at(32).says(&["64 bits"]),
+        b("entry range wrapping around", put_u64(put_u64(good.clone(), 32, 16), 40, u64::MAX - 8))
+            .at(32)
+            .says(&["64 bits"]),
         b("ID length near 2^64", put_u64(good.clone(), 48, u64::MAX - 3)).at(56),
     ]);
     cases
@@ -235,7 +259,9 @@ fn bundle_diagnostic_cases() -> Vec<Case> {
         e("entry ID with an unknown offload kind", put(good.clone(), id_at, b"HOST")).at(id_at as u64).says(&["kind"]),
         e("entry ID with too few fields", put(good.clone(), id_at + 4, b"_")).at(id_at as u64),
         e("entry at offset 0", put_u64(good.clone(), 32, 0)).at(32),
-        e("two entries overlapping", put_u64(good.clone(), second_entry as usize, u64_at(&good, 32) + 16)).at(u64_at(&good, 32) + 16).says(&["overlap"]),
+        e("two entries overlapping", put_u64(good.clone(), second_entry as usize, u64_at(&good, 32) + 16))
+            .at(u64_at(&good, 32) + 16)
+            .says(&["overlap"]),
     ]
 }
 
@@ -255,9 +281,15 @@ fn text_bundle_cases() -> Vec<Case> {
         t("no start marker at all", good[first_content..end_line].to_vec()).at(0).says(&["no start marker"]),
         t("truncated inside a start marker", cut(&good, first_id + 5)).at(first_id as u64).says(&["newline"]),
         t("truncated inside the first entry", cut(&good, end_line - 40)).at(first_content as u64).says(&["end marker"]),
-        t("entry ID that is not UTF-8", put(good.clone(), first_id + 1, &[0xFF])).at(first_id as u64 + 1).says(&["utf-8"]),
-        e("end marker damaged, so one entry swallows the next", put(good.clone(), end_word, b"EMD")).at(second_start as u64).says(&["start marker"]),
-        e("end marker naming another ID", put(good.clone(), end_word + 6, b"X")).at(end_line as u64).says(&["end marker names"]),
+        t("entry ID that is not UTF-8", put(good.clone(), first_id + 1, &[0xFF]))
+            .at(first_id as u64 + 1)
+            .says(&["utf-8"]),
+        e("end marker damaged, so one entry swallows the next", put(good.clone(), end_word, b"EMD"))
+            .at(second_start as u64)
+            .says(&["start marker"]),
+        e("end marker naming another ID", put(good.clone(), end_word + 6, b"X"))
+            .at(end_line as u64)
+            .says(&["end marker names"]),
     ]
 }
 
@@ -294,12 +326,20 @@ fn compressed_cases() -> Vec<Case> {
         c("v2 total size past the end", put_u32(v2.clone(), 8, v2.len() as u32 + 100)).at(8),
         c("declared uncompressed size of 64 GiB", put_u64(v3.clone(), 16, 64 << 30)).at(16).says(&["limit"]),
         // Listing reads only the header of a bundle this large, and must still say it is over.
-        case("compressed bundle", "declared 64 GiB, only listed", put_u64(v3.clone(), 16, 64 << 30), Parser::Explore).at(16).says(&["over the limit", "--max-decompressed"]),
+        case("compressed bundle", "declared 64 GiB, only listed", put_u64(v3.clone(), 16, 64 << 30), Parser::Explore)
+            .at(16)
+            .says(&["over the limit", "--max-decompressed"]),
         // Stream problems are reported where the decoder stood: the end of a stream that stops
         // short, the block that overflows or does not decode.
-        c("declared uncompressed size of 3 GiB, payload of a few KiB", put_u64(v3.clone(), 16, 3 << 30)).at(total).says(&["3221225472", "10755"]),
-        c("declared uncompressed size smaller than the payload expands to (bomb)", put_u64(v3.clone(), 16, 100)).at(total).says(&["at most 100"]),
-        c("v1 declared size smaller than the payload expands to", put_u32(v1.clone(), 8, 10)).at(v1.len() as u64).says(&["at most 10 "]),
+        c("declared uncompressed size of 3 GiB, payload of a few KiB", put_u64(v3.clone(), 16, 3 << 30))
+            .at(total)
+            .says(&["3221225472", "10755"]),
+        c("declared uncompressed size smaller than the payload expands to (bomb)", put_u64(v3.clone(), 16, 100))
+            .at(total)
+            .says(&["at most 100"]),
+        c("v1 declared size smaller than the payload expands to", put_u32(v1.clone(), 8, 10))
+            .at(v1.len() as u64)
+            .says(&["at most 10 "]),
         c("hash mismatch", put(v3.clone(), 24, &[0, 0, 0, 0])).at(24).says(&["hash"]),
         c("zlib hash mismatch", put(zlib.clone(), 24, &[1])).at(24).says(&["hash"]),
         c("corrupted zstd frame header", put(v3.clone(), 32, &[0, 0, 0, 0])).at(32),
@@ -324,7 +364,9 @@ fn bomb_case() -> Case {
     let mut bundle = compressed::compress(&zeros, compressed::Method::Zstd, None, 3).expect("compress");
     drop(zeros);
     bundle = put_u64(bundle, 16, 1024);
-    case("compressed bundle", "256 MiB of zeros declared as 1 KiB (bomb)", bundle, Parser::Compressed).at(42).says(&["1024"])
+    case("compressed bundle", "256 MiB of zeros declared as 1 KiB (bomb)", bundle, Parser::Compressed)
+        .at(42)
+        .says(&["1024"])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +388,9 @@ fn archive_cases() -> Vec<Case> {
         a("size field of 9999999999 bytes", put(good.clone(), member + 48, b"9999999999")).at(member as u64 + 48),
         a("mode field not octal", put(good.clone(), member + 40, b"999")).at(member as u64 + 40),
         a("long-name reference past the name table", put(good.clone(), member, b"/9999           ")).at(member as u64),
-        case("archive", "archives nested deeper than the limit", nested_archives(12), Parser::Explore).says(&["nested deeper than 8"]).at(nested_archive_offset(Options::default().max_depth + 1)),
+        case("archive", "archives nested deeper than the limit", nested_archives(12), Parser::Explore)
+            .says(&["nested deeper than 8"])
+            .at(nested_archive_offset(Options::default().max_depth + 1)),
     ]
 }
 
@@ -376,12 +420,19 @@ fn explorer_cases() -> Vec<Case> {
     let so_ccob = find(&so, b"CCOB");
     vec![
         e("ELF truncated inside the compressed bundle", cut(&elf, ccob + 100)).at(0x28).says(&["truncated"]),
-        e("ELF with the section table offset past the end", put_u64(elf.clone(), 0x28, elf.len() as u64 + 64)).at(0x28).says(&["section header"]),
+        e("ELF with the section table offset past the end", put_u64(elf.clone(), 0x28, elf.len() as u64 + 64))
+            .at(0x28)
+            .says(&["section header"]),
         e("ELF truncated inside the file header", cut(&elf, 40)).at(0),
-        e("ELF compressed bundle with a hash mismatch", put(elf.clone(), ccob + 24, &[0xAA])).at(ccob as u64 + 24).says(&["hash"]),
-        e("shared library whose first compressed bundle claims too much", put_u64(so.clone(), so_ccob + 8, 1 << 40)).at(so_ccob as u64 + 8),
+        e("ELF compressed bundle with a hash mismatch", put(elf.clone(), ccob + 24, &[0xAA]))
+            .at(ccob as u64 + 24)
+            .says(&["hash"]),
+        e("shared library whose first compressed bundle claims too much", put_u64(so.clone(), so_ccob + 8, 1 << 40))
+            .at(so_ccob as u64 + 8),
         e("COFF truncated inside the section table", cut(&coff, 60)).at(0),
-        e("nested bundles deeper than the limit", nested_bundles(12)).at(nested_bundle_offset(Options::default().max_depth + 1)).says(&["nested deeper than 8"]),
+        e("nested bundles deeper than the limit", nested_bundles(12))
+            .at(nested_bundle_offset(Options::default().max_depth + 1))
+            .says(&["nested deeper than 8"]),
     ]
 }
 
@@ -562,7 +613,12 @@ fn a_truncated_library_still_shows_its_bundles() {
     };
     let expected = bundles(&whole.root);
     assert!(expected >= 3, "the fixture has {expected} compressed bundles");
-    let fatbin = offload::format::host::read_host(&so[..]).unwrap().sections.into_iter().find(|s| s.name == ".hip_fatbin").unwrap();
+    let fatbin = offload::format::host::read_host(&so[..])
+        .unwrap()
+        .sections
+        .into_iter()
+        .find(|s| s.name == ".hip_fatbin")
+        .unwrap();
     let cut_at = (fatbin.file_offset + fatbin.data.len() as u64) as usize;
     let truncated = explore(&so[..cut_at], "cut", &Options::default());
     assert_eq!(bundles(&truncated.root), expected);

@@ -68,7 +68,18 @@ fn host_objects(s: &Scratch, clang: &Path, test: &str) -> Vec<(String, PathBuf)>
     let mut out = Vec::new();
     let builds: [(&str, &[&str]); 8] = [
         ("x86_64_plain", &["--target=x86_64-unknown-linux-gnu", "-O2", "-c", "plain.c"]),
-        ("x86_64_rich_g", &["--target=x86_64-unknown-linux-gnu", "-O1", "-g", "-ffunction-sections", "-fdata-sections", "-c", "rich.cc"]),
+        (
+            "x86_64_rich_g",
+            &[
+                "--target=x86_64-unknown-linux-gnu",
+                "-O1",
+                "-g",
+                "-ffunction-sections",
+                "-fdata-sections",
+                "-c",
+                "rich.cc",
+            ],
+        ),
         ("i386_rich", &["--target=i386-unknown-linux-gnu", "-O2", "-c", "rich.cc"]),
         ("ppc64_be_rich", &["--target=powerpc64-unknown-linux-gnu", "-O2", "-c", "rich.cc"]),
         ("mips_be_plain", &["--target=mips-unknown-linux-gnu", "-O2", "-c", "plain.c"]),
@@ -92,7 +103,11 @@ fn host_objects(s: &Scratch, clang: &Path, test: &str) -> Vec<(String, PathBuf)>
 /// Device inputs of different sizes, one of them empty.
 fn device_inputs(s: &Scratch) -> Vec<PathBuf> {
     let mut noise = common::XorShift(0x2545_f491);
-    vec![s.write("dev_gfx906.bin", &noise.bytes(4097)), s.write("dev_gfx90a.bin", &noise.bytes(3)), s.write("dev_gfx1030.bin", &[])]
+    vec![
+        s.write("dev_gfx906.bin", &noise.bytes(4097)),
+        s.write("dev_gfx90a.bin", &noise.bytes(3)),
+        s.write("dev_gfx1030.bin", &[]),
+    ]
 }
 
 fn standardized() -> Vec<String> {
@@ -120,7 +135,14 @@ fn bundle_with_us(host: &[u8], devices: &[Vec<u8>]) -> Vec<u8> {
 }
 
 fn unbundle_with_clang(bundler: &Path, input: &Path, target: &str, out: &Path) -> Vec<u8> {
-    run_ok(Command::new(bundler).arg("--type=o").arg("--unbundle").arg(format!("--targets={target}")).arg(format!("--input={}", input.display())).arg(format!("--output={}", out.display())));
+    run_ok(
+        Command::new(bundler)
+            .arg("--type=o")
+            .arg("--unbundle")
+            .arg(format!("--targets={target}"))
+            .arg(format!("--input={}", input.display()))
+            .arg(format!("--output={}", out.display())),
+    );
     std::fs::read(out).unwrap()
 }
 
@@ -144,7 +166,10 @@ fn bundled_objects_match_clang_offload_bundler() {
         let ours_path = s.write(&format!("{name}.ours.o"), &ours);
 
         // Listing: the same IDs in the same (section) order.
-        let listed = String::from_utf8(run_ok(Command::new(&bundler).args(["--list", "--type=o"]).arg(format!("--input={}", ours_path.display())))).unwrap();
+        let listed = String::from_utf8(run_ok(
+            Command::new(&bundler).args(["--list", "--type=o"]).arg(format!("--input={}", ours_path.display())),
+        ))
+        .unwrap();
         let ids: Vec<String> = bundled_object::entries(&ours).unwrap().into_iter().map(|e| e.id).collect();
         assert_eq!(listed.lines().collect::<Vec<_>>(), ids, "{name}: --list");
         assert_eq!(ids, standardized(), "{name}: entries in --targets order");
@@ -188,8 +213,14 @@ fn host_object_of_fixtures_matches_expected_txt() {
     let expected = String::from_utf8(fixture("expected.txt")).unwrap();
     let mut checked = 0;
     for name in ["bundle_obj_elf.o", "hip_elf_rdc.o"] {
-        let section = expected.split("=== ").find(|s| s.starts_with(name)).unwrap_or_else(|| panic!("{name} not in expected.txt"));
-        let line = section.lines().find(|l| l.starts_with("unbundle host-")).unwrap_or_else(|| panic!("{name}: no host entry"));
+        let section = expected
+            .split("=== ")
+            .find(|s| s.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} not in expected.txt"));
+        let line = section
+            .lines()
+            .find(|l| l.starts_with("unbundle host-"))
+            .unwrap_or_else(|| panic!("{name}: no host entry"));
         let [_, _, size, sha] = line.split_whitespace().collect::<Vec<_>>()[..] else { panic!("{line}") };
         let host = bundled_object::host_object(&fixture(name)).unwrap();
         assert_eq!((host.len().to_string(), sha256(&host)), (size.to_string(), sha.to_string()), "{name}");
@@ -204,13 +235,19 @@ fn entries_of_fixtures_are_listed_in_section_order() {
     let data = fixture("bundle_obj_elf.o");
     let entries = bundled_object::entries(&data).unwrap();
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]);
+    assert_eq!(
+        ids,
+        ["host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]
+    );
     assert!(bundled_object::is_host_placeholder(entries[0].data));
     assert_eq!((entries[1].data.len(), entries[2].data.len()), (4752, 5800));
     // COFF bundled objects are read too (clang's driver makes them for -fgpu-rdc on Windows).
     let coff = fixture("hip_coff_rdc.obj");
     let ids: Vec<String> = bundled_object::entries(&coff).unwrap().into_iter().map(|e| e.id).collect();
-    assert_eq!(ids, ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-pc-windows-msvc-"]);
+    assert_eq!(
+        ids,
+        ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-pc-windows-msvc-"]
+    );
 }
 
 /// Writing refuses what it cannot make, saying why and where.
@@ -239,7 +276,10 @@ fn damaged_bundled_objects_never_panic() {
         let keep = damaged[i];
         damaged[i] = keep.wrapping_add(0x41);
         if let Ok(out) = bundled_object::host_object(&damaged) {
-            assert!(offload::format::host::elf_rel::RelocatableElf::parse(&out).is_ok(), "byte {i}: rewritten object does not read back");
+            assert!(
+                offload::format::host::elf_rel::RelocatableElf::parse(&out).is_ok(),
+                "byte {i}: rewritten object does not read back"
+            );
         }
         damaged[i] = keep;
     }
@@ -258,7 +298,10 @@ fn explored_bundled_object_is_one_bundle_of_sections() {
     let b = bundles[0];
     assert_eq!(b.get("layout"), Some(&Value::Text("object sections".into())));
     let ids: Vec<&str> = b.children.iter().map(|e| e.text("id").unwrap()).collect();
-    assert_eq!(ids, ["host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]);
+    assert_eq!(
+        ids,
+        ["host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]
+    );
     assert!(b.children.iter().all(|e| e.kind == NodeKind::BundleEntry));
     assert_eq!(b.children[0].children[0].text("format"), Some("host placeholder"));
     let targets = offload::targets::collect(&tree);
@@ -274,10 +317,21 @@ fn compressed_bundle_in_an_entry_section_lists_its_inner_targets() {
     use offload::explore::{explore, Options};
     let host = bundled_object::host_object(&fixture("bundle_obj_elf.o")).unwrap();
     let ccob = fixture("ccob_zstd_v3.hipfb");
-    let bundled = bundled_object::write(&host, &[("host-x86_64-unknown-linux-gnu-", EntryData::Host), ("hipv4-amdgcn-amd-amdhsa--gfx906", EntryData::Device(&ccob))]).unwrap();
+    let bundled = bundled_object::write(
+        &host,
+        &[
+            ("host-x86_64-unknown-linux-gnu-", EntryData::Host),
+            ("hipv4-amdgcn-amd-amdhsa--gfx906", EntryData::Device(&ccob)),
+        ],
+    )
+    .unwrap();
     let tree = explore(&bundled[..], "ccob_in_section.o", &Options::default());
     let targets = offload::targets::collect(&tree);
-    let got: Vec<(&str, Option<&str>)> = targets.iter().map(|t| (t.target_id.as_str(), t.compression.as_deref())).collect();
-    assert_eq!(got, [("hipv4-amdgcn-amd-amdhsa--gfx906", Some("zstd")), ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", Some("zstd"))]);
+    let got: Vec<(&str, Option<&str>)> =
+        targets.iter().map(|t| (t.target_id.as_str(), t.compression.as_deref())).collect();
+    assert_eq!(
+        got,
+        [("hipv4-amdgcn-amd-amdhsa--gfx906", Some("zstd")), ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", Some("zstd"))]
+    );
     assert_eq!(tree.root.worst_severity(), None, "{:#?}", tree.root);
 }

@@ -3,8 +3,8 @@
 //! Each test prints why and returns when a tool it needs is not installed.
 #![cfg(all(feature = "zlib", feature = "zstd"))]
 
-use offload::format::bundle::compressed::{self, CompressedBundle, Found, Piece, Verification};
 use offload::codec::{self, Method};
+use offload::format::bundle::compressed::{self, CompressedBundle, Found, Piece, Verification};
 use offload::tree::{Severity, Span, Value};
 mod common;
 use common::{tool, Scratch};
@@ -24,7 +24,6 @@ const BUNDLER_ENV: [&str; 6] = [
     "CLANG_OFFLOAD_BUNDLER_EXTRA_ARGS",
 ];
 const LIMIT: u64 = 1 << 30;
-
 
 /// Runs `cmd` with the bundler's environment cleared and then `env` set; the output, whatever
 /// the exit status.
@@ -67,9 +66,7 @@ fn inputs() -> (Vec<u8>, Vec<u8>) {
     host.extend(noise(20_000));
     let mut device = Vec::new();
     for i in 0..3000u32 {
-        device.extend_from_slice(
-            format!("kernel_{i} s_load_dwordx2 v[{}:{}]\n", i % 64, i % 64 + 1).as_bytes(),
-        );
+        device.extend_from_slice(format!("kernel_{i} s_load_dwordx2 v[{}:{}]\n", i % 64, i % 64 + 1).as_bytes());
     }
     device.extend(noise(100_000));
     (host, device)
@@ -134,11 +131,7 @@ impl Bundler {
             &[],
         );
         assert!(std::fs::read(&host_out).unwrap() == self.host, "{}: host input differs", file.display());
-        assert!(
-            std::fs::read(&device_out).unwrap() == self.device,
-            "{}: device input differs",
-            file.display()
-        );
+        assert!(std::fs::read(&device_out).unwrap() == self.device, "{}: device input differs", file.display());
     }
 }
 
@@ -189,18 +182,8 @@ fn tool_compressed_bundles_are_read_verified_and_decompressed() {
     assert!(plain.starts_with(b"__CLANG_OFFLOAD_BUNDLE__"));
     let cases = [
         Case { name: "default", args: &["--compress"], env: &[], version: compressed::DEFAULT_VERSION },
-        Case {
-            name: "v2",
-            args: &["--compress"],
-            env: &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "2")],
-            version: 2,
-        },
-        Case {
-            name: "v3",
-            args: &["--compress"],
-            env: &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "3")],
-            version: 3,
-        },
+        Case { name: "v2", args: &["--compress"], env: &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "2")], version: 2 },
+        Case { name: "v3", args: &["--compress"], env: &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "3")], version: 3 },
         Case { name: "env", args: &[], env: &[("OFFLOAD_BUNDLER_COMPRESS", "1")], version: 3 },
         Case { name: "level1", args: &["--compress", "--compression-level=1"], env: &[], version: 3 },
         Case {
@@ -321,12 +304,9 @@ fn a_hand_made_section_of_tool_bundles_is_walked_by_total_size() {
 #[test]
 fn a_linked_hip_fatbin_section_is_walked() {
     const TEST: &str = "a_linked_hip_fatbin_section_is_walked";
-    let (Some(clang), Some(lld), Some(objcopy), Some(bundler)) = (
-        tool("clang", TEST),
-        tool("ld.lld", TEST),
-        tool("llvm-objcopy", TEST),
-        tool("clang-offload-bundler", TEST),
-    ) else {
+    let (Some(clang), Some(lld), Some(objcopy), Some(bundler)) =
+        (tool("clang", TEST), tool("ld.lld", TEST), tool("llvm-objcopy", TEST), tool("clang-offload-bundler", TEST))
+    else {
         return;
     };
     let dir = Scratch::new("compressed", "fatbin");
@@ -340,14 +320,7 @@ fn a_linked_hip_fatbin_section_is_walked() {
         let file = dir.write(&format!("{tu}.hip"), src.as_bytes());
         run_ok(
             Command::new(&clang)
-                .args([
-                    "-x",
-                    "hip",
-                    "--offload-arch=gfx90a",
-                    "--offload-arch=gfx906",
-                    "-nogpulib",
-                    "-nogpuinc",
-                ])
+                .args(["-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx906", "-nogpulib", "-nogpuinc"])
                 .args(["--offload-compress", "-c"])
                 .arg(&file)
                 .arg("-o")
@@ -356,12 +329,7 @@ fn a_linked_hip_fatbin_section_is_walked() {
         );
     }
     run_ok(
-        Command::new(&lld)
-            .arg("-r")
-            .arg(dir.path("one.o"))
-            .arg(dir.path("two.o"))
-            .arg("-o")
-            .arg(dir.path("both.o")),
+        Command::new(&lld).arg("-r").arg(dir.path("one.o")).arg(dir.path("two.o")).arg("-o").arg(dir.path("both.o")),
         &[],
     );
     let section_file = dir.path("hip_fatbin");
@@ -392,17 +360,11 @@ fn a_linked_hip_fatbin_section_is_walked() {
         let plain = cb.decompress(LIMIT).unwrap();
         assert!(plain.starts_with(b"__CLANG_OFFLOAD_BUNDLE__"));
         let text = String::from_utf8_lossy(&plain);
-        assert!(
-            text.contains("hipv4-amdgcn-amd-amdhsa--gfx90a")
-                && text.contains("hipv4-amdgcn-amd-amdhsa--gfx906")
-        );
+        assert!(text.contains("hipv4-amdgcn-amd-amdhsa--gfx90a") && text.contains("hipv4-amdgcn-amd-amdhsa--gfx906"));
         // Each bundle taken out of the section on its own is read by the tool.
-        let one = dir
-            .write(&format!("bundle-{offset}"), &section[*offset as usize..(*offset + cb.size()) as usize]);
-        let out = run_ok(
-            Command::new(&bundler).arg("--list").arg("--type=o").arg(format!("--input={}", one.display())),
-            &[],
-        );
+        let one = dir.write(&format!("bundle-{offset}"), &section[*offset as usize..(*offset + cb.size()) as usize]);
+        let out =
+            run_ok(Command::new(&bundler).arg("--list").arg("--type=o").arg(format!("--input={}", one.display())), &[]);
         assert!(String::from_utf8_lossy(&out.stdout).contains("hipv4-amdgcn-amd-amdhsa--gfx90a"));
     }
     let nodes: Vec<_> =
@@ -412,10 +374,7 @@ fn a_linked_hip_fatbin_section_is_walked() {
     // The reference tool cannot read the whole section (it splits at the text "CCOB"); shown for
     // the record, not asserted, as a later LLVM may fix it.
     let out = run(
-        Command::new(&bundler)
-            .arg("--list")
-            .arg("--type=o")
-            .arg(format!("--input={}", section_file.display())),
+        Command::new(&bundler).arg("--list").arg("--type=o").arg(format!("--input={}", section_file.display())),
         &[],
     );
     println!(

@@ -16,9 +16,7 @@ use std::process::Command;
 const SUITE: &str = "edit";
 
 fn fixture(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -51,51 +49,32 @@ fn labelled(kind: NodeKind, text: &'static str) -> impl Fn(&Node) -> bool {
 }
 
 fn target_ids(data: &[u8]) -> Vec<String> {
-    offload::targets::collect(&tree_of(data))
-        .into_iter()
-        .map(|t| t.target_id)
-        .collect()
+    offload::targets::collect(&tree_of(data)).into_iter().map(|t| t.target_id).collect()
 }
 
 fn apply_ok(data: &[u8], e: &Edit) -> edit::Edited {
     let tree = tree_of(data);
     let edited = apply(data, &tree, e).unwrap_or_else(|e| panic!("edit refused: {e}"));
     let after = tree_of(&edited.bytes);
-    assert_eq!(
-        edit::new_errors(&tree, &after),
-        Vec::<String>::new(),
-        "the edit added errors"
-    );
+    assert_eq!(edit::new_errors(&tree, &after), Vec::<String>::new(), "the edit added errors");
     edited
 }
 
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `clang-offload-bundler --list` of a bundle (plain, compressed or text) of `file_type`.
-fn bundler_list(
-    scratch: &Scratch,
-    name: &str,
-    data: &[u8],
-    file_type: &str,
-) -> Option<Vec<String>> {
+fn bundler_list(scratch: &Scratch, name: &str, data: &[u8], file_type: &str) -> Option<Vec<String>> {
     let bundler = tool("clang-offload-bundler", name)?;
     let path = scratch.write(name, data);
     let mut cmd = Command::new(bundler);
     for v in common::BUNDLER_ENV {
         cmd.env_remove(v);
     }
-    let out = run(cmd
-        .arg("--list")
-        .arg(format!("--type={file_type}"))
-        .arg(format!("--input={}", path.display())));
+    let out = run(cmd.arg("--list").arg(format!("--type={file_type}")).arg(format!("--input={}", path.display())));
     Some(out.lines().map(str::to_string).collect())
 }
 
@@ -137,51 +116,23 @@ fn an_entry_id_changed_in_a_hip_object_is_what_the_bundler_lists() {
     let input = fixture("hip_elf_2arch.o");
     let tree = tree_of(&input);
     let node = find(&tree, &labelled(NodeKind::BundleEntry, "gfx906"));
-    let edited = apply_ok(
-        &input,
-        &Edit::SetEntryId {
-            node: node.clone(),
-            id: "hipv4-amdgcn-amd-amdhsa--gfx908".into(),
-        },
-    );
-    assert_eq!(
-        target_ids(&edited.bytes),
-        [
-            "hipv4-amdgcn-amd-amdhsa--gfx908",
-            "hipv4-amdgcn-amd-amdhsa--gfx90a"
-        ]
-    );
+    let edited =
+        apply_ok(&input, &Edit::SetEntryId { node: node.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() });
+    assert_eq!(target_ids(&edited.bytes), ["hipv4-amdgcn-amd-amdhsa--gfx908", "hipv4-amdgcn-amd-amdhsa--gfx90a"]);
     assert_eq!(edited.mark, node, "the edited entry keeps its place");
-    let Some(mut listed) = bundler_list(
-        &scratch,
-        "fatbin.hipfb",
-        section(&edited.bytes, ".hip_fatbin"),
-        "o",
-    ) else {
+    let Some(mut listed) = bundler_list(&scratch, "fatbin.hipfb", section(&edited.bytes, ".hip_fatbin"), "o") else {
         return;
     };
     listed.sort();
     assert_eq!(
         listed,
-        [
-            "hipv4-amdgcn-amd-amdhsa--gfx908",
-            "hipv4-amdgcn-amd-amdhsa--gfx90a",
-            "host-x86_64-unknown-linux-gnu-"
-        ]
+        ["hipv4-amdgcn-amd-amdhsa--gfx908", "hipv4-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux-gnu-"]
     );
     // The object is still one llvm-readelf reads without complaint.
     if let Some(readelf) = tool("llvm-readelf", "entry-id") {
         let path = scratch.write("edited.o", &edited.bytes);
-        let out = Command::new(readelf)
-            .args(["-S", "--wide"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = Command::new(readelf).args(["-S", "--wide"]).arg(&path).output().unwrap();
+        assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -191,31 +142,17 @@ fn an_entry_id_changed_inside_a_compressed_bundle_is_compressed_again() {
     let input = fixture("hip_elf_2arch_compressed.o");
     let tree = tree_of(&input);
     let node = find(&tree, &labelled(NodeKind::BundleEntry, "gfx90a"));
-    let edited = apply_ok(
-        &input,
-        &Edit::SetEntryId {
-            node,
-            id: "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+".into(),
-        },
-    );
+    let edited = apply_ok(&input, &Edit::SetEntryId { node, id: "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+".into() });
     assert_eq!(
         target_ids(&edited.bytes),
-        [
-            "hipv4-amdgcn-amd-amdhsa--gfx906:xnack-",
-            "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
-        ]
+        ["hipv4-amdgcn-amd-amdhsa--gfx906:xnack-", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]
     );
     let fatbin = section(&edited.bytes, ".hip_fatbin");
     assert_eq!(&fatbin[..4], b"CCOB");
     let Some(listed) = bundler_list(&scratch, "fatbin.hipfb", fatbin, "o") else {
         return;
     };
-    assert!(
-        listed
-            .iter()
-            .any(|l| l == "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"),
-        "{listed:?}"
-    );
+    assert!(listed.iter().any(|l| l == "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"), "{listed:?}");
 }
 
 #[test]
@@ -226,29 +163,17 @@ fn invalid_entry_ids_and_strings_are_refused_with_the_reason() {
     for (id, says) in [
         ("gfx908", "at least four '-'"),
         ("cuda-nvptx64-nvidia-cuda--sm_90", "offload kind"),
-        (
-            "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack",
-            "target ID is malformed",
-        ),
+        ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack", "target ID is malformed"),
         ("hipv4-amdgcn-amd-amdhsa--gfx90a", "already has the ID"),
     ] {
-        match apply(
-            &input,
-            &tree,
-            &Edit::SetEntryId {
-                node: node.clone(),
-                id: id.into(),
-            },
-        ) {
+        match apply(&input, &tree, &Edit::SetEntryId { node: node.clone(), id: id.into() }) {
             Err(EditError::Invalid(m)) => assert!(m.contains(says), "{id}: {m}"),
             other => panic!("{id}: {other:?}"),
         }
     }
     assert_eq!(edit::string_problem("triple", "amdgcn-amd-amdhsa"), None);
     assert!(edit::string_problem("triple", "not a triple").is_some());
-    assert!(edit::string_problem("arch", "gfx90a:xnack")
-        .unwrap()
-        .contains("processor or target ID"));
+    assert!(edit::string_problem("arch", "gfx90a:xnack").unwrap().contains("processor or target ID"));
     assert_eq!(edit::string_problem("arch", "gfx90a:xnack+"), None);
 }
 
@@ -273,11 +198,7 @@ fn a_triple_changed_in_an_openmp_object_is_what_objdump_shows() {
     let node = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx1030"));
     let edited = apply_ok(
         &input,
-        &Edit::SetString {
-            node: node.clone(),
-            key: "triple".into(),
-            value: Some("amdgcn-amd-amdpal".into()),
-        },
+        &Edit::SetString { node: node.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) },
     );
     assert_eq!(edited.mark, node);
     let Some(images) = objdump_images(&scratch, "edited.o", &edited.bytes) else {
@@ -313,20 +234,9 @@ fn a_binary_that_grows_again_and_again_leaves_the_next_binary_where_llvm_reads_i
     for len in 1..=24 {
         let tree = tree_of(&data);
         let node = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx1030"));
-        data = apply_ok(
-            &data,
-            &Edit::SetString {
-                node,
-                key: format!("note{len}"),
-                value: Some("x".repeat(len)),
-            },
-        )
-        .bytes;
-        assert_eq!(
-            all_diagnostics(&tree_of(&data)),
-            expected,
-            "after adding a value of {len} bytes"
-        );
+        data =
+            apply_ok(&data, &Edit::SetString { node, key: format!("note{len}"), value: Some("x".repeat(len)) }).bytes;
+        assert_eq!(all_diagnostics(&tree_of(&data)), expected, "after adding a value of {len} bytes");
         let Some(images) = objdump_images(&scratch, &format!("grown{len}.o"), &data) else {
             return;
         };
@@ -345,66 +255,36 @@ fn offload_entries_are_removed_moved_and_added_as_objdump_sees_them() {
     let tree = tree_of(&input);
     let first = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx1030"));
 
-    let removed = apply_ok(
-        &input,
-        &Edit::RemoveEntry {
-            node: first.clone(),
-        },
-    );
-    let moved = apply_ok(
-        &input,
-        &Edit::MoveEntry {
-            node: first.clone(),
-            to: 1,
-        },
-    );
+    let removed = apply_ok(&input, &Edit::RemoveEntry { node: first.clone() });
+    let moved = apply_ok(&input, &Edit::MoveEntry { node: first.clone(), to: 1 });
     let section_path = find(&tree, &labelled(NodeKind::Section, ".llvm.offloading"));
     let image = XorShift(7).bytes(1000);
     let entry = NewEntry {
-        strings: vec![
-            ("triple".into(), "amdgcn-amd-amdhsa".into()),
-            ("arch".into(), "gfx942".into()),
-        ],
+        strings: vec![("triple".into(), "amdgcn-amd-amdhsa".into()), ("arch".into(), "gfx942".into())],
         image_kind: 1,
         offload_kind: 1,
         data: image.clone(),
         ..NewEntry::default()
     };
-    let added = apply_ok(
-        &input,
-        &Edit::AddEntry {
-            container: section_path,
-            entry,
-        },
-    );
+    let added = apply_ok(&input, &Edit::AddEntry { container: section_path, entry });
 
     let Some(images) = objdump_images(&scratch, "removed.o", &removed.bytes) else {
         return;
     };
-    assert_eq!(
-        images,
-        [("amdgcn-amd-amdhsa".to_string(), "gfx90a:xnack+".to_string())]
-    );
+    assert_eq!(images, [("amdgcn-amd-amdhsa".to_string(), "gfx90a:xnack+".to_string())]);
     let images = objdump_images(&scratch, "moved.o", &moved.bytes).unwrap();
-    assert_eq!(
-        images.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(),
-        ["gfx90a:xnack+", "gfx1030"]
-    );
+    assert_eq!(images.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(), ["gfx90a:xnack+", "gfx1030"]);
     let images = objdump_images(&scratch, "added.o", &added.bytes).unwrap();
-    assert_eq!(
-        images.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(),
-        ["gfx1030", "gfx90a:xnack+", "gfx942"]
-    );
+    assert_eq!(images.iter().map(|i| i.1.as_str()).collect::<Vec<_>>(), ["gfx1030", "gfx90a:xnack+", "gfx942"]);
     // The added image is stored as given: llvm-offload-binary takes it out of the section.
     let Some(packager) = tool("llvm-offload-binary", "entries") else {
         return;
     };
     let offloading = scratch.write("added.offload", section(&added.bytes, ".llvm.offloading"));
     let out = scratch.path("gfx942.img");
-    run(Command::new(packager).arg(&offloading).arg(format!(
-        "--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx942",
-        out.display()
-    )));
+    run(Command::new(packager)
+        .arg(&offloading)
+        .arg(format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx942", out.display())));
     assert_eq!(std::fs::read(out).unwrap(), image);
 }
 
@@ -418,39 +298,19 @@ fn bundle_entries_are_removed_moved_and_added_as_the_bundler_lists_them() {
     let bundle = find(&tree, &|n| n.kind == NodeKind::Bundle);
     let entry = |k: usize| {
         let id = ids[k].clone();
-        find(&tree, &move |n: &Node| {
-            n.kind == NodeKind::BundleEntry && n.label.contains(&id[..])
-        })
+        find(&tree, &move |n: &Node| n.kind == NodeKind::BundleEntry && n.label.contains(&id[..]))
     };
 
     let removed = apply_ok(&input, &Edit::RemoveEntry { node: entry(0) });
-    let moved = apply_ok(
-        &input,
-        &Edit::MoveEntry {
-            node: entry(0),
-            to: 2,
-        },
-    );
-    let new = NewEntry {
-        id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into(),
-        data: XorShift(3).bytes(777),
-        ..NewEntry::default()
-    };
-    let added = apply_ok(
-        &input,
-        &Edit::AddEntry {
-            container: bundle,
-            entry: new.clone(),
-        },
-    );
+    let moved = apply_ok(&input, &Edit::MoveEntry { node: entry(0), to: 2 });
+    let new =
+        NewEntry { id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into(), data: XorShift(3).bytes(777), ..NewEntry::default() };
+    let added = apply_ok(&input, &Edit::AddEntry { container: bundle, entry: new.clone() });
 
     let Some(listed) = bundler_list(&scratch, "removed.bc", &removed.bytes, "bc") else {
         return;
     };
-    assert!(
-        !listed.contains(&ids[0]) && listed.contains(&ids[1]),
-        "{listed:?}"
-    );
+    assert!(!listed.contains(&ids[0]) && listed.contains(&ids[1]), "{listed:?}");
     // clang lists in its own (hash) order: the order is checked on our reading, the set on clang's.
     let mut listed = bundler_list(&scratch, "moved.bc", &moved.bytes, "bc").unwrap();
     let mut moved_ids = target_ids(&moved.bytes);
@@ -460,21 +320,12 @@ fn bundle_entries_are_removed_moved_and_added_as_the_bundler_lists_them() {
     moved_ids.sort();
     assert_eq!(listed, moved_ids);
     let listed = bundler_list(&scratch, "added.bc", &added.bytes, "bc").unwrap();
-    assert!(
-        listed
-            .iter()
-            .any(|l| l == "hipv4-amdgcn-amd-amdhsa--gfx1100"),
-        "{listed:?}"
-    );
+    assert!(listed.iter().any(|l| l == "hipv4-amdgcn-amd-amdhsa--gfx1100"), "{listed:?}");
     // clang takes the added entry out byte for byte.
     let bundler = tool("clang-offload-bundler", "bundle-entries").unwrap();
     let out = scratch.path("gfx1100.bin");
     run(Command::new(bundler)
-        .args([
-            "--unbundle",
-            "--type=bc",
-            "--targets=hipv4-amdgcn-amd-amdhsa--gfx1100",
-        ])
+        .args(["--unbundle", "--type=bc", "--targets=hipv4-amdgcn-amd-amdhsa--gfx1100"])
         .arg(format!("--input={}", scratch.path("added.bc").display()))
         .arg(format!("--output={}", out.display())));
     assert_eq!(std::fs::read(out).unwrap(), new.data);
@@ -486,28 +337,18 @@ fn a_text_bundle_entry_is_renamed_and_removed() {
     let input = fixture("bundle_text.ll");
     let tree = tree_of(&input);
     let node = find(&tree, &labelled(NodeKind::BundleEntry, "gfx906"));
-    let renamed = apply_ok(
-        &input,
-        &Edit::SetEntryId {
-            node: node.clone(),
-            id: "hip-amdgcn-amd-amdhsa--gfx908".into(),
-        },
-    );
+    let renamed =
+        apply_ok(&input, &Edit::SetEntryId { node: node.clone(), id: "hip-amdgcn-amd-amdhsa--gfx908".into() });
     let removed = apply_ok(&input, &Edit::RemoveEntry { node });
     let Some(listed) = bundler_list(&scratch, "renamed.ll", &renamed.bytes, "ll") else {
         return;
     };
     assert!(
-        listed.iter().any(|l| l == "hip-amdgcn-amd-amdhsa--gfx908")
-            && !listed.iter().any(|l| l.contains("gfx906")),
+        listed.iter().any(|l| l == "hip-amdgcn-amd-amdhsa--gfx908") && !listed.iter().any(|l| l.contains("gfx906")),
         "{listed:?}"
     );
     let listed = bundler_list(&scratch, "removed.ll", &removed.bytes, "ll").unwrap();
-    assert_eq!(
-        listed.len(),
-        target_ids(&input).len(),
-        "the host entry stays and one device entry goes: {listed:?}"
-    );
+    assert_eq!(listed.len(), target_ids(&input).len(), "the host entry stays and one device entry goes: {listed:?}");
 }
 
 #[test]
@@ -516,51 +357,26 @@ fn compressing_then_decompressing_a_bundle_gives_back_its_bytes() {
     let input = fixture("hip_elf_2arch.o");
     let tree = tree_of(&input);
     let bundle = find(&tree, &|n| n.kind == NodeKind::Bundle);
-    let compressed = apply_ok(
-        &input,
-        &Edit::Compress {
-            node: bundle.clone(),
-            method: Method::Zstd,
-            level: None,
-            version: 3,
-        },
-    );
+    let compressed =
+        apply_ok(&input, &Edit::Compress { node: bundle.clone(), method: Method::Zstd, level: None, version: 3 });
     let fatbin = section(&compressed.bytes, ".hip_fatbin");
     assert_eq!(&fatbin[..4], b"CCOB");
-    assert!(
-        fatbin.len() < section(&input, ".hip_fatbin").len() / 2,
-        "zstd should at least halve this bundle"
-    );
+    assert!(fatbin.len() < section(&input, ".hip_fatbin").len() / 2, "zstd should at least halve this bundle");
     if let Some(listed) = bundler_list(&scratch, "compressed.hipfb", fatbin, "o") {
         assert_eq!(listed.len(), 3);
     }
     let ctree = tree_of(&compressed.bytes);
     let ccob = find(&ctree, &|n| n.kind == NodeKind::CompressedBundle);
-    assert_eq!(
-        ccob, bundle,
-        "the compressed bundle takes the bundle's place"
-    );
+    assert_eq!(ccob, bundle, "the compressed bundle takes the bundle's place");
     let recompressed = apply(
         &compressed.bytes,
         &ctree,
-        &Edit::Compress {
-            node: ccob.clone(),
-            method: Method::Zlib,
-            level: Some(9),
-            version: 2,
-        },
+        &Edit::Compress { node: ccob.clone(), method: Method::Zlib, level: Some(9), version: 2 },
     )
     .unwrap();
-    assert!(
-        recompressed.notes[0].contains("zlib level 9, format version 2"),
-        "{:?}",
-        recompressed.notes
-    );
+    assert!(recompressed.notes[0].contains("zlib level 9, format version 2"), "{:?}", recompressed.notes);
     let decompressed = apply(&compressed.bytes, &ctree, &Edit::Decompress { node: ccob }).unwrap();
-    assert_eq!(
-        decompressed.bytes, input,
-        "compress then decompress is byte-identical to the original object"
-    );
+    assert_eq!(decompressed.bytes, input, "compress then decompress is byte-identical to the original object");
 }
 
 #[test]
@@ -571,35 +387,15 @@ fn an_image_replaced_in_a_linked_library_is_written_in_place_or_refused_with_its
     // The same image again: it fits, and the library keeps its size.
     let same_id = apply_ok(
         &input,
-        &Edit::SetEntryId {
-            node: entry.clone(),
-            id: "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-".into(),
-        },
+        &Edit::SetEntryId { node: entry.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-".into() },
     );
     assert_eq!(same_id.bytes.len(), input.len());
-    assert!(
-        same_id.notes.iter().any(|n| n.contains("in place")),
-        "{:?}",
-        same_id.notes
-    );
-    assert!(target_ids(&same_id.bytes)
-        .iter()
-        .any(|t| t == "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-"));
+    assert!(same_id.notes.iter().any(|n| n.contains("in place")), "{:?}", same_id.notes);
+    assert!(target_ids(&same_id.bytes).iter().any(|t| t == "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-"));
     // 64 KiB of noise does not compress: it cannot fit the compressed bundle's slot.
     let noise = XorShift(11).bytes(64 << 10);
-    match apply(
-        &input,
-        &tree,
-        &Edit::ReplaceContent {
-            node: entry,
-            data: noise,
-        },
-    ) {
-        Err(EditError::DoesNotFit {
-            message,
-            payload,
-            payload_kind,
-        }) => {
+    match apply(&input, &tree, &Edit::ReplaceContent { node: entry, data: noise }) {
+        Err(EditError::DoesNotFit { message, payload, payload_kind }) => {
             assert!(message.contains("bytes over"), "{message}");
             assert_eq!(payload_kind, NodeKind::CompressedBundle);
             assert_eq!(&payload[..4], b"CCOB");
@@ -625,72 +421,33 @@ fn members_of_an_archive_are_rewritten_and_llvm_ar_reads_the_archive() {
     let tree = tree_of(&input);
     // An entry of the bundle member, and an entry of the object member's .hip_fatbin, which
     // grows the object's section.
-    let in_bundle = find(&tree, &|n: &Node| {
-        n.kind == NodeKind::BundleEntry && n.label.contains("gfx906")
-    });
-    let edited = apply_ok(
-        &input,
-        &Edit::SetEntryId {
-            node: in_bundle,
-            id: "hipv4-amdgcn-amd-amdhsa--gfx1031".into(),
-        },
-    );
+    let in_bundle = find(&tree, &|n: &Node| n.kind == NodeKind::BundleEntry && n.label.contains("gfx906"));
+    let edited = apply_ok(&input, &Edit::SetEntryId { node: in_bundle, id: "hipv4-amdgcn-amd-amdhsa--gfx1031".into() });
     assert!(edited.notes.iter().any(|n| n.contains("GNU format")));
     let tree2 = tree_of(&edited.bytes);
-    let in_object = find(&tree2, &|n: &Node| {
-        n.kind == NodeKind::Image && n.label.contains("gfx90a")
-    });
+    let in_object = find(&tree2, &|n: &Node| n.kind == NodeKind::Image && n.label.contains("gfx90a"));
     let image = XorShift(9).bytes(9000);
-    let edited = apply_ok(
-        &edited.bytes,
-        &Edit::ReplaceContent {
-            node: in_object,
-            data: image.clone(),
-        },
-    );
-    assert!(
-        edited
-            .notes
-            .iter()
-            .any(|n| n.contains("section .hip_fatbin is now")),
-        "{:?}",
-        edited.notes
-    );
+    let edited = apply_ok(&edited.bytes, &Edit::ReplaceContent { node: in_object, data: image.clone() });
+    assert!(edited.notes.iter().any(|n| n.contains("section .hip_fatbin is now")), "{:?}", edited.notes);
     let ids = target_ids(&edited.bytes);
     assert!(ids.iter().any(|t| t.ends_with("gfx1031")), "{ids:?}");
 
     let path = scratch.write("edited.a", &edited.bytes);
-    assert_eq!(
-        run(Command::new(&ar).arg("t").arg(&path)),
-        "bundle_bin.bc\nhip_elf_2arch.o\n"
-    );
+    assert_eq!(run(Command::new(&ar).arg("t").arg(&path)), "bundle_bin.bc\nhip_elf_2arch.o\n");
     let out = scratch.path("x");
     std::fs::create_dir_all(&out).unwrap();
     run(Command::new(&ar).arg("x").arg(&path).current_dir(&out));
-    let Some(listed) = bundler_list(
-        &scratch,
-        "member.bc",
-        &std::fs::read(out.join("bundle_bin.bc")).unwrap(),
-        "bc",
-    ) else {
+    let Some(listed) = bundler_list(&scratch, "member.bc", &std::fs::read(out.join("bundle_bin.bc")).unwrap(), "bc")
+    else {
         return;
     };
-    assert!(
-        listed
-            .iter()
-            .any(|l| l == "hipv4-amdgcn-amd-amdhsa--gfx1031"),
-        "{listed:?}"
-    );
+    assert!(listed.iter().any(|l| l == "hipv4-amdgcn-amd-amdhsa--gfx1031"), "{listed:?}");
     let object = std::fs::read(out.join("hip_elf_2arch.o")).unwrap();
     let fatbin = scratch.write("member.hipfb", section(&object, ".hip_fatbin"));
     let bundler = tool("clang-offload-bundler", "archive").unwrap();
     let unbundled = scratch.path("gfx90a.co");
     run(Command::new(bundler)
-        .args([
-            "--unbundle",
-            "--type=o",
-            "--targets=hipv4-amdgcn-amd-amdhsa--gfx90a",
-        ])
+        .args(["--unbundle", "--type=o", "--targets=hipv4-amdgcn-amd-amdhsa--gfx90a"])
         .arg(format!("--input={}", fatbin.display()))
         .arg(format!("--output={}", unbundled.display())));
     assert_eq!(std::fs::read(unbundled).unwrap(), image);
@@ -700,17 +457,8 @@ fn members_of_an_archive_are_rewritten_and_llvm_ar_reads_the_archive() {
 fn the_entries_of_a_bundled_object_are_not_rewritten_in_place_and_the_message_says_how() {
     let input = fixture("hip_rdc_archive.a");
     let tree = tree_of(&input);
-    let node = find(&tree, &|n: &Node| {
-        n.kind == NodeKind::BundleEntry && n.label.contains("gfx90a")
-    });
-    match apply(
-        &input,
-        &tree,
-        &Edit::SetEntryId {
-            node,
-            id: "hip-amdgcn-amd-amdhsa--gfx908".into(),
-        },
-    ) {
+    let node = find(&tree, &|n: &Node| n.kind == NodeKind::BundleEntry && n.label.contains("gfx90a"));
+    match apply(&input, &tree, &Edit::SetEntryId { node, id: "hip-amdgcn-amd-amdhsa--gfx908".into() }) {
         Err(EditError::Invalid(m)) => assert!(m.contains("offload bundle --type=o"), "{m}"),
         other => panic!("{:?}", other.map(|e| e.notes)),
     }
@@ -721,28 +469,16 @@ fn an_image_replaced_in_a_hip_object_is_what_the_bundler_unbundles() {
     let scratch = Scratch::new(SUITE, "replace-image");
     let input = fixture("hip_elf_2arch_compressed.o");
     let tree = tree_of(&input);
-    let image = find(&tree, &|n: &Node| {
-        n.kind == NodeKind::Image && n.label.contains("gfx906")
-    });
+    let image = find(&tree, &|n: &Node| n.kind == NodeKind::Image && n.label.contains("gfx906"));
     let new = XorShift(5).bytes(3000);
-    let edited = apply_ok(
-        &input,
-        &Edit::ReplaceContent {
-            node: image,
-            data: new.clone(),
-        },
-    );
+    let edited = apply_ok(&input, &Edit::ReplaceContent { node: image, data: new.clone() });
     let Some(bundler) = tool("clang-offload-bundler", "replace-image") else {
         return;
     };
     let fatbin = scratch.write("fatbin.hipfb", section(&edited.bytes, ".hip_fatbin"));
     let out = scratch.path("gfx906.co");
     run(Command::new(bundler)
-        .args([
-            "--unbundle",
-            "--type=o",
-            "--targets=hipv4-amdgcn-amd-amdhsa--gfx906:xnack-",
-        ])
+        .args(["--unbundle", "--type=o", "--targets=hipv4-amdgcn-amd-amdhsa--gfx906:xnack-"])
         .arg(format!("--input={}", fatbin.display()))
         .arg(format!("--output={}", out.display())));
     assert_eq!(std::fs::read(out).unwrap(), new);
@@ -756,15 +492,9 @@ fn edits_to_nodes_that_do_not_exist_or_cannot_change_are_refused() {
         Err(EditError::Invalid(m)) => m,
         other => panic!("{e:?} gave {:?}", other.map(|o| o.notes)),
     };
-    assert!(bad(Edit::RemoveEntry {
-        node: vec![9, 9, 9]
-    })
-    .contains("no node"));
-    assert!(bad(Edit::SetEntryId {
-        node: vec![],
-        id: "host-x86_64-unknown-linux-gnu-".into()
-    })
-    .contains("expected a bundle-entry node"));
+    assert!(bad(Edit::RemoveEntry { node: vec![9, 9, 9] }).contains("no node"));
+    assert!(bad(Edit::SetEntryId { node: vec![], id: "host-x86_64-unknown-linux-gnu-".into() })
+        .contains("expected a bundle-entry node"));
     assert!(bad(Edit::Decompress { node: vec![0] }).contains("only compressed bundles"));
     let entry = find(&tree, &labelled(NodeKind::BundleEntry, "gfx906"));
     assert!(bad(Edit::MoveEntry { node: entry, to: 7 }).contains("past the last"));
@@ -798,10 +528,7 @@ fn the_selection_follows_a_moved_or_added_entry_and_stays_in_place_after_a_remov
     let added = Edit::AddEntry {
         container: section.clone(),
         entry: NewEntry {
-            strings: vec![
-                ("triple".into(), "amdgcn-amd-amdhsa".into()),
-                ("arch".into(), "gfx942".into()),
-            ],
+            strings: vec![("triple".into(), "amdgcn-amd-amdhsa".into()), ("arch".into(), "gfx942".into())],
             image_kind: 1,
             offload_kind: 1,
             data: XorShift(5).bytes(300),
@@ -844,12 +571,8 @@ fn an_image_kind_that_does_not_fit_the_image_is_a_warning() {
     let input = fixture("offbin_two_images.offbin");
     let tree = tree_of(&input);
     let entry = find(&tree, &labelled(NodeKind::OffloadEntry, "gfx906"));
-    let mismatch = |t: &Tree| {
-        all_diagnostics(t)
-            .into_iter()
-            .filter(|d| d.contains("does not fit the image"))
-            .collect::<Vec<_>>()
-    };
+    let mismatch =
+        |t: &Tree| all_diagnostics(t).into_iter().filter(|d| d.contains("does not fit the image")).collect::<Vec<_>>();
     assert_eq!(mismatch(&tree), Vec::<String>::new());
     let kind = |k: u16| {
         let edited = apply_ok(&input, &Edit::SetImageKind { node: entry.clone(), kind: k });

@@ -138,7 +138,9 @@ fn fixtures_match_the_reference_tools() {
         }
         assert_ne!(tree.root.worst_severity(), Some(Severity::Error), "{name}: {:#?}", tree.root);
     }
-    println!("compared {compared_entries} unbundled entries and {compared_images} offload images with the reference tools");
+    println!(
+        "compared {compared_entries} unbundled entries and {compared_images} offload images with the reference tools"
+    );
     assert!(compared_entries >= 60 && compared_images >= 20, "{compared_entries} entries, {compared_images} images");
 }
 

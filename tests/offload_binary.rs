@@ -14,8 +14,6 @@ use std::process::Command;
 
 const RANDOM_CASES: usize = 400;
 
-
-
 /// Runs a command in `dir`, panicking with its output unless it succeeds; returns stdout.
 fn run(program: &Path, args: &[&str], dir: &Path) -> String {
     let out = Command::new(program)

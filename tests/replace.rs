@@ -8,10 +8,10 @@ mod common;
 #[path = "common/hosts.rs"]
 mod hosts;
 use common::{tool, Scratch};
-use offload::format::bundle::binary::Bundle;
-use offload::format::bundle::compressed::{self, CompressedBundle};
 use offload::codec::Method;
 use offload::explore::{explore, Options};
+use offload::format::bundle::binary::Bundle;
+use offload::format::bundle::compressed::{self, CompressedBundle};
 use offload::format::host;
 use offload::replace::replace_section;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,13 @@ fn fixture_path(name: &str) -> PathBuf {
 }
 
 fn section<'a>(data: &'a [u8], name: &str) -> &'a [u8] {
-    host::read_host(data).unwrap().sections.into_iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no section {name}")).data
+    host::read_host(data)
+        .unwrap()
+        .sections
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no section {name}"))
+        .data
 }
 
 fn target_ids(data: &[u8]) -> Vec<String> {
@@ -54,7 +60,10 @@ fn readelf_is_clean(readelf: &Path, file: &Path) {
 /// The bytes of `section` as llvm-objcopy dumps them.
 fn dump_section(objcopy: &Path, file: &Path, section: &str, s: &Scratch) -> Vec<u8> {
     let out = s.path("dumped.bin");
-    run(Command::new(objcopy).arg(format!("--dump-section={section}={}", out.display())).arg(file).arg(s.path("objcopy-discard")));
+    run(Command::new(objcopy)
+        .arg(format!("--dump-section={section}={}", out.display()))
+        .arg(file)
+        .arg(s.path("objcopy-discard")));
     std::fs::read(out).unwrap()
 }
 
@@ -84,7 +93,11 @@ fn bigger_and_smaller(original: &[u8]) -> (Vec<u8>, Vec<u8>) {
 #[test]
 fn elf_hip_objects_match_llvm_objcopy_update_section() {
     const TEST: &str = "elf_hip_objects_match_llvm_objcopy_update_section";
-    let (Some(clang), Some(objcopy), Some(readelf)) = (tool("clang", TEST), tool("llvm-objcopy", TEST), tool("llvm-readelf", TEST)) else { return };
+    let (Some(clang), Some(objcopy), Some(readelf)) =
+        (tool("clang", TEST), tool("llvm-objcopy", TEST), tool("llvm-readelf", TEST))
+    else {
+        return;
+    };
     let s = Scratch::new(SUITE, "elf");
     for compress in [false, true] {
         let extra: &[&str] = if compress { &["--offload-compress"] } else { &[] };
@@ -98,12 +111,22 @@ fn elf_hip_objects_match_llvm_objcopy_update_section() {
             assert!(!r.in_place && r.new_size == payload.len() as u64, "{what}");
             let payload_path = s.write("payload.bin", payload);
             let reference = s.path("reference.o");
-            run(Command::new(&objcopy).arg(format!("--update-section=.hip_fatbin={}", payload_path.display())).arg(&obj).arg(&reference));
+            run(Command::new(&objcopy)
+                .arg(format!("--update-section=.hip_fatbin={}", payload_path.display()))
+                .arg(&obj)
+                .arg(&reference));
             let ours = s.write("ours.o", &r.bytes);
-            assert!(r.bytes == std::fs::read(&reference).unwrap(), "compress={compress} {what}: differs from llvm-objcopy --update-section");
+            assert!(
+                r.bytes == std::fs::read(&reference).unwrap(),
+                "compress={compress} {what}: differs from llvm-objcopy --update-section"
+            );
             readelf_is_clean(&readelf, &ours);
             assert_eq!(dump_section(&objcopy, &ours, ".hip_fatbin", &s), *payload);
-            assert_eq!(target_ids(&r.bytes), ["hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"], "compress={compress} {what}");
+            assert_eq!(
+                target_ids(&r.bytes),
+                ["hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"],
+                "compress={compress} {what}"
+            );
         }
     }
 }
@@ -114,7 +137,8 @@ fn elf_hip_objects_match_llvm_objcopy_update_section() {
 fn coff_view(readobj: &Path, file: &Path) -> (Vec<String>, Vec<String>) {
     let (text, _) = run(Command::new(readobj).args(["--sections", "--relocations", "--symbols"]).arg(file));
     let movable = ["File:", "PointerToRawData:", "PointerToRelocations:", "RawDataSize:", "Length:", "Checksum:"];
-    let (moved, fixed) = text.lines().map(str::to_string).partition(|l: &String| movable.iter().any(|m| l.trim_start().starts_with(m)));
+    let (moved, fixed) =
+        text.lines().map(str::to_string).partition(|l: &String| movable.iter().any(|m| l.trim_start().starts_with(m)));
     (fixed, moved)
 }
 
@@ -143,7 +167,11 @@ fn coff_objects_grow_and_shrink() {
         let input = fixture(name);
         let original = section(&input, ".hip_fatbin").to_vec();
         // The checksum LLVM wrote is the one this test computes, so the test's definition is LLVM's.
-        let (_, before) = run(Command::new(&readobj).arg("--symbols").arg(fixture_path(name))).0.split_once(".hip_fatbin").map(|(a, b)| (a.to_string(), b.to_string())).unwrap();
+        let (_, before) = run(Command::new(&readobj).arg("--symbols").arg(fixture_path(name)))
+            .0
+            .split_once(".hip_fatbin")
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .unwrap();
         assert!(before.contains(&format!("Checksum: 0x{:X}", coff_checksum(&original))), "{name}: {before}");
         // Replacing with the same bytes gives the same file.
         assert_eq!(replace_section(&input, ".hip_fatbin", &original).unwrap().bytes, input, "{name}");
@@ -151,23 +179,43 @@ fn coff_objects_grow_and_shrink() {
         // A payload that would not read back (a compressed bundle cut short) is refused.
         let cut = compressed::compress(&original, Method::Zlib, Some(9), 3).unwrap();
         let e = replace_section(&input, ".hip_fatbin", &cut[..cut.len() - 1]).unwrap_err();
-        assert_eq!((e.context, e.expected.as_str()), ("rewritten file", "a file that explores without new errors"), "{name}");
+        assert_eq!(
+            (e.context, e.expected.as_str()),
+            ("rewritten file", "a file that explores without new errors"),
+            "{name}"
+        );
         for (what, payload) in [("grown", &grow), ("shrunk", &shrink)] {
             let r = replace_section(&input, ".hip_fatbin", payload).unwrap_or_else(|e| panic!("{name} {what}: {e}"));
             let out = s.write("out.obj", &r.bytes);
             let (fixed_in, movable_in) = coff_view(&readobj, &fixture_path(name));
             let (fixed_out, movable_out) = coff_view(&readobj, &out);
             assert_eq!(fixed_in, fixed_out, "{name} {what}: relocations, symbols or section headers changed");
-            assert!(movable_out.contains(&format!("    RawDataSize: {}", payload.len())), "{name} {what}: {movable_out:?}");
-            assert!(movable_out.contains(&format!("      Length: {}", payload.len())), "{name} {what}: {movable_out:?}");
-            assert!(movable_out.contains(&format!("      Checksum: 0x{:X}", coff_checksum(payload))), "{name} {what}: {movable_out:?}");
+            assert!(
+                movable_out.contains(&format!("    RawDataSize: {}", payload.len())),
+                "{name} {what}: {movable_out:?}"
+            );
+            assert!(
+                movable_out.contains(&format!("      Length: {}", payload.len())),
+                "{name} {what}: {movable_out:?}"
+            );
+            assert!(
+                movable_out.contains(&format!("      Checksum: 0x{:X}", coff_checksum(payload))),
+                "{name} {what}: {movable_out:?}"
+            );
             assert_ne!(movable_in, movable_out);
             assert_eq!(dump_section(&objcopy, &out, ".hip_fatbin", &s), *payload, "{name} {what}");
             if let Some(lld_link) = tool("lld-link", TEST) {
                 let dll = s.path("out.dll");
-                run(Command::new(&lld_link).args(["/dll", "/noentry", "/force:unresolved", "/nodefaultlib"]).arg(format!("/out:{}", dll.display())).arg(&out));
+                run(Command::new(&lld_link)
+                    .args(["/dll", "/noentry", "/force:unresolved", "/nodefaultlib"])
+                    .arg(format!("/out:{}", dll.display()))
+                    .arg(&out));
                 // The linker cuts the name to 8 characters.
-                assert_eq!(&dump_section(&objcopy, &dll, ".hip_fat", &s)[..payload.len()], &payload[..], "{name} {what}: linked DLL");
+                assert_eq!(
+                    &dump_section(&objcopy, &dll, ".hip_fat", &s)[..payload.len()],
+                    &payload[..],
+                    "{name} {what}: linked DLL"
+                );
                 pe_section_is_rewritten_in_place(&read_back(&dll), &objcopy, &s);
             }
         }
@@ -187,7 +235,11 @@ fn pe_section_is_rewritten_in_place(dll: &[u8], objcopy: &Path, s: &Scratch) {
     assert!(tree.root.children.iter().any(|n| n.label.starts_with("section .hip_fat")), "{:#?}", tree.root);
     let old = section(dll, ".hip_fat").to_vec();
     // A small valid payload: a compressed bundle holding only an empty host entry.
-    let host_only = Bundle::new(vec![("host-x86_64-pc-windows-msvc-".to_string(), std::borrow::Cow::Borrowed(&[][..]))], 1).unwrap().write().unwrap();
+    let host_only =
+        Bundle::new(vec![("host-x86_64-pc-windows-msvc-".to_string(), std::borrow::Cow::Borrowed(&[][..]))], 1)
+            .unwrap()
+            .write()
+            .unwrap();
     let payload = &compressed::compress(&host_only, Method::Zstd, None, 3).unwrap()[..];
     assert!(payload.len() < old.len());
     // A cut-off compressed bundle would not read back, and is refused.
@@ -214,18 +266,42 @@ fn macho_object_last_section_grows() {
     let (Some(readobj), Some(objcopy)) = (tool("llvm-readobj", TEST), tool("llvm-objcopy", TEST)) else { return };
     let s = Scratch::new(SUITE, "macho");
     let input = fixture("macho_objcopy_offloading.o");
-    assert_eq!(replace_section(&input, "__LLVM,__offloading", section(&input, "__LLVM,__offloading")).unwrap().bytes, input);
+    assert_eq!(
+        replace_section(&input, "__LLVM,__offloading", section(&input, "__LLVM,__offloading")).unwrap().bytes,
+        input
+    );
     let payload = fixture("omp_elf_2arch.offload");
     let r = replace_section(&input, "__LLVM,__offloading", &payload).unwrap();
     let out = s.write("out.o", &r.bytes);
-    let view = |f: &Path| run(Command::new(&readobj).args(["--sections", "--relocations", "--symbols"]).arg(f)).0.lines().filter(|l| !l.starts_with("File:")).map(str::to_string).collect::<Vec<_>>();
+    let view = |f: &Path| {
+        run(Command::new(&readobj).args(["--sections", "--relocations", "--symbols"]).arg(f))
+            .0
+            .lines()
+            .filter(|l| !l.starts_with("File:"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
     let (a, b) = (view(&fixture_path("macho_objcopy_offloading.o")), view(&out));
     let changed: Vec<(&String, &String)> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
     assert_eq!(changed, [(&"    Size: 0x1E40".to_string(), &format!("    Size: 0x{:X}", payload.len()))]);
     assert_eq!(dump_section(&objcopy, &out, "__LLVM,__offloading", &s), payload);
     assert_eq!(target_ids(&r.bytes), ["amdgcn-amd-amdhsa-gfx1030", "amdgcn-amd-amdhsa-gfx90a:xnack+"]);
     if let Some(ld64) = tool("ld64.lld", TEST) {
-        run(Command::new(ld64).args(["-arch", "x86_64", "-platform_version", "macos", "11.0", "11.0", "-dylib", "-undefined", "dynamic_lookup"]).arg(&out).arg("-o").arg(s.path("out.dylib")));
+        run(Command::new(ld64)
+            .args([
+                "-arch",
+                "x86_64",
+                "-platform_version",
+                "macos",
+                "11.0",
+                "11.0",
+                "-dylib",
+                "-undefined",
+                "dynamic_lookup",
+            ])
+            .arg(&out)
+            .arg("-o")
+            .arg(s.path("out.dylib")));
     }
 }
 
@@ -235,7 +311,11 @@ fn macho_object_last_section_grows() {
 #[test]
 fn macho_object_middle_section_shrinks_but_does_not_grow() {
     const TEST: &str = "macho_object_middle_section_shrinks_but_does_not_grow";
-    let (Some(clang), Some(objdump), Some(objcopy)) = (tool("clang", TEST), tool("llvm-objdump", TEST), tool("llvm-objcopy", TEST)) else { return };
+    let (Some(clang), Some(objdump), Some(objcopy)) =
+        (tool("clang", TEST), tool("llvm-objdump", TEST), tool("llvm-objcopy", TEST))
+    else {
+        return;
+    };
     let s = Scratch::new(SUITE, "macho-middle");
     std::fs::write(
         s.path("fat.c"),
@@ -244,7 +324,14 @@ fn macho_object_middle_section_shrinks_but_does_not_grow() {
          const unsigned char *get(void) { return fatbin; }\n",
     )
     .unwrap();
-    run(Command::new(&clang).current_dir(s.dir()).args(["--target=x86_64-apple-macos11", "-O2", "-c", "fat.c", "-o", "fat.o"]));
+    run(Command::new(&clang).current_dir(s.dir()).args([
+        "--target=x86_64-apple-macos11",
+        "-O2",
+        "-c",
+        "fat.c",
+        "-o",
+        "fat.o",
+    ]));
     let input = std::fs::read(s.path("fat.o")).unwrap();
     let e = replace_section(&input, "__HIP,__hip_fatbin", &[7u8; 100]).unwrap_err();
     assert_eq!(e.context, "Mach-O section address range");
@@ -253,12 +340,28 @@ fn macho_object_middle_section_shrinks_but_does_not_grow() {
     // The bare section name is enough when it is unambiguous.
     let r = replace_section(&input, "__hip_fatbin", &payload).unwrap();
     let out = s.write("out.o", &r.bytes);
-    let view = |f: &Path| run(Command::new(&objdump).args(["-r", "-t"]).arg(f)).0.lines().skip(2).map(str::to_string).collect::<Vec<_>>();
+    let view = |f: &Path| {
+        run(Command::new(&objdump).args(["-r", "-t"]).arg(f)).0.lines().skip(2).map(str::to_string).collect::<Vec<_>>()
+    };
     assert_eq!(view(&s.path("fat.o")), view(&out), "symbols or relocations changed");
     assert_eq!(dump_section(&objcopy, &out, "__HIP,__hip_fatbin", &s), payload);
     if let Some(ld64) = tool("ld64.lld", TEST) {
         let dylib = s.path("out.dylib");
-        run(Command::new(ld64).args(["-arch", "x86_64", "-platform_version", "macos", "11.0", "11.0", "-dylib", "-undefined", "dynamic_lookup"]).arg(&out).arg("-o").arg(&dylib));
+        run(Command::new(ld64)
+            .args([
+                "-arch",
+                "x86_64",
+                "-platform_version",
+                "macos",
+                "11.0",
+                "11.0",
+                "-dylib",
+                "-undefined",
+                "dynamic_lookup",
+            ])
+            .arg(&out)
+            .arg("-o")
+            .arg(&dylib));
         assert_eq!(dump_section(&objcopy, &dylib, "__HIP,__hip_fatbin", &s), payload);
         // In the linked library the section is rewritten in place, and cannot grow.
         let linked = std::fs::read(&dylib).unwrap();
@@ -291,7 +394,11 @@ fn linked_library_is_rewritten_in_place_only_when_the_payload_fits() {
     readelf_is_clean(&readelf, &out);
     let (before, _) = run(Command::new(&readelf).args(["-S", "-W"]).arg(&lib));
     let (after, _) = run(Command::new(&readelf).args(["-S", "-W"]).arg(&out));
-    assert_eq!(before.lines().filter(|l| !l.contains("File:")).collect::<Vec<_>>(), after.lines().filter(|l| !l.contains("File:")).collect::<Vec<_>>(), "section headers changed");
+    assert_eq!(
+        before.lines().filter(|l| !l.contains("File:")).collect::<Vec<_>>(),
+        after.lines().filter(|l| !l.contains("File:")).collect::<Vec<_>>(),
+        "section headers changed"
+    );
     assert_eq!(&section(&r.bytes, ".hip_fatbin")[..first.len()], &first[..]);
     assert_eq!(target_ids(&r.bytes), ["hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a"]);
     let too_big = decompress(&first);
@@ -326,10 +433,15 @@ fn shrinking_never_cuts_off_a_symbol_or_relocation() {
         ("x86_64-apple-macos11", ".section __HIP,__hip_fatbin", "__HIP,__hip_fatbin"),
     ];
     for (triple, directive, name) in cases {
-        for (kind, body) in [("symbol", "start:\n.zero 64\ntail:\n.quad 1\n"), ("relocation", "start:\n.zero 64\n.quad start\n")] {
+        for (kind, body) in
+            [("symbol", "start:\n.zero 64\ntail:\n.quad 1\n"), ("relocation", "start:\n.zero 64\n.quad start\n")]
+        {
             let asm = format!("{directive}\n.p2align 4\n{body}");
             std::fs::write(s.path("fat.s"), asm).unwrap();
-            run(Command::new(&clang).current_dir(s.dir()).arg(format!("--target={triple}")).args(["-c", "fat.s", "-o", "fat.o"]));
+            run(Command::new(&clang)
+                .current_dir(s.dir())
+                .arg(format!("--target={triple}"))
+                .args(["-c", "fat.s", "-o", "fat.o"]));
             let input = std::fs::read(s.path("fat.o")).unwrap();
             let e = replace_section(&input, name, &[0u8; 16]).unwrap_err();
             assert_eq!(e.context, "replacement payload", "{triple} {kind}: {e}");
@@ -343,7 +455,12 @@ fn shrinking_never_cuts_off_a_symbol_or_relocation() {
 /// Truncated and corrupted hosts give errors, never panics.
 #[test]
 fn damaged_hosts_never_panic() {
-    for (name, section_name) in [("hip_coff_compressed.obj", ".hip_fatbin"), ("macho_objcopy_offloading.o", "__LLVM,__offloading"), ("hip_elf_2arch_compressed.o", ".hip_fatbin"), ("libhip_3tu_compressed.so", ".hip_fatbin")] {
+    for (name, section_name) in [
+        ("hip_coff_compressed.obj", ".hip_fatbin"),
+        ("macho_objcopy_offloading.o", "__LLVM,__offloading"),
+        ("hip_elf_2arch_compressed.o", ".hip_fatbin"),
+        ("libhip_3tu_compressed.so", ".hip_fatbin"),
+    ] {
         let data = fixture(name);
         for n in (0..data.len()).step_by(97) {
             let _ = replace_section(&data[..n], section_name, b"payload");

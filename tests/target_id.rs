@@ -144,7 +144,10 @@ impl Answers {
                         recorded_path(self.test).display()
                     )
                 });
-                println!("{case}: clang-offload-bundler died by {}; compared with the recorded answer", signal_name(signal));
+                println!(
+                    "{case}: clang-offload-bundler died by {}; compared with the recorded answer",
+                    signal_name(signal)
+                );
                 self.crashed.push(case.to_string());
                 recorded.clone()
             }
@@ -155,7 +158,9 @@ impl Answers {
     fn finish(self) -> Vec<String> {
         if std::env::var_os("OFFLOAD_RECORD_BUNDLER_ANSWERS").is_some() {
             assert!(self.crashed.is_empty(), "not recording: the bundler crashed on {:?}", self.crashed);
-            let mut text = String::from("# clang-offload-bundler 22's answers, recorded by tests/target_id.rs (see its doc comment)\n");
+            let mut text = String::from(
+                "# clang-offload-bundler 22's answers, recorded by tests/target_id.rs (see its doc comment)\n",
+            );
             for (case, answer) in &self.given {
                 text += &format!("{case}\t{answer}\n");
             }
@@ -533,7 +538,8 @@ fn check_first_compatible_entry(tool: &Path) -> Vec<String> {
     let mut answers = Answers::new("first-compatible");
     let plain = "hipv4-amdgcn-amd-amdhsa--gfx90a";
     let xnack = "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+";
-    let requests = [xnack, plain, "hip-amdgcn-amd-amdhsa--gfx90a:xnack-", "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+"];
+    let requests =
+        [xnack, plain, "hip-amdgcn-amd-amdhsa--gfx90a:xnack-", "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack+"];
     let mut differs = 0;
     for order in [[xnack, plain], [plain, xnack]] {
         for request in requests {

@@ -16,11 +16,15 @@ const SUMMARY_MEMBERS: usize = 20;
 pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     let inputs = a.inputs();
     if inputs.len() != 1 {
-        return Err(Failure::new(format!("only one input file supported for unbundling or listing, got {}", inputs.len())));
+        return Err(Failure::new(format!(
+            "only one input file supported for unbundling or listing, got {}",
+            inputs.len()
+        )));
     }
     let path = inputs[0];
     let data = read_all(path)?;
-    let members = device::read_members(&data, a.decompress_limit()).map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+    let members = device::read_members(&data, a.decompress_limit())
+        .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
     if a.list {
         for id in distinct_ids(&members) {
             println!("{id}");
@@ -41,7 +45,8 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     let targets = device_targets(&a.targets)?;
     let per_target = device::unbundle(&members, &targets, a.hip_openmp_compatible)
         .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
-    let missing: Vec<&str> = a.targets.iter().zip(&per_target).filter(|(_, found)| found.is_empty()).map(|(t, _)| t.as_str()).collect();
+    let missing: Vec<&str> =
+        a.targets.iter().zip(&per_target).filter(|(_, found)| found.is_empty()).map(|(t, _)| t.as_str()).collect();
     if !missing.is_empty() && !a.allow_missing_bundles {
         return Err(Failure::new(format!(
             "{}: no compatible code object for {} in the archive (it has: {}); nothing written",
@@ -80,11 +85,16 @@ fn device_targets(targets: &[String]) -> Outcome<Vec<EntryId>> {
 
 /// The device archive for one target, checked by reading it back.
 fn lay_out(found: &[Extracted]) -> Outcome<Vec<u8>> {
-    let bytes = device::write_device_archive(found).map_err(|e| Failure::new(format!("cannot write the device archive: {e}")))?;
+    let bytes = device::write_device_archive(found)
+        .map_err(|e| Failure::new(format!("cannot write the device archive: {e}")))?;
     let back = ar::read(&bytes[..]).and_then(ar::Archive::complete);
     let same = back.is_ok_and(|ar| {
         ar.members.len() == found.len()
-            && ar.members.iter().zip(found).all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data))
+            && ar
+                .members
+                .iter()
+                .zip(found)
+                .all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data))
     });
     if !same {
         return Err(Failure::new("internal error: the device archive does not read back as written; nothing written"));

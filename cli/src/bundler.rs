@@ -5,12 +5,12 @@ use crate::fail::{Failure, InFile, Outcome};
 use crate::io::{read_all, write_atomic};
 use crate::verify::{self, Written};
 use clap::Args;
-use offload::format::bundle::binary::{self, Bundle};
-use offload::format::bundle::object::{self as bundled_object, EntryData};
-use offload::format::bundle::compressed;
 use offload::codec::Method;
-use offload::ids::{self, EntryId};
+use offload::format::bundle::binary::{self, Bundle};
+use offload::format::bundle::compressed;
+use offload::format::bundle::object::{self as bundled_object, EntryData};
 use offload::format::bundle::text::{self, TextBundle};
+use offload::ids::{self, EntryId};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -91,7 +91,9 @@ fn check_type(t: &str) -> Outcome<()> {
     if BINARY_TYPES.contains(&t) || text::comment_for_type(t).is_some() {
         Ok(())
     } else {
-        Err(Failure::new(format!("'{t}': invalid file type specified (expected one of i, ii, cui, hipi, d, ll, s, bc, o, a, gch, ast)")))
+        Err(Failure::new(format!(
+            "'{t}': invalid file type specified (expected one of i, ii, cui, hipi, d, ll, s, bc, o, a, gch, ast)"
+        )))
     }
 }
 
@@ -108,7 +110,9 @@ fn standardized_targets(targets: &[String]) -> Outcome<Vec<String>> {
     }
     let out = targets
         .iter()
-        .map(|t| EntryId::parse(t).map(|e| e.standardized()).map_err(|e| Failure::new(format!("invalid target '{t}': {e}"))))
+        .map(|t| {
+            EntryId::parse(t).map(|e| e.standardized()).map_err(|e| Failure::new(format!("invalid target '{t}': {e}")))
+        })
         .collect::<Outcome<Vec<String>>>()?;
     let ids: Vec<&str> = out.iter().map(String::as_str).collect();
     for v in ids::check_composition(&ids).into_iter().filter(|v| !v.rejected_by_bundler) {
@@ -128,7 +132,11 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         return Err(Failure::new(format!("only one output file supported in bundling mode, got {}", outputs.len())));
     }
     if inputs.len() != a.targets.len() {
-        return Err(Failure::new(format!("number of input files and targets should match in bundling mode: {} inputs, {} targets", inputs.len(), a.targets.len())));
+        return Err(Failure::new(format!(
+            "number of input files and targets should match in bundling mode: {} inputs, {} targets",
+            inputs.len(),
+            a.targets.len()
+        )));
     }
     if a.file_type == "a" {
         return Err(Failure::new("type 'a' (archives) can only be unbundled"));
@@ -140,11 +148,14 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
             return bundle_object(a, &ids, &inputs, &contents, host, outputs[0]);
         }
     }
-    let entries: Vec<(String, Cow<[u8]>)> = ids.iter().cloned().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
+    let entries: Vec<(String, Cow<[u8]>)> =
+        ids.iter().cloned().zip(contents.iter().map(|c| Cow::Borrowed(c.as_slice()))).collect();
     let comment = text::comment_for_type(&a.file_type);
     let bytes = match comment {
         Some(comment) => TextBundle::new(comment, entries).write(),
-        None => Bundle::new(entries, a.bundle_align).and_then(|b| b.write()).map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?,
+        None => Bundle::new(entries, a.bundle_align)
+            .and_then(|b| b.write())
+            .map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?,
     };
     match comment {
         Some(comment) => verify::reads_back(&bytes, Written::TextBundle(comment, &ids))?,
@@ -163,11 +174,20 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
 /// The position of the host input when it is an object file: clang-offload-bundler then makes a
 /// bundled object (the host object plus one section per entry) instead of a binary bundle.
 fn object_host(ids: &[String], contents: &[Vec<u8>]) -> Option<usize> {
-    ids.iter().zip(contents).position(|(id, bytes)| EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false) && offload::format::host::is_host_file(bytes))
+    ids.iter().zip(contents).position(|(id, bytes)| {
+        EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false) && offload::format::host::is_host_file(bytes)
+    })
 }
 
 /// Writes a bundled object, byte-identical to clang-offload-bundler 22's.
-fn bundle_object(a: &BundlerArgs, ids: &[String], inputs: &[&Path], contents: &[Vec<u8>], host: usize, output: &Path) -> Outcome<()> {
+fn bundle_object(
+    a: &BundlerArgs,
+    ids: &[String],
+    inputs: &[&Path],
+    contents: &[Vec<u8>],
+    host: usize,
+    output: &Path,
+) -> Outcome<()> {
     if a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1") {
         eprintln!("offload: note: --compress does not apply to a bundled object: its entry sections are written uncompressed, as clang-offload-bundler 22 writes them");
     }
@@ -177,21 +197,27 @@ fn bundle_object(a: &BundlerArgs, ids: &[String], inputs: &[&Path], contents: &[
         .enumerate()
         .map(|(i, (id, bytes))| (id.as_str(), if i == host { EntryData::Host } else { EntryData::Device(bytes) }))
         .collect();
-    let bytes = bundled_object::write(&contents[host], &entries)
-        .map_err(|e| Failure::new(format!("{}: cannot make a bundled object from this host object: {e}", inputs[host].display())))?;
+    let bytes = bundled_object::write(&contents[host], &entries).map_err(|e| {
+        Failure::new(format!("{}: cannot make a bundled object from this host object: {e}", inputs[host].display()))
+    })?;
     verify::reads_back(&bytes, Written::BundledObject(ids))?;
     write_atomic(output, &bytes)
 }
 
 fn compress_bundle(a: &BundlerArgs, bytes: &[u8]) -> Outcome<Vec<u8>> {
-    let method = Method::from_name(&a.compression_method)
-        .ok_or_else(|| Failure::new(format!("unknown compression method '{}' (expected zstd or zlib)", a.compression_method)))?;
-    let level = a.compression_level.or_else(|| env_flag("OFFLOAD_BUNDLER_COMPRESSION_LEVEL").and_then(|l| l.parse().ok()));
+    let method = Method::from_name(&a.compression_method).ok_or_else(|| {
+        Failure::new(format!("unknown compression method '{}' (expected zstd or zlib)", a.compression_method))
+    })?;
+    let level =
+        a.compression_level.or_else(|| env_flag("OFFLOAD_BUNDLER_COMPRESSION_LEVEL").and_then(|l| l.parse().ok()));
     // As clang-offload-bundler 22: version 3 unless COMPRESSED_BUNDLE_FORMAT_VERSION says 2.
     let version = match env_flag("COMPRESSED_BUNDLE_FORMAT_VERSION").map(|v| v.parse::<u16>()) {
         Some(Ok(v @ 2..=3)) => v,
         Some(_) => {
-            eprintln!("offload: warning: COMPRESSED_BUNDLE_FORMAT_VERSION must be 2 or 3; using {}", compressed::DEFAULT_VERSION);
+            eprintln!(
+                "offload: warning: COMPRESSED_BUNDLE_FORMAT_VERSION must be 2 or 3; using {}",
+                compressed::DEFAULT_VERSION
+            );
             compressed::DEFAULT_VERSION
         }
         None => compressed::DEFAULT_VERSION,
@@ -239,7 +265,10 @@ fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Pars
         return Bundle::parse(data).map(Parsed::Binary).in_file(path);
     }
     if offload::format::archive::ar::is_archive(data) {
-        return Err(Failure::new(format!("{}: is an archive; unbundle it with --type=a (one device-specific archive per target); nothing written", path.display())));
+        return Err(Failure::new(format!(
+            "{}: is an archive; unbundle it with --type=a (one device-specific archive per target); nothing written",
+            path.display()
+        )));
     }
     if file_type == "o" && offload::format::host::is_host_file(data) {
         // An object without bundle sections is, for the bundler, the host entry itself.
@@ -255,7 +284,9 @@ fn parse_input<'a>(path: &Path, file_type: &str, data: &'a [u8]) -> Outcome<Pars
 fn entry_bytes(path: &Path, data: &[u8], parsed: &Parsed, id: &str) -> Outcome<Vec<u8>> {
     let bytes = parsed.data(id).unwrap_or(&[]);
     if matches!(parsed, Parsed::Object(_)) && bundled_object::is_host_placeholder(bytes) {
-        return bundled_object::host_object(data).map_err(|e| Failure::new(format!("{}: cannot take the host object out of this bundled object: {e}", path.display())));
+        return bundled_object::host_object(data).map_err(|e| {
+            Failure::new(format!("{}: cannot take the host object out of this bundled object: {e}", path.display()))
+        });
     }
     Ok(bytes.to_vec())
 }
@@ -267,11 +298,18 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let inputs = a.inputs();
     if inputs.len() != 1 {
-        return Err(Failure::new(format!("only one input file supported for unbundling or listing, got {}", inputs.len())));
+        return Err(Failure::new(format!(
+            "only one input file supported for unbundling or listing, got {}",
+            inputs.len()
+        )));
     }
     let path = inputs[0];
     let raw = read_all(path)?;
-    let data = if compressed::is_compressed(&raw) { crate::codec::decompress_single(path, &raw, a.decompress_limit())? } else { raw };
+    let data = if compressed::is_compressed(&raw) {
+        crate::codec::decompress_single(path, &raw, a.decompress_limit())?
+    } else {
+        raw
+    };
     let parsed = parse_input(path, &a.file_type, &data)?;
     if a.list {
         for id in parsed.ids() {
@@ -281,7 +319,11 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let outputs = a.outputs();
     if outputs.len() != a.targets.len() {
-        return Err(Failure::new(format!("number of output files and targets should match in unbundling mode: {} outputs, {} targets", outputs.len(), a.targets.len())));
+        return Err(Failure::new(format!(
+            "number of output files and targets should match in unbundling mode: {} outputs, {} targets",
+            outputs.len(),
+            a.targets.len()
+        )));
     }
     let ids = parsed.ids();
     let mut missing = Vec::new();
@@ -293,14 +335,24 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
             (Some(id), _) => results.push((*out, entry_bytes(path, &data, &parsed, id)?)),
             // As clang-offload-bundler 22: an input without bundles is the host entry itself, but
             // only with --allow-missing-bundles (otherwise every target is missing).
-            (None, Parsed::NotBundled) if a.allow_missing_bundles && requested.is_host() => results.push((*out, data.clone())),
+            (None, Parsed::NotBundled) if a.allow_missing_bundles && requested.is_host() => {
+                results.push((*out, data.clone()))
+            }
             (None, _) if a.allow_missing_bundles => results.push((*out, Vec::new())),
             (None, _) => missing.push(target.as_str()),
         }
     }
     if !missing.is_empty() {
-        let has = if ids.is_empty() { String::from("the input holds no bundle; --allow-missing-bundles takes it as the host entry") } else { format!("the file has: {}", ids.join(", ")) };
-        return Err(Failure::new(format!("{}: can't find bundles for {} ({has})", path.display(), missing.join(" and "))));
+        let has = if ids.is_empty() {
+            String::from("the input holds no bundle; --allow-missing-bundles takes it as the host entry")
+        } else {
+            format!("the file has: {}", ids.join(", "))
+        };
+        return Err(Failure::new(format!(
+            "{}: can't find bundles for {} ({has})",
+            path.display(),
+            missing.join(" and ")
+        )));
     }
     for (out, bytes) in results {
         write_atomic(out, &bytes)?;

@@ -3,8 +3,8 @@
 use crate::fail::{Failure, InFile, Outcome};
 use crate::io::{read_all, write_atomic};
 use clap::Args;
-use offload::format::bundle::compressed;
 use offload::codec::Method;
+use offload::format::bundle::compressed;
 use offload::format::bundle::{binary as bundle, text as text_bundle};
 use std::path::{Path, PathBuf};
 
@@ -45,7 +45,12 @@ pub struct DecompressArgs {
 pub fn run_compress(a: &CompressArgs) -> Outcome<()> {
     let data = read_all(&a.input)?;
     if data.len() as u64 > a.max_size {
-        return Err(Failure::new(format!("{}: {} bytes is more than --max-size {}", a.input.display(), data.len(), a.max_size)));
+        return Err(Failure::new(format!(
+            "{}: {} bytes is more than --max-size {}",
+            a.input.display(),
+            data.len(),
+            a.max_size
+        )));
     }
     if compressed::is_compressed(&data) {
         return Err(Failure::new(format!("{}: already a compressed bundle", a.input.display())));
@@ -59,13 +64,17 @@ pub fn run_compress(a: &CompressArgs) -> Outcome<()> {
     if bundle::is_bundle(&data) {
         bundle::Bundle::parse(&data).in_file(&a.input)?;
     }
-    let method = Method::from_name(&a.method).ok_or_else(|| Failure::new(format!("unknown method '{}' (expected zstd or zlib)", a.method)))?;
+    let method = Method::from_name(&a.method)
+        .ok_or_else(|| Failure::new(format!("unknown method '{}' (expected zstd or zlib)", a.method)))?;
     let version = a.format_version.unwrap_or(compressed::DEFAULT_VERSION);
-    let out = compressed::compress(&data, method, a.level, version).map_err(|e| Failure::new(format!("{}: cannot compress: {e}", a.input.display())))?;
+    let out = compressed::compress(&data, method, a.level, version)
+        .map_err(|e| Failure::new(format!("{}: cannot compress: {e}", a.input.display())))?;
     // Parse what we wrote before saving it: never hand out a file we cannot read back.
     let check = compressed::CompressedBundle::parse(&out).and_then(|cb| cb.decompress(data.len() as u64));
     if check.as_deref() != Ok(&data[..]) {
-        return Err(Failure::new("internal error: the compressed bundle does not decompress to its input; nothing written"));
+        return Err(Failure::new(
+            "internal error: the compressed bundle does not decompress to its input; nothing written",
+        ));
     }
     write_atomic(&a.output, &out)
 }
@@ -86,7 +95,10 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
             compressed::Piece::Bundle(cb) => bundles.push(cb),
             compressed::Piece::Unreadable(e) => return Err(Failure::format(path, e)),
             compressed::Piece::Unknown { first_nonzero } if bundles.is_empty() => {
-                return Err(Failure::new(format!("{}: at byte {first_nonzero} (compressed bundle): expected magic CCOB, found other bytes", path.display())));
+                return Err(Failure::new(format!(
+                    "{}: at byte {first_nonzero} (compressed bundle): expected magic CCOB, found other bytes",
+                    path.display()
+                )));
             }
             compressed::Piece::Unknown { first_nonzero } => {
                 return Err(Failure::new(format!(
@@ -113,7 +125,11 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
     let plain = cb.decompress(limit).in_file(path)?;
     let computed = compressed::truncated_md5(&plain);
     if computed != cb.header.hash {
-        return Err(Failure::new(format!("{}: {}; nothing written", path.display(), compressed::hash_mismatch(&cb.header, computed))));
+        return Err(Failure::new(format!(
+            "{}: {}; nothing written",
+            path.display(),
+            compressed::hash_mismatch(&cb.header, computed)
+        )));
     }
     Ok(plain)
 }

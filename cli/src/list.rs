@@ -4,10 +4,10 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::json::ListDocument;
 use crate::ListArgs;
-use offload::util::bytes::human_size;
 use offload::explore::{self, Options};
 use offload::targets::{self, Target};
 use offload::tree::{Node, Tree};
+use offload::util::bytes::human_size;
 
 pub fn options(a: &ListArgs) -> Options {
     Options { verify_all: a.verify, ..a.limits.options() }
@@ -41,7 +41,14 @@ fn first_error(tree: &Tree) -> Option<String> {
 fn print_tree(tree: &Tree) {
     println!("{:<6} {:>12} {:>10}  what", "space", "offset", "size");
     tree.root.walk(&mut |n: &Node, depth| {
-        println!("{:<6} {:>#12x} {:>10}  {}{}", n.span.space, n.span.offset, human_size(n.span.size), "  ".repeat(depth), n.label);
+        println!(
+            "{:<6} {:>#12x} {:>10}  {}{}",
+            n.span.space,
+            n.span.offset,
+            human_size(n.span.size),
+            "  ".repeat(depth),
+            n.label
+        );
     });
 }
 
@@ -73,8 +80,10 @@ fn print_targets(found: &[Target]) {
         head.push("member");
     }
     head.extend(["image", "stored", "compressed"]);
-    let widths: Vec<usize> = (0..head.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0)).collect();
-    let line = |cells: &[String]| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ");
+    let widths: Vec<usize> =
+        (0..head.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([head[i].len()]).max().unwrap_or(0)).collect();
+    let line =
+        |cells: &[String]| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ");
     println!("  {}", line(&head.iter().map(|h| h.to_string()).collect::<Vec<_>>()));
     for r in &rows {
         println!("  {}", line(r));

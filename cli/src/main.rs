@@ -18,7 +18,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "offload", version, about = "Explore and edit GPU fat binaries: LLVM offload binaries, clang offload bundles, compressed bundles, and the objects and libraries that carry them")]
+#[command(
+    name = "offload",
+    version,
+    about = "Explore and edit GPU fat binaries: LLVM offload binaries, clang offload bundles, compressed bundles, and the objects and libraries that carry them"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -81,16 +85,33 @@ pub struct Limits {
 impl Limits {
     /// Explorer options with these limits.
     pub fn options(&self) -> Options {
-        Options { max_decompressed: self.max_decompressed, max_depth: self.max_depth, max_entries: self.max_entries, ..Options::default() }
+        Options {
+            max_decompressed: self.max_decompressed,
+            max_depth: self.max_depth,
+            max_entries: self.max_entries,
+            ..Options::default()
+        }
     }
 }
 
 /// clang-offload-bundler spells its long options with one dash (`-type=o`); accept that too.
 fn normalize_args(args: Vec<String>) -> Vec<String> {
     const SINGLE_DASH: &[&str] = &[
-        "type", "targets", "input", "inputs", "output", "outputs", "bundle-align", "compress",
-        "compression-level", "allow-missing-bundles", "list", "unbundle", "check-input-archive",
-        "hip-openmp-compatible", "verbose",
+        "type",
+        "targets",
+        "input",
+        "inputs",
+        "output",
+        "outputs",
+        "bundle-align",
+        "compress",
+        "compression-level",
+        "allow-missing-bundles",
+        "list",
+        "unbundle",
+        "check-input-archive",
+        "hip-openmp-compatible",
+        "verbose",
     ];
     args.into_iter()
         .map(|a| {
@@ -143,7 +164,13 @@ mod tests {
 
     #[test]
     fn single_dash_bundler_options_are_accepted() {
-        let args: Vec<String> = ["offload", "bundle", "-type=bc", "-targets=a,b", "--input=x", "-o", "-unbundle"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(normalize_args(args), ["offload", "bundle", "--type=bc", "--targets=a,b", "--input=x", "-o", "--unbundle"]);
+        let args: Vec<String> = ["offload", "bundle", "-type=bc", "-targets=a,b", "--input=x", "-o", "-unbundle"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            normalize_args(args),
+            ["offload", "bundle", "--type=bc", "--targets=a,b", "--input=x", "-o", "--unbundle"]
+        );
     }
 }

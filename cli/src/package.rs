@@ -4,9 +4,9 @@
 use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
 use clap::Args;
-use offload::format::archive::ar::{self, NewMember};
 use offload::explore::{self, Options};
 use offload::file_names::{image_extension, image_stem, UniqueNames};
+use offload::format::archive::ar::{self, NewMember};
 use offload::format::offload_binary;
 use offload::targets::{self, Target};
 use std::path::{Path, PathBuf};
@@ -102,10 +102,14 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     let mut names = UniqueNames::new();
     let mut images = Vec::with_capacity(chosen.len());
     for t in &chosen {
-        let bytes = tree
-            .bytes(&data, t.span)
-            .ok_or_else(|| Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id)))?;
-        images.push((names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), image_extension(bytes)), t, bytes));
+        let bytes = tree.bytes(&data, t.span).ok_or_else(|| {
+            Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id))
+        })?;
+        images.push((
+            names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), image_extension(bytes)),
+            t,
+            bytes,
+        ));
     }
     match &a.archive {
         Some(out) => write_archive(out, &images),
@@ -125,7 +129,8 @@ fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
 
 /// `--archive`: the images as members of one GNU archive, in the order found.
 fn write_archive(out: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
-    let members: Vec<NewMember> = images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
+    let members: Vec<NewMember> =
+        images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
     let bytes = ar::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
     let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
     crate::verify::reads_back(&bytes, crate::verify::Written::Archive(&names))?;

@@ -22,10 +22,12 @@ pub enum Written<'a> {
 
 pub fn reads_back(bytes: &[u8], what: Written) -> Outcome<()> {
     let found: Result<Vec<String>, String> = match &what {
-        Written::Bundle(_) => bundle::Bundle::parse(bytes).map(|b| b.entries.into_iter().map(|e| e.id).collect()).map_err(|e| e.to_string()),
-        Written::TextBundle(comment, _) => {
-            text_bundle::TextBundle::parse(bytes, comment).map(|(b, _)| b.entries.into_iter().map(|e| e.id).collect()).map_err(|e| e.to_string())
-        }
+        Written::Bundle(_) => bundle::Bundle::parse(bytes)
+            .map(|b| b.entries.into_iter().map(|e| e.id).collect())
+            .map_err(|e| e.to_string()),
+        Written::TextBundle(comment, _) => text_bundle::TextBundle::parse(bytes, comment)
+            .map(|(b, _)| b.entries.into_iter().map(|e| e.id).collect())
+            .map_err(|e| e.to_string()),
         Written::Compressed(plain) => compressed_holds(bytes, plain).map(|()| Vec::new()),
         Written::BundledObject(_) => {
             bundled_object::entries(bytes).map(|es| es.into_iter().map(|e| e.id).collect()).map_err(|e| e.to_string())

@@ -37,7 +37,11 @@ fn exec(program: &Path, args: &[String], cwd: &Path) -> Out {
         c.env_remove(v);
     }
     let o = c.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    Out { code: o.status.code(), stdout: String::from_utf8_lossy(&o.stdout).into_owned(), stderr: String::from_utf8_lossy(&o.stderr).into_owned() }
+    Out {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
 }
 
 fn args(list: &[&str]) -> Vec<String> {
@@ -112,13 +116,13 @@ const T90A_V4: &str = "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+";
 
 /// The members of the heterogeneous archives, in archive order.
 const MEMBERS: &[&str] = &[
-    "rdc_a.o",                                  // clang -fgpu-rdc, three GPUs
-    "rdc_c_compressed.o",                       // the same with --offload-compress
-    "plain.o",                                  // a host object without device code: skipped
-    "bundled_by_bundler.o",                     // clang-offload-bundler --type=o, ELF host
-    "device_bundle.bc",                         // clang-offload-bundler --type=bc
-    "device_bundle_compressed.bc",              // the same with --compress (a CCOB member)
-    "rdc_a_copy_with_a_long_member_name.o",     // the name needs the // table
+    "rdc_a.o",                              // clang -fgpu-rdc, three GPUs
+    "rdc_c_compressed.o",                   // the same with --offload-compress
+    "plain.o",                              // a host object without device code: skipped
+    "bundled_by_bundler.o",                 // clang-offload-bundler --type=o, ELF host
+    "device_bundle.bc",                     // clang-offload-bundler --type=bc
+    "device_bundle_compressed.bc",          // the same with --compress (a CCOB member)
+    "rdc_a_copy_with_a_long_member_name.o", // the name needs the // table
 ];
 
 struct Inputs {
@@ -171,20 +175,60 @@ fn make_inputs(dir: &Scratch, bin: &Path) {
     dir.write("omp.c", OMP.as_bytes());
     dir.write("plain.c", b"int host_twice(int x) { return 2 * x; }\n");
     let hip = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-fgpu-rdc", ARCHS, "-c"];
-    let with = |extra: &[&'static str]| -> Vec<&'static str> { hip.iter().copied().chain(extra.iter().copied()).collect() };
+    let with =
+        |extra: &[&'static str]| -> Vec<&'static str> { hip.iter().copied().chain(extra.iter().copied()).collect() };
     run("clang-22", &with(&["lib_a.hip", "-o", "rdc_a.o"]));
     run("clang-22", &with(&["--offload-compress", "lib_c.hip", "-o", "rdc_c_compressed.o"]));
     run("clang-22", &["-O2", "-c", "plain.c", "-o", "plain.o"]);
     // Device bitcode of lib_c for two GPUs, bundled by the bundler three ways.
     for (arch, out) in [("gfx90a:xnack+", "dev_90a.bc"), ("gfx1030", "dev_1030.bc")] {
         let offload_arch = format!("--offload-arch={arch}");
-        run("clang-22", &["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "--cuda-device-only", "-emit-llvm", "-c", &offload_arch, "lib_c.hip", "-o", out]);
+        run(
+            "clang-22",
+            &[
+                "-x",
+                "hip",
+                "-nogpulib",
+                "-nogpuinc",
+                "-O2",
+                "--cuda-device-only",
+                "-emit-llvm",
+                "-c",
+                &offload_arch,
+                "lib_c.hip",
+                "-o",
+                out,
+            ],
+        );
     }
     let targets = format!("--targets=host-x86_64-unknown-linux-gnu,{T90A},{T1030}");
-    run("clang-offload-bundler", &["--type=o", &targets, "--input=plain.o", "--input=dev_90a.bc", "--input=dev_1030.bc", "--output=bundled_by_bundler.o"]);
+    run(
+        "clang-offload-bundler",
+        &[
+            "--type=o",
+            &targets,
+            "--input=plain.o",
+            "--input=dev_90a.bc",
+            "--input=dev_1030.bc",
+            "--output=bundled_by_bundler.o",
+        ],
+    );
     let device_targets = format!("--targets={T90A},{T1030}");
-    run("clang-offload-bundler", &["--type=bc", &device_targets, "--input=dev_90a.bc", "--input=dev_1030.bc", "--output=device_bundle.bc"]);
-    run("clang-offload-bundler", &["--type=bc", "--compress", &device_targets, "--input=dev_90a.bc", "--input=dev_1030.bc", "--output=device_bundle_compressed.bc"]);
+    run(
+        "clang-offload-bundler",
+        &["--type=bc", &device_targets, "--input=dev_90a.bc", "--input=dev_1030.bc", "--output=device_bundle.bc"],
+    );
+    run(
+        "clang-offload-bundler",
+        &[
+            "--type=bc",
+            "--compress",
+            &device_targets,
+            "--input=dev_90a.bc",
+            "--input=dev_1030.bc",
+            "--output=device_bundle_compressed.bc",
+        ],
+    );
     std::fs::copy(dir.path("rdc_a.o"), dir.path("rdc_a_copy_with_a_long_member_name.o")).unwrap();
     let archive = |flags: &[&str], name: &str| {
         let mut a: Vec<&str> = flags.to_vec();
@@ -197,7 +241,10 @@ fn make_inputs(dir: &Scratch, bin: &Path) {
     archive(&["rcT"], "thin.a");
     // OpenMP objects for extract --archive.
     run("clang-22", &["-fopenmp", "--offload-arch=gfx90a", "-nogpulib", "-O2", "-c", "omp.c", "-o", "omp_gfx90a.o"]);
-    run("clang-22", &["-fopenmp", "--offload-arch=gfx90a:xnack+,gfx1030", "-nogpulib", "-O2", "-c", "omp.c", "-o", "omp_2arch.o"]);
+    run(
+        "clang-22",
+        &["-fopenmp", "--offload-arch=gfx90a:xnack+,gfx1030", "-nogpulib", "-O2", "-c", "omp.c", "-o", "omp_2arch.o"],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +255,11 @@ fn make_inputs(dir: &Scratch, bin: &Path) {
 /// x` into a fresh directory; every name in these archives is distinct).
 fn llvm_ar_members(inp: &Inputs, archive: &Path, tag: &str) -> (Vec<String>, BTreeMap<String, Vec<u8>>) {
     let ar = inp.tool("llvm-ar");
-    let names: Vec<String> = ok(&ar, &args(&["t", &archive.display().to_string()]), inp.dir.dir()).stdout.lines().map(str::to_string).collect();
+    let names: Vec<String> = ok(&ar, &args(&["t", &archive.display().to_string()]), inp.dir.dir())
+        .stdout
+        .lines()
+        .map(str::to_string)
+        .collect();
     let out = inp.path(&format!("x-{tag}"));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
@@ -261,7 +312,10 @@ fn compare_with_bundler(inp: &Inputs, input: &str, target: &str, extra: &[&str])
     for name in &their_names {
         let (parent, target_id) = llvm_member_origin(name, &stems);
         let ours_name = format!("{parent}-{}.bc", target_id.replace(':', "_"));
-        assert!(expected.insert(ours_name, their_bytes[name].clone()).is_none(), "{name}: two LLVM members map to one of ours");
+        assert!(
+            expected.insert(ours_name, their_bytes[name].clone()).is_none(),
+            "{name}: two LLVM members map to one of ours"
+        );
     }
     assert_eq!(
         our_bytes.keys().collect::<Vec<_>>(),
@@ -322,7 +376,13 @@ fn unbundle_archive_for_several_targets_at_once() {
     ok(Path::new(ours()), &a, inp.dir.dir());
     for (target, path) in [T90A, T1030].iter().zip(&together) {
         let alone = inp.path("t-alone.a");
-        let b = args(&["unbundle", "--type=a", "--input=gnu.a", &format!("--targets={target}"), &format!("--output={}", alone.display())]);
+        let b = args(&[
+            "unbundle",
+            "--type=a",
+            "--input=gnu.a",
+            &format!("--targets={target}"),
+            &format!("--output={}", alone.display()),
+        ]);
         ok(Path::new(ours()), &b, inp.dir.dir());
         assert_eq!(std::fs::read(path).unwrap(), std::fs::read(&alone).unwrap(), "{target}");
     }
@@ -334,7 +394,14 @@ fn missing_target_fails_naming_it_unless_allowed() {
     let out = inp.path("missing.a");
     let _ = std::fs::remove_file(&out);
     let missing = "hip-amdgcn-amd-amdhsa--gfx1100";
-    let base = args(&["unbundle", "--type=a", "--input=gnu.a", &format!("--targets={T90A},{missing}"), "--output=ok.a", &format!("--output={}", out.display())]);
+    let base = args(&[
+        "unbundle",
+        "--type=a",
+        "--input=gnu.a",
+        &format!("--targets={T90A},{missing}"),
+        "--output=ok.a",
+        &format!("--output={}", out.display()),
+    ]);
     let o = offload(&base, inp.dir.dir());
     assert_fails(&o, &format!("no compatible code object for {missing} in the archive"));
     for what in ["rdc_a.o: ", "plain.o: not bundled", "device_bundle_compressed.bc: "] {
@@ -342,7 +409,11 @@ fn missing_target_fails_naming_it_unless_allowed() {
     }
     assert!(!out.exists() && !inp.path("ok.a").exists(), "a failed unbundle wrote output");
     // The reference tool refuses too.
-    let r = exec(&inp.tool("clang-offload-bundler"), &args(&["--unbundle", "--type=a", "--input=gnu.a", &format!("--targets={missing}"), "--output=/dev/null"]), inp.dir.dir());
+    let r = exec(
+        &inp.tool("clang-offload-bundler"),
+        &args(&["--unbundle", "--type=a", "--input=gnu.a", &format!("--targets={missing}"), "--output=/dev/null"]),
+        inp.dir.dir(),
+    );
     assert_eq!(r.code, Some(1), "{r:?}");
 
     // --allow-missing-bundles: an empty archive, exactly what clang-offload-bundler writes.
@@ -350,7 +421,18 @@ fn missing_target_fails_naming_it_unless_allowed() {
     allowed.push("--allow-missing-bundles".into());
     ok(Path::new(ours()), &allowed, inp.dir.dir());
     let theirs = inp.path("missing-theirs.a");
-    ok(&inp.tool("clang-offload-bundler"), &args(&["--unbundle", "--type=a", "--allow-missing-bundles", "--input=gnu.a", &format!("--targets={missing}"), &format!("--output={}", theirs.display())]), inp.dir.dir());
+    ok(
+        &inp.tool("clang-offload-bundler"),
+        &args(&[
+            "--unbundle",
+            "--type=a",
+            "--allow-missing-bundles",
+            "--input=gnu.a",
+            &format!("--targets={missing}"),
+            &format!("--output={}", theirs.display()),
+        ]),
+        inp.dir.dir(),
+    );
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&theirs).unwrap());
     let (names, _) = llvm_ar_members(inp, &out, "missing");
     assert!(names.is_empty());
@@ -377,9 +459,23 @@ fn conflicting_archive(inp: &Inputs) -> PathBuf {
         a.push(out.into());
         ok(&objcopy, &a, inp.dir.dir());
     };
-    add("conflict_90a.o", &[("hip-amdgcn-amd-amdhsa--gfx90a", "dev_90a.bc"), (T90A, "dev_90a.bc"), ("host-x86_64-unknown-linux-gnu-", "/dev/null")]);
-    add("conflict_906.o", &[("hip-amdgcn-amd-amdhsa--gfx906:xnack-", "dev_90a.bc"), ("hip-amdgcn-amd-amdhsa--gfx906", "dev_90a.bc")]);
-    ok(&inp.tool("llvm-ar"), &args(&["rc", "conflicts.a", "rdc_a.o", "conflict_90a.o", "conflict_906.o"]), inp.dir.dir());
+    add(
+        "conflict_90a.o",
+        &[
+            ("hip-amdgcn-amd-amdhsa--gfx90a", "dev_90a.bc"),
+            (T90A, "dev_90a.bc"),
+            ("host-x86_64-unknown-linux-gnu-", "/dev/null"),
+        ],
+    );
+    add(
+        "conflict_906.o",
+        &[("hip-amdgcn-amd-amdhsa--gfx906:xnack-", "dev_90a.bc"), ("hip-amdgcn-amd-amdhsa--gfx906", "dev_90a.bc")],
+    );
+    ok(
+        &inp.tool("llvm-ar"),
+        &args(&["rc", "conflicts.a", "rdc_a.o", "conflict_90a.o", "conflict_906.o"]),
+        inp.dir.dir(),
+    );
     path
 }
 
@@ -389,7 +485,14 @@ fn check_input_archive_reports_every_violation_with_its_member() {
     let archive = conflicting_archive(inp);
     let input = format!("--input={}", archive.display());
     let out = inp.path("checked.a");
-    let a = args(&["unbundle", "--type=a", &input, &format!("--targets={T1030}"), &format!("--output={}", out.display()), "--check-input-archive"]);
+    let a = args(&[
+        "unbundle",
+        "--type=a",
+        &input,
+        &format!("--targets={T1030}"),
+        &format!("--output={}", out.display()),
+        "--check-input-archive",
+    ]);
     let o = offload(&a, inp.dir.dir());
     assert_fails(&o, "conflicts.a");
     let lines: Vec<&str> = o.stderr.lines().collect();
@@ -399,18 +502,41 @@ fn check_input_archive_reports_every_violation_with_its_member() {
     assert!(!lines.iter().any(|l| l.contains("rdc_a.o")), "rdc_a.o follows the rules: {}", o.stderr);
     assert!(!out.exists());
     // clang-offload-bundler 22 also refuses, but names only the first member it finds.
-    let r = exec(&inp.tool("clang-offload-bundler"), &args(&["--unbundle", "--type=a", "--check-input-archive", &input, &format!("--targets={T1030}"), "--output=/dev/null"]), inp.dir.dir());
+    let r = exec(
+        &inp.tool("clang-offload-bundler"),
+        &args(&[
+            "--unbundle",
+            "--type=a",
+            "--check-input-archive",
+            &input,
+            &format!("--targets={T1030}"),
+            "--output=/dev/null",
+        ]),
+        inp.dir.dir(),
+    );
     assert_eq!(r.code, Some(1), "{r:?}");
     assert!(r.stderr.contains("conflict_90a.o") && !r.stderr.contains("conflict_906.o"), "{}", r.stderr);
     // Without the check both tools unbundle, and agree.
-    assert_eq!(compare_with_bundler(inp, "conflicts.a", T90A, &[]), ["rdc_a-gfx90a_xnack+.bc", "conflict_90a-gfx90a.bc", "conflict_90a-gfx90a_xnack+.bc"]);
+    assert_eq!(
+        compare_with_bundler(inp, "conflicts.a", T90A, &[]),
+        ["rdc_a-gfx90a_xnack+.bc", "conflict_90a-gfx90a.bc", "conflict_90a-gfx90a_xnack+.bc"]
+    );
 }
 
 #[test]
 fn thin_archive_is_refused_naming_its_members() {
     let Some(inp) = inputs("thin_archive_is_refused_naming_its_members") else { return };
     let out = inp.path("thin-out.a");
-    let o = offload(&args(&["unbundle", "--type=a", "--input=thin.a", &format!("--targets={T90A}"), &format!("--output={}", out.display())]), inp.dir.dir());
+    let o = offload(
+        &args(&[
+            "unbundle",
+            "--type=a",
+            "--input=thin.a",
+            &format!("--targets={T90A}"),
+            &format!("--output={}", out.display()),
+        ]),
+        inp.dir.dir(),
+    );
     assert_fails(&o, "thin.a");
     assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
     for m in MEMBERS {
@@ -429,11 +555,22 @@ fn hip_openmp_compatible_lets_openmp_entries_serve_hip() {
     let omp = "openmp-amdgcn-amd-amdhsa--gfx90a:xnack+";
     let bundler = inp.tool("clang-offload-bundler");
     let targets = format!("--targets=host-x86_64-unknown-linux-gnu,{omp}");
-    ok(&bundler, &args(&["--type=bc", &targets, "--input=/dev/null", "--input=dev_90a.bc", "--output=omp_entry.bc"]), inp.dir.dir());
+    ok(
+        &bundler,
+        &args(&["--type=bc", &targets, "--input=/dev/null", "--input=dev_90a.bc", "--output=omp_entry.bc"]),
+        inp.dir.dir(),
+    );
     ok(&inp.tool("llvm-ar"), &args(&["rc", "omp_entries.a", "omp_entry.bc"]), inp.dir.dir());
-    let plain = offload(&args(&["unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=x.a"]), inp.dir.dir());
+    let plain = offload(
+        &args(&["unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=x.a"]),
+        inp.dir.dir(),
+    );
     assert_fails(&plain, T90A);
-    let r = exec(&bundler, &args(&["--unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=/dev/null"]), inp.dir.dir());
+    let r = exec(
+        &bundler,
+        &args(&["--unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=/dev/null"]),
+        inp.dir.dir(),
+    );
     assert_eq!(r.code, Some(1), "clang-offload-bundler without the option: {r:?}");
     let names = compare_with_bundler(inp, "omp_entries.a", T90A, &["--hip-openmp-compatible"]);
     assert_eq!(names, ["omp_entry-gfx90a_xnack+.bc"]);
@@ -442,21 +579,33 @@ fn hip_openmp_compatible_lets_openmp_entries_serve_hip() {
 #[test]
 fn host_targets_and_bad_inputs_fail_cleanly() {
     let Some(inp) = inputs("host_targets_and_bad_inputs_fail_cleanly") else { return };
-    let o = offload(&args(&["unbundle", "--type=a", "--input=gnu.a", "--targets=host-x86_64-unknown-linux-gnu", "--output=h.a"]), inp.dir.dir());
+    let o = offload(
+        &args(&["unbundle", "--type=a", "--input=gnu.a", "--targets=host-x86_64-unknown-linux-gnu", "--output=h.a"]),
+        inp.dir.dir(),
+    );
     assert_fails(&o, "host-x86_64-unknown-linux-gnu");
     // Not an archive, and a truncated one: the byte offset, what was expected, what was found.
-    let o = offload(&args(&["unbundle", "--type=a", "--input=rdc_a.o", &format!("--targets={T90A}"), "--output=x.a"]), inp.dir.dir());
+    let o = offload(
+        &args(&["unbundle", "--type=a", "--input=rdc_a.o", &format!("--targets={T90A}"), "--output=x.a"]),
+        inp.dir.dir(),
+    );
     assert_fails(&o, "rdc_a.o");
     assert!(o.stderr.contains("at byte 0") && o.stderr.contains("!<arch>"), "{}", o.stderr);
     let gnu = std::fs::read(inp.path("gnu.a")).unwrap();
     inp.dir.write("truncated.a", &gnu[..gnu.len() - 100]);
-    let o = offload(&args(&["unbundle", "--type=a", "--input=truncated.a", &format!("--targets={T90A}"), "--output=x.a"]), inp.dir.dir());
+    let o = offload(
+        &args(&["unbundle", "--type=a", "--input=truncated.a", &format!("--targets={T90A}"), "--output=x.a"]),
+        inp.dir.dir(),
+    );
     assert_fails(&o, "truncated.a");
     for word in ["at byte", "expected", "found"] {
         assert!(o.stderr.contains(word), "{}", o.stderr);
     }
     // An archive given with another --type is refused with a pointer to --type=a.
-    let o = offload(&args(&["unbundle", "--type=o", "--input=gnu.a", &format!("--targets={T90A}"), "--output=x.o"]), inp.dir.dir());
+    let o = offload(
+        &args(&["unbundle", "--type=o", "--input=gnu.a", &format!("--targets={T90A}"), "--output=x.o"]),
+        inp.dir.dir(),
+    );
     assert_fails(&o, "--type=a");
     assert!(!inp.path("x.a").exists() && !inp.path("h.a").exists());
 }
@@ -466,8 +615,15 @@ fn list_of_the_archive_and_of_our_device_archive() {
     let Some(inp) = inputs("list_of_the_archive_and_of_our_device_archive") else { return };
     let l = ok(Path::new(ours()), &args(&["list", "gnu.a"]), inp.dir.dir());
     // Every bundled member's targets, with the member, in the table.
-    for (member, count) in [("rdc_a.o", 3), ("rdc_c_compressed.o", 3), ("bundled_by_bundler.o", 2), ("device_bundle.bc", 2), ("device_bundle_compressed.bc", 2)] {
-        let rows = l.stdout.lines().filter(|r| r.starts_with("  hip-") && r.split_whitespace().nth(4) == Some(member)).count();
+    for (member, count) in [
+        ("rdc_a.o", 3),
+        ("rdc_c_compressed.o", 3),
+        ("bundled_by_bundler.o", 2),
+        ("device_bundle.bc", 2),
+        ("device_bundle_compressed.bc", 2),
+    ] {
+        let rows =
+            l.stdout.lines().filter(|r| r.starts_with("  hip-") && r.split_whitespace().nth(4) == Some(member)).count();
         assert_eq!(rows, count, "{member}:\n{}", l.stdout);
     }
     assert!(l.stdout.contains("member plain.o"), "{}", l.stdout);
@@ -478,7 +634,17 @@ fn list_of_the_archive_and_of_our_device_archive() {
     }
     // Our own output lists as an archive of bitcode members.
     let out = inp.path("listed.a");
-    ok(Path::new(ours()), &args(&["unbundle", "--type=a", "--input=gnu.a", &format!("--targets={T1030}"), &format!("--output={}", out.display())]), inp.dir.dir());
+    ok(
+        Path::new(ours()),
+        &args(&[
+            "unbundle",
+            "--type=a",
+            "--input=gnu.a",
+            &format!("--targets={T1030}"),
+            &format!("--output={}", out.display()),
+        ]),
+        inp.dir.dir(),
+    );
     let l = ok(Path::new(ours()), &args(&["list", &out.display().to_string()]), inp.dir.dir());
     assert_eq!(l.stdout.matches("LLVM bitcode").count(), 6, "{}", l.stdout);
     std::fs::remove_file(out).unwrap();
@@ -496,9 +662,14 @@ fn extract_archive_holds_what_llvm_offload_binary_archives() {
     for (i, object) in objects.iter().enumerate() {
         let file = object.display().to_string();
         let theirs = inp.path(&format!("lob-{i}.a"));
-        ok(&inp.tool("llvm-offload-binary"), &args(&[&file, "--archive", &format!("--image=file={},triple=amdgcn-amd-amdhsa", theirs.display())]), inp.dir.dir());
+        ok(
+            &inp.tool("llvm-offload-binary"),
+            &args(&[&file, "--archive", &format!("--image=file={},triple=amdgcn-amd-amdhsa", theirs.display())]),
+            inp.dir.dir(),
+        );
         let mine = inp.path(&format!("ours-{i}.a"));
-        let o = ok(Path::new(ours()), &args(&["extract", &file, "--archive", &mine.display().to_string()]), inp.dir.dir());
+        let o =
+            ok(Path::new(ours()), &args(&["extract", &file, "--archive", &mine.display().to_string()]), inp.dir.dir());
         // llvm-offload-binary names every member after the input path (all the same name), so
         // members are compared in order, through our reader; names are checked by llvm-ar.
         let their_members = members_in_order(&theirs);
@@ -523,6 +694,8 @@ fn extract_archive_holds_what_llvm_offload_binary_archives() {
 /// Members of an archive in order (name, bytes), read with our reader.
 fn members_in_order(path: &Path) -> Vec<(String, Vec<u8>)> {
     let bytes = std::fs::read(path).unwrap();
-    let ar = offload::format::archive::ar::read(&bytes[..]).and_then(offload::format::archive::ar::Archive::complete).unwrap();
+    let ar = offload::format::archive::ar::read(&bytes[..])
+        .and_then(offload::format::archive::ar::Archive::complete)
+        .unwrap();
     ar.members.iter().map(|m| (m.name.clone(), m.data(&bytes[..]).unwrap().to_vec())).collect()
 }

@@ -24,11 +24,7 @@ fn ours() -> &'static str {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("tests")
-        .join("fixtures")
-        .join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("tests").join("fixtures").join(name);
     assert!(p.is_file(), "missing fixture {}", p.display());
     p
 }
@@ -44,10 +40,7 @@ fn llvm_tool(name: &str) -> Option<PathBuf> {
     if p.is_file() {
         Some(p)
     } else {
-        println!(
-            "skipping the comparison with {name}: {} is missing",
-            p.display()
-        );
+        println!("skipping the comparison with {name}: {} is missing", p.display());
         None
     }
 }
@@ -58,17 +51,11 @@ struct TempDir(PathBuf);
 impl TempDir {
     fn new(tag: &str) -> TempDir {
         static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let p = std::env::temp_dir().join(format!(
-            "offload-cli-test-{tag}-{}-{nanos}-{n}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&p)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", p.display()));
+        let p = std::env::temp_dir().join(format!("offload-cli-test-{tag}-{}-{nanos}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap_or_else(|e| panic!("cannot create {}: {e}", p.display()));
         TempDir(p)
     }
     fn path(&self, name: &str) -> PathBuf {
@@ -119,9 +106,7 @@ fn exec(program: &Path, args: &[&str], env: &[(&str, &str)], cwd: Option<&Path>)
     if let Some(d) = cwd {
         c.current_dir(d);
     }
-    let o = c
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let o = c.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
     Out {
         code: o.status.code(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -141,11 +126,7 @@ fn run_env(args: &[&str], env: &[(&str, &str)]) -> Out {
 fn run_ok(args: &[&str]) -> Out {
     let o = run(args);
     assert!(o.ok(), "offload {args:?} failed: {o:?}");
-    assert!(
-        !o.stderr.contains("panicked"),
-        "offload {args:?} panicked: {}",
-        o.stderr
-    );
+    assert!(!o.stderr.contains("panicked"), "offload {args:?} panicked: {}", o.stderr);
     o
 }
 
@@ -164,34 +145,15 @@ fn s(p: &Path) -> String {
 /// the file, never a panic; for format errors the line says where, what was expected and
 /// what was found.
 fn assert_clean_failure(o: &Out, args: &[&str], names: &str, format_error: bool) {
-    assert_eq!(
-        o.code,
-        Some(1),
-        "offload {args:?}: expected exit code 1, got {o:?}"
-    );
-    assert!(
-        !o.stderr.contains("panicked"),
-        "offload {args:?} panicked: {}",
-        o.stderr
-    );
+    assert_eq!(o.code, Some(1), "offload {args:?}: expected exit code 1, got {o:?}");
+    assert!(!o.stderr.contains("panicked"), "offload {args:?} panicked: {}", o.stderr);
     let lines: Vec<&str> = o.stderr.lines().collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "offload {args:?}: expected exactly one line on stderr, got {:?}",
-        o.stderr
-    );
+    assert_eq!(lines.len(), 1, "offload {args:?}: expected exactly one line on stderr, got {:?}", o.stderr);
     let line = lines[0];
-    assert!(
-        line.contains(names),
-        "offload {args:?}: the error does not name {names:?}: {line}"
-    );
+    assert!(line.contains(names), "offload {args:?}: the error does not name {names:?}: {line}");
     if format_error {
         for word in ["at byte", "expected", "found"] {
-            assert!(
-                line.contains(word),
-                "offload {args:?}: the error does not say {word:?}: {line}"
-            );
+            assert!(line.contains(word), "offload {args:?}: the error does not say {word:?}: {line}");
         }
     }
 }
@@ -200,35 +162,21 @@ fn assert_clean_failure(o: &Out, args: &[&str], names: &str, format_error: bool)
 fn listed_targets(stdout: &str) -> Vec<(String, String, String)> {
     let mut lines = stdout.lines();
     let count: usize = loop {
-        let l = lines
-            .next()
-            .unwrap_or_else(|| panic!("no 'device targets (N):' line in:\n{stdout}"));
+        let l = lines.next().unwrap_or_else(|| panic!("no 'device targets (N):' line in:\n{stdout}"));
         if let Some(rest) = l.strip_prefix("device targets (") {
             break rest.trim_end_matches("):").parse().expect("a target count");
         }
     };
     let header = lines.next().expect("a table header");
-    assert!(
-        header.trim_start().starts_with("target"),
-        "unexpected table header {header:?}"
-    );
+    assert!(header.trim_start().starts_with("target"), "unexpected table header {header:?}");
     let rows: Vec<(String, String, String)> = lines
         .take_while(|l| l.starts_with("  "))
         .map(|l| {
             let cells: Vec<&str> = l.split_whitespace().collect();
-            (
-                cells[0].to_string(),
-                cells[1].to_string(),
-                cells.last().unwrap().to_string(),
-            )
+            (cells[0].to_string(), cells[1].to_string(), cells.last().unwrap().to_string())
         })
         .collect();
-    assert_eq!(
-        rows.len(),
-        count,
-        "the table has {} rows but says {count}:\n{stdout}",
-        rows.len()
-    );
+    assert_eq!(rows.len(), count, "the table has {} rows but says {count}:\n{stdout}", rows.len());
     rows
 }
 
@@ -260,43 +208,20 @@ fn list_shows_the_device_targets_of_each_container() {
         ("hip_elf_2arch_compressed.o", two_hip.to_vec(), "zstd"),
         ("libhip_3tu_compressed.so", two_hip.repeat(3), "zstd"),
         ("libhip_3tu_compressed.hipfb", two_hip.repeat(3), "zstd"),
-        (
-            "omp_elf_2arch.o",
-            vec![
-                "amdgcn-amd-amdhsa-gfx1030",
-                "amdgcn-amd-amdhsa-gfx90a:xnack+",
-            ],
-            "no",
-        ),
-        (
-            "offbin_concat2.offbin",
-            vec!["nvptx64-nvidia-cuda-sm_80", "amdgcn-amd-amdhsa-gfx1030"],
-            "no",
-        ),
+        ("omp_elf_2arch.o", vec!["amdgcn-amd-amdhsa-gfx1030", "amdgcn-amd-amdhsa-gfx90a:xnack+"], "no"),
+        ("offbin_concat2.offbin", vec!["nvptx64-nvidia-cuda-sm_80", "amdgcn-amd-amdhsa-gfx1030"], "no"),
         ("bundle_text.ll", vec![GFX906, GFX90A_XNACK], "no"),
         ("hip_coff_2arch.obj", two_hip.to_vec(), "no"),
-        (
-            "omp_embed_elf64be_ppc64.o",
-            vec!["amdgcn-amd-amdhsa-gfx90a:xnack+"],
-            "no",
-        ),
+        ("omp_embed_elf64be_ppc64.o", vec!["amdgcn-amd-amdhsa-gfx90a:xnack+"], "no"),
     ];
     for (name, expected, compression) in cases {
         let f = fixture(name);
         let o = run_ok(&["list", &s(&f)]);
         let rows = listed_targets(&o.stdout);
-        assert_eq!(
-            ids(&rows),
-            *expected,
-            "{name}: targets listed:\n{}",
-            o.stdout
-        );
+        assert_eq!(ids(&rows), *expected, "{name}: targets listed:\n{}", o.stdout);
         for (id, _, c) in &rows {
             assert_eq!(c, compression, "{name}: compression column of {id}");
-            assert!(
-                !id.starts_with("host-"),
-                "{name}: a host entry is listed as a device target"
-            );
+            assert!(!id.starts_with("host-"), "{name}: a host entry is listed as a device target");
         }
     }
 }
@@ -308,11 +233,7 @@ fn list_shows_offload_kinds() {
     let kinds: Vec<&str> = rows.iter().map(|r| r.1.as_str()).collect();
     assert_eq!(kinds, ["cuda", "openmp"]);
     let o = run_ok(&["list", &s(&fixture("hip_elf_2arch_compressed.o"))]);
-    assert!(
-        listed_targets(&o.stdout).iter().all(|r| r.1 == "hipv4"),
-        "{}",
-        o.stdout
-    );
+    assert!(listed_targets(&o.stdout).iter().all(|r| r.1 == "hipv4"), "{}", o.stdout);
 }
 
 /// A linked `.hip_fatbin` with three compressed bundles back to back: clang-offload-bundler 22
@@ -322,19 +243,9 @@ fn list_reads_a_linked_hip_fatbin_the_reference_bundler_cannot() {
     let f = fixture("libhip_3tu_compressed.hipfb");
     let o = run_ok(&["list", &s(&f)]);
     assert_eq!(listed_targets(&o.stdout).len(), 6);
-    assert_eq!(
-        o.stdout.matches("compressed bundle v3").count(),
-        3,
-        "{}",
-        o.stdout
-    );
+    assert_eq!(o.stdout.matches("compressed bundle v3").count(), 3, "{}", o.stdout);
     if let Some(bundler) = llvm_tool("clang-offload-bundler") {
-        let r = exec(
-            &bundler,
-            &["--list", "--type=o", &format!("--input={}", s(&f))],
-            &[],
-            None,
-        );
+        let r = exec(&bundler, &["--list", "--type=o", &format!("--input={}", s(&f))], &[], None);
         assert!(!r.ok(), "clang-offload-bundler now lists the linked .hip_fatbin; update the fixture README: {r:?}");
     }
 }
@@ -353,30 +264,14 @@ fn list_agrees_with_reference_bundler_list() {
         ("hip_driver_bundle.hipi", "hipi"),
     ] {
         let f = fixture(name);
-        let r = reference_ok(
-            &bundler,
-            &[
-                "--list",
-                &format!("--type={ty}"),
-                &format!("--input={}", s(&f)),
-            ],
-        );
-        let want: BTreeSet<&str> = r
-            .stdout
-            .lines()
-            .filter(|l| !l.starts_with("host-"))
-            .collect();
+        let r = reference_ok(&bundler, &["--list", &format!("--type={ty}"), &format!("--input={}", s(&f))]);
+        let want: BTreeSet<&str> = r.stdout.lines().filter(|l| !l.starts_with("host-")).collect();
         let o = run_ok(&["list", &s(&f)]);
         let rows = listed_targets(&o.stdout);
         let got: BTreeSet<&str> = ids(&rows).into_iter().collect();
         assert_eq!(got, want, "{name}");
         // And `offload unbundle --list` gives exactly the reference list, host included.
-        let u = run_ok(&[
-            "unbundle",
-            "--list",
-            &format!("--type={ty}"),
-            &format!("--input={}", s(&f)),
-        ]);
+        let u = run_ok(&["unbundle", "--list", &format!("--type={ty}"), &format!("--input={}", s(&f))]);
         let want: BTreeSet<&str> = r.stdout.lines().collect();
         let got: BTreeSet<&str> = u.stdout.lines().collect();
         assert_eq!(got, want, "{name}: unbundle --list");
@@ -389,13 +284,8 @@ fn list_agrees_with_reference_bundler_list() {
 
 fn list_json(f: &Path) -> Value {
     let o = run_ok(&["list", "--json", &s(f)]);
-    serde_json::from_str(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "offload list --json {} is not JSON: {e}\n{}",
-            f.display(),
-            o.stdout
-        )
-    })
+    serde_json::from_str(&o.stdout)
+        .unwrap_or_else(|e| panic!("offload list --json {} is not JSON: {e}\n{}", f.display(), o.stdout))
 }
 
 /// Checks the shape of every node and returns them all, depth first.
@@ -405,19 +295,9 @@ fn nodes(doc: &Value) -> Vec<&Value> {
         assert!(n["label"].is_string(), "node without label: {}", n["kind"]);
         assert!(n["offset"].is_u64(), "node without offset: {}", n["label"]);
         assert!(n["size"].is_u64(), "node without size: {}", n["label"]);
-        assert!(
-            n["fields"].is_object(),
-            "node without fields: {}",
-            n["label"]
-        );
-        assert!(
-            n["diagnostics"].is_array(),
-            "node without diagnostics: {}",
-            n["label"]
-        );
-        let children = n["children"]
-            .as_array()
-            .unwrap_or_else(|| panic!("node without children: {}", n["label"]));
+        assert!(n["fields"].is_object(), "node without fields: {}", n["label"]);
+        assert!(n["diagnostics"].is_array(), "node without diagnostics: {}", n["label"]);
+        let children = n["children"].as_array().unwrap_or_else(|| panic!("node without children: {}", n["label"]));
         out.push(n);
         for c in children {
             go(c, out);
@@ -443,28 +323,12 @@ fn list_json_compressed_hip_object() {
     assert_eq!(f["version"], 3);
     assert_eq!(f["method"], "zstd");
     assert_eq!(f["hash_ok"], true);
-    assert_eq!(
-        f["uncompressed_size"], 18088,
-        "hip_elf_2arch_compressed.hipfb decompresses to 18088 bytes"
-    );
-    let entries: Vec<&str> = of_kind(&all, "bundle-entry")
-        .iter()
-        .map(|e| e["fields"]["id"].as_str().expect("fields.id"))
-        .collect();
-    assert_eq!(
-        entries,
-        [
-            "host-x86_64-unknown-linux-gnu-",
-            HIP_906_XNACK_MINUS,
-            HIP_90A
-        ]
-    );
-    let targets: Vec<&str> = doc["targets"]
-        .as_array()
-        .expect("targets")
-        .iter()
-        .map(|t| t["target_id"].as_str().unwrap())
-        .collect();
+    assert_eq!(f["uncompressed_size"], 18088, "hip_elf_2arch_compressed.hipfb decompresses to 18088 bytes");
+    let entries: Vec<&str> =
+        of_kind(&all, "bundle-entry").iter().map(|e| e["fields"]["id"].as_str().expect("fields.id")).collect();
+    assert_eq!(entries, ["host-x86_64-unknown-linux-gnu-", HIP_906_XNACK_MINUS, HIP_90A]);
+    let targets: Vec<&str> =
+        doc["targets"].as_array().expect("targets").iter().map(|t| t["target_id"].as_str().unwrap()).collect();
     assert_eq!(targets, [HIP_906_XNACK_MINUS, HIP_90A]);
 }
 
@@ -473,10 +337,7 @@ fn list_json_offload_entries() {
     let doc = list_json(&fixture("omp_elf_2arch.o"));
     let all = nodes(&doc);
     let entries = of_kind(&all, "offload-entry");
-    let arches: Vec<&str> = entries
-        .iter()
-        .map(|e| e["fields"]["arch"].as_str().expect("fields.arch"))
-        .collect();
+    let arches: Vec<&str> = entries.iter().map(|e| e["fields"]["arch"].as_str().expect("fields.arch")).collect();
     assert_eq!(arches, ["gfx1030", "gfx90a:xnack+"]);
     let data = read(&fixture("omp_elf_2arch.o"));
     for e in &entries {
@@ -484,28 +345,15 @@ fn list_json_offload_entries() {
         assert_eq!(f["triple"], "amdgcn-amd-amdhsa");
         assert_eq!(f["image_kind"], "bitcode");
         assert_eq!(f["offload_kind"], "openmp");
-        let strings = f["strings"]
-            .as_object()
-            .expect("fields.strings is an object");
+        let strings = f["strings"].as_object().expect("fields.strings is an object");
         assert_eq!(strings["triple"], "amdgcn-amd-amdhsa");
         assert_eq!(strings["arch"], f["arch"]);
         // The image child's offset and size point at the bitcode in the file.
-        let image = e["children"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["kind"] == "image")
-            .expect("an image child");
+        let image = e["children"].as_array().unwrap().iter().find(|c| c["kind"] == "image").expect("an image child");
         assert_eq!(image["space"], 0);
-        let (off, size) = (
-            image["offset"].as_u64().unwrap() as usize,
-            image["size"].as_u64().unwrap() as usize,
-        );
+        let (off, size) = (image["offset"].as_u64().unwrap() as usize, image["size"].as_u64().unwrap() as usize);
         assert_eq!(size as u64, f["image_size"].as_u64().unwrap());
-        assert!(
-            data[off..off + size].starts_with(b"BC\xC0\xDE"),
-            "image at {off:#x} is not bitcode"
-        );
+        assert!(data[off..off + size].starts_with(b"BC\xC0\xDE"), "image at {off:#x} is not bitcode");
     }
 
     let doc = list_json(&fixture("offbin_hip_elf_keys.offbin"));
@@ -516,17 +364,11 @@ fn list_json_offload_entries() {
     assert_eq!(f["offload_kind"], "hip");
     assert_eq!(f["image_kind"], "object");
     assert_eq!(f["arch"], "gfx90a:xnack+");
-    let strings = f["strings"]
-        .as_object()
-        .expect("fields.strings is an object");
+    let strings = f["strings"].as_object().expect("fields.strings is an object");
     assert_eq!(strings["feature"], "+xnack");
     assert_eq!(strings["note"], "made-by-generate.sh");
     assert_eq!(strings["empty"], "");
-    assert_eq!(
-        strings.len(),
-        5,
-        "triple, arch and three extra keys: {strings:?}"
-    );
+    assert_eq!(strings.len(), 5, "triple, arch and three extra keys: {strings:?}");
 }
 
 #[test]
@@ -574,16 +416,9 @@ fn list_json_bundle_entry_spans_are_the_unbundled_bytes() {
     let dir = TempDir::new("json-spans");
     for e in entries {
         let id = e["fields"]["id"].as_str().unwrap();
-        let (off, size) = (
-            e["offset"].as_u64().unwrap() as usize,
-            e["size"].as_u64().unwrap() as usize,
-        );
+        let (off, size) = (e["offset"].as_u64().unwrap() as usize, e["size"].as_u64().unwrap() as usize);
         assert_eq!(e["fields"]["offset"].as_u64().unwrap() as usize, off);
-        assert_eq!(
-            off % 4096,
-            0,
-            "{id}: entries of this fixture are 4096-aligned"
-        );
+        assert_eq!(off % 4096, 0, "{id}: entries of this fixture are 4096-aligned");
         let bytes = &data[off..off + size];
         if let Some(b) = &bundler {
             let out = dir.path("ref");
@@ -627,12 +462,7 @@ fn truncated_bundle_fails_with_one_clear_line() {
             format!("--input={t}"),
             format!("--output={}", s(&out)),
         ],
-        vec![
-            "unbundle".into(),
-            "--list".into(),
-            "--type=bc".into(),
-            format!("--input={t}"),
-        ],
+        vec!["unbundle".into(), "--list".into(), "--type=bc".into(), format!("--input={t}")],
         vec!["compress".into(), t.clone(), "-o".into(), s(&out)],
         vec!["list".into(), t.clone()],
     ];
@@ -661,12 +491,7 @@ fn corrupted_compressed_payload_fails_with_one_clear_line() {
             format!("--input={b}"),
             format!("--output={}", s(&out)),
         ],
-        vec![
-            "unbundle".into(),
-            "--list".into(),
-            "--type=o".into(),
-            format!("--input={b}"),
-        ],
+        vec!["unbundle".into(), "--list".into(), "--type=o".into(), format!("--input={b}")],
         vec!["list".into(), b.clone()],
     ];
     for args in cases {
@@ -688,10 +513,7 @@ fn corrupted_compressed_header_fails_with_one_clear_line() {
         let args = ["decompress", &s(&bad), "-o", &s(&out)];
         let o = run(&args);
         assert_clean_failure(&o, &args, "bad.hipfb", true);
-        assert!(
-            !out.exists(),
-            "corrupted byte {at}: decompress wrote an output file"
-        );
+        assert!(!out.exists(), "corrupted byte {at}: decompress wrote an output file");
     }
 }
 
@@ -719,30 +541,20 @@ fn compressed_hash_mismatch_is_refused() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = run(&args);
         assert_clean_failure(&o, &args, "badhash.hipfb", false);
-        assert!(
-            o.stderr.contains("hash"),
-            "offload {args:?}: the error does not mention the hash: {}",
-            o.stderr
-        );
+        assert!(o.stderr.contains("hash"), "offload {args:?}: the error does not mention the hash: {}", o.stderr);
         assert!(!out.exists(), "offload {args:?} wrote an output file");
     }
     // `list --json` still shows the tree, with hash_ok false.
     let o = run(&["list", "--json", &b]);
     let doc: Value = serde_json::from_str(&o.stdout).expect("JSON even when the file is broken");
     let all = nodes(&doc);
-    assert_eq!(
-        of_kind(&all, "compressed-bundle")[0]["fields"]["hash_ok"],
-        false
-    );
+    assert_eq!(of_kind(&all, "compressed-bundle")[0]["fields"]["hash_ok"], false);
 }
 
 #[test]
 fn compressed_hash_mismatch_says_where_expected_and_found() {
     let dir = TempDir::new("hash-words");
-    let bad = dir.write(
-        "badhash.hipfb",
-        &corrupt(&read(&fixture("ccob_zstd_v3.hipfb")), 31),
-    );
+    let bad = dir.write("badhash.hipfb", &corrupt(&read(&fixture("ccob_zstd_v3.hipfb")), 31));
     let out = dir.path("out");
     let b = s(&bad);
     for args in [
@@ -769,11 +581,7 @@ fn trailing_garbage_after_compressed_bundle_says_expected_and_found() {
     let args = ["decompress", &s(&bad), "-o", &s(&dir.path("out"))];
     let o = run(&args);
     assert_clean_failure(&o, &args, "trailing.hipfb", true);
-    assert!(
-        o.stderr.contains("1798"),
-        "the error should point at byte 1798: {}",
-        o.stderr
-    );
+    assert!(o.stderr.contains("1798"), "the error should point at byte 1798: {}", o.stderr);
 }
 
 #[test]
@@ -799,12 +607,7 @@ fn nonexistent_file_fails_with_one_clear_line() {
             format!("--input={missing}"),
             format!("--output={out}"),
         ],
-        vec![
-            "decompress".into(),
-            missing.clone(),
-            "-o".into(),
-            out.clone(),
-        ],
+        vec!["decompress".into(), missing.clone(), "-o".into(), out.clone()],
         vec!["compress".into(), missing.clone(), "-o".into(), out.clone()],
         vec!["extract".into(), missing.clone(), "-o".into(), out.clone()],
         vec![
@@ -818,10 +621,7 @@ fn nonexistent_file_fails_with_one_clear_line() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = run(&args);
         assert_clean_failure(&o, &args, "no-such-file.o", false);
-        assert!(
-            !dir.path("out").exists(),
-            "offload {args:?} wrote an output"
-        );
+        assert!(!dir.path("out").exists(), "offload {args:?} wrote an output");
     }
 }
 
@@ -840,11 +640,7 @@ fn unbundle_missing_target_fails_unless_allowed() {
     let args: Vec<&str> = args_owned.iter().map(String::as_str).collect();
     let o = run(&args);
     assert_clean_failure(&o, &args, "bundle_bin_o.hipfb", false);
-    assert!(
-        o.stderr.contains("gfx1100"),
-        "the error does not name the missing target: {}",
-        o.stderr
-    );
+    assert!(o.stderr.contains("gfx1100"), "the error does not name the missing target: {}", o.stderr);
     assert!(!out.exists());
 
     // With --allow-missing-bundles: an empty file for the missing one, the others as usual.
@@ -860,10 +656,7 @@ fn unbundle_missing_target_fails_unless_allowed() {
     ]);
     assert!(o.stderr.is_empty(), "{}", o.stderr);
     assert_eq!(read(&out), b"", "the missing target's output is not empty");
-    assert!(
-        read(&present).starts_with(b"\x7fELF"),
-        "the present target's output is not its code object"
-    );
+    assert!(read(&present).starts_with(b"\x7fELF"), "the present target's output is not its code object");
     if let Some(bundler) = llvm_tool("clang-offload-bundler") {
         let r = dir.path("ref.co");
         reference_ok(
@@ -907,46 +700,17 @@ fn bad_command_lines_fail_without_panicking() {
             format!("--input={f}"),
             format!("--output={out}"),
         ],
-        vec![
-            "compress".into(),
-            f.clone(),
-            "-o".into(),
-            out.clone(),
-            "--method=lz4".into(),
-        ],
-        vec![
-            "extract".into(),
-            f.clone(),
-            "-o".into(),
-            s(&dir.0),
-            "--image=bogus".into(),
-        ],
-        vec![
-            "package".into(),
-            "-o".into(),
-            out.clone(),
-            "--image=triple=amdgcn-amd-amdhsa".into(),
-        ],
+        vec!["compress".into(), f.clone(), "-o".into(), out.clone(), "--method=lz4".into()],
+        vec!["extract".into(), f.clone(), "-o".into(), s(&dir.0), "--image=bogus".into()],
+        vec!["package".into(), "-o".into(), out.clone(), "--image=triple=amdgcn-amd-amdhsa".into()],
     ];
     for args in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = run(&args);
         assert_eq!(o.code, Some(1), "offload {args:?}: {o:?}");
-        assert!(
-            !o.stderr.contains("panicked"),
-            "offload {args:?} panicked: {}",
-            o.stderr
-        );
-        assert_eq!(
-            o.stderr.lines().count(),
-            1,
-            "offload {args:?}: {}",
-            o.stderr
-        );
-        assert!(
-            !dir.path("out").exists(),
-            "offload {args:?} wrote an output"
-        );
+        assert!(!o.stderr.contains("panicked"), "offload {args:?} panicked: {}", o.stderr);
+        assert_eq!(o.stderr.lines().count(), 1, "offload {args:?}: {}", o.stderr);
+        assert!(!dir.path("out").exists(), "offload {args:?} wrote an output");
     }
 }
 
@@ -954,50 +718,23 @@ fn bad_command_lines_fail_without_panicking() {
 #[test]
 fn bundle_refuses_conflicting_targets_like_reference() {
     let dir = TempDir::new("conflict");
-    let inputs = [
-        dir.write("h", b"h"),
-        dir.write("a", b"a"),
-        dir.write("b", b"b"),
-    ];
+    let inputs = [dir.write("h", b"h"), dir.write("a", b"a"), dir.write("b", b"b")];
     let out = dir.path("x.bc");
-    let mut args: Vec<String> = vec![
-        "--type=bc".into(),
-        format!("--targets={HOST},{HIP_90A},{GFX90A_XNACK}"),
-    ];
+    let mut args: Vec<String> = vec!["--type=bc".into(), format!("--targets={HOST},{HIP_90A},{GFX90A_XNACK}")];
     args.extend(inputs.iter().map(|p| format!("--input={}", s(p))));
     args.push(format!("--output={}", s(&out)));
     let mut a: Vec<&str> = vec!["bundle"];
     a.extend(args.iter().map(String::as_str));
     let o = run(&a);
     assert_clean_failure(&o, &a, "conflicting targets", false);
-    assert!(
-        o.stderr.contains(HIP_90A) && o.stderr.contains(GFX90A_XNACK),
-        "{}",
-        o.stderr
-    );
+    assert!(o.stderr.contains(HIP_90A) && o.stderr.contains(GFX90A_XNACK), "{}", o.stderr);
     assert!(!out.exists());
     if let Some(b) = llvm_tool("clang-offload-bundler") {
         let ra: Vec<&str> = args.iter().map(String::as_str).collect();
         let r = exec(&b, &ra, &[], None);
-        assert!(
-            !r.ok(),
-            "clang-offload-bundler accepted conflicting targets"
-        );
-        let theirs = r
-            .stderr
-            .lines()
-            .next()
-            .unwrap_or("")
-            .split("error: ")
-            .nth(1)
-            .unwrap_or("")
-            .to_string();
-        assert!(
-            !theirs.is_empty() && o.stderr.trim_end().ends_with(&theirs),
-            "ours: {}theirs: {}",
-            o.stderr,
-            r.stderr
-        );
+        assert!(!r.ok(), "clang-offload-bundler accepted conflicting targets");
+        let theirs = r.stderr.lines().next().unwrap_or("").split("error: ").nth(1).unwrap_or("").to_string();
+        assert!(!theirs.is_empty() && o.stderr.trim_end().ends_with(&theirs), "ours: {}theirs: {}", o.stderr, r.stderr);
     }
 }
 
@@ -1007,11 +744,7 @@ fn list_of_a_directory_says_it_is_a_directory() {
     let args = ["list", &s(&dir.0)];
     let o = run(&args);
     assert_clean_failure(&o, &args, &s(&dir.0), false);
-    assert!(
-        o.stderr.to_lowercase().contains("directory"),
-        "{}",
-        o.stderr
-    );
+    assert!(o.stderr.to_lowercase().contains("directory"), "{}", o.stderr);
     assert!(!o.stderr.contains("9223372036854775807"), "{}", o.stderr);
 }
 
@@ -1042,22 +775,12 @@ fn bundle_round_trip(dir: &TempDir, ty: &str, inputs: &[PathBuf], extra: &[&str]
         rargs.push(format!("--output={}", s(&r)));
         let ra: Vec<&str> = rargs.iter().map(String::as_str).collect();
         reference_ok(b, &ra);
-        assert!(
-            ours_bytes == read(&r),
-            "type {ty} {extra:?}: our bundle differs from clang-offload-bundler's"
-        );
+        assert!(ours_bytes == read(&r), "type {ty} {extra:?}: our bundle differs from clang-offload-bundler's");
     }
     // --list
-    let l = run_ok(&[
-        "unbundle",
-        "--list",
-        &format!("--type={ty}"),
-        &format!("--input={}", s(&out)),
-    ]);
+    let l = run_ok(&["unbundle", "--list", &format!("--type={ty}"), &format!("--input={}", s(&out))]);
     let listed: BTreeSet<&str> = l.stdout.lines().collect();
-    let want: BTreeSet<&str> = ["host-x86_64-unknown-linux-gnu-", GFX906, GFX90A_XNACK]
-        .into_iter()
-        .collect();
+    let want: BTreeSet<&str> = ["host-x86_64-unknown-linux-gnu-", GFX906, GFX90A_XNACK].into_iter().collect();
     assert_eq!(listed, want, "type {ty}: unbundle --list");
     // Unbundle each target, ours and the reference's unbundler.
     for (target, input) in TARGETS3.iter().zip(inputs) {
@@ -1069,10 +792,7 @@ fn bundle_round_trip(dir: &TempDir, ty: &str, inputs: &[PathBuf], extra: &[&str]
             &format!("--input={}", s(&out)),
             &format!("--output={}", s(&u)),
         ]);
-        assert!(
-            read(&u) == read(input),
-            "type {ty} {extra:?}: {target} does not round trip"
-        );
+        assert!(read(&u) == read(input), "type {ty} {extra:?}: {target} does not round trip");
         if let Some(b) = &bundler {
             let r = dir.path("ref-unbundled");
             reference_ok(
@@ -1085,7 +805,10 @@ fn bundle_round_trip(dir: &TempDir, ty: &str, inputs: &[PathBuf], extra: &[&str]
                     &format!("--output={}", s(&r)),
                 ],
             );
-            assert!(read(&r) == read(input), "type {ty} {extra:?}: clang-offload-bundler unbundles {target} of our bundle differently");
+            assert!(
+                read(&r) == read(input),
+                "type {ty} {extra:?}: clang-offload-bundler unbundles {target} of our bundle differently"
+            );
         }
     }
 }
@@ -1108,9 +831,7 @@ fn text_bundles_round_trip_and_match_reference() {
 fn binary_bundles_round_trip_and_match_reference() {
     let dir = TempDir::new("binary");
     let noise = |n: usize, seed: u32| -> Vec<u8> {
-        (0..n)
-            .map(|i| ((i as u32).wrapping_mul(2654435761).wrapping_add(seed) >> 13) as u8)
-            .collect()
+        (0..n).map(|i| ((i as u32).wrapping_mul(2654435761).wrapping_add(seed) >> 13) as u8).collect()
     };
     // Not ELF: for --type=o the bundler then writes a plain binary bundle.
     let inputs = [
@@ -1119,20 +840,12 @@ fn binary_bundles_round_trip_and_match_reference() {
         dir.write("gfx90a.bin", &noise(5003, 3)),
     ];
     for ty in ["bc", "o", "gch", "ast"] {
-        for align in [
-            "--bundle-align=1",
-            "--bundle-align=8",
-            "--bundle-align=4096",
-        ] {
+        for align in ["--bundle-align=1", "--bundle-align=8", "--bundle-align=4096"] {
             bundle_round_trip(&dir, ty, &inputs, &[align]);
         }
     }
     // An empty host input, as clang's .hip_fatbin has.
-    let empty = [
-        dir.write("empty", b""),
-        inputs[1].clone(),
-        inputs[2].clone(),
-    ];
+    let empty = [dir.write("empty", b""), inputs[1].clone(), inputs[2].clone()];
     bundle_round_trip(&dir, "o", &empty, &["--bundle-align=4096"]);
 }
 
@@ -1175,10 +888,7 @@ fn unbundle_fixtures_like_reference() {
                     &format!("--output={}", s(&r)),
                 ],
             );
-            assert!(
-                read(&o) == read(&r),
-                "{name}: {id} differs from clang-offload-bundler"
-            );
+            assert!(read(&o) == read(&r), "{name}: {id} differs from clang-offload-bundler");
         }
     }
 }
@@ -1244,17 +954,10 @@ fn clang_style_single_dash_options() {
         &format!("-output={}", s(&u)),
     ]);
     assert_eq!(read(&u), read(&h));
-    let l = run_ok(&[
-        "bundle",
-        "-list",
-        "-type=bc",
-        &format!("-input={}", s(&single)),
-    ]);
+    let l = run_ok(&["bundle", "-list", "-type=bc", &format!("-input={}", s(&single))]);
     assert_eq!(
         l.stdout.lines().collect::<BTreeSet<_>>(),
-        ["host-x86_64-unknown-linux-gnu-", GFX906]
-            .into_iter()
-            .collect()
+        ["host-x86_64-unknown-linux-gnu-", GFX906].into_iter().collect()
     );
 }
 
@@ -1268,20 +971,14 @@ fn bundled_object_output_is_written_for_an_elf_host() {
     let src = dir.write("tiny.c", b"int tiny(void) { return 42; }\n");
     let obj = dir.path("tiny.o");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    match Command::new(&cc)
-        .args(["-c", &s(&src), "-o", &s(&obj)])
-        .output()
-    {
+    match Command::new(&cc).args(["-c", &s(&src), "-o", &s(&obj)]).output() {
         Ok(o) if o.status.success() => {}
         other => {
             println!("skipping: cannot compile a C file with {cc}: {other:?}");
             return;
         }
     }
-    assert!(
-        read(&obj).starts_with(b"\x7fELF"),
-        "cc did not make an ELF object"
-    );
+    assert!(read(&obj).starts_with(b"\x7fELF"), "cc did not make an ELF object");
     let dev = dir.write("dev.co", b"device code");
     let out = dir.path("bundled.o");
     run_ok(&[
@@ -1296,11 +993,7 @@ fn bundled_object_output_is_written_for_an_elf_host() {
     // it with clang-offload-bundler's byte for byte).
     let listed = run_ok(&["unbundle", "--type=o", "--list", &format!("--input={}", s(&out))]);
     assert_eq!(listed.stdout, format!("{HOST}-\n{GFX906}\n"));
-    assert_eq!(
-        dir.names(),
-        ["bundled.o", "dev.co", "tiny.c", "tiny.o"],
-        "stray files left behind"
-    );
+    assert_eq!(dir.names(), ["bundled.o", "dev.co", "tiny.c", "tiny.o"], "stray files left behind");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1335,24 +1028,16 @@ fn compress_decompress_round_trip() {
                 assert_eq!(&cbytes[..4], b"CCOB", "{what}");
                 assert_eq!(&cbytes[4..6], &[version, 0], "{what}: version field");
                 assert_eq!(&cbytes[6..8], &[method_value, 0], "{what}: method field");
-                assert!(
-                    cbytes.len() < plain.len(),
-                    "{what}: not smaller than its input"
-                );
+                assert!(cbytes.len() < plain.len(), "{what}: not smaller than its input");
                 let d = dir.path("d.hipfb");
                 run_ok(&["decompress", &s(&c), "-o", &s(&d)]);
-                assert!(
-                    read(&d) == plain,
-                    "{what}: does not decompress to its input"
-                );
+                assert!(read(&d) == plain, "{what}: does not decompress to its input");
                 if let Some(b) = &bundler {
                     let l = reference_ok(b, &["--list", "--type=o", &format!("--input={}", s(&c))]);
                     let got: BTreeSet<&str> = l.stdout.lines().collect();
                     assert_eq!(
                         got,
-                        ["host-x86_64-unknown-linux-gnu-", GFX906, GFX90A_XNACK]
-                            .into_iter()
-                            .collect(),
+                        ["host-x86_64-unknown-linux-gnu-", GFX906, GFX90A_XNACK].into_iter().collect(),
                         "{what}: clang-offload-bundler --list"
                     );
                     let r = dir.path("r.co");
@@ -1374,10 +1059,7 @@ fn compress_decompress_round_trip() {
                         &format!("--input={}", s(&input)),
                         &format!("--output={}", s(&o)),
                     ]);
-                    assert!(
-                        read(&r) == read(&o),
-                        "{what}: clang-offload-bundler unbundles different bytes"
-                    );
+                    assert!(read(&r) == read(&o), "{what}: clang-offload-bundler unbundles different bytes");
                 }
             }
         }
@@ -1385,14 +1067,7 @@ fn compress_decompress_round_trip() {
     // The zlib level is used: 9 compresses better than 1.
     let size = |level: &str| {
         let c = dir.path(&format!("zlib{level}"));
-        run_ok(&[
-            "compress",
-            &s(&input),
-            "-o",
-            &s(&c),
-            "--method=zlib",
-            &format!("--level={level}"),
-        ]);
+        run_ok(&["compress", &s(&input), "-o", &s(&c), "--method=zlib", &format!("--level={level}")]);
         read(&c).len()
     };
     assert!(size("9") < size("1"), "zlib --level has no effect");
@@ -1428,18 +1103,10 @@ fn decompress_fixtures_gives_the_bundle_back() {
     ] {
         let d = dir.path("d");
         run_ok(&["decompress", &s(&fixture(name)), "-o", &s(&d)]);
-        assert!(
-            read(&d) == plain,
-            "{name} does not decompress to bundle_bin_o.hipfb"
-        );
+        assert!(read(&d) == plain, "{name} does not decompress to bundle_bin_o.hipfb");
     }
     let d = dir.path("t");
-    run_ok(&[
-        "decompress",
-        &s(&fixture("ccob_zstd_v3_text.ll")),
-        "-o",
-        &s(&d),
-    ]);
+    run_ok(&["decompress", &s(&fixture("ccob_zstd_v3_text.ll")), "-o", &s(&d)]);
     assert!(read(&d) == read(&fixture("bundle_text.ll")));
 }
 
@@ -1451,11 +1118,7 @@ fn decompress_refuses_several_compressed_bundles() {
     let args = ["decompress", &f, "-o", &s(&out)];
     let o = run(&args);
     assert_clean_failure(&o, &args, "libhip_3tu_compressed.hipfb", false);
-    assert!(
-        o.stderr.contains('3'),
-        "the error does not say how many bundles: {}",
-        o.stderr
-    );
+    assert!(o.stderr.contains('3'), "the error does not say how many bundles: {}", o.stderr);
     assert!(!out.exists());
 }
 
@@ -1464,23 +1127,13 @@ fn compress_refuses_what_is_not_a_bundle() {
     let dir = TempDir::new("compress-refuse");
     let out = dir.path("out");
     for name in ["hip_elf_2arch.o", "omp_elf_2arch.offload"] {
-        let args_owned = [
-            "compress".to_string(),
-            s(&fixture(name)),
-            "-o".into(),
-            s(&out),
-        ];
+        let args_owned = ["compress".to_string(), s(&fixture(name)), "-o".into(), s(&out)];
         let args: Vec<&str> = args_owned.iter().map(String::as_str).collect();
         let o = run(&args);
         assert_clean_failure(&o, &args, name, true);
         assert!(!out.exists());
     }
-    let args_owned = [
-        "compress".to_string(),
-        s(&fixture("ccob_zstd_v3.hipfb")),
-        "-o".into(),
-        s(&out),
-    ];
+    let args_owned = ["compress".to_string(), s(&fixture("ccob_zstd_v3.hipfb")), "-o".into(), s(&out)];
     let args: Vec<&str> = args_owned.iter().map(String::as_str).collect();
     let o = run(&args);
     assert_clean_failure(&o, &args, "ccob_zstd_v3.hipfb", false);
@@ -1492,10 +1145,7 @@ fn compress_refuses_what_is_not_a_bundle() {
 fn bundle_compress_format_version_follows_environment() {
     let dir = TempDir::new("bundle-compress");
     let h = dir.write("h", &[7u8; 3000]);
-    let d = dir.write(
-        "d",
-        &(0..5000u32).map(|i| (i % 251) as u8).collect::<Vec<_>>(),
-    );
+    let d = dir.write("d", &(0..5000u32).map(|i| (i % 251) as u8).collect::<Vec<_>>());
     let args = |out: &Path| -> Vec<String> {
         vec![
             "--type=o".into(),
@@ -1514,16 +1164,9 @@ fn bundle_compress_format_version_follows_environment() {
         assert!(o.ok(), "{o:?}");
         read(out)
     };
-    let v2 = ours(
-        &dir.path("v2"),
-        &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "2")],
-    );
+    let v2 = ours(&dir.path("v2"), &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "2")]);
     assert_eq!(&v2[..4], b"CCOB");
-    assert_eq!(
-        &v2[4..6],
-        &[2, 0],
-        "COMPRESSED_BUNDLE_FORMAT_VERSION=2 gives version 2"
-    );
+    assert_eq!(&v2[4..6], &[2, 0], "COMPRESSED_BUNDLE_FORMAT_VERSION=2 gives version 2");
     let v3 = ours(&dir.path("v3"), &[]);
     assert_eq!(&v3[4..6], &[3, 0], "version 3 by default");
     let env_compress = ours(&dir.path("env"), &[("OFFLOAD_BUNDLER_COMPRESS", "1")]);
@@ -1545,11 +1188,7 @@ fn bundle_compress_format_version_follows_environment() {
         let ra = args(&r3);
         let ra: Vec<&str> = ra.iter().map(String::as_str).collect();
         reference_ok(&b, &ra);
-        assert_eq!(
-            &read(&r3)[4..6],
-            &[3, 0],
-            "clang-offload-bundler 22 writes version 3 by default"
-        );
+        assert_eq!(&read(&r3)[4..6], &[3, 0], "clang-offload-bundler 22 writes version 3 by default");
         let r2 = dir.path("r2");
         let ra = args(&r2);
         let ra: Vec<&str> = ra.iter().map(String::as_str).collect();
@@ -1581,12 +1220,7 @@ fn unbundle_does_not_silently_drop_bundles_of_a_linked_hip_fatbin() {
     let o = run(&args);
     // Either list the entries of all three bundles, or refuse like `offload decompress` does.
     if o.ok() {
-        assert_eq!(
-            o.stdout.lines().count(),
-            9,
-            "only some bundles listed:\n{}",
-            o.stdout
-        );
+        assert_eq!(o.stdout.lines().count(), 9, "only some bundles listed:\n{}", o.stdout);
     } else {
         assert_clean_failure(&o, &args, "libhip_3tu_compressed.hipfb", false);
     }
@@ -1618,7 +1252,10 @@ fn package_matches_llvm_offload_binary() {
     let spec_sets: Vec<Vec<String>> = vec![
         vec![format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip", s(&img))],
         vec![
-            format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=openmp,feature=+xnack,note=x", s(&img)),
+            format!(
+                "--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+,kind=openmp,feature=+xnack,note=x",
+                s(&img)
+            ),
             format!("--image=file={},triple=nvptx64-nvidia-cuda,arch=sm_80,kind=cuda", s(&bc)),
         ],
     ];
@@ -1638,10 +1275,7 @@ fn package_matches_llvm_offload_binary() {
             let mut ra: Vec<&str> = vec!["-o", &r_s];
             ra.extend(specs.iter().map(String::as_str));
             reference_ok(t, &ra);
-            assert!(
-                ours_bytes == read(&r),
-                "{specs:?}: differs from llvm-offload-binary"
-            );
+            assert!(ours_bytes == read(&r), "{specs:?}: differs from llvm-offload-binary");
         }
     }
     // What we packaged lists as what was asked.
@@ -1650,21 +1284,11 @@ fn package_matches_llvm_offload_binary() {
         "package",
         "-o",
         &s(&out),
-        &format!(
-            "--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip",
-            s(&img)
-        ),
+        &format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip", s(&img)),
     ]);
     let l = run_ok(&["list", &s(&out)]);
     let rows = listed_targets(&l.stdout);
-    assert_eq!(
-        rows,
-        [(
-            "amdgcn-amd-amdhsa-gfx90a".to_string(),
-            "hip".to_string(),
-            "no".to_string()
-        )]
-    );
+    assert_eq!(rows, [("amdgcn-amd-amdhsa-gfx90a".to_string(), "hip".to_string(), "no".to_string())]);
 }
 
 #[test]
@@ -1673,25 +1297,18 @@ fn extract_writes_one_file_per_device_target() {
     let out = dir.path("out"); // created by extract
     let f = fixture("hip_elf_2arch_compressed.o");
     run_ok(&["extract", &s(&f), "-o", &s(&out)]);
-    let mut names: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     assert_eq!(names.len(), 2, "{names:?}");
     let bundler = llvm_tool("clang-offload-bundler");
     for id in [HIP_906_XNACK_MINUS, HIP_90A] {
         let safe = id.replace(':', "_");
-        let matching: Vec<&String> = names
-            .iter()
-            .filter(|n| n.contains(&format!("{safe}.")) || n.ends_with(&safe))
-            .collect();
+        let matching: Vec<&String> =
+            names.iter().filter(|n| n.contains(&format!("{safe}.")) || n.ends_with(&safe)).collect();
         assert_eq!(matching.len(), 1, "{id}: {names:?}");
         let name = matching[0];
-        assert!(
-            name.ends_with(".co"),
-            "{name}: an AMDGPU code object without .co"
-        );
+        assert!(name.ends_with(".co"), "{name}: an AMDGPU code object without .co");
         assert!(!name.contains(':'), "{name}");
         let bytes = read(&out.join(name));
         assert!(bytes.starts_with(b"\x7fELF"), "{name}");
@@ -1708,10 +1325,7 @@ fn extract_writes_one_file_per_device_target() {
                     &format!("--output={}", s(&r)),
                 ],
             );
-            assert!(
-                bytes == read(&r),
-                "{name}: differs from clang-offload-bundler --unbundle"
-            );
+            assert!(bytes == read(&r), "{name}: differs from clang-offload-bundler --unbundle");
         }
     }
 }
@@ -1720,22 +1334,11 @@ fn extract_writes_one_file_per_device_target() {
 fn extract_filter_writes_only_matching_images() {
     let dir = TempDir::new("extract-filter");
     let out = dir.path("out");
-    run_ok(&[
-        "extract",
-        &s(&fixture("hip_elf_2arch_compressed.o")),
-        "-o",
-        &s(&out),
-        "--image=arch=gfx90a",
-    ]);
-    let names: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    run_ok(&["extract", &s(&fixture("hip_elf_2arch_compressed.o")), "-o", &s(&out), "--image=arch=gfx90a"]);
+    let names: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
-    assert!(
-        names[0].contains("gfx90a") && !names[0].contains("gfx906"),
-        "{names:?}"
-    );
+    assert!(names[0].contains("gfx90a") && !names[0].contains("gfx906"), "{names:?}");
     assert!(names[0].ends_with(".co"));
     // A filter that matches nothing fails and writes nothing.
     let none = dir.path("none");
@@ -1761,19 +1364,9 @@ fn extract_offload_binaries_like_llvm_offload_binary() {
     let ours: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                read(&e.path()),
-            )
-        })
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), read(&e.path())))
         .collect();
-    assert_eq!(
-        ours.len(),
-        2,
-        "{:?}",
-        ours.iter().map(|o| &o.0).collect::<Vec<_>>()
-    );
+    assert_eq!(ours.len(), 2, "{:?}", ours.iter().map(|o| &o.0).collect::<Vec<_>>());
     for arch in ["gfx1030", "gfx90a:xnack+"] {
         let safe = format!("amdgcn-amd-amdhsa-{}", arch.replace(':', "_"));
         let m: Vec<&(String, Vec<u8>)> = ours.iter().filter(|o| o.0.contains(&safe)).collect();
@@ -1788,18 +1381,9 @@ fn extract_offload_binaries_like_llvm_offload_binary() {
     // `<input stem>-<triple>-<arch>.<index>.<ext>` into the current directory.
     let refdir = TempDir::new("extract-omp-ref");
     std::fs::copy(&f, refdir.path("omp_elf_2arch.o")).unwrap();
-    let r = exec(
-        &tool,
-        &["omp_elf_2arch.o", "--image=triple=amdgcn-amd-amdhsa"],
-        &[],
-        Some(&refdir.0),
-    );
+    let r = exec(&tool, &["omp_elf_2arch.o", "--image=triple=amdgcn-amd-amdhsa"], &[], Some(&refdir.0));
     assert!(r.ok(), "{r:?}");
-    let refs: Vec<String> = refdir
-        .names()
-        .into_iter()
-        .filter(|n| n != "omp_elf_2arch.o")
-        .collect();
+    let refs: Vec<String> = refdir.names().into_iter().filter(|n| n != "omp_elf_2arch.o").collect();
     assert_eq!(refs.len(), 2, "llvm-offload-binary wrote {refs:?}");
     for name in refs {
         let arch = name
@@ -1811,10 +1395,7 @@ fn extract_offload_binaries_like_llvm_offload_binary() {
             .iter()
             .find(|o| o.0.contains(&format!("{safe}.")))
             .unwrap_or_else(|| panic!("no extracted file for {arch}"));
-        assert!(
-            mine.1 == read(&refdir.path(&name)),
-            "{arch}: differs from llvm-offload-binary's {name}"
-        );
+        assert!(mine.1 == read(&refdir.path(&name)), "{arch}: differs from llvm-offload-binary's {name}");
     }
 }
 
@@ -1823,15 +1404,7 @@ fn list_heterogeneous_archive() {
     let o = run_ok(&["list", &s(&fixture("hip_rdc_archive.a"))]);
     let rows = listed_targets(&o.stdout);
     let got: BTreeSet<&str> = ids(&rows).into_iter().collect();
-    assert_eq!(
-        got,
-        [
-            "hip-amdgcn-amd-amdhsa--gfx906:xnack-",
-            "hip-amdgcn-amd-amdhsa--gfx90a"
-        ]
-        .into_iter()
-        .collect()
-    );
+    assert_eq!(got, ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a"].into_iter().collect());
     assert_eq!(rows.len(), 4, "two members, two device entries each");
 }
 
@@ -1870,10 +1443,7 @@ const SENTINEL: &[u8] = b"sentinel: must survive a failed command\n";
 fn failed_commands_leave_existing_outputs_untouched() {
     let dir = TempDir::new("sentinel");
     let trunc = dir.write("trunc.bc", &read(&fixture("bundle_bin.bc"))[..40]);
-    let corrupted = dir.write(
-        "corrupt.hipfb",
-        &corrupt(&read(&fixture("ccob_zstd_v3.hipfb")), 1000),
-    );
+    let corrupted = dir.write("corrupt.hipfb", &corrupt(&read(&fixture("ccob_zstd_v3.hipfb")), 1000));
     let out = dir.write("out", SENTINEL);
     let out2 = dir.write("out2", SENTINEL);
     let o = s(&out);
@@ -1903,24 +1473,9 @@ fn failed_commands_leave_existing_outputs_untouched() {
             format!("--output={o}"),
         ],
         vec!["decompress".into(), s(&corrupted), "-o".into(), o.clone()],
-        vec![
-            "decompress".into(),
-            s(&fixture("libhip_3tu_compressed.hipfb")),
-            "-o".into(),
-            o.clone(),
-        ],
-        vec![
-            "decompress".into(),
-            s(&fixture("bundle_bin.bc")),
-            "-o".into(),
-            o.clone(),
-        ],
-        vec![
-            "compress".into(),
-            s(&fixture("hip_elf_2arch.o")),
-            "-o".into(),
-            o.clone(),
-        ],
+        vec!["decompress".into(), s(&fixture("libhip_3tu_compressed.hipfb")), "-o".into(), o.clone()],
+        vec!["decompress".into(), s(&fixture("bundle_bin.bc")), "-o".into(), o.clone()],
+        vec!["compress".into(), s(&fixture("hip_elf_2arch.o")), "-o".into(), o.clone()],
         vec!["compress".into(), s(&trunc), "-o".into(), o.clone()],
         vec![
             "bundle".into(),
@@ -1941,10 +1496,7 @@ fn failed_commands_leave_existing_outputs_untouched() {
             "package".into(),
             "-o".into(),
             o.clone(),
-            format!(
-                "--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a",
-                s(&dir.path("missing"))
-            ),
+            format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a", s(&dir.path("missing"))),
         ],
     ];
     for args in cases {
@@ -1952,21 +1504,9 @@ fn failed_commands_leave_existing_outputs_untouched() {
         let r = run(&args);
         assert_eq!(r.code, Some(1), "offload {args:?} did not fail: {r:?}");
         assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-        assert_eq!(
-            read(&out),
-            SENTINEL,
-            "offload {args:?} changed the existing output"
-        );
-        assert_eq!(
-            read(&out2),
-            SENTINEL,
-            "offload {args:?} changed the existing output"
-        );
-        assert_eq!(
-            dir.names(),
-            ["corrupt.hipfb", "out", "out2", "trunc.bc"],
-            "offload {args:?} left files behind"
-        );
+        assert_eq!(read(&out), SENTINEL, "offload {args:?} changed the existing output");
+        assert_eq!(read(&out2), SENTINEL, "offload {args:?} changed the existing output");
+        assert_eq!(dir.names(), ["corrupt.hipfb", "out", "out2", "trunc.bc"], "offload {args:?} left files behind");
     }
 }
 
@@ -1994,12 +1534,7 @@ fn refused_bundled_object_leaves_existing_output_untouched() {
 fn successful_commands_replace_existing_outputs() {
     let dir = TempDir::new("replace");
     let out = dir.write("out", &vec![0xAB; 100_000]);
-    run_ok(&[
-        "decompress",
-        &s(&fixture("ccob_zstd_v3.hipfb")),
-        "-o",
-        &s(&out),
-    ]);
+    run_ok(&["decompress", &s(&fixture("ccob_zstd_v3.hipfb")), "-o", &s(&out)]);
     assert!(read(&out) == read(&fixture("bundle_bin_o.hipfb")));
     assert_eq!(dir.names(), ["out"], "temporary files left behind");
 }

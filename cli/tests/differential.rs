@@ -112,7 +112,10 @@ impl Run {
     /// dies by SIGSEGV on some machines on inputs it handles on others).
     fn crashed(&self, case: &Case, what: &str) -> bool {
         if let Some(signal) = self.signal {
-            println!("differential case {}: {what}: the reference tool died by signal {signal}, no answer to compare", case.n);
+            println!(
+                "differential case {}: {what}: the reference tool died by signal {signal}, no answer to compare",
+                case.n
+            );
         }
         self.signal.is_some()
     }
@@ -180,13 +183,23 @@ fn bundle_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
     b.push(format!("--output={}", ours_out.display()));
     let o = run(&ours(), &b, &[]);
     if t.ok != o.ok {
-        case.fail(&format!("bundling {targets:?} as {file_type}: clang-offload-bundler ok={} ({}), offload ok={} ({})", t.ok, t.stderr.trim(), o.ok, o.stderr.trim()));
+        case.fail(&format!(
+            "bundling {targets:?} as {file_type}: clang-offload-bundler ok={} ({}), offload ok={} ({})",
+            t.ok,
+            t.stderr.trim(),
+            o.ok,
+            o.stderr.trim()
+        ));
     }
     if !t.ok {
         return "bundle refused by both";
     }
     if read(&theirs_out) != read(&ours_out) {
-        case.fail(&format!("bundling {targets:?} as {file_type}: outputs differ ({} vs {} bytes)", read(&theirs_out).len(), read(&ours_out).len()));
+        case.fail(&format!(
+            "bundling {targets:?} as {file_type}: outputs differ ({} vs {} bytes)",
+            read(&theirs_out).len(),
+            read(&ours_out).len()
+        ));
     }
     let contents: Vec<Vec<u8>> = (0..targets.len()).map(|i| read(&case.path(&format!("in{i}")))).collect();
     unbundle_both(rng, case, bundler, &ours_out, file_type, &targets, &contents);
@@ -199,7 +212,9 @@ fn compatible_entries(targets: &[String], requested: &str) -> Vec<usize> {
     targets
         .iter()
         .enumerate()
-        .filter(|(_, t)| EntryId::parse(t).is_ok_and(|e| ids::compatible(&EntryId::parse(&e.standardized()).unwrap_or(e), &req)))
+        .filter(|(_, t)| {
+            EntryId::parse(t).is_ok_and(|e| ids::compatible(&EntryId::parse(&e.standardized()).unwrap_or(e), &req))
+        })
         .map(|(i, _)| i)
         .collect()
 }
@@ -207,7 +222,15 @@ fn compatible_entries(targets: &[String], requested: &str) -> Vec<usize> {
 /// Both tools unbundle every target of `bundle`; the extracted bytes must be equal. Where
 /// several entries can serve a request, clang-offload-bundler picks one in hash order, so its
 /// pick must only be one of them.
-fn unbundle_both(rng: &mut Rng, case: &Case, bundler: &Path, bundle: &Path, file_type: &str, targets: &[String], contents: &[Vec<u8>]) {
+fn unbundle_both(
+    rng: &mut Rng,
+    case: &Case,
+    bundler: &Path,
+    bundle: &Path,
+    file_type: &str,
+    targets: &[String],
+    contents: &[Vec<u8>],
+) {
     let mut wanted: Vec<String> = targets.to_vec();
     if rng.chance(30) {
         wanted.push("hipv4-amdgcn-amd-amdhsa--gfx1201".into());
@@ -215,7 +238,16 @@ fn unbundle_both(rng: &mut Rng, case: &Case, bundler: &Path, bundle: &Path, file
     for (i, t) in wanted.iter().enumerate() {
         let theirs = case.path(&format!("u{i}-theirs"));
         let ours_p = case.path(&format!("u{i}-ours"));
-        let args = |out: &Path| vec![format!("--type={file_type}"), format!("--targets={t}"), format!("--input={}", bundle.display()), format!("--output={}", out.display()), "--unbundle".to_string(), "--allow-missing-bundles".to_string()];
+        let args = |out: &Path| {
+            vec![
+                format!("--type={file_type}"),
+                format!("--targets={t}"),
+                format!("--input={}", bundle.display()),
+                format!("--output={}", out.display()),
+                "--unbundle".to_string(),
+                "--allow-missing-bundles".to_string(),
+            ]
+        };
         let r1 = run(bundler, &args(&theirs), &[]);
         if r1.crashed(case, &format!("unbundling {t} from {targets:?}")) {
             continue;
@@ -228,12 +260,22 @@ fn unbundle_both(rng: &mut Rng, case: &Case, bundler: &Path, bundle: &Path, file
             let theirs_one_of = candidates.iter().any(|&c| contents[c] == read(&theirs));
             let ours_one_of = candidates.iter().any(|&c| contents[c] == read(&ours_p));
             if !theirs_one_of || !ours_one_of {
-                case.fail(&format!("unbundling {t} (served by several entries) from {targets:?}: a result is none of them"));
+                case.fail(&format!(
+                    "unbundling {t} (served by several entries) from {targets:?}: a result is none of them"
+                ));
             }
             continue;
         }
         if r1.ok != r2.ok || read(&theirs) != read(&ours_p) {
-            case.fail(&format!("unbundling {t} from {targets:?} ({file_type}): clang ok={} {} bytes ({}), offload ok={} {} bytes ({})", r1.ok, read(&theirs).len(), r1.stderr.trim(), r2.ok, read(&ours_p).len(), r2.stderr.trim()));
+            case.fail(&format!(
+                "unbundling {t} from {targets:?} ({file_type}): clang ok={} {} bytes ({}), offload ok={} {} bytes ({})",
+                r1.ok,
+                read(&theirs).len(),
+                r1.stderr.trim(),
+                r2.ok,
+                read(&ours_p).len(),
+                r2.stderr.trim()
+            ));
         }
     }
 }
@@ -243,12 +285,17 @@ fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
     let file_type = *rng.pick(&["bc", "o", "ll", "s"]);
     let text = file_type == "ll" || file_type == "s";
     let mut targets = vec![HOSTS[0].to_string()];
-    for d in ["hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+", "hipv4-amdgcn-amd-amdhsa--gfx1100"] {
+    for d in [
+        "hipv4-amdgcn-amd-amdhsa--gfx906",
+        "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+",
+        "hipv4-amdgcn-amd-amdhsa--gfx1100",
+    ] {
         if rng.chance(70) {
             targets.push(d.into());
         }
     }
-    let mut args = vec!["bundle".to_string(), format!("--type={file_type}"), format!("--targets={}", targets.join(","))];
+    let mut args =
+        vec!["bundle".to_string(), format!("--type={file_type}"), format!("--targets={}", targets.join(","))];
     let mut contents = Vec::new();
     for i in 0..targets.len() {
         let p = case.path(&format!("cin{i}"));
@@ -260,7 +307,11 @@ fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
     let method = *rng.pick(&["zstd", "zlib"]);
     let version = *rng.pick(&["2", "3"]);
     let out = case.path("compressed");
-    args.extend(["--compress".to_string(), format!("--compression-method={method}"), format!("--output={}", out.display())]);
+    args.extend([
+        "--compress".to_string(),
+        format!("--compression-method={method}"),
+        format!("--output={}", out.display()),
+    ]);
     if rng.chance(50) {
         args.push(format!("--compression-level={}", if method == "zstd" { 1 + rng.below(19) } else { rng.below(10) }));
     }
@@ -268,22 +319,43 @@ fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
     if !r.ok {
         case.fail(&format!("offload bundle --compress failed: {}", r.stderr));
     }
-    let listed = Command::new(bundler).args([format!("--type={file_type}"), format!("--input={}", out.display()), "--list".into()]).output().unwrap();
+    let listed = Command::new(bundler)
+        .args([format!("--type={file_type}"), format!("--input={}", out.display()), "--list".into()])
+        .output()
+        .unwrap();
     let mut ids: Vec<String> = String::from_utf8_lossy(&listed.stdout).lines().map(String::from).collect();
     ids.sort();
-    let mut expected: Vec<String> = targets.iter().map(|t| if t.starts_with("host-") { format!("{t}-") } else { t.clone() }).collect();
+    let mut expected: Vec<String> =
+        targets.iter().map(|t| if t.starts_with("host-") { format!("{t}-") } else { t.clone() }).collect();
     expected.sort();
     if !listed.status.success() || ids != expected {
-        case.fail(&format!("clang-offload-bundler --list of our {method} v{version} bundle: {ids:?}, expected {expected:?} ({})", String::from_utf8_lossy(&listed.stderr)));
+        case.fail(&format!(
+            "clang-offload-bundler --list of our {method} v{version} bundle: {ids:?}, expected {expected:?} ({})",
+            String::from_utf8_lossy(&listed.stderr)
+        ));
     }
     for (i, t) in targets.iter().enumerate() {
         let p = case.path(&format!("cout{i}"));
-        let r = run(bundler, &[format!("--type={file_type}"), format!("--targets={t}"), format!("--input={}", out.display()), format!("--output={}", p.display()), "--unbundle".into()], &[]);
+        let r = run(
+            bundler,
+            &[
+                format!("--type={file_type}"),
+                format!("--targets={t}"),
+                format!("--input={}", out.display()),
+                format!("--output={}", p.display()),
+                "--unbundle".into(),
+            ],
+            &[],
+        );
         if r.crashed(case, &format!("unbundling {t} from our {method} v{version} bundle")) {
             continue;
         }
         if !r.ok || read(&p) != contents[i] {
-            case.fail(&format!("clang-offload-bundler unbundled {t} from our {method} v{version} bundle wrongly: ok={} ({})", r.ok, r.stderr.trim()));
+            case.fail(&format!(
+                "clang-offload-bundler unbundled {t} from our {method} v{version} bundle wrongly: ok={} ({})",
+                r.ok,
+                r.stderr.trim()
+            ));
         }
     }
     "compressed accepted by clang"
@@ -297,7 +369,8 @@ fn package_case(rng: &mut Rng, case: &Case, packager: &Path) -> &'static str {
     for i in 0..images {
         let p = case.path(&format!("img{i}.{}", rng.pick(&exts)));
         std::fs::write(&p, random_content(rng, false)).unwrap();
-        let triple = *rng.pick(&["amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda", "spirv64-intel", "x86_64-unknown-linux-gnu"]);
+        let triple =
+            *rng.pick(&["amdgcn-amd-amdhsa", "nvptx64-nvidia-cuda", "spirv64-intel", "x86_64-unknown-linux-gnu"]);
         let arch = *rng.pick(&["gfx90a", "gfx90a:xnack+", "sm_80", "generic", ""]);
         let mut spec = format!("file={},triple={triple}", p.display());
         if !arch.is_empty() {
@@ -324,7 +397,15 @@ fn package_case(rng: &mut Rng, case: &Case, packager: &Path) -> &'static str {
     b.extend(args.iter().cloned());
     let o = run(&ours(), &b, &[]);
     if t.ok != o.ok || read(&theirs) != read(&ours_p) {
-        case.fail(&format!("packaging {args:?}: llvm-offload-binary ok={} {} bytes ({}), offload ok={} {} bytes ({})", t.ok, read(&theirs).len(), t.stderr.trim(), o.ok, read(&ours_p).len(), o.stderr.trim()));
+        case.fail(&format!(
+            "packaging {args:?}: llvm-offload-binary ok={} {} bytes ({}), offload ok={} {} bytes ({})",
+            t.ok,
+            read(&theirs).len(),
+            t.stderr.trim(),
+            o.ok,
+            read(&ours_p).len(),
+            o.stderr.trim()
+        ));
     }
     "package byte-identical"
 }

@@ -29,7 +29,12 @@ fn fixture(name: &str) -> PathBuf {
 /// Runs our tool with the bundler's environment variables cleared.
 fn offload(args: &[&str]) -> Output {
     let mut cmd = Command::new(ours());
-    for v in ["OFFLOAD_BUNDLER_COMPRESS", "OFFLOAD_BUNDLER_COMPRESSION_LEVEL", "COMPRESSED_BUNDLE_FORMAT_VERSION", "OFFLOAD_BUNDLER_IGNORE_ENV_VAR"] {
+    for v in [
+        "OFFLOAD_BUNDLER_COMPRESS",
+        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
+        "COMPRESSED_BUNDLE_FORMAT_VERSION",
+        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
+    ] {
         cmd.env_remove(v);
     }
     cmd.args(args).output().unwrap()
@@ -58,7 +63,12 @@ fn read(path: &Path) -> Vec<u8> {
 /// `llvm-readelf -a --wide` reads the file with nothing on standard error.
 fn readelf_is_clean(readelf: &Path, file: &Path) {
     let out = Command::new(readelf).args(["-a", "--wide"]).arg(file).output().unwrap();
-    assert!(out.status.success() && out.stderr.is_empty(), "llvm-readelf -a --wide {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "llvm-readelf -a --wide {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Device code objects for gfx906 and gfx90a:xnack+, compiled from the HIP kernel.
@@ -67,7 +77,24 @@ fn code_objects(clang: &Path, dir: &Path) -> [PathBuf; 2] {
     std::fs::write(dir.join("kern.hip"), hosts::KERN_HIP).unwrap();
     ["gfx906", "gfx90a:xnack+"].map(|arch| {
         let out = dir.join(format!("{}.co", arch.replace(':', "_")));
-        run_ok(Command::new(clang).current_dir(dir).args(["-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output", "-nogpulib", "-nogpuinc", "-O2", "-c", "kern.hip"]).arg(format!("--offload-arch={arch}")).arg("-o").arg(&out));
+        run_ok(
+            Command::new(clang)
+                .current_dir(dir)
+                .args([
+                    "-x",
+                    "hip",
+                    "--cuda-device-only",
+                    "--no-gpu-bundle-output",
+                    "-nogpulib",
+                    "-nogpuinc",
+                    "-O2",
+                    "-c",
+                    "kern.hip",
+                ])
+                .arg(format!("--offload-arch={arch}"))
+                .arg("-o")
+                .arg(&out),
+        );
         out
     })
 }
@@ -84,7 +111,11 @@ fn clang_bundler(bundler: &Path, args: &[&str]) -> Vec<u8> {
 #[test]
 fn bundle_type_o_matches_clang_and_links() {
     const TEST: &str = "bundle_type_o_matches_clang_and_links";
-    let (Some(bundler), Some(clang), Some(readelf)) = (tool("clang-offload-bundler", TEST), tool("clang", TEST), tool("llvm-readelf", TEST)) else { return };
+    let (Some(bundler), Some(clang), Some(readelf)) =
+        (tool("clang-offload-bundler", TEST), tool("clang", TEST), tool("llvm-readelf", TEST))
+    else {
+        return;
+    };
     let Some(cc) = system_cc(TEST) else { return };
     let s = Scratch::new(SUITE, "bundle-o");
     std::fs::write(s.path("host.c"), HOST_C).unwrap();
@@ -92,7 +123,8 @@ fn bundle_type_o_matches_clang_and_links() {
     run_ok(Command::new(&cc).current_dir(s.dir()).args(["-O2", "-c", "host.c", "-o", "host.o"]));
     let [gfx906, gfx90a] = code_objects(&clang, s.dir());
     let (host, ours_o, theirs_o) = (s.path("host.o"), s.path("ours.o"), s.path("theirs.o"));
-    let inputs = [format!("--input={}", p(&host)), format!("--input={}", p(&gfx906)), format!("--input={}", p(&gfx90a))];
+    let inputs =
+        [format!("--input={}", p(&host)), format!("--input={}", p(&gfx906)), format!("--input={}", p(&gfx90a))];
     let targets = format!("--targets={T3}");
     let mut args: Vec<&str> = vec!["bundle", "--type=o", &targets];
     args.extend(inputs.iter().map(String::as_str));
@@ -113,8 +145,17 @@ fn bundle_type_o_matches_clang_and_links() {
     assert_eq!(listed_ours.lines().count(), 3);
     for target in T3.split(',') {
         let (a, b) = (s.path("a.part"), s.path("b.part"));
-        offload_ok(&["unbundle", "--type=o", &format!("--targets={target}"), &input_arg, &format!("--output={}", p(&a))]);
-        clang_bundler(&bundler, &["--type=o", "--unbundle", &format!("--targets={target}"), &input_arg, &format!("--output={}", p(&b))]);
+        offload_ok(&[
+            "unbundle",
+            "--type=o",
+            &format!("--targets={target}"),
+            &input_arg,
+            &format!("--output={}", p(&a)),
+        ]);
+        clang_bundler(
+            &bundler,
+            &["--type=o", "--unbundle", &format!("--targets={target}"), &input_arg, &format!("--output={}", p(&b))],
+        );
         assert!(read(&a) == read(&b), "unbundled {target} differs");
     }
     readelf_is_clean(&readelf, &ours_o);
@@ -123,9 +164,27 @@ fn bundle_type_o_matches_clang_and_links() {
 
     // A bigger device entry in the bundled object: clang still unbundles it, and it still links.
     let replaced = s.path("replaced.o");
-    offload_ok(&["replace-section", p(&ours_o), "--section", "__CLANG_OFFLOAD_BUNDLE__hipv4-amdgcn-amd-amdhsa--gfx906", "--with", p(&gfx90a), "-o", p(&replaced)]);
+    offload_ok(&[
+        "replace-section",
+        p(&ours_o),
+        "--section",
+        "__CLANG_OFFLOAD_BUNDLE__hipv4-amdgcn-amd-amdhsa--gfx906",
+        "--with",
+        p(&gfx90a),
+        "-o",
+        p(&replaced),
+    ]);
     let part = s.path("replaced.part");
-    clang_bundler(&bundler, &["--type=o", "--unbundle", "--targets=hipv4-amdgcn-amd-amdhsa--gfx906", &format!("--input={}", p(&replaced)), &format!("--output={}", p(&part))]);
+    clang_bundler(
+        &bundler,
+        &[
+            "--type=o",
+            "--unbundle",
+            "--targets=hipv4-amdgcn-amd-amdhsa--gfx906",
+            &format!("--input={}", p(&replaced)),
+            &format!("--output={}", p(&part)),
+        ],
+    );
     assert_eq!(read(&part), read(&gfx90a));
     readelf_is_clean(&readelf, &replaced);
     assert_eq!(hosts::link_and_run(&cc, s.dir(), &[&s.path("main.c"), &replaced], "prog2"), "host_fn(13) = 40\n");
@@ -146,19 +205,39 @@ fn unbundle_type_o_matches_clang_on_its_bundled_objects() {
     for (name, extra) in [("plain.o", None), ("compressed.o", Some("--compress")), ("host.o", None)] {
         let bundled = s.path(name);
         if name != "host.o" {
-            let mut args = vec!["--type=o".to_string(), format!("--targets={T3}"), format!("--input={}", p(&s.path("host.o"))), format!("--input={}", p(&gfx906)), format!("--input={}", p(&gfx90a)), format!("--output={}", p(&bundled))];
+            let mut args = vec![
+                "--type=o".to_string(),
+                format!("--targets={T3}"),
+                format!("--input={}", p(&s.path("host.o"))),
+                format!("--input={}", p(&gfx906)),
+                format!("--input={}", p(&gfx90a)),
+                format!("--output={}", p(&bundled)),
+            ];
             args.extend(extra.map(String::from));
             clang_bundler(&bundler, &args.iter().map(String::as_str).collect::<Vec<_>>());
         }
         let input_arg = format!("--input={}", p(&bundled));
-        assert_eq!(offload_ok(&["unbundle", "--type=o", "--list", &input_arg]), String::from_utf8(clang_bundler(&bundler, &["--type=o", "--list", &input_arg])).unwrap(), "{name}");
-        let outs: Vec<(PathBuf, PathBuf)> = (0..3).map(|i| (s.path(&format!("ours{i}")), s.path(&format!("theirs{i}")))).collect();
+        assert_eq!(
+            offload_ok(&["unbundle", "--type=o", "--list", &input_arg]),
+            String::from_utf8(clang_bundler(&bundler, &["--type=o", "--list", &input_arg])).unwrap(),
+            "{name}"
+        );
+        let outs: Vec<(PathBuf, PathBuf)> =
+            (0..3).map(|i| (s.path(&format!("ours{i}")), s.path(&format!("theirs{i}")))).collect();
         let targets = format!("--targets={T3}");
         let mut ours_args = vec!["unbundle".to_string(), "--type=o".into(), targets.clone(), input_arg.clone()];
         let mut theirs_args = vec!["--unbundle".to_string(), "--type=o".into(), targets.clone(), input_arg.clone()];
         if name == "host.o" {
             // Without bundles both tools fail ("can't find bundles") unless missing ones are allowed.
-            let err = offload_err(&["unbundle", "--type=o", &targets, &input_arg, "--output=/dev/null", "--output=/dev/null", "--output=/dev/null"]);
+            let err = offload_err(&[
+                "unbundle",
+                "--type=o",
+                &targets,
+                &input_arg,
+                "--output=/dev/null",
+                "--output=/dev/null",
+                "--output=/dev/null",
+            ]);
             assert!(err.contains("can't find bundles for"), "{err}");
             ours_args.push("--allow-missing-bundles".into());
             theirs_args.push("--allow-missing-bundles".into());
@@ -187,31 +266,55 @@ fn unbundle_type_o_matches_clang_on_its_bundled_objects() {
 #[test]
 fn replaced_hip_fatbin_is_what_the_linked_program_registers() {
     const TEST: &str = "replaced_hip_fatbin_is_what_the_linked_program_registers";
-    let (Some(clang), Some(objcopy), Some(readelf)) = (tool("clang", TEST), tool("llvm-objcopy", TEST), tool("llvm-readelf", TEST)) else { return };
+    let (Some(clang), Some(objcopy), Some(readelf)) =
+        (tool("clang", TEST), tool("llvm-objcopy", TEST), tool("llvm-readelf", TEST))
+    else {
+        return;
+    };
     let Some(cc) = system_cc(TEST) else { return };
     let s = Scratch::new(SUITE, "hip");
     for compress in [false, true] {
         let extra: &[&str] = if compress { &["--offload-compress"] } else { &[] };
         let obj = hosts::hip_object(&clang, s.dir(), "kern.hip", hosts::KERN_HIP, "kern.o", extra);
         let original = s.path("original.fatbin");
-        run_ok(Command::new(&objcopy).arg(format!("--dump-section=.hip_fatbin={}", p(&original))).arg(&obj).arg(s.path("discard.o")));
+        run_ok(
+            Command::new(&objcopy)
+                .arg(format!("--dump-section=.hip_fatbin={}", p(&original)))
+                .arg(&obj)
+                .arg(s.path("discard.o")),
+        );
         let before = hosts::link_with_stub_and_run(&cc, s.dir(), &[&obj], "before");
         assert!(before.starts_with(&hosts::registered_line(&read(&original))), "{before}");
         let payloads = payloads_for(&s, &clang, &objcopy, &original, compress);
         for (what, payload) in &payloads {
             let out = s.path("replaced.o");
-            let said = offload_ok(&["replace-section", p(&obj), "--section", ".hip_fatbin", "--with", p(payload), "-o", p(&out)]);
+            let said = offload_ok(&[
+                "replace-section",
+                p(&obj),
+                "--section",
+                ".hip_fatbin",
+                "--with",
+                p(payload),
+                "-o",
+                p(&out),
+            ]);
             assert!(said.contains("(object re-laid out)"), "{said}");
             readelf_is_clean(&readelf, &out);
             let printed = hosts::link_with_stub_and_run(&cc, s.dir(), &[&out], "after");
-            let expected = format!("{}\nkernel _Z5scalePffi\nkernel _Z4fillPii\nmain ran\n", hosts::registered_line(&read(payload)));
+            let expected = format!(
+                "{}\nkernel _Z5scalePffi\nkernel _Z4fillPii\nmain ran\n",
+                hosts::registered_line(&read(payload))
+            );
             assert_eq!(printed, expected, "compress={compress} {what}");
             let listed = offload_ok(&["list", p(&out)]);
             assert!(listed.contains("hipv4-amdgcn-amd-amdhsa--gfx90a"), "{listed}");
         }
         let sizes: Vec<u64> = payloads.iter().map(|(_, f)| f.metadata().unwrap().len()).collect();
         let original_size = original.metadata().unwrap().len();
-        assert!(sizes[0] > original_size && sizes[1] < original_size, "compress={compress}: {sizes:?} around {original_size}");
+        assert!(
+            sizes[0] > original_size && sizes[1] < original_size,
+            "compress={compress}: {sizes:?} around {original_size}"
+        );
     }
 }
 
@@ -220,20 +323,49 @@ fn replaced_hip_fatbin_is_what_the_linked_program_registers() {
 /// (smaller). For a compressed bundle: `offload decompress` (bigger), and the same kernel
 /// compiled for gfx90a only by clang with --offload-compress (smaller; our zstd, about level 1,
 /// compresses less than clang's level 3, so recompressing with it would not shrink the payload).
-fn payloads_for(s: &Scratch, clang: &Path, objcopy: &Path, original: &Path, compressed: bool) -> [(&'static str, PathBuf); 2] {
+fn payloads_for(
+    s: &Scratch,
+    clang: &Path,
+    objcopy: &Path,
+    original: &Path,
+    compressed: bool,
+) -> [(&'static str, PathBuf); 2] {
     let (bigger, smaller) = (s.path("bigger.fatbin"), s.path("smaller.fatbin"));
     if compressed {
         offload_ok(&["decompress", p(original), "-o", p(&bigger)]);
-        let one = hosts::hip_object_for(clang, s.dir(), "kern.hip", hosts::KERN_HIP, "one.o", "gfx90a", &["--offload-compress"]);
-        run_ok(Command::new(objcopy).arg(format!("--dump-section=.hip_fatbin={}", p(&smaller))).arg(&one).arg(s.path("discard1.o")));
+        let one = hosts::hip_object_for(
+            clang,
+            s.dir(),
+            "kern.hip",
+            hosts::KERN_HIP,
+            "one.o",
+            "gfx90a",
+            &["--offload-compress"],
+        );
+        run_ok(
+            Command::new(objcopy)
+                .arg(format!("--dump-section=.hip_fatbin={}", p(&smaller)))
+                .arg(&one)
+                .arg(s.path("discard1.o")),
+        );
     } else {
         let ids = offload_ok(&["unbundle", "--type=o", "--list", &format!("--input={}", p(original))]);
         let ids: Vec<&str> = ids.lines().collect();
         let parts: Vec<PathBuf> = (0..ids.len()).map(|i| s.path(&format!("entry{i}"))).collect();
-        let mut args = vec!["unbundle".to_string(), "--type=o".into(), format!("--targets={}", ids.join(",")), format!("--input={}", p(original))];
+        let mut args = vec![
+            "unbundle".to_string(),
+            "--type=o".into(),
+            format!("--targets={}", ids.join(",")),
+            format!("--input={}", p(original)),
+        ];
         args.extend(parts.iter().map(|x| format!("--output={}", p(x))));
         offload_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        let mut args = vec!["bundle".to_string(), "--type=o".into(), "--bundle-align=8192".into(), format!("--targets={}", ids.join(","))];
+        let mut args = vec![
+            "bundle".to_string(),
+            "--type=o".into(),
+            "--bundle-align=8192".into(),
+            format!("--targets={}", ids.join(",")),
+        ];
         args.extend(parts.iter().map(|x| format!("--input={}", p(x))));
         args.push(format!("--output={}", p(&bigger)));
         offload_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -247,7 +379,11 @@ fn payloads_for(s: &Scratch, clang: &Path, objcopy: &Path, original: &Path, comp
 #[test]
 fn replaced_llvm_offloading_shows_the_repackaged_images() {
     const TEST: &str = "replaced_llvm_offloading_shows_the_repackaged_images";
-    let (Some(clang), Some(objdump), Some(readelf)) = (tool("clang", TEST), tool("llvm-objdump", TEST), tool("llvm-readelf", TEST)) else { return };
+    let (Some(clang), Some(objdump), Some(readelf)) =
+        (tool("clang", TEST), tool("llvm-objdump", TEST), tool("llvm-readelf", TEST))
+    else {
+        return;
+    };
     let s = Scratch::new(SUITE, "omp");
     let obj = hosts::openmp_object(&clang, s.dir());
     let images = s.path("images");
@@ -266,7 +402,8 @@ fn replaced_llvm_offloading_shows_the_repackaged_images() {
     readelf_is_clean(&readelf, &out);
     let work = s.path("objdump");
     std::fs::create_dir_all(&work).unwrap();
-    let shown = String::from_utf8(run_ok(Command::new(&objdump).current_dir(&work).arg("--offloading").arg(&out))).unwrap();
+    let shown =
+        String::from_utf8(run_ok(Command::new(&objdump).current_dir(&work).arg("--offloading").arg(&out))).unwrap();
     let archs: Vec<&str> = shown.lines().filter_map(|l| l.strip_prefix("arch")).map(str::trim).collect();
     assert_eq!(archs, ["gfx90a", "gfx942"], "{shown}");
     assert_eq!(shown.matches("OFFLOADING IMAGE").count(), 2, "{shown}");
@@ -278,17 +415,33 @@ fn replaced_llvm_offloading_shows_the_repackaged_images() {
 #[test]
 fn shared_library_in_place_or_refused() {
     const TEST: &str = "shared_library_in_place_or_refused";
-    let (Some(clang), Some(objcopy), Some(readelf)) = (tool("clang", TEST), tool("llvm-objcopy", TEST), tool("llvm-readelf", TEST)) else { return };
+    let (Some(clang), Some(objcopy), Some(readelf)) =
+        (tool("clang", TEST), tool("llvm-objcopy", TEST), tool("llvm-readelf", TEST))
+    else {
+        return;
+    };
     let s = Scratch::new(SUITE, "library");
     let lib = hosts::hip_shared_library(&clang, s.dir());
     let fatbin = s.path("lib.fatbin");
-    run_ok(Command::new(&objcopy).arg(format!("--dump-section=.hip_fatbin={}", p(&fatbin))).arg(&lib).arg(s.path("discard.so")));
+    run_ok(
+        Command::new(&objcopy)
+            .arg(format!("--dump-section=.hip_fatbin={}", p(&fatbin)))
+            .arg(&lib)
+            .arg(s.path("discard.so")),
+    );
     let payload = s.path("one.ccob");
     std::fs::write(&payload, read(&fixture("hip_elf_2arch_compressed.hipfb"))).unwrap();
     let out = s.path("out.so");
-    let said = offload_ok(&["replace-section", p(&lib), "--section", ".hip_fatbin", "--with", p(&payload), "-o", p(&out)]);
+    let said =
+        offload_ok(&["replace-section", p(&lib), "--section", ".hip_fatbin", "--with", p(&payload), "-o", p(&out)]);
     let (old, new) = (read(&fatbin).len(), read(&payload).len());
-    assert!(said.contains(&format!("{old} -> {old} bytes (written in place, {} zero bytes of padding after the payload)", old - new)), "{said}");
+    assert!(
+        said.contains(&format!(
+            "{old} -> {old} bytes (written in place, {} zero bytes of padding after the payload)",
+            old - new
+        )),
+        "{said}"
+    );
     readelf_is_clean(&readelf, &out);
     let listed = offload_ok(&["list", p(&out)]);
     assert!(listed.contains("device targets (2)") && listed.contains("gfx906:xnack-"), "{listed}");
@@ -296,7 +449,8 @@ fn shared_library_in_place_or_refused() {
     let big = s.path("big.bundle");
     offload_ok(&["decompress", p(&fixture("hip_elf_2arch_compressed.hipfb")), "-o", p(&big)]);
     let refused = s.path("refused.so");
-    let err = offload_err(&["replace-section", p(&lib), "--section", ".hip_fatbin", "--with", p(&big), "-o", p(&refused)]);
+    let err =
+        offload_err(&["replace-section", p(&lib), "--section", ".hip_fatbin", "--with", p(&big), "-o", p(&refused)]);
     let over = read(&big).len() - old;
     assert!(err.contains(&format!("{} bytes, {over} bytes over", read(&big).len())), "{err}");
     assert!(err.contains("fixed addresses"), "{err}");
@@ -311,12 +465,29 @@ fn coff_and_macho_objects_through_the_cli() {
     let s = Scratch::new(SUITE, "coff-macho");
     let bundle = s.path("bundle.bin");
     std::fs::write(&bundle, read(&fixture("hip_elf_2arch.hipfb"))).unwrap();
-    for (host, section, payload) in [("hip_coff_compressed.obj", ".hip_fatbin", bundle.clone()), ("macho_objcopy_offloading.o", "__LLVM,__offloading", fixture("omp_elf_2arch.offload"))] {
+    for (host, section, payload) in [
+        ("hip_coff_compressed.obj", ".hip_fatbin", bundle.clone()),
+        ("macho_objcopy_offloading.o", "__LLVM,__offloading", fixture("omp_elf_2arch.offload")),
+    ] {
         let out = s.path("out");
-        let said = offload_ok(&["replace-section", p(&fixture(host)), "--section", section, "--with", p(&payload), "-o", p(&out)]);
+        let said = offload_ok(&[
+            "replace-section",
+            p(&fixture(host)),
+            "--section",
+            section,
+            "--with",
+            p(&payload),
+            "-o",
+            p(&out),
+        ]);
         assert!(said.contains("(object re-laid out)"), "{said}");
         let dumped = s.path("dumped");
-        run_ok(Command::new(&objcopy).arg(format!("--dump-section={section}={}", p(&dumped))).arg(&out).arg(s.path("discard")));
+        run_ok(
+            Command::new(&objcopy)
+                .arg(format!("--dump-section={section}={}", p(&dumped)))
+                .arg(&out)
+                .arg(s.path("discard")),
+        );
         assert_eq!(read(&dumped), read(&payload), "{host}");
     }
 }
@@ -331,9 +502,27 @@ fn replace_section_errors_leave_the_output_alone() {
     let host = fixture("hip_elf_2arch.o");
     let err = offload_err(&["replace-section", p(&host), "--section", ".text", "--with", p(&payload), "-o", p(&out)]);
     assert!(err.contains("hip_elf_2arch.o: at byte 0 (section to replace): expected one of this file's offload sections: .hip_fatbin, found `.text`"), "{err}");
-    let err = offload_err(&["replace-section", p(&host), "--section", ".hip_fatbin", "--with", p(&s.path("missing")), "-o", p(&out)]);
+    let err = offload_err(&[
+        "replace-section",
+        p(&host),
+        "--section",
+        ".hip_fatbin",
+        "--with",
+        p(&s.path("missing")),
+        "-o",
+        p(&out),
+    ]);
     assert!(err.contains("missing: cannot read"), "{err}");
-    let err = offload_err(&["replace-section", p(&fixture("bundle_bin.bc")), "--section", ".hip_fatbin", "--with", p(&payload), "-o", p(&out)]);
+    let err = offload_err(&[
+        "replace-section",
+        p(&fixture("bundle_bin.bc")),
+        "--section",
+        ".hip_fatbin",
+        "--with",
+        p(&payload),
+        "-o",
+        p(&out),
+    ]);
     assert!(err.contains("(host file headers)"), "{err}");
     assert_eq!(read(&out), b"keep me");
 }
@@ -352,7 +541,10 @@ fn bundle_type_o_refuses_coff_hosts() {
         &format!("--input={}", p(&dev)),
         &format!("--output={}", p(&out)),
     ]);
-    assert!(err.contains("cannot make a bundled object from this host object") && err.contains("found a Coff file"), "{err}");
+    assert!(
+        err.contains("cannot make a bundled object from this host object") && err.contains("found a Coff file"),
+        "{err}"
+    );
     assert!(!out.exists());
 }
 
@@ -369,12 +561,48 @@ fn unbundling_a_non_bundle_needs_allow_missing_bundles() {
     let outs = |tag: &str| [s.path(&format!("{tag}.host")), s.path(&format!("{tag}.dev"))];
     let [oh, od] = outs("ours");
     let [th, td] = outs("theirs");
-    let err = offload_err(&["unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&oh)), &format!("--output={}", p(&od))]);
+    let err = offload_err(&[
+        "unbundle",
+        "--type=bc",
+        targets,
+        &input_arg,
+        &format!("--output={}", p(&oh)),
+        &format!("--output={}", p(&od)),
+    ]);
     assert!(err.contains("can't find bundles for"), "{err}");
-    let refused = Command::new(&bundler).args(["--unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&th)), &format!("--output={}", p(&td))]).output().unwrap();
+    let refused = Command::new(&bundler)
+        .args([
+            "--unbundle",
+            "--type=bc",
+            targets,
+            &input_arg,
+            &format!("--output={}", p(&th)),
+            &format!("--output={}", p(&td)),
+        ])
+        .output()
+        .unwrap();
     assert!(!refused.status.success(), "clang-offload-bundler accepted a non-bundle without --allow-missing-bundles");
-    offload_ok(&["unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&oh)), &format!("--output={}", p(&od)), "--allow-missing-bundles"]);
-    clang_bundler(&bundler, &["--unbundle", "--type=bc", targets, &input_arg, &format!("--output={}", p(&th)), &format!("--output={}", p(&td)), "--allow-missing-bundles"]);
+    offload_ok(&[
+        "unbundle",
+        "--type=bc",
+        targets,
+        &input_arg,
+        &format!("--output={}", p(&oh)),
+        &format!("--output={}", p(&od)),
+        "--allow-missing-bundles",
+    ]);
+    clang_bundler(
+        &bundler,
+        &[
+            "--unbundle",
+            "--type=bc",
+            targets,
+            &input_arg,
+            &format!("--output={}", p(&th)),
+            &format!("--output={}", p(&td)),
+            "--allow-missing-bundles",
+        ],
+    );
     assert_eq!((read(&oh), read(&od)), (read(&th), read(&td)));
     assert_eq!(read(&oh), read(&input));
 }

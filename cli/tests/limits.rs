@@ -48,7 +48,17 @@ fn max_decompressed_refuses_a_bigger_bundle_in_every_command() {
     let small = "10000";
     let runs: [Vec<&str>; 3] = [
         vec!["decompress", &ccob, "-o", out, "--max-decompressed", small],
-        vec!["unbundle", "--type=bc", "--input", &ccob, "--targets=host-x86_64-unknown-linux-gnu", "--output", out, "--max-decompressed", small],
+        vec![
+            "unbundle",
+            "--type=bc",
+            "--input",
+            &ccob,
+            "--targets=host-x86_64-unknown-linux-gnu",
+            "--output",
+            out,
+            "--max-decompressed",
+            small,
+        ],
         vec!["list", &ccob, "--verify", "--max-decompressed", small],
     ];
     for args in &runs {

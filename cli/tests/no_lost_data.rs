@@ -52,7 +52,8 @@ fn every_container_written_reads_back() {
     let targets = "--targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a";
     for (ty, compress) in [("bc", false), ("bc", true), ("ll", false)] {
         let out = dir.join(format!("out.{ty}.{compress}"));
-        let mut args = vec!["bundle", "--type", ty, targets, "--input", s(&host), "--input", s(&dev), "--output", s(&out)];
+        let mut args =
+            vec!["bundle", "--type", ty, targets, "--input", s(&host), "--input", s(&dev), "--output", s(&out)];
         if compress {
             args.push("--compress");
         }

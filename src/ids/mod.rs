@@ -59,9 +59,9 @@ mod diagnostics;
 mod entry_id;
 mod processors;
 mod target_id;
-mod triple;
 #[cfg(test)]
 mod tests;
+mod triple;
 
 pub use composition::*;
 pub use diagnostics::*;

@@ -487,10 +487,7 @@ fn diagnoses_lost_and_unmatchable_target_ids() {
     let m = messages("host-x86_64-unknown-linux-gnu");
     assert_eq!(
         m,
-        vec![(
-            Severity::Note,
-            "clang-offload-bundler 22 writes this ID as 'host-x86_64-unknown-linux-gnu-'".into()
-        )]
+        vec![(Severity::Note, "clang-offload-bundler 22 writes this ID as 'host-x86_64-unknown-linux-gnu-'".into())]
     );
 }
 

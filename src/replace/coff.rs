@@ -88,7 +88,9 @@ fn read_section_header(input: &[u8], at: u64) -> Result<SectionHeader> {
 
 /// Every range the headers describe lies within the file.
 fn check_ranges(input: &[u8], f: &File) -> Result<()> {
-    let within = |start: u32, size: u64, at: u64, what: &'static str| crate::util::bytes::slice_at(input, u64::from(start), size, at, what).map(|_| ());
+    let within = |start: u32, size: u64, at: u64, what: &'static str| {
+        crate::util::bytes::slice_at(input, u64::from(start), size, at, what).map(|_| ())
+    };
     for s in &f.sections {
         if s.characteristics & UNINITIALIZED == 0 && s.raw_pointer != 0 {
             within(s.raw_pointer, u64::from(s.raw_size), s.at + 20, "COFF section raw data")?;
@@ -112,11 +114,25 @@ fn check_ranges(input: &[u8], f: &File) -> Result<()> {
 pub(super) fn replace(input: &[u8], target: &OffloadSection, payload: &[u8]) -> Result<Vec<u8>> {
     let number = target.index;
     let f = read_file(input)?;
-    let t = number.checked_sub(1).and_then(|i| f.sections.get(i)).ok_or_else(|| Error::new(2, "COFF section count", format!("a section numbered {number}"), format!("{} sections", f.sections.len())))?;
+    let t = number.checked_sub(1).and_then(|i| f.sections.get(i)).ok_or_else(|| {
+        Error::new(
+            2,
+            "COFF section count",
+            format!("a section numbered {number}"),
+            format!("{} sections", f.sections.len()),
+        )
+    })?;
     if t.characteristics & UNINITIALIZED != 0 || t.raw_pointer == 0 || t.raw_size == 0 {
-        return Err(Error::new(t.at + 20, "COFF section raw data", "a section with bytes in the file to replace", "an empty or uninitialized section"));
+        return Err(Error::new(
+            t.at + 20,
+            "COFF section raw data",
+            "a section with bytes in the file to replace",
+            "an empty or uninitialized section",
+        ));
     }
-    let new_len = u32::try_from(payload.len()).map_err(|_| Error::new(t.at + 16, "COFF section raw size", "a payload below 4 GiB", format!("{} bytes", payload.len())))?;
+    let new_len = u32::try_from(payload.len()).map_err(|_| {
+        Error::new(t.at + 16, "COFF section raw size", "a payload below 4 GiB", format!("{} bytes", payload.len()))
+    })?;
     check_shrink(reference_beyond(input, &f, t, number, new_len)?, target, payload)?;
     // COFF objects pack their parts without alignment: move what follows by the exact difference.
     let splice = Splice::new(u64::from(t.raw_pointer), u64::from(t.raw_size), u64::from(new_len), 1)?;
@@ -139,13 +155,18 @@ fn reference_beyond(input: &[u8], f: &File, t: &SectionHeader, number: usize, le
     }
     for_each_symbol(input, f, |at, section, value, class, aux| {
         let definition = class == IMAGE_SYM_CLASS_STATIC && aux > 0 && value == 0;
-        Ok((section == number as i16 && !definition && value > len).then(|| format!("the symbol at byte {at} (value {value:#x})")))
+        Ok((section == number as i16 && !definition && value > len)
+            .then(|| format!("the symbol at byte {at} (value {value:#x})")))
     })
 }
 
 /// Calls `visit(at, section number, value, storage class, aux count)` for every symbol record
 /// (auxiliary records skipped) until it returns something.
-fn for_each_symbol<T>(input: &[u8], f: &File, mut visit: impl FnMut(u64, i16, u32, u8, u8) -> Result<Option<T>>) -> Result<Option<T>> {
+fn for_each_symbol<T>(
+    input: &[u8],
+    f: &File,
+    mut visit: impl FnMut(u64, i16, u32, u8, u8) -> Result<Option<T>>,
+) -> Result<Option<T>> {
     let mut i = 0u64;
     while i < u64::from(f.symbol_count) {
         let at = u64::from(f.symbol_table) + i * SYMBOL;
@@ -172,7 +193,11 @@ fn patch_header(out: &mut [u8], f: &File, splice: &Splice) -> Result<()> {
 fn patch_section_table(out: &mut [u8], f: &File, splice: &Splice, number: usize, new_len: u32) -> Result<()> {
     for (i, s) in f.sections.iter().enumerate() {
         // A pointer of 0 means "none" in COFF; it is before everything, so it never moves.
-        for (field, value, what) in [(20, s.raw_pointer, "COFF section raw data pointer"), (24, s.relocations, "COFF relocation pointer"), (28, s.line_numbers, "COFF line number pointer")] {
+        for (field, value, what) in [
+            (20, s.raw_pointer, "COFF section raw data pointer"),
+            (24, s.relocations, "COFF relocation pointer"),
+            (28, s.line_numbers, "COFF line number pointer"),
+        ] {
             let moved = splice.map(u64::from(value), s.at + field, what)?;
             LE.put(out, s.at + field, 4, moved);
         }
@@ -186,8 +211,15 @@ fn patch_section_table(out: &mut [u8], f: &File, splice: &Splice, number: usize,
 /// Updates the replaced section's section definition (the static symbol naming the section),
 /// read in the new file at its new place.
 fn patch_section_definition(out: &mut [u8], f: &File, splice: &Splice, number: usize, payload: &[u8]) -> Result<()> {
-    let moved = File { symbol_table: splice.map(u64::from(f.symbol_table), 8, "COFF symbol table pointer")? as u32, symbol_count: f.symbol_count, sections: Vec::new() };
-    let aux = for_each_symbol(out, &moved, |at, section, value, class, aux| Ok((section == number as i16 && class == IMAGE_SYM_CLASS_STATIC && aux > 0 && value == 0).then_some(at + SYMBOL)))?;
+    let moved = File {
+        symbol_table: splice.map(u64::from(f.symbol_table), 8, "COFF symbol table pointer")? as u32,
+        symbol_count: f.symbol_count,
+        sections: Vec::new(),
+    };
+    let aux = for_each_symbol(out, &moved, |at, section, value, class, aux| {
+        Ok((section == number as i16 && class == IMAGE_SYM_CLASS_STATIC && aux > 0 && value == 0)
+            .then_some(at + SYMBOL))
+    })?;
     if let Some(aux) = aux {
         LE.put(out, aux, 4, payload.len() as u64);
         if LE.u32(out, aux + 8, "COFF section checksum")? != 0 {

@@ -55,7 +55,9 @@ fn form(input: &[u8]) -> Result<(Endian, bool)> {
         Some([0xfe, 0xed, 0xfa, 0xcf]) => Ok((Endian { big: true }, true)),
         Some([0xce, 0xfa, 0xed, 0xfe]) => Ok((Endian { big: false }, false)),
         Some([0xcf, 0xfa, 0xed, 0xfe]) => Ok((Endian { big: false }, true)),
-        other => Err(Error::new(0, "Mach-O magic", "feedface or feedfacf in either byte order", format!("{other:02x?}"))),
+        other => {
+            Err(Error::new(0, "Mach-O magic", "feedface or feedfacf in either byte order", format!("{other:02x?}")))
+        }
     }
 }
 
@@ -100,10 +102,18 @@ struct File {
 
 impl File {
     fn word(&self, input: &[u8], at: u64, what: &'static str) -> Result<u64> {
-        if self.is64 { self.e.u64(input, at, what) } else { self.e.u32(input, at, what).map(u64::from) }
+        if self.is64 {
+            self.e.u64(input, at, what)
+        } else {
+            self.e.u32(input, at, what).map(u64::from)
+        }
     }
     fn word_width(&self) -> u8 {
-        if self.is64 { 8 } else { 4 }
+        if self.is64 {
+            8
+        } else {
+            4
+        }
     }
 }
 
@@ -120,7 +130,12 @@ fn read_file(input: &[u8]) -> Result<File> {
         let cmd = e.u32(input, at, "Mach-O load command")?;
         let size = u64::from(e.u32(input, at + 4, "Mach-O load command size")?);
         if size < 8 || at + size > end {
-            return Err(Error::new(at + 4, "Mach-O load command size", format!("at least 8 bytes, within the {sizeofcmds} bytes of load commands"), format!("{size}")));
+            return Err(Error::new(
+                at + 4,
+                "Mach-O load command size",
+                format!("at least 8 bytes, within the {sizeofcmds} bytes of load commands"),
+                format!("{size}"),
+            ));
         }
         read_command(input, &mut f, cmd, at, size)?;
         at += size;
@@ -131,7 +146,8 @@ fn read_file(input: &[u8]) -> Result<File> {
 fn read_command(input: &[u8], f: &mut File, cmd: u32, at: u64, size: u64) -> Result<()> {
     let e = f.e;
     let mut field = |offset: u64, width: u8, what: &'static str| -> Result<()> {
-        let value = if width == 8 { e.u64(input, at + offset, what)? } else { u64::from(e.u32(input, at + offset, what)?) };
+        let value =
+            if width == 8 { e.u64(input, at + offset, what)? } else { u64::from(e.u32(input, at + offset, what)?) };
         f.offsets.push(OffsetField { at: at + offset, width, value, what });
         Ok(())
     };
@@ -140,7 +156,10 @@ fn read_command(input: &[u8], f: &mut File, cmd: u32, at: u64, size: u64) -> Res
         LC_SYMTAB => {
             field(8, 4, "Mach-O symbol table offset")?;
             field(16, 4, "Mach-O string table offset")?;
-            f.symbols = Some((e.u32(input, at + 8, "Mach-O symbol table offset")?, e.u32(input, at + 12, "Mach-O symbol count")?));
+            f.symbols = Some((
+                e.u32(input, at + 8, "Mach-O symbol table offset")?,
+                e.u32(input, at + 12, "Mach-O symbol count")?,
+            ));
         }
         LC_DYSYMTAB => {
             for offset in [32, 40, 48, 56, 64, 72] {
@@ -169,14 +188,20 @@ fn read_segment(input: &[u8], f: &mut File, at: u64, size: u64) -> Result<()> {
     let nsects = u64::from(f.e.u32(input, at + 32 + 4 * w, "Mach-O section count")?);
     let (header, each) = if f.is64 { (72, 80) } else { (56, 68) };
     if header + nsects * each > size {
-        return Err(Error::new(at + 4, "Mach-O load command size", format!("room for {nsects} sections"), format!("{size} bytes")));
+        return Err(Error::new(
+            at + 4,
+            "Mach-O load command size",
+            format!("room for {nsects} sections"),
+            format!("{size} bytes"),
+        ));
     }
     let index = f.segments.len();
     f.segments.push(segment);
     for i in 0..nsects {
         let s = at + header + i * each;
         let name_bytes = crate::util::bytes::slice_at(input, s, 32, s, "Mach-O section name")?;
-        let text = |b: &[u8]| String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned();
+        let text =
+            |b: &[u8]| String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned();
         let after_size = s + 32 + 2 * w;
         f.sections.push(Section {
             at: s,
@@ -197,10 +222,22 @@ fn read_segment(input: &[u8], f: &mut File, at: u64, size: u64) -> Result<()> {
 pub(super) fn replace(input: &[u8], target: &OffloadSection, payload: &[u8]) -> Result<Vec<u8>> {
     let f = read_file(input)?;
     let ordinal = target.index;
-    let t = ordinal.checked_sub(1).and_then(|i| f.sections.get(i)).ok_or_else(|| Error::new(16, "Mach-O section", format!("a section numbered {ordinal}"), format!("{} sections", f.sections.len())))?;
+    let t = ordinal.checked_sub(1).and_then(|i| f.sections.get(i)).ok_or_else(|| {
+        Error::new(
+            16,
+            "Mach-O section",
+            format!("a section numbered {ordinal}"),
+            format!("{} sections", f.sections.len()),
+        )
+    })?;
     let after_size = t.at + 32 + 2 * u64::from(f.word_width());
     if ZEROFILL.contains(&(t.flags & 0xff)) || t.size == 0 {
-        return Err(Error::new(after_size, "Mach-O section offset", "a section with bytes in the file to replace", format!("`{}`, empty or zero-filled", t.name)));
+        return Err(Error::new(
+            after_size,
+            "Mach-O section offset",
+            "a section with bytes in the file to replace",
+            format!("`{}`, empty or zero-filled", t.name),
+        ));
     }
     let new_len = payload.len() as u64;
     check_growth(&f, t, new_len)?;
@@ -221,8 +258,17 @@ fn check_growth(f: &File, t: &Section, new_len: u64) -> Result<()> {
     }
     let end = t.addr.saturating_add(new_len);
     let overlaps = |addr: u64, size: u64| size > 0 && addr < end && addr.saturating_add(size) > t.addr;
-    let section = f.sections.iter().find(|s| !core::ptr::eq(*s, t) && overlaps(s.addr, s.size)).map(|s| (format!("section `{}`", s.name), s.addr));
-    let segment = f.segments.iter().enumerate().find(|(i, g)| *i != t.segment && overlaps(g.vmaddr, g.vmsize)).map(|(_, g)| (String::from("another segment"), g.vmaddr));
+    let section = f
+        .sections
+        .iter()
+        .find(|s| !core::ptr::eq(*s, t) && overlaps(s.addr, s.size))
+        .map(|s| (format!("section `{}`", s.name), s.addr));
+    let segment = f
+        .segments
+        .iter()
+        .enumerate()
+        .find(|(i, g)| *i != t.segment && overlaps(g.vmaddr, g.vmsize))
+        .map(|(_, g)| (String::from("another segment"), g.vmaddr));
     if let Some((what, addr)) = section.or(segment) {
         return Err(Error::new(
             t.at + 32,
@@ -272,7 +318,12 @@ fn patch_offsets(out: &mut [u8], f: &File, splice: &Splice) -> Result<()> {
             f.e.put(out, after_size, 4, splice.map(u64::from(s.offset), after_size, "Mach-O section offset")?);
         }
         if s.nreloc != 0 {
-            f.e.put(out, after_size + 8, 4, splice.map(u64::from(s.reloff), after_size + 8, "Mach-O relocation offset")?);
+            f.e.put(
+                out,
+                after_size + 8,
+                4,
+                splice.map(u64::from(s.reloff), after_size + 8, "Mach-O relocation offset")?,
+            );
         }
     }
     Ok(())
@@ -284,7 +335,8 @@ fn patch_segments(out: &mut [u8], f: &File, splice: &Splice, t: &Section, new_le
     for (i, g) in f.segments.iter().enumerate() {
         if g.filesize != 0 {
             let start = splice.map(g.fileoff, g.at + 24 + 2 * w, "Mach-O segment file offset")?;
-            let end = splice.map(g.fileoff.saturating_add(g.filesize), g.at + 24 + 3 * w, "Mach-O segment file size")?;
+            let end =
+                splice.map(g.fileoff.saturating_add(g.filesize), g.at + 24 + 3 * w, "Mach-O segment file size")?;
             f.e.put(out, g.at + 24 + 2 * w, f.word_width(), start);
             f.e.put(out, g.at + 24 + 3 * w, f.word_width(), end.saturating_sub(start));
         }

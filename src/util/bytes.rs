@@ -29,13 +29,7 @@ pub fn checked_end(offset: u64, size: u64, at: u64, context: &'static str) -> Re
 
 /// The sub-slice `[offset, offset + size)` of `data`, checked. `at` is where the offset was read,
 /// for the error message.
-pub fn slice_at<'a>(
-    data: &'a [u8],
-    offset: u64,
-    size: u64,
-    at: u64,
-    context: &'static str,
-) -> Result<&'a [u8]> {
+pub fn slice_at<'a>(data: &'a [u8], offset: u64, size: u64, at: u64, context: &'static str) -> Result<&'a [u8]> {
     let end = checked_end(offset, size, at, context)?;
     if end > data.len() as u64 {
         return Err(Error::new(

@@ -125,12 +125,7 @@ impl State {
 
     fn mix(&mut self, s: &[u8]) {
         let h = &mut self.h;
-        h[0] = h[0]
-            .wrapping_add(h[1])
-            .wrapping_add(h[3])
-            .wrapping_add(u64_at(s, 8))
-            .rotate_right(37)
-            .wrapping_mul(K1);
+        h[0] = h[0].wrapping_add(h[1]).wrapping_add(h[3]).wrapping_add(u64_at(s, 8)).rotate_right(37).wrapping_mul(K1);
         h[1] = h[1].wrapping_add(h[4]).wrapping_add(u64_at(s, 48)).rotate_right(42).wrapping_mul(K1);
         h[0] ^= h[6];
         h[1] = h[1].wrapping_add(h[3]).wrapping_add(u64_at(s, 40));

@@ -93,7 +93,12 @@ pub fn registered_line(payload: &[u8]) -> String {
 
 pub fn run_ok(cmd: &mut Command) -> Vec<u8> {
     let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -112,7 +117,15 @@ pub fn hip_object(clang: &Path, dir: &Path, name: &str, source: &str, out: &str,
 }
 
 /// Compiles `source` (written to `dir/name`) as HIP for `archs` (comma separated) into `dir/out`.
-pub fn hip_object_for(clang: &Path, dir: &Path, name: &str, source: &str, out: &str, archs: &str, extra: &[&str]) -> PathBuf {
+pub fn hip_object_for(
+    clang: &Path,
+    dir: &Path,
+    name: &str,
+    source: &str,
+    out: &str,
+    archs: &str,
+    extra: &[&str],
+) -> PathBuf {
     std::fs::write(dir.join("mini_hip.h"), MINI_HIP_H).unwrap();
     std::fs::write(dir.join(name), source).unwrap();
     let obj = dir.join(out);
@@ -132,10 +145,24 @@ pub fn hip_object_for(clang: &Path, dir: &Path, name: &str, source: &str, out: &
 pub fn hip_shared_library(clang: &Path, dir: &Path) -> PathBuf {
     let mut objects = Vec::new();
     for (i, (name, source)) in LIB_TUS.iter().enumerate() {
-        objects.push(hip_object(clang, dir, name, source, &format!("lib{i}.o"), &["--offload-compress", "-fPIC", &format!("-cuid=lib{i}")]));
+        objects.push(hip_object(
+            clang,
+            dir,
+            name,
+            source,
+            &format!("lib{i}.o"),
+            &["--offload-compress", "-fPIC", &format!("-cuid=lib{i}")],
+        ));
     }
     let lib = dir.join("libhip3.so");
-    run_ok(Command::new(clang).current_dir(dir).args(["-shared", "-nostdlib", "-fuse-ld=lld", "-Wl,--build-id=none"]).args(&objects).arg("-o").arg(&lib));
+    run_ok(
+        Command::new(clang)
+            .current_dir(dir)
+            .args(["-shared", "-nostdlib", "-fuse-ld=lld", "-Wl,--build-id=none"])
+            .args(&objects)
+            .arg("-o")
+            .arg(&lib),
+    );
     lib
 }
 
@@ -143,7 +170,12 @@ pub fn hip_shared_library(clang: &Path, dir: &Path) -> PathBuf {
 pub fn openmp_object(clang: &Path, dir: &Path) -> PathBuf {
     std::fs::write(dir.join("saxpy.c"), OMP_C).unwrap();
     let obj = dir.join("saxpy_omp.o");
-    run_ok(Command::new(clang).current_dir(dir).args(["-fopenmp", "--offload-arch=gfx90a", "-nogpulib", "-O2", "-c", "saxpy.c", "-o"]).arg(&obj));
+    run_ok(
+        Command::new(clang)
+            .current_dir(dir)
+            .args(["-fopenmp", "--offload-arch=gfx90a", "-nogpulib", "-O2", "-c", "saxpy.c", "-o"])
+            .arg(&obj),
+    );
     obj
 }
 

@@ -10,17 +10,18 @@
 #![allow(dead_code)]
 
 use offload::explore::{explore, Options};
-use offload::ids::{self, EntryId, TargetId};
 use offload::format::archive::ar as archive;
 use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
 use offload::format::{host, offload_binary};
+use offload::ids::{self, EntryId, TargetId};
 
 /// Decompression limit while fuzzing: large enough for real fixtures, small enough to be fast.
 const LIMIT: u64 = 16 << 20;
 
 /// The names of the targets, as in `fuzz/fuzz_targets/<name>.rs` and
 /// `tests/fuzz_regressions/<name>/`.
-pub const TARGETS: &[&str] = &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "archive", "host", "explore"];
+pub const TARGETS: &[&str] =
+    &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "archive", "host", "explore"];
 
 pub fn run(target: &str, data: &[u8]) {
     match target {
@@ -97,7 +98,8 @@ pub fn compressed(data: &[u8]) {
         if let Ok(plain) = cb.decompress(LIMIT) {
             let again = compressed::compress(&plain, cb.header.method, None, cb.header.version);
             if let Ok(again) = again {
-                let back = compressed::CompressedBundle::parse(&again).expect("a compressed bundle we wrote reads back");
+                let back =
+                    compressed::CompressedBundle::parse(&again).expect("a compressed bundle we wrote reads back");
                 assert_eq!(back.decompress(LIMIT).expect("and decompresses"), plain);
             }
         }
@@ -133,7 +135,8 @@ pub fn archive(data: &[u8]) {
     }
     // Whatever we can write must read back as the same names and bytes.
     let Ok(written) = archive::write_gnu(&members) else { return };
-    let back = archive::read(&written[..]).and_then(archive::Archive::complete).expect("an archive we wrote reads back");
+    let back =
+        archive::read(&written[..]).and_then(archive::Archive::complete).expect("an archive we wrote reads back");
     assert_eq!(back.members.len(), members.len());
     for (m, want) in back.members.iter().zip(&members) {
         assert_eq!(m.name, want.name);
@@ -192,13 +195,16 @@ fn edit_some_nodes(data: &[u8], tree: &offload::tree::Tree) {
                 Edit::MoveEntry { node, to: 0 },
             ],
             NodeKind::CompressedBundle => vec![Edit::Decompress { node }],
-            NodeKind::Bundle => vec![Edit::Compress { node, method: offload::codec::Method::Zlib, level: Some(1), version: 3 }],
+            NodeKind::Bundle => {
+                vec![Edit::Compress { node, method: offload::codec::Method::Zlib, level: Some(1), version: 3 }]
+            }
             NodeKind::Image | NodeKind::Section => vec![Edit::ReplaceContent { node, data: vec![0; 9] }],
             _ => continue,
         };
         for e in edits {
             if let Ok(edited) = apply(data, tree, &e) {
-                let _ = explore(&edited.bytes[..], "edited", &Options { max_decompressed: LIMIT, ..Options::default() });
+                let _ =
+                    explore(&edited.bytes[..], "edited", &Options { max_decompressed: LIMIT, ..Options::default() });
             }
         }
     }

@@ -60,9 +60,9 @@
 //! date, uid and gid 0, mode `644`, names of 16 bytes or more in the `//` table. It writes no
 //! symbol table; see its documentation for why.
 
-use crate::util::bytes::human_size;
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
+use crate::util::bytes::human_size;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -205,7 +205,12 @@ impl Member {
             return Ok(&[]);
         }
         input.read_bytes_at(self.data_offset, self.size).map_err(|()| {
-            Error::new(self.header.offset, "archive member data", format!("{} readable bytes at {}", self.size, self.data_offset), "a read error")
+            Error::new(
+                self.header.offset,
+                "archive member data",
+                format!("{} readable bytes at {}", self.size, self.data_offset),
+                "a read error",
+            )
         })
     }
 }
@@ -363,23 +368,39 @@ fn count_symbols<'a, R: ReadRef<'a>>(file: &ArchiveFile<'a, R>, special: &mut [S
 fn read_header<'a, R: ReadRef<'a>>(input: R, pos: u64, size: u64) -> Result<Header> {
     let left = size - pos;
     if left < HEADER_SIZE {
-        return Err(Error::new(pos, "archive member header", "a 60-byte member header", format!("{left} bytes before the end of the archive")));
+        return Err(Error::new(
+            pos,
+            "archive member header",
+            "a 60-byte member header",
+            format!("{left} bytes before the end of the archive"),
+        ));
     }
     let raw = input
         .read_bytes_at(pos, HEADER_SIZE)
         .map_err(|()| Error::new(pos, "archive member header", "60 readable bytes", "a read error"))?;
     if &raw[58..60] != TERMINATOR {
-        return Err(Error::new(pos + 58, "archive member header", "the header terminator \"`\\n\"", format!("{:02x?}", &raw[58..60])));
+        return Err(Error::new(
+            pos + 58,
+            "archive member header",
+            "the header terminator \"`\\n\"",
+            format!("{:02x?}", &raw[58..60]),
+        ));
     }
     let number = |field: &'static str, radix: u32| -> Result<Option<u64>> {
         let (_, at, width) = HEADER_FIELDS.iter().copied().find(|(n, _, _)| *n == field).unwrap_or(("", 0, 0));
         let bytes = &raw[at as usize..(at + width) as usize];
         parse_number(bytes, radix).ok_or_else(|| {
             let what = if radix == 8 { "octal digits" } else { "decimal digits" };
-            Error::new(pos + at, "archive member header", format!("{field}: {what} padded with spaces"), format!("{:?}", String::from_utf8_lossy(bytes)))
+            Error::new(
+                pos + at,
+                "archive member header",
+                format!("{field}: {what} padded with spaces"),
+                format!("{:?}", String::from_utf8_lossy(bytes)),
+            )
         })
     };
-    let size_field = number("size", 10)?.ok_or_else(|| Error::new(pos + 48, "archive member header", "size: a decimal byte count", "a blank field"))?;
+    let size_field = number("size", 10)?
+        .ok_or_else(|| Error::new(pos + 48, "archive member header", "size: a decimal byte count", "a blank field"))?;
     Ok(Header {
         offset: pos,
         name_field: String::from_utf8_lossy(&raw[..16]).trim_end_matches(' ').to_string(),
@@ -450,9 +471,14 @@ fn bsd_long_name<'a, R: ReadRef<'a>>(input: R, header: &Header) -> Result<Option
             ))
         }
     };
-    let bytes = input
-        .read_bytes_at(header.data_offset(), len)
-        .map_err(|()| Error::new(header.data_offset(), "archive member name", format!("{len} name bytes"), "fewer before the end of the archive"))?;
+    let bytes = input.read_bytes_at(header.data_offset(), len).map_err(|()| {
+        Error::new(
+            header.data_offset(),
+            "archive member name",
+            format!("{len} name bytes"),
+            "fewer before the end of the archive",
+        )
+    })?;
     let text = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
     Ok(Some(BsdName { text: String::from_utf8_lossy(text).into_owned(), len: len as usize }))
 }
@@ -460,7 +486,8 @@ fn bsd_long_name<'a, R: ReadRef<'a>>(input: R, header: &Header) -> Result<Option
 /// Whether a leading member is a symbol table or the long-name table.
 /// Names that readers take for special members (symbol tables, the long-name table) when they
 /// come first.
-const SPECIAL_NAMES: &[&str] = &["/", "//", "/SYM64/", "/<ECSYMBOLS>/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"];
+const SPECIAL_NAMES: &[&str] =
+    &["/", "//", "/SYM64/", "/<ECSYMBOLS>/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"];
 
 fn special_kind(header: &Header, bsd_name: Option<&BsdName>) -> Option<SpecialKind> {
     let name = bsd_name.map_or(header.name_field.as_str(), |n| n.text.as_str());
@@ -498,7 +525,12 @@ fn member<'a, R: ReadRef<'a>>(
     // `object` and the walk must agree on where the data is; a disagreement is a bug here,
     // reported rather than trusted.
     if !thin && parsed.file_range() != (data_offset, size) {
-        return Err(Error::new(header.offset, "archive member", format!("data at {data_offset} ({size} bytes)"), format!("{:?} as read by object", parsed.file_range())));
+        return Err(Error::new(
+            header.offset,
+            "archive member",
+            format!("data at {data_offset} ({size} bytes)"),
+            format!("{:?} as read by object", parsed.file_range()),
+        ));
     }
     Ok(Member { header, name, name_range, data_offset, size, thin })
 }
@@ -515,11 +547,19 @@ fn gnu_name_offset(header: &Header) -> Option<u64> {
 /// Why `object` could not resolve a member's name, with the expected and found values.
 fn name_error(header: &Header, long_names: Option<&Special>, e: object::read::Error) -> Error {
     match (gnu_name_offset(header), long_names) {
-        (Some(at), None) => Error::new(header.offset, "archive member name", "a `//` long-name table for the name reference", format!("`/{at}` and no table")),
+        (Some(at), None) => Error::new(
+            header.offset,
+            "archive member name",
+            "a `//` long-name table for the name reference",
+            format!("`/{at}` and no table"),
+        ),
         (Some(at), Some(table)) => Error::new(
             header.offset,
             "archive member name",
-            format!("an offset of a `name/\\n` entry within the {}-byte long-name table at byte {}", table.size, table.data_offset),
+            format!(
+                "an offset of a `name/\\n` entry within the {}-byte long-name table at byte {}",
+                table.size, table.data_offset
+            ),
             format!("`/{at}`"),
         ),
         _ => Error::new(header.offset, "archive member", "a member header object can read", e.to_string()),
@@ -564,7 +604,12 @@ pub fn write_gnu(members: &[NewMember]) -> Result<Vec<u8>> {
             name_fields.push(format!("{}/", m.name));
         }
         if m.data.len() as u64 > MAX_MEMBER_SIZE {
-            return Err(Error::new(0, "archive member", format!("at most {MAX_MEMBER_SIZE} bytes (10 decimal digits)"), format!("{} bytes in `{}`", m.data.len(), m.name)));
+            return Err(Error::new(
+                0,
+                "archive member",
+                format!("at most {MAX_MEMBER_SIZE} bytes (10 decimal digits)"),
+                format!("{} bytes in `{}`", m.data.len(), m.name),
+            ));
         }
     }
     if long_names.len() % 2 == 1 {
@@ -590,11 +635,21 @@ pub fn write_gnu(members: &[NewMember]) -> Result<Vec<u8>> {
 /// Names go into fixed fields or a `/\n`-separated table: no newline, no NUL, not empty.
 fn check_name(index: usize, name: &str) -> Result<()> {
     if name.is_empty() || name.contains(['\n', '\0']) {
-        return Err(Error::new(index as u64, "archive member name", "a non-empty name without newline or NUL", format!("{name:?} (member {index})")));
+        return Err(Error::new(
+            index as u64,
+            "archive member name",
+            "a non-empty name without newline or NUL",
+            format!("{name:?} (member {index})"),
+        ));
     }
     // A member with a symbol table's name, placed first, would be read back as that table.
     if SPECIAL_NAMES.contains(&name) {
-        return Err(Error::new(index as u64, "archive member name", "a name that is not a special member's", format!("{name:?} (member {index})")));
+        return Err(Error::new(
+            index as u64,
+            "archive member name",
+            "a name that is not a special member's",
+            format!("{name:?} (member {index})"),
+        ));
     }
     Ok(())
 }
@@ -628,7 +683,8 @@ fn push_header(out: &mut Vec<u8>, name: &str, mode: Option<u32>, size: u64) {
 /// no children here; the explorer adds what it finds in each member's data.
 pub fn to_node(ar: &Archive, span: Span) -> Node {
     let kind = if ar.thin { "thin archive" } else { "archive" };
-    let mut node = Node::new(NodeKind::Archive, format!("{} {kind}, {} members", ar.format.as_str(), ar.members.len()), span);
+    let mut node =
+        Node::new(NodeKind::Archive, format!("{} {kind}, {} members", ar.format.as_str(), ar.members.len()), span);
     node.field("format", ar.format.as_str(), None);
     node.field("thin", ar.thin, None);
     node.field("magic", if ar.thin { "!<thin>\\n" } else { "!<arch>\\n" }, Some(span.sub(0, 8)));
@@ -640,7 +696,11 @@ pub fn to_node(ar: &Archive, span: Span) -> Node {
         node.children.push(member_node(m, span));
     }
     if ar.thin {
-        node.diag(Severity::Warning, format!("thin archive: {}; a regular archive (`llvm-ar rc`) can be inspected", thin_message(ar)), None);
+        node.diag(
+            Severity::Warning,
+            format!("thin archive: {}; a regular archive (`llvm-ar rc`) can be inspected", thin_message(ar)),
+            None,
+        );
     }
     if let Some(e) = &ar.error {
         node.diag(Severity::Error, e.to_string(), Some(span.sub(e.offset.min(span.size), 0)));
@@ -679,11 +739,17 @@ fn special_node(s: &Special, base: Span) -> Node {
     let mut node = match &s.kind {
         SpecialKind::SymbolTable { name, symbols } => {
             let count = symbols.map_or("unreadable".to_string(), |n| format!("{n} symbols"));
-            let mut n = Node::new(NodeKind::SymbolTable, format!("symbol table `{name}` ({count}, {})", human_size(s.size)), span);
+            let mut n = Node::new(
+                NodeKind::SymbolTable,
+                format!("symbol table `{name}` ({count}, {})", human_size(s.size)),
+                span,
+            );
             n.field("symbols", symbols.map_or(crate::tree::Value::Null, crate::tree::Value::Uint), None);
             n
         }
-        SpecialKind::LongNames => Node::new(NodeKind::StringTable, format!("long-name table `//` ({})", human_size(s.size)), span),
+        SpecialKind::LongNames => {
+            Node::new(NodeKind::StringTable, format!("long-name table `//` ({})", human_size(s.size)), span)
+        }
     };
     node.field("name", s.header.name_field.as_str(), Some(span_of(base, &s.header.field_range("name"))));
     header_fields(&mut node, &s.header, base);

@@ -20,10 +20,10 @@
 //! - One GNU archive per target, members in the order found, written by
 //!   [`crate::format::archive::ar::write_gnu`] (no symbol table; see there).
 
+use crate::error::{Error, Result};
 use crate::format::archive::ar::{self, Archive, NewMember};
 use crate::format::bundle::binary::Bundle;
 use crate::format::bundle::compressed;
-use crate::error::{Error, Result};
 use crate::format::host::{self, SectionRole};
 use crate::ids::{self, EntryId, Violation};
 use alloc::borrow::Cow;
@@ -114,7 +114,8 @@ pub fn read_members(input: &[u8], max_decompressed: u64) -> core::result::Result
         .map(|m| {
             let in_member = |error: Error| ArchiveError { member: Some(m.name.clone()), error };
             let data = m.data(input).map_err(in_member)?;
-            let (kind, entries) = member_entries(data, max_decompressed).map_err(|e| in_member(e.shifted(m.data_offset)))?;
+            let (kind, entries) =
+                member_entries(data, max_decompressed).map_err(|e| in_member(e.shifted(m.data_offset)))?;
             Ok(MemberEntries { name: m.name.clone(), kind, entries })
         })
         .collect()
@@ -122,7 +123,12 @@ pub fn read_members(input: &[u8], max_decompressed: u64) -> core::result::Result
 
 /// The error for a thin archive: what it is, and which members live elsewhere.
 pub fn thin_error(ar: &Archive) -> Error {
-    Error::new(0, "archive", "an archive that holds its members (`!<arch>\\n`)", format!("a thin archive (`!<thin>\\n`): {}", ar::thin_message(ar)))
+    Error::new(
+        0,
+        "archive",
+        "an archive that holds its members (`!<arch>\\n`)",
+        format!("a thin archive (`!<thin>\\n`): {}", ar::thin_message(ar)),
+    )
 }
 
 /// The bundle entries of one member's bytes, and how the member carries them. Offsets in errors
@@ -168,7 +174,12 @@ fn decompress_member(data: &[u8], limit: u64) -> Result<Vec<u8>> {
     let end = cb.size();
     if let Some(at) = data.get(end as usize..).and_then(|rest| rest.iter().position(|&b| b != 0)) {
         let at = end + at as u64;
-        return Err(Error::new(at, "compressed bundle", "nothing but zero padding after the compressed bundle", format!("byte {:#04x}", data[at as usize])));
+        return Err(Error::new(
+            at,
+            "compressed bundle",
+            "nothing but zero padding after the compressed bundle",
+            format!("byte {:#04x}", data[at as usize]),
+        ));
     }
     let plain = cb.decompress(limit)?;
     let computed = compressed::truncated_md5(&plain);
@@ -226,7 +237,8 @@ pub fn unbundle<'m>(
     let mut out: Vec<Vec<Extracted>> = targets.iter().map(|_| Vec::new()).collect();
     for member in members {
         for entry in &member.entries {
-            let id = EntryId::parse(&entry.id).map_err(|error| ArchiveError { member: Some(member.name.clone()), error })?;
+            let id =
+                EntryId::parse(&entry.id).map_err(|error| ArchiveError { member: Some(member.name.clone()), error })?;
             for (target, list) in targets.iter().zip(out.iter_mut()) {
                 if ids::compatible_with(&id, target, hip_openmp_compatible) {
                     list.push(Extracted {

@@ -19,9 +19,9 @@
 //! fills the gaps with zero bytes. Readers look entries up by ID; an offset of 0 or a range
 //! past the end makes the bundler stop reading the header silently, which we report instead.
 
-use crate::util::bytes::{align_up, checked_end, human_size, slice_at, Reader};
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
+use crate::util::bytes::{align_up, checked_end, human_size, slice_at, Reader};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
@@ -156,7 +156,8 @@ impl<'a> Bundle<'a> {
                 return Err(Error::new(e.header_at, "bundle entry offset", "a non-zero offset", "0"));
             }
             let bytes = slice_at(data, e.offset, e.size, e.header_at, "bundle entry range")?;
-            let raw_id = e.id_lossy.then(|| Cow::Borrowed(&data[(e.header_at + ENTRY_HEADER) as usize..][..e.id_len as usize]));
+            let raw_id =
+                e.id_lossy.then(|| Cow::Borrowed(&data[(e.header_at + ENTRY_HEADER) as usize..][..e.id_len as usize]));
             entries.push(BundleEntry { id: e.id.clone(), offset: e.offset, data: Cow::Borrowed(bytes), raw_id });
         }
         let unused = nonzero_unused_ranges(data, &header)
@@ -304,11 +305,7 @@ pub fn unused_ranges(len: u64, header: &Header) -> Vec<(u64, u64)> {
 /// a decompressed bundle: `span.size` is the bundle's full size). Entry nodes get no children
 /// here; the explorer adds what it finds inside each entry.
 pub fn header_node(header: &Header, span: Span) -> Node {
-    let mut node = Node::new(
-        NodeKind::Bundle,
-        format!("clang offload bundle, {} entries", header.entries.len()),
-        span,
-    );
+    let mut node = Node::new(NodeKind::Bundle, format!("clang offload bundle, {} entries", header.entries.len()), span);
     node.field("magic", "__CLANG_OFFLOAD_BUNDLE__", Some(span.sub(0, 24)));
     node.field("entry_count", header.entries.len() as u64, Some(span.sub(24, 8)));
     node.field("header_size", header.size, Some(span.sub(0, header.size)));
@@ -320,18 +317,19 @@ pub fn header_node(header: &Header, span: Span) -> Node {
 }
 
 fn entry_node(e: &EntryHeader, bundle: Span) -> Node {
-    let mut node = Node::new(
-        NodeKind::BundleEntry,
-        format!("{} ({})", e.id, human_size(e.size)),
-        bundle.sub(e.offset, e.size),
-    );
+    let mut node =
+        Node::new(NodeKind::BundleEntry, format!("{} ({})", e.id, human_size(e.size)), bundle.sub(e.offset, e.size));
     let at = e.header_at;
     node.editable("id", e.id.as_str(), Some(bundle.sub(at + 24, e.id_len)));
     node.field("offset", e.offset, Some(bundle.sub(at, 8)));
     node.field("size", e.size, Some(bundle.sub(at + 8, 8)));
     node.field("id_size", e.id_len, Some(bundle.sub(at + 16, 8)));
     if e.id_lossy {
-        node.diag(Severity::Warning, "entry ID is not valid UTF-8; shown with replacement characters", Some(bundle.sub(at + 24, e.id_len)));
+        node.diag(
+            Severity::Warning,
+            "entry ID is not valid UTF-8; shown with replacement characters",
+            Some(bundle.sub(at + 24, e.id_len)),
+        );
     }
     node
 }
@@ -343,15 +341,29 @@ fn diagnose_layout(node: &mut Node, header: &Header, span: Span) {
     for e in &header.entries {
         let end = e.offset.checked_add(e.size);
         if e.offset == 0 {
-            node.diag(Severity::Error, format!("entry `{}` has offset 0, which the bundler treats as the end of the header", e.id), Some(span.sub(e.header_at, 8)));
+            node.diag(
+                Severity::Error,
+                format!("entry `{}` has offset 0, which the bundler treats as the end of the header", e.id),
+                Some(span.sub(e.header_at, 8)),
+            );
         } else if end.is_none_or(|end| end > len) {
             node.diag(
                 Severity::Error,
-                format!("entry `{}` claims bytes {}..{} but the bundle has {} bytes", e.id, e.offset, e.offset.wrapping_add(e.size), len),
+                format!(
+                    "entry `{}` claims bytes {}..{} but the bundle has {} bytes",
+                    e.id,
+                    e.offset,
+                    e.offset.wrapping_add(e.size),
+                    len
+                ),
                 Some(span.sub(e.header_at, 16)),
             );
         } else if e.offset < header.size && e.size > 0 {
-            node.diag(Severity::Error, format!("entry `{}` overlaps the bundle header", e.id), Some(span.sub(e.offset, e.size)));
+            node.diag(
+                Severity::Error,
+                format!("entry `{}` overlaps the bundle header", e.id),
+                Some(span.sub(e.offset, e.size)),
+            );
         } else {
             ranges.push((e.offset, e.offset + e.size, &e.id));
         }
@@ -359,12 +371,20 @@ fn diagnose_layout(node: &mut Node, header: &Header, span: Span) {
     ranges.sort_unstable();
     for pair in ranges.windows(2) {
         if pair[1].0 < pair[0].1 {
-            node.diag(Severity::Warning, format!("entries `{}` and `{}` overlap", pair[0].2, pair[1].2), Some(span.sub(pair[1].0, pair[0].1 - pair[1].0)));
+            node.diag(
+                Severity::Warning,
+                format!("entries `{}` and `{}` overlap", pair[0].2, pair[1].2),
+                Some(span.sub(pair[1].0, pair[0].1 - pair[1].0)),
+            );
         }
     }
     for (i, e) in header.entries.iter().enumerate() {
         if header.entries[..i].iter().any(|p| p.id == e.id) {
-            node.diag(Severity::Warning, format!("entry ID `{}` appears more than once; the bundler keeps only the last", e.id), Some(span.sub(e.header_at, 24 + e.id.len() as u64)));
+            node.diag(
+                Severity::Warning,
+                format!("entry ID `{}` appears more than once; the bundler keeps only the last", e.id),
+                Some(span.sub(e.header_at, 24 + e.id.len() as u64)),
+            );
         }
     }
 }
@@ -376,9 +396,17 @@ pub fn diagnose_unused(node: &mut Node, data: &[u8], header: &Header, span: Span
         let trailing = header.entries.iter().all(|e| e.offset.saturating_add(e.size) <= start);
         if nonzero {
             let what = if trailing { "trailing" } else { "unused" };
-            node.diag(Severity::Warning, format!("{} {what} bytes at {start} are not zero and belong to no entry", end - start), Some(span.sub(start, end - start)));
+            node.diag(
+                Severity::Warning,
+                format!("{} {what} bytes at {start} are not zero and belong to no entry", end - start),
+                Some(span.sub(start, end - start)),
+            );
         } else if trailing {
-            node.diag(Severity::Note, format!("{} zero bytes of trailing padding", end - start), Some(span.sub(start, end - start)));
+            node.diag(
+                Severity::Note,
+                format!("{} zero bytes of trailing padding", end - start),
+                Some(span.sub(start, end - start)),
+            );
         }
     }
 }

@@ -36,10 +36,10 @@
 //! the next by its total size, never by looking for the text `CCOB`, which compressed data may
 //! contain by chance.
 
-use crate::util::bytes::{align_up, human_size, Reader};
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Value};
+use crate::util::bytes::{align_up, human_size, Reader};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -157,9 +157,8 @@ impl Header {
             return Err(Error::new(0, CONTEXT, "the magic \"CCOB\"", format!("{}", Escaped(&magic))));
         }
         let version = read_uint(data, VERSION_AT, "compressed bundle version")? as u16;
-        let layout = layout(version).ok_or_else(|| {
-            Error::new(VERSION_AT.offset, CONTEXT, "version 1, 2 or 3", format!("version {version}"))
-        })?;
+        let layout = layout(version)
+            .ok_or_else(|| Error::new(VERSION_AT.offset, CONTEXT, "version 1, 2 or 3", format!("version {version}")))?;
         let method_value = read_uint(data, METHOD_AT, "compressed bundle method")? as u16;
         let method = Method::from_u16(method_value).ok_or_else(|| {
             Error::new(
@@ -173,8 +172,7 @@ impl Header {
             Some(at) => Some(read_uint(data, at, "compressed bundle total size")?),
             None => None,
         };
-        let uncompressed_size =
-            read_uint(data, layout.uncompressed_size, "compressed bundle uncompressed size")?;
+        let uncompressed_size = read_uint(data, layout.uncompressed_size, "compressed bundle uncompressed size")?;
         let hash = read_uint(data, layout.hash, "compressed bundle hash")?;
         Ok(Header { version, method, total_size, uncompressed_size, hash })
     }
@@ -200,23 +198,13 @@ impl Header {
             (Some(at), Some(total)) => write_uint(out, total, at, "compressed bundle total size")?,
             (None, None) => {}
             (Some(at), None) => {
-                return Err(Error::new(
-                    at.offset,
-                    CONTEXT,
-                    "a total size (versions 2 and 3 have one)",
-                    "none",
-                ))
+                return Err(Error::new(at.offset, CONTEXT, "a total size (versions 2 and 3 have one)", "none"))
             }
             (None, Some(total)) => {
                 return Err(Error::new(8, CONTEXT, "no total size (version 1 has none)", format!("{total}")))
             }
         }
-        write_uint(
-            out,
-            self.uncompressed_size,
-            layout.uncompressed_size,
-            "compressed bundle uncompressed size",
-        )?;
+        write_uint(out, self.uncompressed_size, layout.uncompressed_size, "compressed bundle uncompressed size")?;
         write_uint(out, self.hash, layout.hash, "compressed bundle hash")
     }
 }
@@ -279,9 +267,8 @@ impl<'a> CompressedBundle<'a> {
 
     /// The same bundle with a header of another version; the payload is kept, not recompressed.
     pub fn with_version(&self, version: u16) -> Result<CompressedBundle<'a>> {
-        let size = header_size(version).ok_or_else(|| {
-            Error::new(VERSION_AT.offset, CONTEXT, "version 1, 2 or 3", format!("version {version}"))
-        })?;
+        let size = header_size(version)
+            .ok_or_else(|| Error::new(VERSION_AT.offset, CONTEXT, "version 1, 2 or 3", format!("version {version}")))?;
         let total_size = (version >= 2).then(|| size + self.payload.len() as u64);
         let header = Header { version, total_size, ..self.header.clone() };
         let bundle = CompressedBundle { header, payload: self.payload };
@@ -314,20 +301,14 @@ impl<'a> CompressedBundle<'a> {
     /// of the stream than that needs: enough to read the bundle's header and list its entries.
     pub fn header_prefix(&self, n: usize) -> Result<Vec<u8>> {
         let n = u64::try_from(n).unwrap_or(u64::MAX).min(self.header.uncompressed_size) as usize;
-        codec::decompress_prefix(self.header.method, self.payload, n)
-            .map_err(|e| e.shifted(self.payload_offset()))
+        codec::decompress_prefix(self.header.method, self.payload, n).map_err(|e| e.shifted(self.payload_offset()))
     }
 
     /// Checks the hash by decompressing in chunks, never holding the uncompressed bundle.
     pub fn verify(&self, limit: u64) -> Result<Verification> {
         self.check_limit(limit)?;
-        let digest = codec::decompressed_md5(
-            self.header.method,
-            self.payload,
-            self.header.uncompressed_size,
-            limit,
-        )
-        .map_err(|e| e.shifted(self.payload_offset()))?;
+        let digest = codec::decompressed_md5(self.header.method, self.payload, self.header.uncompressed_size, limit)
+            .map_err(|e| e.shifted(self.payload_offset()))?;
         Ok(Verification { stored: self.header.hash, computed: digest.truncated(), size: digest.size })
     }
 
@@ -344,11 +325,7 @@ fn checked_total_size(header: &Header, total: u64, available: usize) -> Result<u
         return Err(Error::new(
             8,
             CONTEXT,
-            format!(
-                "a total size of at least {} bytes (the version {} header)",
-                header.size(),
-                header.version
-            ),
+            format!("a total size of at least {} bytes (the version {} header)", header.size(), header.version),
             format!("{total}"),
         ));
     }
@@ -394,9 +371,8 @@ pub fn hash_mismatch(header: &Header, computed: u64) -> Error {
 /// Compresses an offload bundle into a compressed bundle of `version` (1, 2 or 3), as
 /// clang-offload-bundler does. Sizes the version cannot hold are refused, as LLVM refuses them.
 pub fn compress(bundle: &[u8], method: Method, level: Option<i32>, version: u16) -> Result<Vec<u8>> {
-    let size = header_size(version).ok_or_else(|| {
-        Error::new(0, "compressing a bundle", "version 1, 2 or 3", format!("version {version}"))
-    })?;
+    let size = header_size(version)
+        .ok_or_else(|| Error::new(0, "compressing a bundle", "version 1, 2 or 3", format!("version {version}")))?;
     let uncompressed_size = bundle.len() as u64;
     if version < 3 && uncompressed_size > u64::from(u32::MAX) {
         return Err(Error::new(
@@ -589,11 +565,7 @@ pub fn header_node(h: &Header, span: Span, hash_ok: Option<bool>) -> Node {
         );
     }
     if h.total_size.is_none() {
-        node.diag(
-            Severity::Note,
-            "version 1 has no total size: the payload runs to the end of the data",
-            None,
-        );
+        node.diag(Severity::Note, "version 1 has no total size: the payload runs to the end of the data", None);
     }
     node.children.push(payload_node(h, payload_span));
     node
@@ -605,8 +577,7 @@ pub fn verified_node(cb: &CompressedBundle, span: Span, limit: u64) -> Node {
         Ok(v) => {
             let mut node = to_node(cb, span, Some(v.ok()));
             if !v.ok() {
-                if let Some(d) = node.diagnostics.iter_mut().find(|d| d.message.starts_with("hash mismatch"))
-                {
+                if let Some(d) = node.diagnostics.iter_mut().find(|d| d.message.starts_with("hash mismatch")) {
                     d.message = format!("{} (it is 0x{:016x})", d.message, v.computed);
                 }
             }
@@ -664,15 +635,10 @@ pub fn found_to_node(found: &Found, base: Span) -> Node {
     let span = base.sub(found.offset, found.size);
     match &found.piece {
         Piece::Bundle(cb) => to_node(cb, span, None),
-        Piece::Padding => {
-            Node::new(NodeKind::Padding, format!("zero padding ({})", human_size(found.size)), span)
-        }
+        Piece::Padding => Node::new(NodeKind::Padding, format!("zero padding ({})", human_size(found.size)), span),
         Piece::Unknown { first_nonzero } => {
-            let mut node = Node::new(
-                NodeKind::Unknown,
-                format!("unrecognized bytes ({})", human_size(found.size)),
-                span,
-            );
+            let mut node =
+                Node::new(NodeKind::Unknown, format!("unrecognized bytes ({})", human_size(found.size)), span);
             node.diag(
                 Severity::Warning,
                 "non-zero bytes where only zero padding or a compressed bundle is expected",
@@ -868,13 +834,8 @@ mod tests {
     #[test]
     fn writing_refuses_what_the_version_cannot_hold() {
         let payload = [0u8; 4];
-        let header = Header {
-            version: 2,
-            method: Method::Zlib,
-            total_size: Some(28),
-            uncompressed_size: 1 << 32,
-            hash: 0,
-        };
+        let header =
+            Header { version: 2, method: Method::Zlib, total_size: Some(28), uncompressed_size: 1 << 32, hash: 0 };
         assert!(CompressedBundle { header: header.clone(), payload: &payload }.to_bytes().is_err());
         let header = Header { uncompressed_size: 5, total_size: Some(29), ..header };
         assert!(CompressedBundle { header: header.clone(), payload: &payload }.to_bytes().is_err());
@@ -898,10 +859,7 @@ mod tests {
                 assert_eq!(cb.to_bytes().unwrap(), bytes);
                 for other in VERSIONS {
                     let rewrapped = cb.with_version(other).unwrap().to_bytes().unwrap();
-                    assert_eq!(
-                        CompressedBundle::parse(&rewrapped).unwrap().decompress(u64::MAX).unwrap(),
-                        bundle
-                    );
+                    assert_eq!(CompressedBundle::parse(&rewrapped).unwrap().decompress(u64::MAX).unwrap(), bundle);
                 }
                 let node = verified_node(&cb, Span::new(0, 0, bytes.len() as u64), u64::MAX);
                 assert_eq!(node.get("hash_ok"), Some(&Value::Bool(true)));

@@ -17,12 +17,12 @@
 //! it yields the object with every `__CLANG_OFFLOAD_BUNDLE__*` section removed (llvm-objcopy
 //! `--remove-section`), any other section yields its bytes as they are.
 
-use crate::util::bytes::human_size;
-use crate::format::host::elf_rel::{RelocatableElf, SHF_EXCLUDE};
 use crate::error::{Error, Result};
+use crate::format::host::elf_rel::{RelocatableElf, SHF_EXCLUDE};
 use crate::format::host::{self, OffloadSection, SectionRole};
 use crate::ids;
 use crate::tree::{Node, NodeKind, Severity, Span};
+use crate::util::bytes::human_size;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -60,7 +60,9 @@ pub fn entries(data: &[u8]) -> Result<Vec<Entry<'_>>> {
         .sections
         .into_iter()
         .filter_map(|s| match s.role {
-            SectionRole::BundleEntry(id) => Some(Entry { id, section_index: s.index, file_offset: s.file_offset, data: s.data }),
+            SectionRole::BundleEntry(id) => {
+                Some(Entry { id, section_index: s.index, file_offset: s.file_offset, data: s.data })
+            }
             _ => None,
         })
         .collect())
@@ -81,7 +83,11 @@ pub fn tree_node(sections: &[OffloadSection<'_>]) -> Option<Node> {
         .collect();
     let start = entries.iter().map(|(s, _)| s.file_offset).min()?;
     let end = entries.iter().map(|(s, _)| s.file_offset.saturating_add(s.data.len() as u64)).max()?;
-    let mut node = Node::new(NodeKind::Bundle, format!("bundled object, {} entries (sections {SECTION_PREFIX}*)", entries.len()), Span::new(0, start, end - start));
+    let mut node = Node::new(
+        NodeKind::Bundle,
+        format!("bundled object, {} entries (sections {SECTION_PREFIX}*)", entries.len()),
+        Span::new(0, start, end - start),
+    );
     node.field("layout", "object sections", None);
     node.field("entry_count", entries.len() as u64, None);
     for (s, id) in &entries {
@@ -92,21 +98,27 @@ pub fn tree_node(sections: &[OffloadSection<'_>]) -> Option<Node> {
         node.diag(Severity::Warning, v.to_string(), None);
     }
     if !entries.iter().any(|(s, _)| is_host_placeholder(s.data)) {
-        node.diag(Severity::Note, "no section holds the one-byte host placeholder, so clang-offload-bundler finds no host entry", None);
+        node.diag(
+            Severity::Note,
+            "no section holds the one-byte host placeholder, so clang-offload-bundler finds no host entry",
+            None,
+        );
     }
     Some(node)
 }
 
 fn entry_node(s: &OffloadSection<'_>, id: &str) -> Node {
     let span = Span::new(0, s.file_offset, s.data.len() as u64);
-    let mut node = Node::new(NodeKind::BundleEntry, format!("{id} (section {}, {})", s.name, human_size(span.size)), span);
+    let mut node =
+        Node::new(NodeKind::BundleEntry, format!("{id} (section {}, {})", s.name, human_size(span.size)), span);
     node.editable("id", id, None);
     node.field("section", s.name.as_str(), None);
     node.field("index", s.index as u64, None);
     node.field("size", span.size, None);
     ids::annotate_entry_id(&mut node, id);
     if is_host_placeholder(s.data) {
-        let mut host = Node::new(NodeKind::Image, "host placeholder (one zero byte: the host code is this object)", span);
+        let mut host =
+            Node::new(NodeKind::Image, "host placeholder (one zero byte: the host code is this object)", span);
         host.field("format", "host placeholder", None);
         node.children.push(host);
     }
@@ -151,11 +163,21 @@ fn relocatable_host(data: &[u8]) -> Result<RelocatableElf<'_>> {
             Ok(kind) => format!("a {kind:?} file"),
             Err(_) => String::from("not an object file"),
         };
-        return Err(Error::new(0, "bundled object host", "an ELF relocatable object (COFF and Mach-O bundled objects are read, not written)", what));
+        return Err(Error::new(
+            0,
+            "bundled object host",
+            "an ELF relocatable object (COFF and Mach-O bundled objects are read, not written)",
+            what,
+        ));
     }
     let elf = RelocatableElf::parse(data)?;
     if !elf.is_relocatable() {
-        return Err(Error::new(16, "bundled object host", "an ELF relocatable object (ET_REL)", "another ELF file type"));
+        return Err(Error::new(
+            16,
+            "bundled object host",
+            "an ELF relocatable object (ET_REL)",
+            "another ELF file type",
+        ));
     }
     Ok(elf)
 }

@@ -13,9 +13,9 @@
 //! newline, and the content up to the next end marker; the newline that begins the end marker is
 //! not part of the content.
 
-use crate::util::bytes::human_size;
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
+use crate::util::bytes::human_size;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
@@ -91,9 +91,9 @@ fn marker(comment: &str, kind: &[u8]) -> Vec<u8> {
 }
 
 fn utf8_id(bytes: &[u8], at: usize) -> Result<String> {
-    core::str::from_utf8(bytes)
-        .map(String::from)
-        .map_err(|e| Error::new(at as u64 + e.valid_up_to() as u64, "text bundle entry ID", "UTF-8 text", "a byte that is not UTF-8"))
+    core::str::from_utf8(bytes).map(String::from).map_err(|e| {
+        Error::new(at as u64 + e.valid_up_to() as u64, "text bundle entry ID", "UTF-8 text", "a byte that is not UTF-8")
+    })
 }
 
 impl<'a> TextBundle<'a> {
@@ -125,7 +125,12 @@ impl<'a> TextBundle<'a> {
             let id = utf8_id(&data[id_at..id_end], id_at)?;
             let content_at = id_end + 1;
             let e = find(data, &end, content_at).ok_or_else(|| {
-                Error::new(content_at as u64, "text bundle entry", format!("an end marker for `{id}`"), "the end of input")
+                Error::new(
+                    content_at as u64,
+                    "text bundle entry",
+                    format!("an end marker for `{id}`"),
+                    "the end of input",
+                )
             })?;
             let end_id_at = e + end.len();
             let end_id_end = find(data, b"\n", end_id_at);
@@ -152,9 +157,15 @@ impl<'a> TextBundle<'a> {
             pos = next;
         }
         if entries.is_empty() {
-            return Err(Error::new(0, "text bundle", format!("a line `{comment} __CLANG_OFFLOAD_BUNDLE____START__ <id>`"), "no start marker"));
+            return Err(Error::new(
+                0,
+                "text bundle",
+                format!("a line `{comment} __CLANG_OFFLOAD_BUNDLE____START__ <id>`"),
+                "no start marker",
+            ));
         }
-        let bundle = TextBundle { comment: comment.into(), entries, trailing: Cow::Borrowed(&data[pos..]), final_newline };
+        let bundle =
+            TextBundle { comment: comment.into(), entries, trailing: Cow::Borrowed(&data[pos..]), final_newline };
         Ok((bundle, layouts))
     }
 
@@ -162,7 +173,8 @@ impl<'a> TextBundle<'a> {
     pub fn write(&self) -> Vec<u8> {
         let start = marker(&self.comment, START);
         let end = marker(&self.comment, END);
-        let mut out = Vec::with_capacity(self.entries.iter().map(|e| e.data.len() + 2 * (start.len() + e.id.len() + 1)).sum());
+        let mut out =
+            Vec::with_capacity(self.entries.iter().map(|e| e.data.len() + 2 * (start.len() + e.id.len() + 1)).sum());
         for (i, e) in self.entries.iter().enumerate() {
             out.extend_from_slice(&e.before);
             out.extend_from_slice(&start);
@@ -196,12 +208,21 @@ pub fn to_node(bundle: &TextBundle<'_>, layouts: &[EntryLayout], span: Span) -> 
     node.field("entry_count", bundle.entries.len() as u64, None);
     for (e, l) in bundle.entries.iter().zip(layouts) {
         let content = span.sub(l.content.0, l.content.1 - l.content.0);
-        let mut child = Node::new(NodeKind::BundleEntry, format!("{} ({})", e.id, human_size(e.data.len() as u64)), content);
+        let mut child =
+            Node::new(NodeKind::BundleEntry, format!("{} ({})", e.id, human_size(e.data.len() as u64)), content);
         child.editable("id", e.id.as_str(), Some(span.sub(l.id.0, l.id.1 - l.id.0)));
         child.field("offset", l.content.0, None);
         child.field("size", e.data.len() as u64, None);
-        child.field("start_marker", format!("{}..{}", l.start_marker.0, l.start_marker.1), Some(span.sub(l.start_marker.0, l.start_marker.1 - l.start_marker.0)));
-        child.field("end_marker", format!("{}..{}", l.end_marker.0, l.end_marker.1), Some(span.sub(l.end_marker.0, l.end_marker.1 - l.end_marker.0)));
+        child.field(
+            "start_marker",
+            format!("{}..{}", l.start_marker.0, l.start_marker.1),
+            Some(span.sub(l.start_marker.0, l.start_marker.1 - l.start_marker.0)),
+        );
+        child.field(
+            "end_marker",
+            format!("{}..{}", l.end_marker.0, l.end_marker.1),
+            Some(span.sub(l.end_marker.0, l.end_marker.1 - l.end_marker.0)),
+        );
         if let Some(inner) = find(&e.data, &marker(&bundle.comment, START), 0) {
             // The bundler would hand this whole stretch out as one entry: an end marker before
             // the inner start marker is missing or damaged.
@@ -214,17 +235,29 @@ pub fn to_node(bundle: &TextBundle<'_>, layouts: &[EntryLayout], span: Span) -> 
             );
         }
         if let Some(end_id) = &e.end_id {
-            child.diag(Severity::Warning, format!("end marker names `{end_id}`, not `{}`", e.id), Some(span.sub(l.end_marker.0, l.end_marker.1 - l.end_marker.0)));
+            child.diag(
+                Severity::Warning,
+                format!("end marker names `{end_id}`, not `{}`", e.id),
+                Some(span.sub(l.end_marker.0, l.end_marker.1 - l.end_marker.0)),
+            );
         }
         if !e.before.is_empty() {
             let at = l.start_marker.0 - e.before.len() as u64;
-            node.diag(Severity::Warning, format!("{} bytes before entry `{}` belong to no entry", e.before.len(), e.id), Some(span.sub(at, e.before.len() as u64)));
+            node.diag(
+                Severity::Warning,
+                format!("{} bytes before entry `{}` belong to no entry", e.before.len(), e.id),
+                Some(span.sub(at, e.before.len() as u64)),
+            );
         }
         node.children.push(child);
     }
     if !bundle.trailing.is_empty() {
         let len = bundle.trailing.len() as u64;
-        node.diag(Severity::Warning, format!("{len} trailing bytes belong to no entry"), Some(span.sub(span.size.saturating_sub(len), len)));
+        node.diag(
+            Severity::Warning,
+            format!("{len} trailing bytes belong to no entry"),
+            Some(span.sub(span.size.saturating_sub(len), len)),
+        );
     }
     if !bundle.final_newline {
         node.diag(Severity::Note, "the last end marker has no newline after it", None);

@@ -25,8 +25,8 @@
 //! program headers, `SHT_SYMTAB_SHNDX` and more than 65279 sections, allocated relocation
 //! sections, `SHT_CREL`, dynamic symbol tables.
 
-use crate::util::bytes::{align_up, checked_end, slice_at};
 use crate::error::{Error, Result};
+use crate::util::bytes::{align_up, checked_end, slice_at};
 use crate::util::strtab::StringTable;
 use alloc::borrow::Cow;
 use alloc::format;
@@ -69,13 +69,25 @@ struct Form {
 
 impl Form {
     fn ehdr_size(self) -> u64 {
-        if self.is64 { 64 } else { 52 }
+        if self.is64 {
+            64
+        } else {
+            52
+        }
     }
     fn shdr_size(self) -> u64 {
-        if self.is64 { 64 } else { 40 }
+        if self.is64 {
+            64
+        } else {
+            40
+        }
     }
     fn sym_size(self) -> u64 {
-        if self.is64 { 24 } else { 16 }
+        if self.is64 {
+            24
+        } else {
+            16
+        }
     }
     fn rel_size(self, rela: bool) -> u64 {
         match (self.is64, rela) {
@@ -87,7 +99,11 @@ impl Form {
     }
     /// The size of an address, which is also what symbol and relocation tables are aligned to.
     fn word(self) -> u64 {
-        if self.is64 { 8 } else { 4 }
+        if self.is64 {
+            8
+        } else {
+            4
+        }
     }
 
     fn read<const N: usize>(self, data: &[u8], at: u64, what: &'static str) -> Result<[u8; N]> {
@@ -113,7 +129,11 @@ impl Form {
     }
     /// A field that is 8 bytes in ELF64 and 4 bytes in ELF32.
     fn word_at(self, data: &[u8], at: u64, what: &'static str) -> Result<u64> {
-        if self.is64 { self.u64(data, at, what) } else { self.u32(data, at, what).map(u64::from) }
+        if self.is64 {
+            self.u64(data, at, what)
+        } else {
+            self.u32(data, at, what).map(u64::from)
+        }
     }
 
     fn put(self, out: &mut [u8], at: u64, le_bytes: &[u8]) {
@@ -135,7 +155,11 @@ impl Form {
     }
     /// Writes a word-sized field; in ELF32 only the low 32 bits (the value was read from 32 bits).
     fn put_word(self, out: &mut [u8], at: u64, v: u64) {
-        if self.is64 { self.put_u64(out, at, v) } else { self.put_u32(out, at, v as u32) }
+        if self.is64 {
+            self.put_u64(out, at, v)
+        } else {
+            self.put_u32(out, at, v as u32)
+        }
     }
 }
 
@@ -165,16 +189,31 @@ enum Link {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Kind<'a> {
     /// Bytes as read (none for `SHT_NOBITS`); the link follows the section it names.
-    Data { bytes: Cow<'a, [u8]>, link: Link },
+    Data {
+        bytes: Cow<'a, [u8]>,
+        link: Link,
+    },
     /// Bytes with link and info written exactly as read: compressed sections, and sections
     /// added or replaced (llvm-objcopy's owned data sections).
     Raw(Cow<'a, [u8]>),
     /// A string table rebuilt from the names that use it.
     StringTable,
     /// The symbol table; its names are in `strtab`.
-    SymbolTable { strtab: usize },
-    Relocations { rela: bool, symtab: Option<usize>, target: Option<usize>, entries: Vec<Relocation> },
-    Group { symtab: Option<usize>, signature: Option<usize>, flag_word: u32, members: Vec<usize> },
+    SymbolTable {
+        strtab: usize,
+    },
+    Relocations {
+        rela: bool,
+        symtab: Option<usize>,
+        target: Option<usize>,
+        entries: Vec<Relocation>,
+    },
+    Group {
+        symtab: Option<usize>,
+        signature: Option<usize>,
+        flag_word: u32,
+        members: Vec<usize>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,7 +314,15 @@ impl<'a> RelocatableElf<'a> {
         for r in &raw {
             sections.push(make_section(data, r, &raw[shstrtab])?);
         }
-        let mut elf = RelocatableElf { form, header, sections, symbols: Vec::new(), symtab: None, shstrtab, symbols_removed: false };
+        let mut elf = RelocatableElf {
+            form,
+            header,
+            sections,
+            symbols: Vec::new(),
+            symtab: None,
+            shstrtab,
+            symbols_removed: false,
+        };
         elf.read_symbol_table(data, &raw)?;
         elf.resolve_links(data, &raw)?;
         Ok(elf)
@@ -327,10 +374,18 @@ impl<'a> RelocatableElf<'a> {
     /// Replaces the bytes of the section at `position`, keeping its header, as
     /// `llvm-objcopy --update-section` does.
     pub fn replace_data(&mut self, position: usize, data: Cow<'a, [u8]>) -> Result<()> {
-        let s = self.sections.get_mut(position).ok_or_else(|| err(0, "section to replace", "an existing section", format!("position {position}")))?;
+        let s = self
+            .sections
+            .get_mut(position)
+            .ok_or_else(|| err(0, "section to replace", "an existing section", format!("position {position}")))?;
         let replaceable = matches!(s.kind, Kind::Data { .. } | Kind::Raw(_)) && s.sh_type != SHT_NOBITS;
         if !replaceable {
-            return Err(err(s.header_at, "section to replace", "a section that holds plain bytes", format!("section `{}` of type {:#x}", String::from_utf8_lossy(&s.name), s.sh_type)));
+            return Err(err(
+                s.header_at,
+                "section to replace",
+                "a section that holds plain bytes",
+                format!("section `{}` of type {:#x}", String::from_utf8_lossy(&s.name), s.sh_type),
+            ));
         }
         s.size = data.len() as u64;
         s.kind = Kind::Raw(data);
@@ -345,9 +400,10 @@ impl<'a> RelocatableElf<'a> {
             return Some(format!("symbol `{}` at offset {:#x}", String::from_utf8_lossy(y.name), y.value));
         }
         self.sections.iter().find_map(|s| match &s.kind {
-            Kind::Relocations { target: Some(t), entries, .. } if *t == position => {
-                entries.iter().find(|e| e.offset >= len).map(|e| format!("a relocation at offset {:#x} (in `{}`)", e.offset, String::from_utf8_lossy(&s.name)))
-            }
+            Kind::Relocations { target: Some(t), entries, .. } if *t == position => entries
+                .iter()
+                .find(|e| e.offset >= len)
+                .map(|e| format!("a relocation at offset {:#x} (in `{}`)", e.offset, String::from_utf8_lossy(&s.name))),
             _ => None,
         })
     }
@@ -359,7 +415,12 @@ impl<'a> RelocatableElf<'a> {
         let mut doomed: Vec<bool> = self.sections.iter().map(|s| remove(&s.name)).collect();
         for (i, s) in self.sections.iter().enumerate() {
             if doomed[i] && !matches!(s.kind, Kind::Data { .. } | Kind::Raw(_)) {
-                return Err(err(s.header_at, "section removal", "only plain data sections to be removed", format!("`{}`, a table other sections depend on", String::from_utf8_lossy(&s.name))));
+                return Err(err(
+                    s.header_at,
+                    "section removal",
+                    "only plain data sections to be removed",
+                    format!("`{}`, a table other sections depend on", String::from_utf8_lossy(&s.name)),
+                ));
             }
         }
         let dependents: Vec<bool> = self.sections.iter().map(|s| is_dependent_of(s, &doomed)).collect();
@@ -376,14 +437,24 @@ impl<'a> RelocatableElf<'a> {
     /// Writes the object in llvm-objcopy's layout.
     pub fn write(&self) -> Result<Vec<u8>> {
         if self.sections.len() + 1 >= SHN_LORESERVE as usize {
-            return Err(err(0, "section count", format!("fewer than {} sections", SHN_LORESERVE - 1), format!("{}", self.sections.len())));
+            return Err(err(
+                0,
+                "section count",
+                format!("fewer than {} sections", SHN_LORESERVE - 1),
+                format!("{}", self.sections.len()),
+            ));
         }
         let order = self.symbol_order();
         let tables = self.string_tables();
         let sizes = self.section_sizes(&tables)?;
         let (offsets, shoff) = self.layout(&sizes)?;
         let count = self.sections.len() as u64 + 1;
-        let total = checked_end(shoff, count.checked_mul(self.form.shdr_size()).ok_or_else(|| overflow("section header table"))?, 0, "output size")?;
+        let total = checked_end(
+            shoff,
+            count.checked_mul(self.form.shdr_size()).ok_or_else(|| overflow("section header table"))?,
+            0,
+            "output size",
+        )?;
         self.check_padding(total, &sizes)?;
         let total = usize::try_from(total).map_err(|_| overflow("output size"))?;
         let mut out = vec![0u8; total];
@@ -448,7 +519,12 @@ fn read_file_header(data: &[u8], form: Form) -> Result<(FileHeader, SectionTable
     };
     let phnum = f.u16(data, flags_at + 8, "program header count")?;
     if phnum != 0 {
-        return Err(err(flags_at + 8, "program header count", "an object without program headers (a relocatable object)", format!("{phnum} program headers")));
+        return Err(err(
+            flags_at + 8,
+            "program header count",
+            "an object without program headers (a relocatable object)",
+            format!("{phnum} program headers"),
+        ));
     }
     let shentsize = f.u16(data, flags_at + 10, "section header size")?;
     if u64::from(shentsize) != f.shdr_size() {
@@ -470,7 +546,12 @@ fn read_file_header(data: &[u8], form: Form) -> Result<(FileHeader, SectionTable
     }
     let room = (data.len() as u64).saturating_sub(offset) / f.shdr_size();
     if count > room || count == 0 {
-        return Err(err(offset, "section header table", format!("between 1 and {room} section headers (what fits in the file)"), format!("{count}")));
+        return Err(err(
+            offset,
+            "section header table",
+            format!("between 1 and {room} section headers (what fits in the file)"),
+            format!("{count}"),
+        ));
     }
     Ok((header, SectionTable { offset, count, shstrndx, shstrndx_at: flags_at + 14 }))
 }
@@ -531,24 +612,43 @@ fn section_name_table(raw: &[RawSection], index: u32, at: u64) -> Result<usize> 
     let position = (index as usize).checked_sub(1).filter(|&p| p < raw.len());
     match position {
         Some(p) if is_string_table(&raw[p]) => Ok(p),
-        _ => Err(err(at, "section name table index", format!("the index of a non-allocated string table among {} sections", raw.len() + 1), format!("{index}"))),
+        _ => Err(err(
+            at,
+            "section name table index",
+            format!("the index of a non-allocated string table among {} sections", raw.len() + 1),
+            format!("{index}"),
+        )),
     }
 }
 
 /// The NUL-terminated string at `offset` of a string table.
 fn string_at<'a>(table: &'a [u8], offset: u32, at: u64, what: &'static str) -> Result<&'a [u8]> {
-    let rest = table.get(offset as usize..).ok_or_else(|| err(at, what, format!("an offset within the {}-byte string table", table.len()), format!("{offset}")))?;
-    let end = rest.iter().position(|&b| b == 0).ok_or_else(|| err(at, what, "a NUL-terminated string", "a string running to the end of its table"))?;
+    let rest = table.get(offset as usize..).ok_or_else(|| {
+        err(at, what, format!("an offset within the {}-byte string table", table.len()), format!("{offset}"))
+    })?;
+    let end = rest
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or_else(|| err(at, what, "a NUL-terminated string", "a string running to the end of its table"))?;
     Ok(&rest[..end])
 }
 
 fn make_section<'a>(data: &'a [u8], r: &RawSection, names: &RawSection) -> Result<Section<'a>> {
     let name = string_at(names.contents(data)?, r.name, r.at, "section name")?;
     let alloc = r.flags & SHF_ALLOC != 0;
-    let refuse = |what: &str| Err(err(r.at, "section type", format!("a section llvm-objcopy's layout is reproduced for, not {what}"), format!("`{}` of type {:#x}", String::from_utf8_lossy(name), r.sh_type)));
+    let refuse = |what: &str| {
+        Err(err(
+            r.at,
+            "section type",
+            format!("a section llvm-objcopy's layout is reproduced for, not {what}"),
+            format!("`{}` of type {:#x}", String::from_utf8_lossy(name), r.sh_type),
+        ))
+    };
     let kind = match r.sh_type {
         SHT_REL | SHT_RELA if alloc => return refuse("an allocated relocation section"),
-        SHT_REL | SHT_RELA => Kind::Relocations { rela: r.sh_type == SHT_RELA, symtab: None, target: None, entries: Vec::new() },
+        SHT_REL | SHT_RELA => {
+            Kind::Relocations { rela: r.sh_type == SHT_RELA, symtab: None, target: None, entries: Vec::new() }
+        }
         SHT_CREL => return refuse("a compact relocation section (SHT_CREL)"),
         SHT_STRTAB if !alloc => Kind::StringTable,
         SHT_SYMTAB => Kind::SymbolTable { strtab: 0 },
@@ -604,7 +704,12 @@ impl<'a> RelocatableElf<'a> {
         let f = self.form;
         let strtab = position_of(r.link, raw.len(), r.at, "symbol table link")?;
         if !is_string_table(&raw[strtab]) {
-            return Err(err(r.at, "symbol table link", "a non-allocated string table", format!("section {} of type {:#x}", r.link, raw[strtab].sh_type)));
+            return Err(err(
+                r.at,
+                "symbol table link",
+                "a non-allocated string table",
+                format!("section {} of type {:#x}", r.link, raw[strtab].sh_type),
+            ));
         }
         let entries = table_entries(data, r, f.sym_size())?;
         let names = raw[strtab].contents(data)?;
@@ -621,17 +726,43 @@ impl<'a> RelocatableElf<'a> {
     fn read_symbol(&self, data: &'a [u8], at: u64, index: usize, names: &'a [u8], count: usize) -> Result<Symbol<'a>> {
         let f = self.form;
         let (name, info, other, shndx, value, size) = if f.is64 {
-            (f.u32(data, at, "symbol name")?, f.u8(data, at + 4, "symbol info")?, f.u8(data, at + 5, "symbol other")?, f.u16(data, at + 6, "symbol section")?, f.u64(data, at + 8, "symbol value")?, f.u64(data, at + 16, "symbol size")?)
+            (
+                f.u32(data, at, "symbol name")?,
+                f.u8(data, at + 4, "symbol info")?,
+                f.u8(data, at + 5, "symbol other")?,
+                f.u16(data, at + 6, "symbol section")?,
+                f.u64(data, at + 8, "symbol value")?,
+                f.u64(data, at + 16, "symbol size")?,
+            )
         } else {
-            (f.u32(data, at, "symbol name")?, f.u8(data, at + 12, "symbol info")?, f.u8(data, at + 13, "symbol other")?, f.u16(data, at + 14, "symbol section")?, u64::from(f.u32(data, at + 4, "symbol value")?), u64::from(f.u32(data, at + 8, "symbol size")?))
+            (
+                f.u32(data, at, "symbol name")?,
+                f.u8(data, at + 12, "symbol info")?,
+                f.u8(data, at + 13, "symbol other")?,
+                f.u16(data, at + 14, "symbol section")?,
+                u64::from(f.u32(data, at + 4, "symbol value")?),
+                u64::from(f.u32(data, at + 8, "symbol size")?),
+            )
         };
         let name = string_at(names, name, at, "symbol name")?;
         let shndx = match shndx {
             0 => SectionIndex::Undefined,
-            SHN_XINDEX => return Err(err(at + 6, "symbol section", "a section index below 0xff00 (extended indices are not supported)", "SHN_XINDEX")),
+            SHN_XINDEX => {
+                return Err(err(
+                    at + 6,
+                    "symbol section",
+                    "a section index below 0xff00 (extended indices are not supported)",
+                    "SHN_XINDEX",
+                ))
+            }
             v if u32::from(v) >= SHN_LORESERVE => {
                 if !valid_reserved_index(v, self.header.machine) {
-                    return Err(err(at, "symbol section", "a section index or SHN_ABS/SHN_COMMON", format!("{v:#x} for symbol `{}`", String::from_utf8_lossy(name))));
+                    return Err(err(
+                        at,
+                        "symbol section",
+                        "a section index or SHN_ABS/SHN_COMMON",
+                        format!("{v:#x} for symbol `{}`", String::from_utf8_lossy(name)),
+                    ));
                 }
                 SectionIndex::Reserved(v)
             }
@@ -651,7 +782,11 @@ impl<'a> RelocatableElf<'a> {
                         0 => Link::None,
                         l => {
                             let p = position_of(l, raw.len(), r.at, "section link")?;
-                            if raw[p].sh_type == SHT_SYMTAB { Link::SymbolTable } else { Link::Section(p) }
+                            if raw[p].sh_type == SHT_SYMTAB {
+                                Link::SymbolTable
+                            } else {
+                                Link::Section(p)
+                            }
                         }
                     };
                     Kind::Data { bytes: bytes.clone(), link }
@@ -692,7 +827,14 @@ impl<'a> RelocatableElf<'a> {
             let symbol = match self.relocation_symbol(info) {
                 0 => None,
                 s if (s as usize) < self.symbols.len() => Some(s as usize),
-                s => return Err(err(at, "relocation symbol", format!("a symbol index below {}", self.symbols.len()), format!("{s}"))),
+                s => {
+                    return Err(err(
+                        at,
+                        "relocation symbol",
+                        format!("a symbol index below {}", self.symbols.len()),
+                        format!("{s}"),
+                    ))
+                }
             };
             entries.push(Relocation { offset, info, addend, symbol });
         }
@@ -706,12 +848,24 @@ impl<'a> RelocatableElf<'a> {
         let symtab = self.linked_symbol_table(r, count)?;
         let signature = match symtab {
             Some(_) if (r.info as usize) < self.symbols.len() => Some(r.info as usize),
-            Some(_) => return Err(err(r.at, "group signature", format!("a symbol index below {}", self.symbols.len()), format!("{}", r.info))),
+            Some(_) => {
+                return Err(err(
+                    r.at,
+                    "group signature",
+                    format!("a symbol index below {}", self.symbols.len()),
+                    format!("{}", r.info),
+                ))
+            }
             None => None,
         };
         let words = r.contents(data)?;
         if words.is_empty() || words.len() % 4 != 0 {
-            return Err(err(r.offset, "group section contents", "a flag word and 4-byte member indices", format!("{} bytes", words.len())));
+            return Err(err(
+                r.offset,
+                "group section contents",
+                "a flag word and 4-byte member indices",
+                format!("{} bytes", words.len()),
+            ));
         }
         let f = self.form;
         let flag_word = f.u32(data, r.offset, "group flags")?;
@@ -756,7 +910,12 @@ fn table_entries<'a>(data: &'a [u8], r: &RawSection, entry: u64) -> Result<&'a [
         return Err(err(r.at, "section entry size", format!("{entry}"), format!("{}", r.entsize)));
     }
     if r.size % entry != 0 {
-        return Err(err(r.at, "section size", format!("a multiple of the {entry}-byte entry size"), format!("{}", r.size)));
+        return Err(err(
+            r.at,
+            "section size",
+            format!("a multiple of the {entry}-byte entry size"),
+            format!("{}", r.size),
+        ));
     }
     r.contents(data)
 }
@@ -784,14 +943,27 @@ impl RelocatableElf<'_> {
             }
             if let Kind::Data { link: Link::Section(l), .. } = s.kind {
                 if doomed[l] {
-                    return Err(err(s.header_at, "section removal", format!("no kept section linking to `{}`", String::from_utf8_lossy(&self.sections[l].name)), format!("`{}` links to it", String::from_utf8_lossy(&s.name))));
+                    return Err(err(
+                        s.header_at,
+                        "section removal",
+                        format!("no kept section linking to `{}`", String::from_utf8_lossy(&self.sections[l].name)),
+                        format!("`{}` links to it", String::from_utf8_lossy(&s.name)),
+                    ));
                 }
             }
             if let Kind::Relocations { entries, .. } = &s.kind {
                 for e in entries {
-                    let defined_in_doomed = e.symbol.and_then(|o| self.symbols.iter().find(|y| y.original_index == o)).is_some_and(|y| matches!(y.shndx, SectionIndex::Section(p) if doomed[p]));
+                    let defined_in_doomed = e
+                        .symbol
+                        .and_then(|o| self.symbols.iter().find(|y| y.original_index == o))
+                        .is_some_and(|y| matches!(y.shndx, SectionIndex::Section(p) if doomed[p]));
                     if defined_in_doomed {
-                        return Err(err(s.header_at, "section removal", "no relocation against a symbol in a removed section", format!("a relocation at {:#x} in `{}`", e.offset, String::from_utf8_lossy(&s.name))));
+                        return Err(err(
+                            s.header_at,
+                            "section removal",
+                            "no relocation against a symbol in a removed section",
+                            format!("a relocation at {:#x} in `{}`", e.offset, String::from_utf8_lossy(&s.name)),
+                        ));
                     }
                 }
             }
@@ -815,7 +987,12 @@ impl RelocatableElf<'_> {
         for (i, y) in core::mem::take(&mut self.symbols).into_iter().enumerate() {
             let gone = i > 0 && matches!(y.shndx, SectionIndex::Section(p) if doomed[p]);
             if gone && signatures.contains(&y.original_index) {
-                return Err(err(0, "section removal", "no removed symbol that names a group", format!("symbol `{}`", String::from_utf8_lossy(y.name))));
+                return Err(err(
+                    0,
+                    "section removal",
+                    "no removed symbol that names a group",
+                    format!("symbol `{}`", String::from_utf8_lossy(y.name)),
+                ));
             }
             if !gone {
                 kept.push(y);
@@ -849,10 +1026,15 @@ impl RelocatableElf<'_> {
                     },
                 },
                 Kind::SymbolTable { strtab } => Kind::SymbolTable { strtab: map(strtab).unwrap_or(0) },
-                Kind::Relocations { rela, symtab, target, entries } => Kind::Relocations { rela, symtab: symtab.and_then(map), target: target.and_then(map), entries },
-                Kind::Group { symtab, signature, flag_word, members } => {
-                    Kind::Group { symtab: symtab.and_then(map), signature, flag_word, members: members.into_iter().filter_map(map).collect() }
+                Kind::Relocations { rela, symtab, target, entries } => {
+                    Kind::Relocations { rela, symtab: symtab.and_then(map), target: target.and_then(map), entries }
                 }
+                Kind::Group { symtab, signature, flag_word, members } => Kind::Group {
+                    symtab: symtab.and_then(map),
+                    signature,
+                    flag_word,
+                    members: members.into_iter().filter_map(map).collect(),
+                },
                 other => other,
             };
             self.sections.push(s);
@@ -936,7 +1118,9 @@ impl RelocatableElf<'_> {
                     Kind::Raw(_) => (s.size, s.align, s.entsize),
                     Kind::StringTable => (tables.by_position[i].as_ref().map_or(1, |t| t.len()), s.align, s.entsize),
                     Kind::SymbolTable { .. } => (count(self.symbols.len(), f.sym_size())?, f.word(), f.sym_size()),
-                    Kind::Relocations { rela, entries, .. } => (count(entries.len(), f.rel_size(*rela))?, f.word(), f.rel_size(*rela)),
+                    Kind::Relocations { rela, entries, .. } => {
+                        (count(entries.len(), f.rel_size(*rela))?, f.word(), f.rel_size(*rela))
+                    }
                     Kind::Group { members, .. } => (count(members.len() + 1, 4)?, s.align, s.entsize),
                 })
             })
@@ -951,11 +1135,18 @@ impl RelocatableElf<'_> {
             .iter()
             .zip(sizes)
             .filter(|(s, _)| s.sh_type != SHT_NOBITS)
-            .fold(self.form.ehdr_size() + (self.sections.len() as u64 + 1) * self.form.shdr_size(), |n, (_, z)| n.saturating_add(z.0));
+            .fold(self.form.ehdr_size() + (self.sections.len() as u64 + 1) * self.form.shdr_size(), |n, (_, z)| {
+                n.saturating_add(z.0)
+            });
         let budget = content.saturating_mul(2).saturating_add(1 << 20);
         if total > budget {
             let widest = sizes.iter().map(|z| z.1).max().unwrap_or(0);
-            return Err(err(0, "section layout", format!("at most {budget} bytes once sections are aligned"), format!("{total} bytes (largest section alignment {widest:#x})")));
+            return Err(err(
+                0,
+                "section layout",
+                format!("at most {budget} bytes once sections are aligned"),
+                format!("{total} bytes (largest section alignment {widest:#x})"),
+            ));
         }
         Ok(())
     }
@@ -1002,7 +1193,14 @@ impl RelocatableElf<'_> {
         f.put_u16(out, flags_at + 14, self.shstrtab as u16 + 1);
     }
 
-    fn write_contents(&self, out: &mut [u8], position: usize, at: u64, tables: &Tables, order: &SymbolOrder) -> Result<()> {
+    fn write_contents(
+        &self,
+        out: &mut [u8],
+        position: usize,
+        at: u64,
+        tables: &Tables,
+        order: &SymbolOrder,
+    ) -> Result<()> {
         let f = self.form;
         let s = &self.sections[position];
         match &s.kind {
@@ -1016,7 +1214,12 @@ impl RelocatableElf<'_> {
             }
             Kind::SymbolTable { strtab } => {
                 for (n, &i) in order.order.iter().enumerate() {
-                    self.write_symbol(out, at + n as u64 * f.sym_size(), &self.symbols[i], tables.offset(*strtab, self.symbols[i].name));
+                    self.write_symbol(
+                        out,
+                        at + n as u64 * f.sym_size(),
+                        &self.symbols[i],
+                        tables.offset(*strtab, self.symbols[i].name),
+                    );
                 }
             }
             Kind::Relocations { rela, entries, .. } => {
@@ -1025,7 +1228,9 @@ impl RelocatableElf<'_> {
                     let base = at + n as u64 * size;
                     let info = match e.symbol {
                         Some(o) => {
-                            let new = order.new_index.get(o).copied().flatten().ok_or_else(|| err(s.header_at, "relocation symbol", "a symbol that is kept", format!("symbol {o}")))?;
+                            let new = order.new_index.get(o).copied().flatten().ok_or_else(|| {
+                                err(s.header_at, "relocation symbol", "a symbol that is kept", format!("symbol {o}"))
+                            })?;
                             self.with_symbol(e.info, u64::from(new))
                         }
                         None => e.info,
@@ -1052,8 +1257,15 @@ impl RelocatableElf<'_> {
     /// llvm-objcopy does, so that a localized group is not deduplicated).
     fn group_flag_word(&self, s: &Section, order: &SymbolOrder) -> u32 {
         let Kind::Group { signature, flag_word, .. } = &s.kind else { return 0 };
-        let local = signature.and_then(|o| order.new_index.get(o).copied().flatten()).and_then(|n| order.order.get(n as usize)).is_some_and(|&i| self.symbols[i].is_local());
-        if local { flag_word & !GRP_COMDAT } else { *flag_word }
+        let local = signature
+            .and_then(|o| order.new_index.get(o).copied().flatten())
+            .and_then(|n| order.order.get(n as usize))
+            .is_some_and(|&i| self.symbols[i].is_local());
+        if local {
+            flag_word & !GRP_COMDAT
+        } else {
+            *flag_word
+        }
     }
 
     fn write_symbol(&self, out: &mut [u8], at: u64, y: &Symbol, name: u32) {
@@ -1095,15 +1307,33 @@ impl RelocatableElf<'_> {
             }
             Kind::Raw(_) | Kind::StringTable => (s.link, s.info),
             Kind::SymbolTable { strtab } => {
-                let last_local = order.order.iter().enumerate().filter(|(_, &i)| self.symbols[i].is_local()).map(|(n, _)| n as u32).max().unwrap_or(0);
+                let last_local = order
+                    .order
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| self.symbols[i].is_local())
+                    .map(|(n, _)| n as u32)
+                    .max()
+                    .unwrap_or(0);
                 (index(*strtab), last_local + 1)
             }
             Kind::Relocations { symtab, target, .. } => (symtab.map_or(0, index), target.map_or(s.info, index)),
-            Kind::Group { symtab, signature, .. } => (symtab.map_or(0, index), signature.and_then(|o| order.new_index.get(o).copied().flatten()).unwrap_or(0)),
+            Kind::Group { symtab, signature, .. } => (
+                symtab.map_or(0, index),
+                signature.and_then(|o| order.new_index.get(o).copied().flatten()).unwrap_or(0),
+            ),
         }
     }
 
-    fn write_section_headers(&self, out: &mut [u8], shoff: u64, offsets: &[u64], sizes: &[(u64, u64, u64)], tables: &Tables, order: &SymbolOrder) {
+    fn write_section_headers(
+        &self,
+        out: &mut [u8],
+        shoff: u64,
+        offsets: &[u64],
+        sizes: &[(u64, u64, u64)],
+        tables: &Tables,
+        order: &SymbolOrder,
+    ) {
         let f = self.form;
         let (w, base) = if f.is64 { (8, 24) } else { (4, 16) };
         for (i, s) in self.sections.iter().enumerate() {
@@ -1142,11 +1372,53 @@ mod tests {
             symbols_removed: false,
         };
         elf.add_section(b".text".to_vec(), Cow::Borrowed(&text[..]), 6);
-        elf.sections.push(Section { name: Cow::Borrowed(b".strtab"), sh_type: SHT_STRTAB, flags: 0, addr: 0, size: 0, link: 0, info: 0, align: 1, entsize: 0, original_offset: 0, header_at: 0, kind: Kind::StringTable });
-        elf.sections.push(Section { name: Cow::Borrowed(b".symtab"), sh_type: SHT_SYMTAB, flags: 0, addr: 0, size: 0, link: 0, info: 0, align: 8, entsize: 24, original_offset: 0, header_at: 0, kind: Kind::SymbolTable { strtab: 1 } });
+        elf.sections.push(Section {
+            name: Cow::Borrowed(b".strtab"),
+            sh_type: SHT_STRTAB,
+            flags: 0,
+            addr: 0,
+            size: 0,
+            link: 0,
+            info: 0,
+            align: 1,
+            entsize: 0,
+            original_offset: 0,
+            header_at: 0,
+            kind: Kind::StringTable,
+        });
+        elf.sections.push(Section {
+            name: Cow::Borrowed(b".symtab"),
+            sh_type: SHT_SYMTAB,
+            flags: 0,
+            addr: 0,
+            size: 0,
+            link: 0,
+            info: 0,
+            align: 8,
+            entsize: 24,
+            original_offset: 0,
+            header_at: 0,
+            kind: Kind::SymbolTable { strtab: 1 },
+        });
         elf.symtab = Some(2);
-        elf.symbols.push(Symbol { name: b"", info: 0, other: 0, shndx: SectionIndex::Undefined, value: 0, size: 0, original_index: 0 });
-        elf.symbols.push(Symbol { name: b"f", info: 0x12, other: 0, shndx: SectionIndex::Section(0), value: 0, size: 1, original_index: 1 });
+        elf.symbols.push(Symbol {
+            name: b"",
+            info: 0,
+            other: 0,
+            shndx: SectionIndex::Undefined,
+            value: 0,
+            size: 0,
+            original_index: 0,
+        });
+        elf.symbols.push(Symbol {
+            name: b"f",
+            info: 0x12,
+            other: 0,
+            shndx: SectionIndex::Section(0),
+            value: 0,
+            size: 1,
+            original_index: 1,
+        });
         elf.write().unwrap()
     }
 

@@ -43,7 +43,9 @@ pub fn section_role(segment: Option<&str>, name: &str) -> Option<SectionRole> {
     }
     match (segment, name) {
         (Some("__LLVM"), "__offloading") | (None, ".llvm.offloading") => Some(SectionRole::OffloadBinaries),
-        (Some("__HIP"), "__hip_fatbin") | (None, ".hip_fatbin" | ".hip_fat" | ".hipfatb") => Some(SectionRole::HipFatbin),
+        (Some("__HIP"), "__hip_fatbin") | (None, ".hip_fatbin" | ".hip_fat" | ".hipfatb") => {
+            Some(SectionRole::HipFatbin)
+        }
         (Some("__NV_CUDA"), "__nv_fatbin" | "__nv_relfatbin")
         | (None, ".nv_fatbin" | "__nv_relfatbin" | ".nvFatBi" | ".nv_fatb") => Some(SectionRole::NvFatbin),
         _ => None,
@@ -78,7 +80,14 @@ pub struct HostFile<'a> {
 pub fn is_host_file(head: &[u8]) -> bool {
     matches!(
         object::FileKind::parse(head),
-        Ok(object::FileKind::Elf32 | object::FileKind::Elf64 | object::FileKind::Coff | object::FileKind::CoffBig | object::FileKind::Pe32 | object::FileKind::Pe64 | object::FileKind::MachO32 | object::FileKind::MachO64)
+        Ok(object::FileKind::Elf32
+            | object::FileKind::Elf64
+            | object::FileKind::Coff
+            | object::FileKind::CoffBig
+            | object::FileKind::Pe32
+            | object::FileKind::Pe64
+            | object::FileKind::MachO32
+            | object::FileKind::MachO64)
     )
 }
 
@@ -109,7 +118,14 @@ pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
             Some(seg) => format!("{seg},{name}"),
             None => name.to_string(),
         };
-        sections.push(OffloadSection { name: shown, role, index: section.index().0, file_offset, data, address: section.address() });
+        sections.push(OffloadSection {
+            name: shown,
+            role,
+            index: section.index().0,
+            file_offset,
+            data,
+            address: section.address(),
+        });
     }
     Ok(HostFile { description: describe(&file), format: file.format(), sections })
 }

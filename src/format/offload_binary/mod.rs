@@ -79,10 +79,10 @@
 //! LLVM lays it out. Strings that are not UTF-8 are decoded lossily with a warning (an edited
 //! binary writes the replacement characters).
 
-use crate::util::bytes::{align_up, checked_end, human_size, Reader};
 use crate::error::{Error, Result};
-use crate::util::strtab::StringTable;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
+use crate::util::bytes::{align_up, checked_end, human_size, Reader};
+use crate::util::strtab::StringTable;
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -91,19 +91,18 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::ops::Range;
 
+pub mod packager;
 mod read;
+#[cfg(test)]
+mod tests;
 mod tree;
 mod walk;
 mod write;
-pub mod packager;
-#[cfg(test)]
-mod tests;
 
 pub use read::*;
 pub use tree::*;
 pub use walk::*;
 pub use write::*;
-
 
 /// The first four bytes of every offload binary.
 pub const MAGIC: [u8; 4] = [0x10, 0xFF, 0x10, 0xAD];

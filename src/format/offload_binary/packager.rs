@@ -65,10 +65,7 @@ pub fn spec_from_pairs<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> ImageS
 
 /// The v1 binary the tool writes for one `--image` whose `key=value` pairs are `pairs` and
 /// whose file holds `image` (the `file` value only chooses the image kind, by extension).
-pub fn package_image<K: AsRef<str>, V: AsRef<str>>(
-    pairs: &[(K, V)],
-    image: &[u8],
-) -> Result<OffloadBinary<'static>> {
+pub fn package_image<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)], image: &[u8]) -> Result<OffloadBinary<'static>> {
     let spec = spec_from_pairs(pairs);
     if spec.files.len() > 1 {
         let found = alloc::format!("{} files", spec.files.len());
@@ -191,5 +188,3 @@ fn place(buckets: &mut [Option<usize>], i: usize, key: &str) {
     }
     buckets[bucket] = Some(i);
 }
-
-

@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 /// Reads the offload binary at the start of `data` (bytes after its size are ignored, except the
 /// padding up to the next multiple of 8, which is kept for writing back).
 pub fn parse(data: &[u8]) -> Result<OffloadBinary<'_>> {
@@ -529,8 +528,8 @@ fn inflate(
     let payload = &bytes[offset as usize..];
     let method = if payload.starts_with(&ZSTD_MAGIC) { CompressionMethod::Zstd } else { CompressionMethod::Zlib };
     let body_size = inflated_size - offset;
-    let body = crate::codec::decompress(method.method(), payload, body_size, body_size)
-        .map_err(|e| e.shifted(offset))?;
+    let body =
+        crate::codec::decompress(method.method(), payload, body_size, body_size).map_err(|e| e.shifted(offset))?;
     if body.len() as u64 != body_size {
         let expected = format!("{body_size} bytes once decompressed (inflated size minus entries offset)");
         return Err(Error::new(32, CTX_COMPRESSED, expected, format!("{} bytes", body.len())));

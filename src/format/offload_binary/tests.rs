@@ -1,8 +1,8 @@
 //! Unit tests of offload binaries: real outputs of LLVM 22 tools, round trips and hostile input.
 
 use super::packager::{dense_map_order, parse_image_spec};
-use crate::util::llvm_hash::hash_bytes;
 use super::*;
+use crate::util::llvm_hash::hash_bytes;
 use alloc::vec;
 
 /// `llvm-offload-binary -o out --image=file=a.o,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip`
@@ -87,8 +87,7 @@ fn reads_v1_written_by_llvm_22() {
 
 #[test]
 fn packager_order_matches_llvm_22() {
-    let spec =
-        parse_image_spec("file=a.o,kind=openmp,arch=gfx90a,triple=amdgcn-amd-amdhsa,zeta=1,alpha=,beta=arch");
+    let spec = parse_image_spec("file=a.o,kind=openmp,arch=gfx90a,triple=amdgcn-amd-amdhsa,zeta=1,alpha=,beta=arch");
     assert_eq!(spec.files, vec!["a.o"]);
     assert_eq!(spec.offload_kind, OffloadKind::OPENMP);
     let mut e = OffloadEntry::new(ImageKind::OBJECT, spec.offload_kind, &b"hello world image"[..]);
@@ -350,10 +349,7 @@ fn tree_fields_spans_and_labels() {
     let image = &entry.children[0];
     assert_eq!((image.kind, image.span), (NodeKind::Image, Span::new(0, 100 + 0x90, 17)));
     assert!(node.children.iter().any(|n| n.kind == NodeKind::StringTable));
-    assert!(entry
-        .diagnostics
-        .iter()
-        .any(|d| d.message.contains("ambiguous") && d.message.contains("suggests HIP")));
+    assert!(entry.diagnostics.iter().any(|d| d.message.contains("ambiguous") && d.message.contains("suggests HIP")));
     assert_eq!(node.worst_severity(), Some(Severity::Note));
 }
 
@@ -392,10 +388,7 @@ fn walk_finds_binaries_at_aligned_steps() {
     assert_eq!(unused[0].1, Unused::Zeros);
     assert_eq!((unused[1].0.start, unused[1].1), ((one.len() + v2.len() + 8) as u64, Unused::Invalid));
     assert_eq!(unused[1].2.offset, 4, "the version field of the bad binary");
-    assert_eq!(
-        (unused[2].0.clone(), unused[2].1),
-        (third + one.len() as u64..data.len() as u64, Unused::Unrecognized)
-    );
+    assert_eq!((unused[2].0.clone(), unused[2].1), (third + one.len() as u64..data.len() as u64, Unused::Unrecognized));
     assert_eq!(unused[2].2.offset, 0);
     let sizes: u64 = w.items.iter().map(|f| f.size).sum();
     assert_eq!(sizes, data.len() as u64);
@@ -436,8 +429,7 @@ fn put(data: &mut [u8], at: usize, v: u64) {
 
 #[test]
 fn truncation_at_every_length_fails_cleanly() {
-    let samples =
-        [unhex(TOOL_V1), write_v2(&sample_entries()).unwrap(), write_v3(&sample_entries(), None).unwrap()];
+    let samples = [unhex(TOOL_V1), write_v2(&sample_entries()).unwrap(), write_v3(&sample_entries(), None).unwrap()];
     for data in &samples {
         for len in 0..data.len() {
             let r = parse(&data[..len]);
@@ -609,8 +601,7 @@ fn compressed_header_checks() {
 
 #[test]
 fn every_single_byte_corruption_is_handled() {
-    let samples =
-        [unhex(TOOL_V1), write_v2(&sample_entries()).unwrap(), write_v3(&sample_entries(), None).unwrap()];
+    let samples = [unhex(TOOL_V1), write_v2(&sample_entries()).unwrap(), write_v3(&sample_entries(), None).unwrap()];
     for data in &samples {
         for at in 0..data.len() {
             for value in [0u8, 1, 0x7f, 0x80, 0xff] {

@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 /// Where offsets of a binary land in a byte space: `base + (offset - shift)`.
 #[derive(Clone, Copy)]
 struct Place {

@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 /// What bytes of a buffer that hold no binary are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unused {

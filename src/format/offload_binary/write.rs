@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 pub(super) fn write_error(expected: impl Into<String>, found: impl Into<String>) -> Error {
     Error::new(0, CTX_WRITE, expected, found)
 }
