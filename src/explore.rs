@@ -263,7 +263,7 @@ impl Explorer<'_> {
         let mut node = binary::header_node(&header, span);
         binary::diagnose_unused(&mut node, data, &header, span);
         let ids: Vec<&str> = header.entries.iter().map(|e| e.id.as_str()).collect();
-        for v in ids::check_composition(&ids) {
+        for v in ids::composition_on_read(&ids) {
             node.diag(Severity::Warning, v.to_string(), None);
         }
         annotate_entries(&mut node);

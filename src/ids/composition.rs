@@ -21,6 +21,14 @@ pub enum Rule {
     MalformedTargetId,
 }
 
+impl Rule {
+    /// Whether the rule is about one entry's own ID, which a reader already sees beside that
+    /// entry ([`entry_id_diagnostics`]), rather than about how entries go together.
+    pub fn is_about_one_entry(self) -> bool {
+        matches!(self, Rule::Malformed | Rule::UnknownOffloadKind | Rule::UnknownTriple | Rule::MalformedTargetId)
+    }
+}
+
 /// A rule broken by a set of entry IDs. `entries` are indices into the checked list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
@@ -160,6 +168,12 @@ pub fn check_composition(ids: &[&str]) -> Vec<Violation> {
     check_hosts(&valid, &mut out);
     check_conflicts(ids, &valid, &mut out);
     out
+}
+
+/// The rules a bundle read from a file breaks across its entries: [`check_composition`]
+/// without the rules about one ID, which [`entry_id_diagnostics`] tells beside each entry.
+pub fn composition_on_read(ids: &[&str]) -> Vec<Violation> {
+    check_composition(ids).into_iter().filter(|v| !v.rule.is_about_one_entry()).collect()
 }
 
 fn check_entry(i: usize, id: &str, e: &EntryId, out: &mut Vec<Violation>) {

@@ -2,35 +2,37 @@
 
 use super::*;
 
-/// What a reader of entry ID `id` should know: refusals (error), IDs whose target ID is lost
-/// or can never be matched (warning), non-canonical target IDs and non-standard spellings
-/// (notes and warnings). `span` is where the ID text is, if known; each diagnostic points at
-/// the part of the ID it is about.
+/// What a reader of entry ID `id` should know. Nothing here is an error: clang-offload-bundler
+/// 22 reads every ID it finds in a file as written (see [`ReadEntryId`]); what its
+/// `--targets` would refuse is a note, IDs whose target ID is lost or can never be matched
+/// are warnings, non-canonical target IDs and non-standard spellings notes and warnings. The
+/// strict rules for IDs we write are [`crate::edit::entry_id_problem`]. `span` is where the ID
+/// text is, if known; each diagnostic points at the part of the ID it is about.
 pub fn entry_id_diagnostics(id: &str, span: Option<Span>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let at = |offset: usize, len: usize| span.map(|s| s.sub(offset as u64, len as u64));
     let e = match EntryId::parse(id) {
         Ok(e) => e,
         Err(err) => {
-            let msg = format!("'{id}' is not a bundle entry ID: expected {}, found {}", err.expected, err.found);
-            out.push(diagnostic(Severity::Error, msg, span));
+            out.push(diagnostic(Severity::Note, read_as_written(id, &err), span));
             return out;
         }
     };
     let mut push = |severity, message: String, where_: Option<Span>| out.push(diagnostic(severity, message, where_));
     if !e.kind_is_valid() {
         let msg = format!(
-            "offload kind '{}' is refused by clang-offload-bundler 22, which accepts host, openmp, hip and hipv4",
-            e.kind
+            "offload kind '{}' is read as written; clang-offload-bundler 22 accepts only {} in --targets",
+            e.kind,
+            OFFLOAD_KINDS.join(", ")
         );
-        push(Severity::Error, msg, at(e.offsets[0], e.kind.len()));
+        push(Severity::Note, msg, at(e.offsets[0], e.kind.len()));
     }
     if !e.triple_is_valid() {
         let msg = format!(
-            "'{}' is not an architecture LLVM 22 knows; clang-offload-bundler 22 refuses this entry",
+            "'{}' is not an architecture LLVM 22 knows; clang-offload-bundler 22 reads this entry as written but refuses it in --targets",
             e.triple.arch
         );
-        push(Severity::Error, msg, at(e.offsets[1], e.triple.arch.len()));
+        push(Severity::Warning, msg, at(e.offsets[1], e.triple.arch.len()));
     }
     let env_span = at(e.offsets[4], e.triple.environment.len());
     if let Some(msg) = processor_in_environment(&e) {
@@ -53,6 +55,17 @@ pub fn entry_id_diagnostics(id: &str, span: Option<Span>) -> Vec<Diagnostic> {
         push(Severity::Note, format!("clang-offload-bundler 22 writes this ID as '{standard}'"), span);
     }
     out
+}
+
+/// The note for an ID that does not have the five fields the bundler writes
+/// (`host-x86_64-unknown-linux` from older ROCm, `sycl-spir64` from Intel's compilers).
+fn read_as_written(id: &str, err: &Error) -> String {
+    let read = ReadEntryId::new(id);
+    let target = read.target_id.map(|t| format!(", target ID '{t}'")).unwrap_or_default();
+    format!(
+        "'{id}' is read as offload kind '{}', triple '{}'{target}: it does not have the fields clang-offload-bundler 22 writes and accepts in --targets (expected {}, found {})",
+        read.kind, read.triple, err.expected, err.found
+    )
 }
 
 fn diagnostic(severity: Severity, message: String, span: Option<Span>) -> Diagnostic {
@@ -143,15 +156,20 @@ fn processor_mismatch(e: &EntryId, tid: &TargetId) -> Option<String> {
 /// point into the span of the node's `id` field when it has one.
 pub fn annotate_entry_id(node: &mut Node, id: &str) {
     let id_span = node.fields.iter().find(|f| f.name == "id").and_then(|f| f.span);
-    if let Ok(e) = EntryId::parse(id) {
-        node.field("offload_kind", e.kind.as_str(), None);
-        node.field("triple", e.triple_text(), None);
-        if let Some(tid) = e.target_id() {
-            let (processor, features) = tid.split_once(':').unwrap_or((tid, ""));
-            node.field("target_id", tid, None);
-            node.field("processor", processor, None);
-            node.field("features", features, None);
+    let (kind, triple, target_id) = match EntryId::parse(id) {
+        Ok(e) => (e.kind.clone(), e.triple_text(), e.target_id().map(String::from)),
+        Err(_) => {
+            let read = ReadEntryId::new(id);
+            (read.kind.into(), read.triple.into(), read.target_id.map(String::from))
         }
+    };
+    node.field("offload_kind", kind, None);
+    node.field("triple", triple, None);
+    if let Some(tid) = target_id {
+        node.field("target_id", tid.as_str(), None);
+        let (processor, features) = tid.split_once(':').unwrap_or((&tid, ""));
+        node.field("processor", processor, None);
+        node.field("features", features, None);
     }
     node.diagnostics.extend(entry_id_diagnostics(id, id_span));
 }

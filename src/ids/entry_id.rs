@@ -114,6 +114,33 @@ impl EntryId {
     }
 }
 
+/// An entry ID as clang-offload-bundler 22 reads it from a file, whatever its shape: it
+/// never refuses what it reads (the strict grammar of [`EntryId::parse`] applies to
+/// `--targets`). The text before the first `:` is cut at its last `-`; when that last piece is
+/// a processor LLVM knows, it starts the target ID and the kind and triple come before it;
+/// otherwise the whole text before `:` is `<kind>-<triple>` and there is no target ID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadEntryId<'a> {
+    pub kind: &'a str,
+    pub triple: &'a str,
+    pub target_id: Option<&'a str>,
+}
+
+impl<'a> ReadEntryId<'a> {
+    pub fn new(id: &'a str) -> ReadEntryId<'a> {
+        let before_features = id.split(':').next().unwrap_or(id);
+        if let Some((head, last)) = before_features.rsplit_once('-') {
+            if known_processor(last).is_some() {
+                let (kind, triple) = head.split_once('-').unwrap_or((head, ""));
+                let at = before_features.len() - last.len();
+                return ReadEntryId { kind, triple: triple.trim_end_matches('-'), target_id: Some(&id[at..]) };
+            }
+        }
+        let (kind, triple) = before_features.split_once('-').unwrap_or((before_features, ""));
+        ReadEntryId { kind, triple: triple.trim_end_matches('-'), target_id: None }
+    }
+}
+
 /// Whether bundle entry `entry` serves a request for `requested` when unbundling, as
 /// clang-offload-bundler 22 decides without `--hip-openmp-compatible`. See the module
 /// documentation for the rule and its direction.

@@ -467,11 +467,50 @@ fn diagnoses_unknown_processors_and_kinds() {
     let m = messages("hip-amdgcn-amd-amdhsa--fiji");
     assert!(m.iter().any(|(_, t)| t.contains("old name of gfx803")), "{m:?}");
     let m = messages("cuda-nvptx64-nvidia-cuda--sm_70");
-    assert!(m.iter().any(|(s, t)| *s == Severity::Error && t.contains("offload kind 'cuda'")), "{m:?}");
+    assert!(
+        m.iter().any(|(s, t)| *s == Severity::Note && t.contains("offload kind 'cuda' is read as written")),
+        "{m:?}"
+    );
     let m = messages("host-bar-unknown-linux-gnu");
-    assert!(m.iter().any(|(s, t)| *s == Severity::Error && t.contains("'bar'")), "{m:?}");
+    assert!(m.iter().any(|(s, t)| *s == Severity::Warning && t.contains("'bar'")), "{m:?}");
     let m = messages("nonsense");
-    assert_eq!(m[0].0, Severity::Error);
+    assert_eq!(m[0].0, Severity::Note);
+}
+
+#[test]
+fn ids_the_bundler_reads_but_would_not_write_are_notes_never_errors() {
+    let m = messages("host-x86_64-unknown-linux");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(m[0].0, Severity::Note);
+    assert!(m[0]
+        .1
+        .starts_with("'host-x86_64-unknown-linux' is read as offload kind 'host', triple 'x86_64-unknown-linux':"));
+    let m = messages("sycl-spir64_gen");
+    assert_eq!(m[0].0, Severity::Note);
+    assert!(m[0].1.contains("offload kind 'sycl', triple 'spir64_gen'"), "{m:?}");
+    for id in ["", "-", "hip", "a-b:c", "sycl-spir64-unknown-unknown"] {
+        assert!(messages(id).iter().all(|(s, _)| *s != Severity::Error), "{id}");
+    }
+}
+
+#[test]
+fn ids_are_read_as_llvm_reads_them() {
+    let r = ReadEntryId::new("hip-amdgcn-amdhsa-gfx906:xnack+");
+    assert_eq!((r.kind, r.triple, r.target_id), ("hip", "amdgcn-amdhsa", Some("gfx906:xnack+")));
+    let r = ReadEntryId::new("host-x86_64-unknown-linux");
+    assert_eq!((r.kind, r.triple, r.target_id), ("host", "x86_64-unknown-linux", None));
+    let r = ReadEntryId::new("sycl-spir64");
+    assert_eq!((r.kind, r.triple, r.target_id), ("sycl", "spir64", None));
+    let r = ReadEntryId::new("nonsense");
+    assert_eq!((r.kind, r.triple, r.target_id), ("nonsense", "", None));
+}
+
+#[test]
+fn a_read_bundle_reports_only_rules_across_entries() {
+    let v = composition_on_read(&["sycl-spir64", "cuda-nvptx64-nvidia-cuda--sm_70"]);
+    assert_eq!(v, vec![]);
+    let v = composition_on_read(&["hip-amdgcn-amd-amdhsa--gfx906", "hip-amdgcn-amd-amdhsa--gfx906"]);
+    assert_eq!(v[0].rule, Rule::DuplicateTarget);
 }
 
 #[test]

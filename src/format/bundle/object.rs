@@ -94,7 +94,7 @@ pub fn tree_node(sections: &[OffloadSection<'_>]) -> Option<Node> {
         node.children.push(entry_node(s, id));
     }
     let ids: Vec<&str> = entries.iter().map(|(_, id)| *id).collect();
-    for v in ids::check_composition(&ids) {
+    for v in ids::composition_on_read(&ids) {
         node.diag(Severity::Warning, v.to_string(), None);
     }
     if !entries.iter().any(|(s, _)| is_host_placeholder(s.data)) {
