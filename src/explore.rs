@@ -14,6 +14,7 @@ use crate::format::bundle::object as bundled_object;
 use crate::format::bundle::text;
 use crate::format::host::{self, SectionRole};
 use crate::format::offload_binary::{self, ImageKind};
+use crate::format::sycl;
 use crate::ids;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
 use crate::util::bytes::human_size;
@@ -466,6 +467,9 @@ impl Explorer<'_> {
         {
             return self.region(data, span, depth);
         }
+        if is_image_sequence(data) {
+            return self.sycl_sequence(data, span, depth);
+        }
         match describe_image(data) {
             Some((format, detail)) => {
                 let mut node = Node::new(NodeKind::Image, format!("{format}{detail}"), span);
@@ -474,6 +478,74 @@ impl Explorer<'_> {
             }
             None => Vec::new(),
         }
+    }
+
+    /// The device images of a SYCL bundled-object entry ([`sycl`]): zstd frames decompressed
+    /// into byte spaces of their own (within the same limits as compressed bundles) and
+    /// explored like any image, uncompressed SPIR-V modules, and the padding between them.
+    fn sycl_sequence(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        let mut nodes: Vec<Node> = Vec::new();
+        for piece in sycl::pieces(data) {
+            let bytes = &data[piece.offset..piece.offset + piece.size];
+            let at = span.sub(piece.offset as u64, piece.size as u64);
+            let node = match piece.kind {
+                sycl::PieceKind::Zstd { content_size } => self.zstd_frame(bytes, content_size, at, depth),
+                sycl::PieceKind::Spirv => match self.content(bytes, at, depth).pop() {
+                    Some(image) => image,
+                    None => Node::new(NodeKind::Unknown, format!("unknown bytes ({})", human_size(at.size)), at),
+                },
+                sycl::PieceKind::Padding => {
+                    Node::new(NodeKind::Padding, format!("zero padding ({})", human_size(at.size)), at)
+                }
+                sycl::PieceKind::Unknown => {
+                    let mut node =
+                        Node::new(NodeKind::Unknown, format!("unreadable bytes ({})", human_size(at.size)), at);
+                    let message = "expected a zstd frame, a SPIR-V module or zero padding; found bytes that are none, or a frame whose blocks run past the entry";
+                    node.diag(Severity::Warning, message, Some(at));
+                    node
+                }
+            };
+            nodes.push(node);
+        }
+        nodes
+    }
+
+    /// One raw zstd frame holding a device image: decompressed and explored in a new byte
+    /// space when its size is within the limits, else described from its header.
+    fn zstd_frame(&mut self, bytes: &[u8], content_size: Option<u64>, span: Span, depth: u32) -> Node {
+        let declared = content_size.map(|n| format!(" \u{2192} {}", human_size(n))).unwrap_or_default();
+        let mut node =
+            Node::new(NodeKind::CompressedPayload, format!("zstd frame ({}{declared})", human_size(span.size)), span);
+        node.field("method", "zstd", None);
+        node.field("size", span.size, None);
+        if let Some(n) = content_size {
+            node.field("uncompressed_size", n, Some(span.sub(4, 1)));
+        }
+        let within = |n: u64| self.opts.verify_all || n <= self.opts.full_decompress_up_to;
+        if content_size.is_some_and(|n| !within(n)) {
+            node.diag(Severity::Note, "not decompressed: larger than the size decompressed when listing", None);
+            return node;
+        }
+        let plain = match decompress_frame(bytes, content_size, self.opts.max_decompressed) {
+            Ok(plain) => plain,
+            Err(e) => {
+                node.diag(Severity::Error, format!("decompression failed: {e}"), Some(span));
+                return node;
+            }
+        };
+        let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
+        let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed ({})", human_size(inner.size)), inner);
+        self.spaces.push(ByteSpace {
+            label: format!("decompressed zstd frame at {:#x}", span.offset),
+            size: inner.size,
+            origin: Some(span),
+            data: None,
+        });
+        dec.children = self.content(&plain, inner, depth + 1);
+        let space = inner.space as usize;
+        self.spaces[space].data = Some(plain);
+        node.children.push(dec);
+        node
     }
 
     /// Looks for known magics in a buffer that is none of the known containers. A magic found
@@ -581,6 +653,30 @@ impl Explorer<'_> {
 }
 
 /// Applies `place` to every span of `node` and its descendants.
+/// Whether an entry's bytes are a sequence of device images ([`sycl`]) rather than one: a
+/// zstd frame first, or more than one SPIR-V module.
+fn is_image_sequence(data: &[u8]) -> bool {
+    if data.starts_with(&sycl::ZSTD_MAGIC) {
+        return true;
+    }
+    data.starts_with(&sycl::SPIRV_MAGIC)
+        && sycl::pieces(data).iter().filter(|p| p.kind != sycl::PieceKind::Padding).count() > 1
+}
+
+/// Decompresses one zstd frame: to exactly its declared size, or, when it declares none, to
+/// at most `limit` bytes.
+fn decompress_frame(bytes: &[u8], content_size: Option<u64>, limit: u64) -> crate::Result<Vec<u8>> {
+    use crate::codec::{self, Method};
+    match content_size {
+        Some(n) => codec::decompress(Method::Zstd, bytes, n, limit),
+        None => {
+            let mut out = Vec::new();
+            codec::decompress_chunks(Method::Zstd, bytes, limit, &mut |chunk| out.extend_from_slice(chunk))?;
+            Ok(out)
+        }
+    }
+}
+
 fn move_spans(node: &mut Node, place: &dyn Fn(&mut Span)) {
     place(&mut node.span);
     node.fields.iter_mut().filter_map(|f| f.span.as_mut()).for_each(place);

@@ -26,6 +26,11 @@ pub struct Target {
     pub chain: Vec<String>,
     /// The archive member the image is in (the innermost, for archives in archives).
     pub member: Option<String>,
+    /// The separate device images of an entry that holds several, in order: a SYCL entry's
+    /// decompressed zstd frames and SPIR-V modules ([`crate::format::sycl`]). Empty when the
+    /// entry is one image (at `span`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub parts: Vec<Span>,
 }
 
 fn text(node: &Node, name: &str) -> String {
@@ -71,7 +76,12 @@ fn wraps_container(entry: &Node) -> bool {
 }
 
 fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
-    let compression = chain.iter().rev().find(|n| n.kind == NodeKind::CompressedBundle).map(|n| text(n, "method"));
+    let compression = chain
+        .iter()
+        .rev()
+        .find(|n| n.kind == NodeKind::CompressedBundle)
+        .map(|n| text(n, "method"))
+        .or_else(|| frames_method(node));
     let (processor, features) = processor_and_features(node);
     // An offload entry's node spans its 40-byte header; its image is a child.
     let image = match node.kind {
@@ -86,13 +96,48 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
         triple: text(node, "triple"),
         processor,
         features,
-        image_size: image.size,
+        image_size: frames_size(node).unwrap_or(image.size),
         stored_size: compression.is_none().then_some(image.size),
         compression,
         span: image,
         chain: chain.iter().map(|n| n.label.clone()).collect(),
         member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
+        parts: parts_of(node),
     }
+}
+
+/// The method of the compressed frames an entry holds (SYCL entries: raw zstd frames, see
+/// [`crate::format::sycl`]), if it holds any.
+fn frames_method(entry: &Node) -> Option<String> {
+    entry.children.iter().find(|c| c.kind == NodeKind::CompressedPayload).map(|c| text(c, "method"))
+}
+
+/// The size of an entry's images once its frames are decompressed: each frame's declared (or
+/// decompressed) size plus the images stored as they are; `None` when it holds no frames.
+fn frames_size(entry: &Node) -> Option<u64> {
+    frames_method(entry)?;
+    let size = |c: &Node| match (c.kind, c.get("uncompressed_size")) {
+        (NodeKind::CompressedPayload, Some(Value::Uint(n))) => *n,
+        (NodeKind::CompressedPayload, _) => c.children.first().map_or(0, |d| d.span.size),
+        (NodeKind::Image, _) => c.span.size,
+        _ => 0,
+    };
+    Some(entry.children.iter().map(size).sum())
+}
+
+/// The spans of the separate images of an entry holding a sequence of them: each decompressed
+/// frame and each image stored as it is. Empty for an entry that is one image.
+fn parts_of(entry: &Node) -> Vec<Span> {
+    let images = entry.children.iter().filter(|c| c.kind == NodeKind::Image).count();
+    if frames_method(entry).is_none() && images < 2 {
+        return Vec::new();
+    }
+    let part = |c: &Node| match c.kind {
+        NodeKind::CompressedPayload => c.children.iter().find(|d| d.kind == NodeKind::Decompressed).map(|d| d.span),
+        NodeKind::Image => Some(c.span),
+        _ => None,
+    };
+    entry.children.iter().filter_map(part).collect()
 }
 
 /// Processor and features from the `processor`/`features` fields of a bundle entry, or from

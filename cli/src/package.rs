@@ -102,14 +102,15 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     let mut names = UniqueNames::new();
     let mut images = Vec::with_capacity(chosen.len());
     for t in &chosen {
-        let bytes = tree.bytes(&data, t.span).ok_or_else(|| {
-            Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id))
-        })?;
-        images.push((
-            names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), image_extension(bytes)),
-            t,
-            bytes,
-        ));
+        // An entry holding several images (a SYCL entry's frames) gives one file per image.
+        let spans = if t.parts.is_empty() { core::slice::from_ref(&t.span) } else { &t.parts[..] };
+        for span in spans {
+            let bytes = tree.bytes(&data, *span).ok_or_else(|| {
+                Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id))
+            })?;
+            let stem = image_stem(&name, &t.target_id, t.member.as_deref());
+            images.push((names.take(&stem, image_extension(bytes)), t, bytes));
+        }
     }
     match &a.archive {
         Some(out) => write_archive(out, &images),
@@ -119,10 +120,13 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
 
 fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir, "create directory", e))?;
+    // Every file is written before the first line is printed: a reader that closes the pipe
+    // early (`offload extract f | head -1`) ends the process without leaving files half done.
+    for (name, _, bytes) in images {
+        write_atomic(&dir.join(name), bytes)?;
+    }
     for (name, t, bytes) in images {
-        let path = dir.join(name);
-        write_atomic(&path, bytes)?;
-        println!("{}  {}  {} bytes", path.display(), t.target_id, bytes.len());
+        println!("{}  {}  {} bytes", dir.join(name).display(), t.target_id, bytes.len());
     }
     Ok(())
 }

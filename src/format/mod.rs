@@ -1,6 +1,8 @@
-//! The container formats, one module each, reading and writing side by side.
+//! The container formats, one module each, reading and writing side by side; `sycl` is the
+//! sequence of device images inside a SYCL bundled-object entry.
 
 pub mod archive;
 pub mod bundle;
 pub mod host;
 pub mod offload_binary;
+pub mod sycl;
