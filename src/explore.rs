@@ -526,7 +526,14 @@ impl Explorer<'_> {
             node.diag(Severity::Note, "not decompressed: larger than the size decompressed when listing", None);
             return node;
         }
-        let plain = match decompress_frame(bytes, content_size, self.opts.max_decompressed) {
+        // A frame that declares no size gets the listing budget too: a small frame must not
+        // expand to gigabytes just because it did not say how much it holds.
+        let budget = if self.opts.verify_all {
+            self.opts.max_decompressed
+        } else {
+            self.opts.max_decompressed.min(self.opts.full_decompress_up_to)
+        };
+        let plain = match decompress_frame(bytes, content_size, budget) {
             Ok(plain) => plain,
             Err(e) => {
                 node.diag(Severity::Error, format!("decompression failed: {e}"), Some(span));
@@ -663,18 +670,16 @@ fn is_image_sequence(data: &[u8]) -> bool {
         && sycl::pieces(data).iter().filter(|p| p.kind != sycl::PieceKind::Padding).count() > 1
 }
 
-/// Decompresses one zstd frame: to exactly its declared size, or, when it declares none, to
-/// at most `limit` bytes.
+/// Decompresses one zstd frame to exactly its size, at most `limit` bytes. A frame that
+/// declares no size is decoded twice, first only to count, so that a bomb fails before any
+/// output is held and the output is never held twice while growing.
 fn decompress_frame(bytes: &[u8], content_size: Option<u64>, limit: u64) -> crate::Result<Vec<u8>> {
     use crate::codec::{self, Method};
-    match content_size {
-        Some(n) => codec::decompress(Method::Zstd, bytes, n, limit),
-        None => {
-            let mut out = Vec::new();
-            codec::decompress_chunks(Method::Zstd, bytes, limit, &mut |chunk| out.extend_from_slice(chunk))?;
-            Ok(out)
-        }
-    }
+    let size = match content_size {
+        Some(n) => n,
+        None => codec::decompress_chunks(Method::Zstd, bytes, limit, &mut |_| {})?,
+    };
+    codec::decompress(Method::Zstd, bytes, size, limit)
 }
 
 fn move_spans(node: &mut Node, place: &dyn Fn(&mut Span)) {
