@@ -4,7 +4,7 @@
 //! - An image is `<file>.<target>.<ext>`, or `<file>.<member>.<target>.<ext>` inside an archive
 //!   member ([`image_stem`]); every part made safe by [`sanitize`] (`:` becomes `_`).
 //! - The extension says what the image is ([`extension_for_format`]: `co`, `cubin`, `bc`, `spv`,
-//!   `fatbin`, `ptx`, `o`, else `bin`).
+//!   `fatbin`, `ptx`, `o`, `a` for an archive, else `bin`).
 //! - When an earlier image took the name, `<stem>.<n>.<ext>` ([`UniqueNames`]), counting in
 //!   the order the images are found.
 
@@ -42,8 +42,12 @@ pub fn extension_for_format(format: &str) -> &'static str {
     }
 }
 
-/// The extension that says what an image's bytes are.
+/// The extension that says what an image's bytes are; `a` for an archive of device images
+/// (what a SYCL `spir64_gen` frame holds).
 pub fn image_extension(bytes: &[u8]) -> &'static str {
+    if crate::format::archive::ar::is_archive(bytes) {
+        return "a";
+    }
     explore::describe_image(bytes).map_or("bin", |(format, _)| extension_for_format(format))
 }
 

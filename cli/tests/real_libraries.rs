@@ -248,3 +248,75 @@ fn real_rocm_and_sycl_libraries_are_read_as_llvm_reads_them() {
         assert!(checked >= 10, "only {checked} libraries checked");
     }
 }
+
+/// Runs a tool that must succeed.
+fn must(program: &Path, args: &[&str]) -> Output {
+    let out = run(program, args);
+    assert!(out.status.success(), "{} {args:?}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// The layout of Intel's `spir64_gen` sections, made here with the real tools (no PyPI wheel we
+/// found carries one): objects by clang-22 stand in for the Intel GPU binaries, `llvm-ar` archives
+/// them, the `zstd` tool compresses each archive into one frame, and `llvm-objcopy` adds the two
+/// frames, at 16-byte steps with zero bytes between them as a linker leaves them, as the section
+/// `__CLANG_OFFLOAD_BUNDLE__sycl-spir64_gen` of a host object.
+#[test]
+fn a_sycl_spir64_gen_section_of_zstd_framed_archives_is_opened() {
+    let work = std::env::temp_dir().join(format!("offload-spir64-gen-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&work);
+    fs::create_dir_all(&work).unwrap();
+    let at = |name: &str| work.join(name).to_string_lossy().into_owned();
+    let clang = llvm_bin().join("clang");
+    let mut section = Vec::new();
+    let mut archives = Vec::new();
+    for (n, members) in [["a", "b"], ["c", "d"]].iter().enumerate() {
+        for m in members {
+            fs::write(work.join(format!("{m}.c")), format!("int {m}(void) {{ return {n}; }}\n")).unwrap();
+            must(&clang, &["-c", &at(&format!("{m}.c")), "-o", &at(&format!("{m}.o"))]);
+        }
+        let archive = at(&format!("dev{n}.a"));
+        must(
+            &llvm_bin().join("llvm-ar"),
+            &["rc", &archive, &at(&format!("{}.o", members[0])), &at(&format!("{}.o", members[1]))],
+        );
+        must(Path::new("zstd"), &["-q", "-f", "-19", &archive, "-o", &format!("{archive}.zst")]);
+        section.resize(section.len().next_multiple_of(16), 0);
+        section.extend(fs::read(format!("{archive}.zst")).unwrap());
+        archives.push(fs::read(&archive).unwrap());
+    }
+    fs::write(work.join("section.bin"), &section).unwrap();
+    fs::write(work.join("host.c"), "int main(void) { return 0; }\n").unwrap();
+    must(&clang, &["-c", &at("host.c"), "-o", &at("host.o")]);
+    let add = format!("__CLANG_OFFLOAD_BUNDLE__sycl-spir64_gen={}", at("section.bin"));
+    must(&llvm_bin().join("llvm-objcopy"), &["--add-section", &add, &at("host.o"), &at("sycl.o")]);
+
+    let list = must(&ours(), &["list", "--json", &at("sycl.o")]);
+    let json: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let mut ids = BTreeMap::new();
+    listed_ids(&json["root"], &mut ids);
+    assert_eq!(ids, reference_ids(Path::new(&at("sycl.o")), &work).unwrap_or_else(|| ids.clone()));
+    assert_eq!(ids.keys().collect::<Vec<_>>(), ["sycl-spir64_gen"]);
+    let mut members = Vec::new();
+    collect_members(&json["root"], &mut members);
+    assert_eq!(members, ["a.o", "b.o", "c.o", "d.o"], "the archives in the frames, member by member");
+
+    let extract = must(&ours(), &["extract", &at("sycl.o"), "-o", &at("out")]);
+    let stdout = String::from_utf8_lossy(&extract.stdout);
+    for (n, archive) in archives.iter().enumerate() {
+        let name =
+            if n == 0 { "sycl.o.sycl-spir64_gen.a".to_string() } else { format!("sycl.o.sycl-spir64_gen.{n}.a") };
+        assert_eq!(&fs::read(work.join("out").join(&name)).unwrap(), archive, "{name} is the archive llvm-ar wrote");
+        assert!(stdout.contains(&name), "{stdout}");
+    }
+    let _ = fs::remove_dir_all(&work);
+}
+
+fn collect_members(node: &serde_json::Value, out: &mut Vec<String>) {
+    if node["kind"] == "archive-member" {
+        out.push(node["fields"]["name"].as_str().unwrap_or_default().to_string());
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        collect_members(child, out);
+    }
+}
