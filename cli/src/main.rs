@@ -10,6 +10,8 @@ mod json;
 mod list;
 mod package;
 mod replace;
+mod response_file;
+mod unpackage;
 mod verify;
 
 use clap::{Args, Parser, Subcommand};
@@ -40,7 +42,9 @@ enum Command {
     Bundle(bundler::BundlerArgs),
     /// Unbundle (or `--list`) a bundle, like `clang-offload-bundler --unbundle` (same options).
     Unbundle(bundler::BundlerArgs),
-    /// Package device images into LLVM offload binaries, like `llvm-offload-binary -o`.
+    /// Package device images into LLVM offload binaries (`-o OUT --image=...`), or extract them
+    /// (`IN --image=file=OUT,...`, `IN --archive -o LIB.a`): llvm-offload-binary's command line.
+    #[command(alias = "offload-binary")]
     Package(package::PackageArgs),
     /// Write the device images found in a file, optionally only those matching filters.
     Extract(package::ExtractArgs),
@@ -115,6 +119,10 @@ fn normalize_args(args: Vec<String>) -> Vec<String> {
     ];
     args.into_iter()
         .map(|a| {
+            // LLVM's tools also answer to --help-list and --help-hidden; so do we, with --help.
+            if matches!(a.as_str(), "--help-list" | "--help-hidden" | "-help-list" | "-help-hidden" | "-help") {
+                return "--help".to_string();
+            }
             let name = a.strip_prefix('-').filter(|r| !r.starts_with('-')).map(|r| r.split('=').next().unwrap_or(r));
             match name {
                 Some(n) if SINGLE_DASH.contains(&n) => format!("-{a}"),
@@ -126,7 +134,14 @@ fn normalize_args(args: Vec<String>) -> Vec<String> {
 
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
-    let cli = Cli::parse_from(normalize_args(std::env::args().collect()));
+    let args = match response_file::expand(std::env::args().collect()) {
+        Ok(args) => args,
+        Err(f) => {
+            eprintln!("offload: error: {f}");
+            return ExitCode::from(1);
+        }
+    };
+    let cli = Cli::parse_from(normalize_args(args));
     io::allow_overwriting_inputs(cli.overwrite_input);
     let result = match cli.command {
         Command::List(a) => list::run(&a),

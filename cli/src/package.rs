@@ -11,14 +11,24 @@ use offload::format::offload_binary;
 use offload::targets::{self, Target};
 use std::path::{Path, PathBuf};
 
+/// llvm-offload-binary's command line: `-o OUT --image=...` packages; `IN [--image=...]`
+/// extracts (see `unpackage.rs`).
 #[derive(Args)]
 pub struct PackageArgs {
-    /// Where to write the offload binaries.
+    /// A file to extract images from, as `llvm-offload-binary IN` (instead of packaging).
+    pub input: Option<PathBuf>,
+    /// Where to write the offload binaries (packaging), or with an input and `--archive`, the
+    /// archive of the extracted images.
     #[arg(short, long)]
-    pub output: PathBuf,
-    /// An image: `file=F,triple=T,arch=A[,kind=K][,key=value...]` (repeat for several).
-    #[arg(long, required = true)]
+    pub output: Option<PathBuf>,
+    /// Packaging: `file=F,triple=T,arch=A[,kind=K][,key=value...]`, one per image. Extracting:
+    /// `[file=OUT,]key=value,...`, the images whose strings match, written to OUT.
+    #[arg(long)]
     pub image: Vec<String>,
+    /// Extracting: write the matching images of each `--image` to the static archive its
+    /// `file=` names (or every image to `-o`).
+    #[arg(long)]
+    pub archive: bool,
 }
 
 #[derive(Args)]
@@ -53,6 +63,22 @@ fn key_values(spec: &str) -> Outcome<Vec<(String, String)>> {
 }
 
 pub fn run_package(a: &PackageArgs) -> Outcome<()> {
+    if let Some(input) = &a.input {
+        let request =
+            crate::unpackage::Request { input, images: &a.image, archive: a.archive, output: a.output.as_deref() };
+        return crate::unpackage::run(&request);
+    }
+    let Some(output) = &a.output else {
+        return Err(Failure::new(
+            "nothing to do: give -o OUT and --image=file=F,triple=T,arch=A to package, or an input file to extract from",
+        ));
+    };
+    if a.image.is_empty() {
+        return Err(Failure::new("packaging needs at least one --image=file=F,triple=T,arch=A"));
+    }
+    if a.archive {
+        return Err(Failure::new("--archive applies to extracting: give the input file to extract from"));
+    }
     let specs: Vec<&str> = a.image.iter().map(String::as_str).collect();
     let mut failed = None;
     let out = offload_binary::packager::package(&specs, |file| {
@@ -69,7 +95,7 @@ pub fn run_package(a: &PackageArgs) -> Outcome<()> {
     for found in offload_binary::walk(&out) {
         found.binary.map_err(|e| Failure::new(format!("internal error: packaged output does not read back: {e}")))?;
     }
-    write_atomic(&a.output, &out)
+    write_atomic(output, &out)
 }
 
 fn matches(t: &Target, filter: &[(String, String)]) -> bool {
