@@ -173,6 +173,26 @@ pub fn decompressed_md5(method: Method, data: &[u8], expected_size: u64, limit: 
     Ok(StreamDigest { size, md5: hasher.finalize().into() })
 }
 
+/// MD5 computed piece by piece, for callers that hash data as it arrives (on another thread,
+/// say); [`Md5Stream::truncated`] is the hash LLVM stores.
+#[derive(Clone, Default)]
+pub struct Md5Stream(Md5);
+
+impl Md5Stream {
+    pub fn new() -> Self {
+        Md5Stream(Md5::new())
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    /// LLVM's truncated MD5 of everything given so far ([`truncated_md5`]).
+    pub fn truncated(self) -> u64 {
+        truncate_digest(&self.0.finalize().into())
+    }
+}
+
 /// The MD5 digest of `data`.
 pub fn md5(data: &[u8]) -> [u8; 16] {
     Md5::digest(data).into()
@@ -387,8 +407,15 @@ mod zlib {
 mod zstd {
     use super::*;
 
+    /// libzstd at the requested level (3, zstd's and LLVM's default, when none), with
+    /// long-distance matching as clang-offload-bundler uses it, on every core.
+    #[cfg(feature = "zstd-c")]
+    pub(super) fn compress(level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
+        libzstd::compress(level.unwrap_or(3), data)
+    }
+
     /// ruzstd implements one strategy (its `Fastest`); see the module table.
-    #[cfg(feature = "zstd")]
+    #[cfg(all(feature = "zstd", not(feature = "zstd-c")))]
     pub(super) fn compress(_level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
         use ruzstd::encoding::{compress_to_vec, CompressionLevel};
         Ok(compress_to_vec(data, CompressionLevel::Fastest))
@@ -399,10 +426,64 @@ mod zstd {
         Err(not_built_in(Method::Zstd))
     }
 
-    #[cfg(feature = "zstd")]
+    #[cfg(all(feature = "zstd", not(feature = "zstd-c")))]
     pub(super) use decoding::decode;
+    /// ruzstd's decoder stays built beside libzstd's, so the two are compared in the tests.
+    #[cfg(all(test, feature = "zstd-c"))]
+    pub(super) use decoding::decode as decode_ruzstd;
+    #[cfg(feature = "zstd-c")]
+    pub(super) use libzstd::decode;
+
+    /// libzstd through the `zstd` crate (feature `zstd-c`): streaming decompression into
+    /// [`CHUNK`]-sized pieces counted against the budget like ruzstd's, so the same bounds hold
+    /// for output; libzstd's own window is capped by its default `WindowLogMax` (128 MiB).
+    #[cfg(feature = "zstd-c")]
+    mod libzstd {
+        use super::*;
+        use zstd_c::stream::raw::{Decoder, InBuffer, Operation, OutBuffer};
+
+        const CONTEXT: &str = "zstd stream";
+
+        pub(in super::super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
+            let mut decoder = Decoder::new().map_err(|e| corrupt(0, CONTEXT, e))?;
+            let mut buf = alloc::vec![0u8; CHUNK];
+            let mut input = InBuffer::around(data);
+            let mut frame_open = false;
+            while out.flow() == Flow::Continue {
+                if !frame_open && input.pos == data.len() {
+                    return Ok(());
+                }
+                let mut output = OutBuffer::around(&mut buf[..]);
+                let before = input.pos;
+                let left = decoder.run(&mut input, &mut output).map_err(|e| corrupt(before as u64, CONTEXT, e))?;
+                let written = output.pos();
+                if out.emit(&buf[..written], input.pos as u64, CONTEXT)? == Flow::Done {
+                    return Ok(());
+                }
+                // `left` is 0 exactly when a frame has just been completed and flushed.
+                frame_open = left != 0;
+                if frame_open && written == 0 && input.pos == before {
+                    return Err(truncated(input.pos as u64, CONTEXT));
+                }
+            }
+            Ok(())
+        }
+
+        pub(super) fn compress(level: i32, data: &[u8]) -> Result<Vec<u8>> {
+            let fail = |e: std::io::Error| Error::new(0, "zstd compression", "libzstd to compress", e.to_string());
+            let mut encoder = zstd_c::stream::Encoder::new(Vec::new(), level).map_err(fail)?;
+            encoder.long_distance_matching(true).map_err(fail)?;
+            let workers = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+            encoder.multithread(workers).map_err(fail)?;
+            encoder.include_contentsize(true).map_err(fail)?;
+            encoder.set_pledged_src_size(Some(data.len() as u64)).map_err(fail)?;
+            std::io::Write::write_all(&mut encoder, data).map_err(fail)?;
+            encoder.finish().map_err(fail)
+        }
+    }
 
     #[cfg(feature = "zstd")]
+    #[cfg_attr(all(feature = "zstd-c", not(test)), allow(dead_code))]
     mod decoding {
         use super::*;
         use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
@@ -709,6 +790,46 @@ mod tests {
                 assert!(decompressed_md5(method, bomb, limit, limit).is_err());
                 // A prefix of a bomb is cheap and fine.
                 assert_eq!(decompress_prefix(method, bomb, 4096).unwrap().len(), 4096);
+            }
+        }
+    }
+
+    /// With libzstd built in, both zstd decoders read the same inputs the same way: the same
+    /// bytes out, or both an error.
+    #[cfg(feature = "zstd-c")]
+    #[test]
+    fn libzstd_and_ruzstd_agree() {
+        let decode_with = |ruzstd: bool, data: &[u8], budget: u64| {
+            let mut bytes = Vec::new();
+            let mut sink = |c: &[u8]| bytes.extend_from_slice(c);
+            let mut out = Output { produced: 0, budget, overflow: Overflow::Fail, sink: &mut sink };
+            let result = if ruzstd { zstd::decode_ruzstd(data, &mut out) } else { zstd::decode(data, &mut out) };
+            result.map(|()| bytes)
+        };
+        let text: Vec<u8> = (0..400_000u32).map(|i| (i % 251) as u8 ^ (i / 4096) as u8).collect();
+        let ruzstd_frame = {
+            use ruzstd::encoding::{compress_to_vec, CompressionLevel};
+            compress_to_vec(&text[..], CompressionLevel::Fastest)
+        };
+        let libzstd_frame = compress(Method::Zstd, Some(19), &text).unwrap();
+        let mut inputs =
+            vec![ruzstd_frame.clone(), libzstd_frame.clone(), [&ruzstd_frame[..], &libzstd_frame].concat()];
+        inputs.push([&[0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 7, 7][..], &libzstd_frame].concat());
+        for cut in [0, 3, 4, 9, libzstd_frame.len() / 2, libzstd_frame.len() - 1] {
+            inputs.push(libzstd_frame[..cut].to_vec());
+        }
+        let mut flipped = libzstd_frame.clone();
+        flipped[libzstd_frame.len() / 2] ^= 0x5a;
+        inputs.push(flipped);
+        inputs.push([&libzstd_frame[..], &[1, 2, 3, 4]].concat());
+        for (i, data) in inputs.iter().enumerate() {
+            for budget in [u64::MAX, 100_000] {
+                let (a, b) = (decode_with(true, data, budget), decode_with(false, data, budget));
+                match (&a, &b) {
+                    (Ok(x), Ok(y)) => assert!(x == y, "input {i}, budget {budget}: different bytes"),
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("input {i}, budget {budget}: ruzstd {:?} vs libzstd {:?}", a.is_ok(), b.is_ok()),
+                }
             }
         }
     }

@@ -122,8 +122,7 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
             )))
         }
     };
-    let plain = cb.decompress(limit).in_file(path)?;
-    let computed = compressed::truncated_md5(&plain);
+    let (plain, computed) = decompress_hashing(cb, limit).in_file(path)?;
     if computed != cb.header.hash {
         return Err(Failure::new(format!(
             "{}: {}; nothing written",
@@ -132,4 +131,44 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
         )));
     }
     Ok(plain)
+}
+
+/// Decompresses `cb` and computes the truncated MD5 of the result at the same time: chunks go to
+/// a second thread that hashes them while the next ones are decoded, so checking the hash costs
+/// about nothing beyond the slower of the two.
+fn decompress_hashing(cb: &compressed::CompressedBundle<'_>, limit: u64) -> offload::Result<(Vec<u8>, u64)> {
+    use std::sync::mpsc::sync_channel;
+    let declared = cb.header.uncompressed_size;
+    if declared > limit {
+        // The core's error for it, with its offset.
+        return cb.decompress(limit).map(|_| unreachable!("refused by the limit"));
+    }
+    std::thread::scope(|scope| {
+        let (chunks, received) = sync_channel::<Vec<u8>>(32);
+        let hasher = scope.spawn(move || {
+            let mut md5 = offload::codec::Md5Stream::new();
+            for chunk in received {
+                md5.update(&chunk);
+            }
+            md5.truncated()
+        });
+        let mut plain = Vec::new();
+        let decoded = offload::codec::decompress_chunks(cb.header.method, cb.payload, declared, &mut |chunk| {
+            plain.extend_from_slice(chunk);
+            // The hasher only stops early if it panicked, which join reports below.
+            let _ = chunks.send(chunk.to_vec());
+        });
+        drop(chunks);
+        let computed = hasher.join().expect("the hashing thread does not panic");
+        let produced = decoded.map_err(|e| e.shifted(cb.payload_offset()))?;
+        if produced != declared {
+            return Err(offload::Error::new(
+                cb.payload_offset() + cb.payload.len() as u64,
+                "decompression",
+                format!("{declared} decompressed bytes (the declared uncompressed size)"),
+                format!("a stream that ends after {produced} bytes"),
+            ));
+        }
+        Ok((plain, computed))
+    })
 }
