@@ -33,7 +33,8 @@ pub struct FileBytes {
 pub async fn read_blob(file: &Blob, offset: u64, len: u64) -> Result<Vec<u8>, String> {
     let end = offset.saturating_add(len).min(file.size() as u64);
     let slice = file.slice_with_f64_and_f64(offset as f64, end as f64).map_err(|e| format!("{e:?}"))?;
-    let buffer = JsFuture::from(slice.array_buffer()).await.map_err(|e| format!("the file could not be read: {e:?}"))?;
+    let buffer =
+        JsFuture::from(slice.array_buffer()).await.map_err(|e| format!("the file could not be read: {e:?}"))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 

@@ -25,15 +25,25 @@ pub const WORKER_SCRIPT: &str = "worker_loader.js";
 /// What a worker reports about its file.
 #[derive(Debug)]
 pub enum Event {
-    Progress { stage: String, bytes_read: u64 },
+    Progress {
+        stage: String,
+        bytes_read: u64,
+    },
     Explored(Doc),
     Failed(String),
     EditProgress(String),
     Edited(Box<EditedFile>),
     /// An edit or a hash check was refused; `payload` is the new container alone (and the
     /// name to save it under) when it did not fit in a linked file.
-    EditFailed { message: String, payload: Option<(Blob, String)> },
-    Verified { node: NodePath, stored: u64, computed: u64 },
+    EditFailed {
+        message: String,
+        payload: Option<(Blob, String)>,
+    },
+    Verified {
+        node: NodePath,
+        stored: u64,
+        computed: u64,
+    },
 }
 
 type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
@@ -70,8 +80,15 @@ pub struct ExplorerWorker {
 impl ExplorerWorker {
     /// Starts a worker; `on_event` hears its progress and result.
     pub fn spawn(on_event: impl Fn(Event) + 'static) -> Result<ExplorerWorker, String> {
-        let worker = Worker::new(WORKER_SCRIPT).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
-        let shared = Rc::new(RefCell::new(Shared { ready: false, queue: Vec::new(), replies: HashMap::new(), jobs: HashMap::new(), next_request: 0 }));
+        let worker =
+            Worker::new(WORKER_SCRIPT).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
+        let shared = Rc::new(RefCell::new(Shared {
+            ready: false,
+            queue: Vec::new(),
+            replies: HashMap::new(),
+            jobs: HashMap::new(),
+            next_request: 0,
+        }));
         let on_event = Rc::new(on_event);
 
         let on_message = {
@@ -103,13 +120,17 @@ impl ExplorerWorker {
                         }
                     }
                     FromWorker::Prepared { request, data } => job_done(&shared, request, Ok(data)),
-                    FromWorker::NotPrepared { request, reason, errors } => job_done(&shared, request, Err(NotPrepared { reason, errors })),
+                    FromWorker::NotPrepared { request, reason, errors } => {
+                        job_done(&shared, request, Err(NotPrepared { reason, errors }))
+                    }
                     FromWorker::EditProgress { stage } => on_event(Event::EditProgress(stage)),
                     FromWorker::Edited(edited) => on_event(Event::Edited(edited)),
                     FromWorker::EditFailed { message, payload } => {
                         on_event(Event::EditFailed { message, payload: payload.map(|p| (p.blob, p.name)) })
                     }
-                    FromWorker::Verified { node, stored, computed } => on_event(Event::Verified { node, stored, computed }),
+                    FromWorker::Verified { node, stored, computed } => {
+                        on_event(Event::Verified { node, stored, computed })
+                    }
                 }
             })
         };
@@ -118,7 +139,11 @@ impl ExplorerWorker {
             Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
                 event.prevent_default();
                 let message = event.message();
-                on_event(Event::Failed(if message.is_empty() { "the explorer worker stopped".into() } else { format!("the explorer worker stopped: {message}") }));
+                on_event(Event::Failed(if message.is_empty() {
+                    "the explorer worker stopped".into()
+                } else {
+                    format!("the explorer worker stopped: {message}")
+                }));
             })
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

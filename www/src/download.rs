@@ -61,10 +61,18 @@ pub struct DownloadNotice {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DownloadStage {
     /// Being read and checked: `done` of `total` parts.
-    Preparing { done: u64, total: u64 },
-    Saved { size: u64 },
+    Preparing {
+        done: u64,
+        total: u64,
+    },
+    Saved {
+        size: u64,
+    },
     /// Not offered: why, and the errors its bytes read back with.
-    Refused { reason: String, errors: Vec<String> },
+    Refused {
+        reason: String,
+        errors: Vec<String>,
+    },
 }
 
 /// One thing that can be downloaded: a byte range of a space, its name, and how many error
@@ -90,7 +98,8 @@ pub struct Plan {
 
 /// Why a node offers nothing.
 pub const EMPTY: &str = "it has no bytes";
-pub const UNAVAILABLE: &str = "its bytes were not decompressed (the bundle is larger than the settings let the explorer decompress)";
+pub const UNAVAILABLE: &str =
+    "its bytes were not decompressed (the bundle is larger than the settings let the explorer decompress)";
 
 impl Plan {
     pub fn of(doc: &Doc) -> Plan {
@@ -102,9 +111,15 @@ impl Plan {
             let owner = t.node.filter(|&n| n < doc.nodes.len());
             let member = owner.and_then(|n| member_of(doc, n));
             let format = owner.and_then(|n| image_format(doc, n, t.span));
-            let name = names.take(&image_stem(&file, &t.target_id, member.as_deref()), format.map_or("bin", extension_for_format));
+            let name = names
+                .take(&image_stem(&file, &t.target_id, member.as_deref()), format.map_or("bin", extension_for_format));
             let what = format!("{} for {}", format.unwrap_or("device image"), t.target_id);
-            let index = plan.push(Offer { name, what, span: t.span, source_errors: owner.map_or(0, |n| errors_within(doc, n)) });
+            let index = plan.push(Offer {
+                name,
+                what,
+                span: t.span,
+                source_errors: owner.map_or(0, |n| errors_within(doc, n)),
+            });
             plan.images.push(index);
             if let Some(n) = owner {
                 plan.by_node[n] = Ok(index);
@@ -133,7 +148,12 @@ impl Plan {
             }
             let numbered = counts.get(node.kind.as_str()).is_some_and(|&c| c > 1).then_some(*ordinal);
             let (stem, ext) = node_name(doc, id, &file, numbered);
-            let offer = Offer { name: names.take(&stem, ext), what: node.label.clone(), span: node.span, source_errors: errors_within(doc, id) };
+            let offer = Offer {
+                name: names.take(&stem, ext),
+                what: node.label.clone(),
+                span: node.span,
+                source_errors: errors_within(doc, id),
+            };
             plan.by_node[id] = Ok(plan.push(offer));
         }
         plan
@@ -185,18 +205,25 @@ fn file_part(name: &str) -> String {
 
 /// The name of the innermost archive member holding `node`, as `Target::member` gives it.
 fn member_of(doc: &Doc, node: NodeId) -> Option<String> {
-    doc.ancestors(node).into_iter().find(|&a| doc.nodes[a].kind == "archive-member").and_then(|a| text(&doc.nodes[a], "name").map(str::to_string))
+    doc.ancestors(node)
+        .into_iter()
+        .find(|&a| doc.nodes[a].kind == "archive-member")
+        .and_then(|a| text(&doc.nodes[a], "name").map(str::to_string))
 }
 
 /// The format of the image at `span` below `node`: the `format` field the explorer gives an
 /// image it recognises (the same `describe_image` the CLI names extracted files by).
 fn image_format(doc: &Doc, node: NodeId, span: Span) -> Option<&'static str> {
-    (node..doc.nodes[node].subtree_end.min(doc.nodes.len())).filter(|&id| doc.nodes[id].span == span).find_map(|id| text(&doc.nodes[id], "format")).map(known_format)
+    (node..doc.nodes[node].subtree_end.min(doc.nodes.len()))
+        .filter(|&id| doc.nodes[id].span == span)
+        .find_map(|id| text(&doc.nodes[id], "format"))
+        .map(known_format)
 }
 
 /// A format name as a static string (only known formats get a real extension anyway).
 fn known_format(format: &str) -> &'static str {
-    const KNOWN: &[&str] = &["AMDGPU code object", "CUDA cubin", "LLVM bitcode", "SPIR-V module", "NVIDIA fatbin", "PTX", "ELF object"];
+    const KNOWN: &[&str] =
+        &["AMDGPU code object", "CUDA cubin", "LLVM bitcode", "SPIR-V module", "NVIDIA fatbin", "PTX", "ELF object"];
     KNOWN.iter().copied().find(|k| *k == format).unwrap_or("device image")
 }
 
@@ -236,7 +263,9 @@ fn node_name(doc: &Doc, id: NodeId, file: &str, numbered: Option<usize>) -> (Str
         "file" => (file.to_string(), ""),
         "archive-member" => (sanitize(text(node, "name").unwrap_or("member")), ""),
         "section" => (format!("{prefix}.{}", sanitize(text(node, "name").unwrap_or("section"))), "bin"),
-        "bundle-entry" => (format!("{prefix}.{}", sanitize(text(node, "id").unwrap_or("entry"))), content_extension(doc, id)),
+        "bundle-entry" => {
+            (format!("{prefix}.{}", sanitize(text(node, "id").unwrap_or("entry"))), content_extension(doc, id))
+        }
         "offload-binary" => match single_entry_target(doc, id) {
             Some(target) => (format!("{prefix}.{}", sanitize(&target)), "offbin"),
             None => (generic("offload-binary"), "offbin"),
@@ -326,7 +355,11 @@ pub fn device_archive_name(file: &str, target: &str) -> String {
         _ => file.as_str(),
     };
     let parsed = EntryId::parse(target).ok();
-    let device = parsed.as_ref().and_then(|e| e.target_id()).filter(|t| !t.is_empty()).unwrap_or_else(|| target.trim_end_matches('-'));
+    let device = parsed
+        .as_ref()
+        .and_then(|e| e.target_id())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| target.trim_end_matches('-'));
     sanitize(&format!("{stem}-{device}.a"))
 }
 
@@ -343,12 +376,21 @@ pub fn device_archive(input: &[u8], target: &str, max_decompressed: u64) -> Resu
     let per_target = unbundle(&members, std::slice::from_ref(&id), false).map_err(|e| e.to_string())?;
     let found = per_target.first().map(Vec::as_slice).unwrap_or(&[]);
     if found.is_empty() {
-        return Err(format!("no compatible code object for {target} in the archive (it has: {})", summary(&members, 8)));
+        return Err(format!(
+            "no compatible code object for {target} in the archive (it has: {})",
+            summary(&members, 8)
+        ));
     }
     let bytes = write_device_archive(found).map_err(|e| format!("cannot write the device archive: {e}"))?;
-    let back = offload::format::archive::ar::read(&bytes[..]).and_then(offload::format::archive::ar::Archive::complete).map_err(|e| format!("the device archive does not read back: {e}"))?;
+    let back = offload::format::archive::ar::read(&bytes[..])
+        .and_then(offload::format::archive::ar::Archive::complete)
+        .map_err(|e| format!("the device archive does not read back: {e}"))?;
     let same = back.members.len() == found.len()
-        && back.members.iter().zip(found).all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data));
+        && back
+            .members
+            .iter()
+            .zip(found)
+            .all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data));
     if !same {
         return Err("the device archive does not read back as written".to_string());
     }

@@ -65,21 +65,52 @@ pub struct NewEntryRequest {
 /// One change to the file, as [`Edit`] says it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum EditRequest {
-    SetEntryId { node: NodePath, id: String },
-    SetString { node: NodePath, key: String, value: Option<String> },
-    SetImageKind { node: NodePath, kind: u16 },
-    SetOffloadKind { node: NodePath, kind: u16 },
-    SetFlags { node: NodePath, flags: u32 },
-    RemoveEntry { node: NodePath },
-    MoveEntry { node: NodePath, to: usize },
-    AddEntry { container: NodePath, entry: NewEntryRequest },
+    SetEntryId {
+        node: NodePath,
+        id: String,
+    },
+    SetString {
+        node: NodePath,
+        key: String,
+        value: Option<String>,
+    },
+    SetImageKind {
+        node: NodePath,
+        kind: u16,
+    },
+    SetOffloadKind {
+        node: NodePath,
+        kind: u16,
+    },
+    SetFlags {
+        node: NodePath,
+        flags: u32,
+    },
+    RemoveEntry {
+        node: NodePath,
+    },
+    MoveEntry {
+        node: NodePath,
+        to: usize,
+    },
+    AddEntry {
+        container: NodePath,
+        entry: NewEntryRequest,
+    },
     ReplaceContent {
         node: NodePath,
         #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
-    Compress { node: NodePath, method: CompressionMethod, level: Option<i32>, version: u16 },
-    Decompress { node: NodePath },
+    Compress {
+        node: NodePath,
+        method: CompressionMethod,
+        level: Option<i32>,
+        version: u16,
+    },
+    Decompress {
+        node: NodePath,
+    },
 }
 
 impl EditRequest {
@@ -105,7 +136,9 @@ impl EditRequest {
                 },
             },
             EditRequest::ReplaceContent { node, data } => Edit::ReplaceContent { node, data },
-            EditRequest::Compress { node, method, level, version } => Edit::Compress { node, method: method.core(), level, version },
+            EditRequest::Compress { node, method, level, version } => {
+                Edit::Compress { node, method: method.core(), level, version }
+            }
             EditRequest::Decompress { node } => Edit::Decompress { node },
         }
     }
@@ -141,7 +174,11 @@ impl EditRequest {
             EditRequest::AddEntry { entry, .. } => format!("adding an entry of {} bytes", entry.data.len()),
             EditRequest::ReplaceContent { data, .. } => format!("replacing the contents with {} bytes", data.len()),
             EditRequest::Compress { method, level, version, .. } => {
-                format!("compressing with {} level {}, format version {version}", method.name(), level.unwrap_or_else(|| method.default_level()))
+                format!(
+                    "compressing with {} level {}, format version {version}",
+                    method.name(),
+                    level.unwrap_or_else(|| method.default_level())
+                )
             }
             EditRequest::Decompress { .. } => "decompressing".into(),
         }
@@ -161,7 +198,13 @@ pub fn parse_level(method: CompressionMethod, text: &str) -> Result<Option<i32>,
     };
     match text.parse::<i32>() {
         Ok(level) if range.contains(&level) => Ok(Some(level)),
-        _ => Err(format!("expected a {} level from {} to {} (or nothing for {}), found '{text}'", method.name(), range.start(), range.end(), method.default_level())),
+        _ => Err(format!(
+            "expected a {} level from {} to {} (or nothing for {}), found '{text}'",
+            method.name(),
+            range.start(),
+            range.end(),
+            method.default_level()
+        )),
     }
 }
 
@@ -201,9 +244,13 @@ mod tests {
 
     #[test]
     fn every_request_converts_to_the_same_core_edit() {
-        let entry = NewEntryRequest { id: "hipv4-amdgcn-amd-amdhsa--gfx908".into(), data: vec![1, 2, 3], ..Default::default() };
+        let entry =
+            NewEntryRequest { id: "hipv4-amdgcn-amd-amdhsa--gfx908".into(), data: vec![1, 2, 3], ..Default::default() };
         let cases = [
-            (EditRequest::SetEntryId { node: vec![0, 1], id: "x".into() }, Edit::SetEntryId { node: vec![0, 1], id: "x".into() }),
+            (
+                EditRequest::SetEntryId { node: vec![0, 1], id: "x".into() },
+                Edit::SetEntryId { node: vec![0, 1], id: "x".into() },
+            ),
             (
                 EditRequest::SetString { node: vec![2], key: "k".into(), value: None },
                 Edit::SetString { node: vec![2], key: "k".into(), value: None },
@@ -215,9 +262,15 @@ mod tests {
             (EditRequest::MoveEntry { node: vec![1, 1], to: 0 }, Edit::MoveEntry { node: vec![1, 1], to: 0 }),
             (
                 EditRequest::AddEntry { container: vec![0], entry: entry.clone() },
-                Edit::AddEntry { container: vec![0], entry: NewEntry { id: entry.id.clone(), data: vec![1, 2, 3], ..Default::default() } },
+                Edit::AddEntry {
+                    container: vec![0],
+                    entry: NewEntry { id: entry.id.clone(), data: vec![1, 2, 3], ..Default::default() },
+                },
             ),
-            (EditRequest::ReplaceContent { node: vec![], data: vec![9] }, Edit::ReplaceContent { node: vec![], data: vec![9] }),
+            (
+                EditRequest::ReplaceContent { node: vec![], data: vec![9] },
+                Edit::ReplaceContent { node: vec![], data: vec![9] },
+            ),
             (
                 EditRequest::Compress { node: vec![0, 0], method: CompressionMethod::Zlib, level: Some(9), version: 2 },
                 Edit::Compress { node: vec![0, 0], method: Method::Zlib, level: Some(9), version: 2 },
@@ -233,8 +286,19 @@ mod tests {
     #[test]
     fn requests_survive_serialization() {
         let requests = [
-            EditRequest::SetString { node: vec![0, 1, 2], key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) },
-            EditRequest::AddEntry { container: vec![0], entry: NewEntryRequest { strings: vec![("arch".into(), "gfx90a".into())], data: vec![0, 255], ..Default::default() } },
+            EditRequest::SetString {
+                node: vec![0, 1, 2],
+                key: "triple".into(),
+                value: Some("amdgcn-amd-amdpal".into()),
+            },
+            EditRequest::AddEntry {
+                container: vec![0],
+                entry: NewEntryRequest {
+                    strings: vec![("arch".into(), "gfx90a".into())],
+                    data: vec![0, 255],
+                    ..Default::default()
+                },
+            },
             EditRequest::Compress { node: vec![], method: CompressionMethod::Zstd, level: Some(-5), version: 1 },
         ];
         for r in requests {

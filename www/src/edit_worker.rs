@@ -8,9 +8,9 @@ use crate::model::{Doc, Span};
 use crate::protocol::{EditedFile, FromWorker, Payload};
 use crate::settings::Settings;
 use crate::worker::{describe, post, BlobReader, Explored};
-use offload::format::bundle::compressed::CompressedBundle;
 use offload::edit::{self, EditError};
 use offload::explore::explore;
+use offload::format::bundle::compressed::CompressedBundle;
 use offload::tree::{Node, NodeKind, Severity, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
@@ -52,19 +52,26 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, request: &EditRequest, sett
     let core_edit = request.to_core();
     let edited = match edit::apply(&bytes, &tree, &core_edit) {
         Ok(e) => e,
-        Err(EditError::DoesNotFit { message, payload, payload_kind }) => return does_not_fit(&name, message, &payload, payload_kind),
+        Err(EditError::DoesNotFit { message, payload, payload_kind }) => {
+            return does_not_fit(&name, message, &payload, payload_kind)
+        }
         Err(EditError::Invalid(message)) => return failed(message),
     };
     progress("reading the result back");
     let new_tree = explore(&edited.bytes[..], &name, &settings.options());
     let errors = edit::new_errors(&tree, &new_tree);
     if !errors.is_empty() {
-        return failed(format!("the edited file does not read back without errors, so it is not kept: {}", errors.join("; ")));
+        return failed(format!(
+            "the edited file does not read back without errors, so it is not kept: {}",
+            errors.join("; ")
+        ));
     }
     // New warnings (an entry without a triple, bytes LLVM would not read) go with the result,
     // so the user sees them before downloading.
     let mut notes = edited.notes;
-    notes.extend(edit::new_diagnostics(&tree, &new_tree, Severity::Warning).into_iter().map(|w| format!("new warning: {w}")));
+    notes.extend(
+        edit::new_diagnostics(&tree, &new_tree, Severity::Warning).into_iter().map(|w| format!("new warning: {w}")),
+    );
     let blob = match blob_of(&edited.bytes) {
         Ok(b) => b,
         Err(message) => return failed(message),
@@ -84,7 +91,10 @@ fn does_not_fit(name: &str, message: String, payload: &[u8], kind: NodeKind) -> 
     let file_name = payload_file_name(name, kind);
     let errors = error_messages(&explore(payload, &file_name, &Settings::default().options()));
     if !errors.is_empty() {
-        return failed(format!("{message} (the new container alone does not read back without errors either, so it is not offered: {})", errors.join("; ")));
+        return failed(format!(
+            "{message} (the new container alone does not read back without errors either, so it is not offered: {})",
+            errors.join("; ")
+        ));
     }
     let payload = blob_of(payload).ok().map(|blob| Payload { blob, name: file_name });
     FromWorker::EditFailed { message, payload }
@@ -99,7 +109,9 @@ fn error_messages(tree: &Tree) -> Vec<String> {
 pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings: &Settings) -> FromWorker {
     let kept = kept.borrow();
     let Some(k) = kept.as_ref() else { return failed("the file has not been explored yet") };
-    let Some(target) = k.tree.node_at(&node) else { return failed(format!("there is no node at {node:?} in the current file")) };
+    let Some(target) = k.tree.node_at(&node) else {
+        return failed(format!("there is no node at {node:?} in the current file"));
+    };
     if target.kind != NodeKind::CompressedBundle {
         return failed(format!("expected a compressed bundle, found '{}' ({})", target.label, target.kind.as_str()));
     }
@@ -120,7 +132,10 @@ fn bytes_of(k: &Explored, node: &Node) -> Result<Vec<u8>, String> {
     if node.span.space == 0 {
         return BlobReader::new(k.file.clone()).read_at(node.span.offset, node.span.size);
     }
-    k.tree.bytes(&[], node.span).map(<[u8]>::to_vec).ok_or_else(|| format!("the bytes of '{}' are not at hand", node.label))
+    k.tree
+        .bytes(&[], node.span)
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| format!("the bytes of '{}' are not at hand", node.label))
 }
 
 /// The whole file, refused when it is too large to edit in memory.
@@ -148,7 +163,8 @@ fn blob_of(bytes: &[u8]) -> Result<Blob, String> {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/octet-stream");
-    Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(|e| format!("the new file could not be made: {}", describe(e)))
+    Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|e| format!("the new file could not be made: {}", describe(e)))
 }
 
 fn doc_of(tree: &Tree, bytes: &[u8]) -> Doc {

@@ -29,7 +29,8 @@ pub fn space_maps(doc: &Doc) -> Vec<SpaceMap> {
     let mut stack: Vec<u32> = (0..doc.spaces.len() as u32).filter(|&s| is_root_space(doc, s)).rev().collect();
     while let Some(s) = stack.pop() {
         order.push(s);
-        let children: Vec<u32> = (0..doc.spaces.len() as u32).filter(|&c| c != s && parent_space(doc, c) == Some(s)).collect();
+        let children: Vec<u32> =
+            (0..doc.spaces.len() as u32).filter(|&c| c != s && parent_space(doc, c) == Some(s)).collect();
         stack.extend(children.into_iter().rev());
     }
     order.into_iter().map(|s| space_map(doc, s)).collect()

@@ -234,8 +234,14 @@ impl Doc {
         (0..self.nodes.len()).find(|&id| {
             let n = &self.nodes[id];
             matches!(n.kind.as_str(), "bundle-entry" | "offload-entry")
-                && (n.span == span || n.children.iter().any(|&c| self.nodes[c].kind == "image" && self.nodes[c].span == span))
-                && self.ancestors(id).iter().rev().map(|&a| self.nodes[a].label.as_str()).eq(t.chain.iter().map(String::as_str))
+                && (n.span == span
+                    || n.children.iter().any(|&c| self.nodes[c].kind == "image" && self.nodes[c].span == span))
+                && self
+                    .ancestors(id)
+                    .iter()
+                    .rev()
+                    .map(|&a| self.nodes[a].label.as_str())
+                    .eq(t.chain.iter().map(String::as_str))
         })
     }
 
@@ -345,7 +351,13 @@ impl Doc {
     }
 }
 
-fn flatten(node: &Node, parent: Option<NodeId>, depth: u32, out: &mut Vec<NodeInfo>, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> NodeId {
+fn flatten(
+    node: &Node,
+    parent: Option<NodeId>,
+    depth: u32,
+    out: &mut Vec<NodeInfo>,
+    read: &dyn Fn(Span) -> Option<Vec<u8>>,
+) -> NodeId {
     let id = out.len();
     let fields = node
         .fields

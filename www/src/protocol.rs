@@ -89,16 +89,26 @@ pub struct Payload {
 pub enum FromWorker {
     /// The worker's code is loaded and it listens.
     Ready,
-    Progress { stage: String, bytes_read: u64 },
+    Progress {
+        stage: String,
+        bytes_read: u64,
+    },
     Explored(Doc),
     Bytes {
         request: u32,
         #[serde(with = "serde_bytes")]
         data: Vec<u8>,
     },
-    ReadFailed { request: u32, message: String },
+    ReadFailed {
+        request: u32,
+        message: String,
+    },
     /// A download's progress: `done` of `total` steps (images of a tar).
-    Preparing { request: u32, done: u64, total: u64 },
+    Preparing {
+        request: u32,
+        done: u64,
+        total: u64,
+    },
     /// A download passed its checks; `data` is a `Uint8Array` of its bytes, or `undefined` for
     /// [`Job::Check`].
     Prepared {
@@ -107,13 +117,28 @@ pub enum FromWorker {
         data: JsValue,
     },
     /// A download is refused: why, and the errors its bytes read back with.
-    NotPrepared { request: u32, reason: String, errors: Vec<String> },
-    Failed { message: String },
-    EditProgress { stage: String },
+    NotPrepared {
+        request: u32,
+        reason: String,
+        errors: Vec<String>,
+    },
+    Failed {
+        message: String,
+    },
+    EditProgress {
+        stage: String,
+    },
     Edited(Box<EditedFile>),
-    EditFailed { message: String, payload: Option<Payload> },
+    EditFailed {
+        message: String,
+        payload: Option<Payload>,
+    },
     /// The stored and the computed truncated MD5 of a compressed bundle.
-    Verified { node: NodePath, stored: u64, computed: u64 },
+    Verified {
+        node: NodePath,
+        stored: u64,
+        computed: u64,
+    },
 }
 
 fn serializer() -> serde_wasm_bindgen::Serializer {

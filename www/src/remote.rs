@@ -36,7 +36,10 @@ pub fn progress_text(bytes_read: u64, total: Option<u64>) -> String {
 /// the host's name.
 pub fn file_name_for(pathname: &str, hostname: &str) -> String {
     let last = pathname.rsplit('/').next().unwrap_or_default();
-    let decoded = crate::share::percent_decode(last).ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_else(|| last.to_string());
+    let decoded = crate::share::percent_decode(last)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_else(|| last.to_string());
     let name = decoded.trim();
     if name.is_empty() || name.contains(['/', '\\']) || name.chars().any(char::is_control) {
         hostname.to_string()
@@ -75,7 +78,10 @@ mod browser {
     use js_sys::{Array, Reflect, Uint8Array};
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
-    use web_sys::{AbortSignal, Blob, ReadableStreamDefaultReader, RequestCache, RequestCredentials, RequestInit, RequestMode, Response, Url};
+    use web_sys::{
+        AbortSignal, Blob, ReadableStreamDefaultReader, RequestCache, RequestCredentials, RequestInit, RequestMode,
+        Response, Url,
+    };
 
     /// Why a fetch gave no file.
     #[derive(Debug, PartialEq)]
@@ -89,14 +95,20 @@ mod browser {
     /// the page may fetch it.
     pub fn resolve_address(address: &str) -> Result<Url, String> {
         let base = gloo_utils::document().base_uri().ok().flatten().unwrap_or_default();
-        let url = Url::new_with_base(address, &base).map_err(|_| format!("expected the address of a file after url=, found \"{address}\", which is not an address"))?;
+        let url = Url::new_with_base(address, &base).map_err(|_| {
+            format!("expected the address of a file after url=, found \"{address}\", which is not an address")
+        })?;
         check_remote_address(&url.protocol(), &url.hostname())?;
         Ok(url)
     }
 
     /// Fetches the file at `url` into a `Blob`, reporting (bytes read, total if known) after
     /// each piece; `signal` aborts it.
-    pub async fn fetch_file(url: &Url, signal: &AbortSignal, on_progress: impl Fn(u64, Option<u64>)) -> Result<Blob, FetchProblem> {
+    pub async fn fetch_file(
+        url: &Url,
+        signal: &AbortSignal,
+        on_progress: impl Fn(u64, Option<u64>),
+    ) -> Result<Blob, FetchProblem> {
         let response = request(url, signal).await?;
         if !response.ok() {
             return Err(FetchProblem::Failed(http_error_message(response.status(), &response.status_text())));
@@ -115,12 +127,14 @@ mod browser {
             if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
                 break;
             }
-            let value: Uint8Array = Reflect::get(&chunk, &"value".into()).map_err(|e| problem(&e, "reading the file"))?.unchecked_into();
+            let value: Uint8Array =
+                Reflect::get(&chunk, &"value".into()).map_err(|e| problem(&e, "reading the file"))?.unchecked_into();
             read += u64::from(value.length());
             parts.push(&value);
             on_progress(read, total);
         }
-        Blob::new_with_u8_array_sequence(&parts).map_err(|e| FetchProblem::Failed(format!("the file could not be kept: {e:?}")))
+        Blob::new_with_u8_array_sequence(&parts)
+            .map_err(|e| FetchProblem::Failed(format!("the file could not be kept: {e:?}")))
     }
 
     async fn request(url: &Url, signal: &AbortSignal) -> Result<Response, FetchProblem> {
@@ -133,7 +147,9 @@ mod browser {
         init.set_signal(Some(signal));
         let window = web_sys::window().ok_or(FetchProblem::Failed("no window".into()))?;
         match JsFuture::from(window.fetch_with_str_and_init(&url.href(), &init)).await {
-            Ok(response) => response.dyn_into::<Response>().map_err(|_| FetchProblem::Failed("the fetch gave no response".into())),
+            Ok(response) => {
+                response.dyn_into::<Response>().map_err(|_| FetchProblem::Failed("the fetch gave no response".into()))
+            }
             Err(e) if is_abort(&e) => Err(FetchProblem::Cancelled),
             Err(_) => {
                 let cross_origin = window.location().origin().map_or(true, |o| o != url.origin());
@@ -150,7 +166,8 @@ mod browser {
         if is_abort(e) {
             FetchProblem::Cancelled
         } else {
-            let message = Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| format!("{e:?}"));
+            let message =
+                Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| format!("{e:?}"));
             FetchProblem::Failed(format!("the connection failed while {doing}: {message}"))
         }
     }

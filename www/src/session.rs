@@ -70,7 +70,14 @@ impl Session {
     /// Opens a file in a new tab and starts exploring it within the limits of `settings`.
     /// `opened_at` is when the user asked (the drop, the pick, the sample click), for the
     /// first-render time.
-    pub fn open(&mut self, file: Blob, name: String, opened_at: f64, settings: Settings, dispatch: &Callback<Action>) -> TabId {
+    pub fn open(
+        &mut self,
+        file: Blob,
+        name: String,
+        opened_at: f64,
+        settings: Settings,
+        dispatch: &Callback<Action>,
+    ) -> TabId {
         self.next_id += 1;
         let id = self.next_id;
         dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at, settings });
@@ -80,7 +87,14 @@ impl Session {
     }
 
     /// A tab for a file that could not even be read, saying why.
-    pub fn open_failed(&mut self, name: String, opened_at: f64, settings: Settings, message: String, dispatch: &Callback<Action>) {
+    pub fn open_failed(
+        &mut self,
+        name: String,
+        opened_at: f64,
+        settings: Settings,
+        message: String,
+        dispatch: &Callback<Action>,
+    ) {
         self.next_id += 1;
         let id = self.next_id;
         dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at, settings });
@@ -163,7 +177,8 @@ impl Session {
         let open = self.files.get(&id)?;
         let mut history = open.history.borrow_mut();
         let file = history.file();
-        let bytes = history.bytes.get_or_insert_with(|| Bytes(Rc::new(FileBytes { file, worker: open.worker.clone() })));
+        let bytes =
+            history.bytes.get_or_insert_with(|| Bytes(Rc::new(FileBytes { file, worker: open.worker.clone() })));
         Some(bytes.clone())
     }
 
@@ -196,13 +211,24 @@ impl Session {
         self.run(open, id, "checking the hash".into(), dispatch, |w, settings| w.verify(node, settings));
     }
 
-    fn run(&self, open: &OpenFile, id: TabId, what: String, dispatch: &Callback<Action>, send: impl FnOnce(&ExplorerWorker, Settings) -> Result<(), String>) {
+    fn run(
+        &self,
+        open: &OpenFile,
+        id: TabId,
+        what: String,
+        dispatch: &Callback<Action>,
+        send: impl FnOnce(&ExplorerWorker, Settings) -> Result<(), String>,
+    ) {
         if open.history.borrow().busy {
             return;
         }
         dispatch.emit(Action::EditStarted { id, what });
         let Some(worker) = open.worker.as_ref() else {
-            dispatch.emit(Action::EditFailed { id, message: "the explorer of this file was stopped: re-open the file first".into(), payload: None });
+            dispatch.emit(Action::EditFailed {
+                id,
+                message: "the explorer of this file was stopped: re-open the file first".into(),
+                payload: None,
+            });
             return;
         };
         {
@@ -272,7 +298,13 @@ fn on_event(id: TabId, event: Event, history: &RefCell<History>, dispatch: &Call
                 h.add(edited.file);
                 h.busy = false;
             }
-            dispatch.emit(Action::Edited { id, doc: Rc::new(edited.doc), mark: edited.mark, select: edited.select, notes: edited.notes });
+            dispatch.emit(Action::Edited {
+                id,
+                doc: Rc::new(edited.doc),
+                mark: edited.mark,
+                select: edited.select,
+                notes: edited.notes,
+            });
         }
         Event::EditFailed { message, payload } => {
             let name = payload.as_ref().map(|(_, name)| name.clone());

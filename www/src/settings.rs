@@ -161,11 +161,19 @@ impl From<Settings> for SettingsDraft {
 impl SettingsDraft {
     /// The settings, or what is wrong with every field that is wrong.
     pub fn validate(&self) -> Result<Settings, SettingsProblems> {
-        match (parse_decompressed_mib(&self.max_decompressed_mib), parse_depth(&self.max_depth), parse_entries(&self.max_entries)) {
+        match (
+            parse_decompressed_mib(&self.max_decompressed_mib),
+            parse_depth(&self.max_depth),
+            parse_entries(&self.max_entries),
+        ) {
             (Ok(max_decompressed_mib), Ok(max_depth), Ok(max_entries)) => {
                 Ok(Settings { max_decompressed_mib, max_depth, verify_all: self.verify_all, max_entries })
             }
-            (mib, depth, entries) => Err(SettingsProblems { max_decompressed_mib: mib.err(), max_depth: depth.err(), max_entries: entries.err() }),
+            (mib, depth, entries) => Err(SettingsProblems {
+                max_decompressed_mib: mib.err(),
+                max_depth: depth.err(),
+                max_entries: entries.err(),
+            }),
         }
     }
 }
@@ -242,10 +250,16 @@ mod tests {
         assert_eq!(parse_depth("-2"), Err("Must be at least 1.".into()));
         assert_eq!(parse_depth("33"), Err("Must be at most 32 levels.".into()));
         assert_eq!(parse_decompressed_mib("4096"), Ok(4096));
-        assert_eq!(parse_decompressed_mib("4097"), Err("Must be at most 4096 MiB: the explorer's memory holds at most 4 GiB.".into()));
+        assert_eq!(
+            parse_decompressed_mib("4097"),
+            Err("Must be at most 4096 MiB: the explorer's memory holds at most 4 GiB.".into())
+        );
         assert!(parse_decompressed_mib("99999999999999999999999").unwrap_err().starts_with("Must be at most 4096 MiB"));
         assert_eq!(parse_decompressed_mib("1.5"), Err("“1.5” is not a whole number. Enter one from 1 to 4096.".into()));
-        assert_eq!(parse_decompressed_mib("0x10"), Err("“0x10” is not a whole number. Enter one from 1 to 4096.".into()));
+        assert_eq!(
+            parse_decompressed_mib("0x10"),
+            Err("“0x10” is not a whole number. Enter one from 1 to 4096.".into())
+        );
         assert_eq!(parse_decompressed_mib("  "), Err("Enter a whole number from 1 to 4096.".into()));
         assert_eq!(parse_decompressed_mib("-"), Err("“-” is not a whole number. Enter one from 1 to 4096.".into()));
     }

@@ -22,7 +22,9 @@
 //! panics and bounds everything it allocates by the link's own length.
 
 use crate::model::{Doc, NodeId};
-use miniz_oxide::deflate::core::{compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus};
+use miniz_oxide::deflate::core::{
+    compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+};
 use std::fmt;
 
 /// The most compressed bytes a link carries. Browsers and chat tools handle links of a few
@@ -115,7 +117,12 @@ pub struct TooBig {
 
 impl fmt::Display for TooBig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "The file ({} bytes) is too big for a link: links carry at most {} KiB compressed, and ", self.file_size, LINK_LIMIT / 1024)?;
+        write!(
+            f,
+            "The file ({} bytes) is too big for a link: links carry at most {} KiB compressed, and ",
+            self.file_size,
+            LINK_LIMIT / 1024
+        )?;
         if self.compressed == 0 {
             write!(f, "no file over {MAX_FILE_IN_LINK} bytes compresses that far.")
         } else if self.bytes_read >= self.file_size {
@@ -149,7 +156,12 @@ impl LinkEncoder {
         }
         // Positive window bits select the zlib wrapper, whose Adler-32 catches a changed link.
         let flags = create_comp_flags_from_zip_params(LEVEL.into(), 1, 0);
-        Ok(LinkEncoder { compressor: Box::new(CompressorOxide::new(flags)), compressed: Vec::new(), file_size, read: 0 })
+        Ok(LinkEncoder {
+            compressor: Box::new(CompressorOxide::new(flags)),
+            compressed: Vec::new(),
+            file_size,
+            read: 0,
+        })
     }
 
     /// Compresses the next bytes of the file.
@@ -308,7 +320,13 @@ fn parse_path(text: &str) -> Result<NodePath, LinkError> {
         return Err(LinkError::PathTooDeep { depth });
     }
     text.split('.')
-        .map(|part| if part.bytes().all(|b| b.is_ascii_digit()) { part.parse::<usize>().map_err(|_| bad()) } else { Err(bad()) })
+        .map(|part| {
+            if part.bytes().all(|b| b.is_ascii_digit()) {
+                part.parse::<usize>().map_err(|_| bad())
+            } else {
+                Err(bad())
+            }
+        })
         .collect()
 }
 
@@ -454,7 +472,10 @@ pub fn percent_decode(text: &str) -> Result<Vec<u8>, LinkError> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             let Some(byte) = hex else {
                 let found: String = text[i..].chars().take(3).collect();
                 return Err(LinkError::BadPercent { found });
@@ -576,7 +597,12 @@ mod tests {
         // It stopped soon after the limit, not at the end of the file.
         assert!(err.bytes_read > LINK_LIMIT as u64 / 2 && err.bytes_read < over.len() as u64, "{err:?}");
         let text = err.to_string();
-        assert!(text.starts_with("The file (204800 bytes) is too big for a link: links carry at most 64 KiB compressed, and its first "), "{text}");
+        assert!(
+            text.starts_with(
+                "The file (204800 bytes) is too big for a link: links carry at most 64 KiB compressed, and its first "
+            ),
+            "{text}"
+        );
         // 8 MiB of zeros compress to a few KiB: it travels.
         let zeros = vec![0u8; 8 << 20];
         let fragment = encode_file("zeros.bin", &zeros, &[]).unwrap();
@@ -590,7 +616,10 @@ mod tests {
         let chunk = noise(256 * 1024);
         let err = encoder.push(&chunk).unwrap_err();
         assert!(err.bytes_read < 256 * 1024, "{err:?}");
-        assert!(err.to_string().contains(&format!("its first {} bytes already compress to more than that", err.bytes_read)), "{err}");
+        assert!(
+            err.to_string().contains(&format!("its first {} bytes already compress to more than that", err.bytes_read)),
+            "{err}"
+        );
         let huge = LinkEncoder::new(MAX_FILE_IN_LINK + 1).err().unwrap();
         assert_eq!(huge.compressed, 0);
         assert!(huge.to_string().contains("too big for a link"));
@@ -716,7 +745,12 @@ mod tests {
         assert!(v6.contains("use http://localhost"), "{v6}");
         let plain = check_remote_address("http:", "example.org").unwrap_err();
         assert!(plain.contains("found http on example.org"), "{plain}");
-        for (scheme, found) in [("ftp:", "a ftp: address"), ("file:", "a file: address"), ("javascript:", "a javascript: address"), ("data:", "a data: address")] {
+        for (scheme, found) in [
+            ("ftp:", "a ftp: address"),
+            ("file:", "a file: address"),
+            ("javascript:", "a javascript: address"),
+            ("data:", "a data: address"),
+        ] {
             let err = check_remote_address(scheme, "").unwrap_err();
             assert!(err.contains(found), "{err}");
         }

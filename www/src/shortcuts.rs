@@ -107,6 +107,9 @@ mod tests {
         assert_eq!(edit_command_for("y", true, false, false, false), Some(Command::Redo), "Ctrl+Y");
         assert_eq!(edit_command_for("y", false, true, false, false), None, "Cmd+Y is the browser's");
         assert_eq!(edit_command_for("y", false, false, false, false), None);
-        assert!(EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Undo) && EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Redo));
+        assert!(
+            EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Undo)
+                && EDIT_SHORTCUTS.iter().any(|(_, c, _)| *c == Command::Redo)
+        );
     }
 }

@@ -45,7 +45,10 @@ impl View {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
     /// The worker is reading and exploring the file.
-    Loading { stage: String, bytes_read: u64 },
+    Loading {
+        stage: String,
+        bytes_read: u64,
+    },
     Ready(Rc<Doc>),
     /// The worker stopped without a result (it crashed or could not read the file).
     Failed(String),
@@ -78,14 +81,28 @@ pub struct Version {
 pub enum EditStatus {
     #[default]
     Idle,
-    Running { what: String, stage: String },
+    Running {
+        what: String,
+        stage: String,
+    },
     /// The edit is made: what the user should know about how the file was written.
-    Done { what: String, notes: Vec<String> },
+    Done {
+        what: String,
+        notes: Vec<String>,
+    },
     /// The edit was refused. `payload` names the file the new container alone can be saved
     /// as, when it did not fit in a linked file.
-    Failed { what: String, message: String, payload: Option<String> },
+    Failed {
+        what: String,
+        message: String,
+        payload: Option<String>,
+    },
     /// A compressed bundle's hash was checked.
-    Verified { node: Vec<usize>, stored: u64, computed: u64 },
+    Verified {
+        node: Vec<usize>,
+        stored: u64,
+        computed: u64,
+    },
 }
 
 impl EditStatus {
@@ -183,15 +200,40 @@ pub enum Nav {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    Open { id: TabId, name: String, size: u64, at_ms: f64, settings: Settings },
-    Progress { id: TabId, stage: String, bytes_read: u64 },
-    Loaded { id: TabId, doc: Rc<Doc> },
-    Failed { id: TabId, message: String },
-    Cancelled { id: TabId },
+    Open {
+        id: TabId,
+        name: String,
+        size: u64,
+        at_ms: f64,
+        settings: Settings,
+    },
+    Progress {
+        id: TabId,
+        stage: String,
+        bytes_read: u64,
+    },
+    Loaded {
+        id: TabId,
+        doc: Rc<Doc>,
+    },
+    Failed {
+        id: TabId,
+        message: String,
+    },
+    Cancelled {
+        id: TabId,
+    },
     /// The explorer is started again on a tab (cancelled, failed, or re-opened with other
     /// settings).
-    Restarted { id: TabId, at_ms: f64, settings: Settings },
-    FirstRender { id: TabId, after_ms: f64 },
+    Restarted {
+        id: TabId,
+        at_ms: f64,
+        settings: Settings,
+    },
+    FirstRender {
+        id: TabId,
+        after_ms: f64,
+    },
     Close(TabId),
     Activate(TabId),
     NextTab,
@@ -199,9 +241,15 @@ pub enum Action {
     /// Select a node from a view other than the hex view: the hex view scrolls to it.
     Select(NodeId),
     /// Select a node and show some of its bytes (a field's, a diagnostic's) in the hex view.
-    SelectSpan { node: NodeId, span: Span },
+    SelectSpan {
+        node: NodeId,
+        span: Span,
+    },
     /// A byte was clicked: select the innermost node there.
-    SelectAt { space: u32, offset: u64 },
+    SelectAt {
+        space: u32,
+        offset: u64,
+    },
     /// "Go to offset" in the hex view's current space.
     GoTo(u64),
     ShowSpace(u32),
@@ -214,22 +262,49 @@ pub enum Action {
     /// New settings (already checked), for files opened from now on.
     SetSettings(Settings),
     /// Select the node a share link names in a tab, now if it is explored, else once it is.
-    SelectPath { id: TabId, path: NodePath },
+    SelectPath {
+        id: TabId,
+        path: NodePath,
+    },
     /// What the page is doing about a `#url=` link (asking, fetching, failed), or nothing.
     Remote(Option<RemoteState>),
     /// How a download is going (ignored when a later download has reported already).
     Download(DownloadNotice),
     DismissDownload,
     /// The worker started an edit (or a hash check) of the tab's file.
-    EditStarted { id: TabId, what: String },
-    EditProgress { id: TabId, stage: String },
+    EditStarted {
+        id: TabId,
+        what: String,
+    },
+    EditProgress {
+        id: TabId,
+        stage: String,
+    },
     /// An edit made a new version of the file: it replaces any versions after the shown one.
     /// `mark` is the node it changed, `select` the node to select there.
-    Edited { id: TabId, doc: Rc<Doc>, mark: Vec<usize>, select: Vec<usize>, notes: Vec<String> },
-    EditFailed { id: TabId, message: String, payload: Option<String> },
-    Verified { id: TabId, node: Vec<usize>, stored: u64, computed: u64 },
+    Edited {
+        id: TabId,
+        doc: Rc<Doc>,
+        mark: Vec<usize>,
+        select: Vec<usize>,
+        notes: Vec<String>,
+    },
+    EditFailed {
+        id: TabId,
+        message: String,
+        payload: Option<String>,
+    },
+    Verified {
+        id: TabId,
+        node: Vec<usize>,
+        stored: u64,
+        computed: u64,
+    },
     /// Show another version (undo, redo); `index` counts from the file as opened.
-    SwitchVersion { id: TabId, index: usize },
+    SwitchVersion {
+        id: TabId,
+        index: usize,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -261,7 +336,16 @@ const FIRST_LEVELS: u32 = 3;
 impl AppState {
     /// The page as it starts, with the settings kept from an earlier visit.
     pub fn with_settings(settings: Settings) -> AppState {
-        AppState { tabs: Vec::new(), active: None, views: [true; 5], help_open: false, settings, settings_open: false, remote: None, download: None }
+        AppState {
+            tabs: Vec::new(),
+            active: None,
+            views: [true; 5],
+            help_open: false,
+            settings,
+            settings_open: false,
+            remote: None,
+            download: None,
+        }
     }
 
     pub fn tab(&self, id: TabId) -> Option<&Tab> {
@@ -326,7 +410,11 @@ impl AppState {
                     tab.versions = vec![Version { doc: doc.clone(), marks: Vec::new() }];
                     tab.current = 0;
                     let expand_all = doc.nodes.len() <= EXPAND_ALL_UP_TO;
-                    tab.expanded = doc.nodes.iter().map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS)).collect();
+                    tab.expanded = doc
+                        .nodes
+                        .iter()
+                        .map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS))
+                        .collect();
                     tab.selected = (!doc.nodes.is_empty()).then_some(0);
                     tab.hex = HexState::default();
                     tab.status = Status::Ready(doc);
@@ -406,7 +494,9 @@ impl AppState {
             Action::GoTo(offset) => {
                 if let Some(tab) = self.active_mut() {
                     let space = tab.hex.space;
-                    let Some(size) = tab.doc().and_then(|d| d.spaces.get(space as usize)).map(|s| s.size) else { return self };
+                    let Some(size) = tab.doc().and_then(|d| d.spaces.get(space as usize)).map(|s| s.size) else {
+                        return self;
+                    };
                     let offset = offset.min(size.saturating_sub(1));
                     if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
                         select(tab, node, false);
@@ -426,7 +516,8 @@ impl AppState {
             }
             Action::Toggle(node) => {
                 if let Some(tab) = self.active_mut() {
-                    let has_children = tab.doc().is_some_and(|d| d.nodes.get(node).is_some_and(|n| !n.children.is_empty()));
+                    let has_children =
+                        tab.doc().is_some_and(|d| d.nodes.get(node).is_some_and(|n| !n.children.is_empty()));
                     if has_children {
                         let open = tab.is_expanded(node);
                         set_expanded(tab, node, !open);

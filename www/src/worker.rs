@@ -4,8 +4,8 @@
 
 use crate::model::{Doc, Span};
 use crate::protocol::{decode, encode, FromWorker, ToWorker};
-use object::read::{ReadCache, ReadCacheOps, ReadRef};
 use crate::settings::Settings;
+use object::read::{ReadCache, ReadCacheOps, ReadRef};
 use offload::explore::explore;
 use offload::tree::Tree;
 use std::cell::RefCell;
@@ -94,7 +94,10 @@ impl ReadCacheOps for BlobReader {
 }
 
 pub(crate) fn describe(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// What the worker keeps after exploring: the tree (with the bytes of decompressed spaces) and
@@ -138,7 +141,8 @@ fn read_bytes(kept: &RefCell<Option<Explored>>, space: u32, offset: u64, len: u3
         let reader = BlobReader { blob: explored.file.clone(), pos: 0, read_so_far: 0, reported: 0 };
         return reader.read_at(offset, len as u64);
     }
-    let space_info = explored.tree.spaces.get(space as usize).ok_or_else(|| format!("there is no byte space {space}"))?;
+    let space_info =
+        explored.tree.spaces.get(space as usize).ok_or_else(|| format!("there is no byte space {space}"))?;
     let data = space_info.data.as_deref().unwrap_or(&[]);
     let start = offset.min(data.len() as u64) as usize;
     let end = offset.saturating_add(len as u64).min(data.len() as u64) as usize;
@@ -148,24 +152,27 @@ fn read_bytes(kept: &RefCell<Option<Explored>>, space: u32, offset: u64, len: u3
 /// Entry point of the worker binary.
 pub fn run() {
     let kept = Rc::new(RefCell::new(None::<Explored>));
-    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| match decode::<ToWorker>(event.data()) {
-        Ok(ToWorker::Explore { name, file, settings }) => {
-            let doc = explore_file(&name, file, &settings, &kept);
-            post(&FromWorker::Explored(doc));
-        }
-        Ok(ToWorker::Read { request, space, offset, len }) => match read_bytes(&kept, space, offset, len) {
-            Ok(data) => post(&FromWorker::Bytes { request, data }),
-            Err(message) => post(&FromWorker::ReadFailed { request, message }),
-        },
-        Ok(ToWorker::Prepare { request, job }) => crate::download::prepare::run(request, job, &kept),
-        Ok(ToWorker::Edit { edit, settings }) => post(&crate::edit_worker::edit(&kept, &edit, &settings)),
-        Ok(ToWorker::Verify { node, settings }) => post(&crate::edit_worker::verify(&kept, node, &settings)),
-        Ok(ToWorker::Switch { file, settings }) => {
-            let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
-            explore_file(&name, file, &settings, &kept);
-        }
-        Err(e) => post(&FromWorker::Failed { message: format!("the worker got a message it does not understand: {e}") }),
-    });
+    let on_message =
+        Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| match decode::<ToWorker>(event.data()) {
+            Ok(ToWorker::Explore { name, file, settings }) => {
+                let doc = explore_file(&name, file, &settings, &kept);
+                post(&FromWorker::Explored(doc));
+            }
+            Ok(ToWorker::Read { request, space, offset, len }) => match read_bytes(&kept, space, offset, len) {
+                Ok(data) => post(&FromWorker::Bytes { request, data }),
+                Err(message) => post(&FromWorker::ReadFailed { request, message }),
+            },
+            Ok(ToWorker::Prepare { request, job }) => crate::download::prepare::run(request, job, &kept),
+            Ok(ToWorker::Edit { edit, settings }) => post(&crate::edit_worker::edit(&kept, &edit, &settings)),
+            Ok(ToWorker::Verify { node, settings }) => post(&crate::edit_worker::verify(&kept, node, &settings)),
+            Ok(ToWorker::Switch { file, settings }) => {
+                let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
+                explore_file(&name, file, &settings, &kept);
+            }
+            Err(e) => {
+                post(&FromWorker::Failed { message: format!("the worker got a message it does not understand: {e}") })
+            }
+        });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The worker lives as long as its page keeps it; so does its handler.
     on_message.forget();

@@ -11,8 +11,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offload::edit::{apply, new_diagnostics, new_errors, EditError};
-use offload::tree::{Severity, Tree};
 use offload::explore::{explore, Options};
+use offload::tree::{Severity, Tree};
 use offload_www::edit_request::{CompressionMethod, EditRequest, NewEntryRequest};
 use offload_www::model::{explore_bytes, Doc};
 
@@ -40,8 +40,16 @@ fn offered(doc: &Doc, node: usize) -> Vec<EditRequest> {
             out.push(EditRequest::ReplaceContent { node: path.clone(), data: vec![0x5a; 300] });
         }
         "offload-entry" => {
-            out.push(EditRequest::SetString { node: path.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) });
-            out.push(EditRequest::SetString { node: path.clone(), key: "extra".into(), value: Some("a much longer value than before".into()) });
+            out.push(EditRequest::SetString {
+                node: path.clone(),
+                key: "triple".into(),
+                value: Some("amdgcn-amd-amdpal".into()),
+            });
+            out.push(EditRequest::SetString {
+                node: path.clone(),
+                key: "extra".into(),
+                value: Some("a much longer value than before".into()),
+            });
             out.push(EditRequest::SetImageKind { node: path.clone(), kind: 2 });
             out.push(EditRequest::SetOffloadKind { node: path.clone(), kind: 4 });
             out.push(EditRequest::SetFlags { node: path.clone(), flags: 1 });
@@ -51,18 +59,51 @@ fn offered(doc: &Doc, node: usize) -> Vec<EditRequest> {
         }
         "compressed-bundle" => {
             out.push(EditRequest::Decompress { node: path.clone() });
-            out.push(EditRequest::Compress { node: path.clone(), method: CompressionMethod::Zlib, level: Some(9), version: 2 });
+            out.push(EditRequest::Compress {
+                node: path.clone(),
+                method: CompressionMethod::Zlib,
+                level: Some(9),
+                version: 2,
+            });
         }
         "bundle" if doc.field(node, "magic").is_some() => {
-            out.push(EditRequest::Compress { node: path.clone(), method: CompressionMethod::Zstd, level: None, version: 3 });
-            out.push(EditRequest::AddEntry { container: path.clone(), entry: NewEntryRequest { id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into(), data: vec![1; 64], ..Default::default() } });
+            out.push(EditRequest::Compress {
+                node: path.clone(),
+                method: CompressionMethod::Zstd,
+                level: None,
+                version: 3,
+            });
+            out.push(EditRequest::AddEntry {
+                container: path.clone(),
+                entry: NewEntryRequest {
+                    id: "hipv4-amdgcn-amd-amdhsa--gfx1100".into(),
+                    data: vec![1; 64],
+                    ..Default::default()
+                },
+            });
         }
         "text-bundle" => {
-            out.push(EditRequest::AddEntry { container: path.clone(), entry: NewEntryRequest { id: "hip-amdgcn-amd-amdhsa--gfx1100".into(), data: b"; more\n".to_vec(), ..Default::default() } });
+            out.push(EditRequest::AddEntry {
+                container: path.clone(),
+                entry: NewEntryRequest {
+                    id: "hip-amdgcn-amd-amdhsa--gfx1100".into(),
+                    data: b"; more\n".to_vec(),
+                    ..Default::default()
+                },
+            });
         }
         "offload-binary" => {
             let strings = vec![("triple".into(), "amdgcn-amd-amdhsa".into()), ("arch".into(), "gfx1100".into())];
-            out.push(EditRequest::AddEntry { container: path.clone(), entry: NewEntryRequest { strings, image_kind: 1, offload_kind: 1, data: vec![3; 40], ..Default::default() } });
+            out.push(EditRequest::AddEntry {
+                container: path.clone(),
+                entry: NewEntryRequest {
+                    strings,
+                    image_kind: 1,
+                    offload_kind: 1,
+                    data: vec![3; 40],
+                    ..Default::default()
+                },
+            });
         }
         "image" | "archive-member" => out.push(EditRequest::ReplaceContent { node: path.clone(), data: vec![9; 50] }),
         _ => {}
@@ -85,9 +126,16 @@ fn every_offered_edit_reads_back_or_is_refused_with_a_message() {
                         let errors = new_errors(&tree, &after);
                         assert!(errors.is_empty(), "{name}: {request:?} wrote a file with new errors: {errors:?}");
                         let warnings = unasked_warnings(&tree, &after);
-                        assert!(warnings.is_empty(), "{name}: {request:?} wrote a file with new warnings: {warnings:?}");
+                        assert!(
+                            warnings.is_empty(),
+                            "{name}: {request:?} wrote a file with new warnings: {warnings:?}"
+                        );
                         let new_doc = explore_bytes(&edited.bytes, name);
-                        assert!(new_doc.nearest_at(&edited.mark).is_some(), "{name}: {request:?}: the mark {:?} names no node", edited.mark);
+                        assert!(
+                            new_doc.nearest_at(&edited.mark).is_some(),
+                            "{name}: {request:?}: the mark {:?} names no node",
+                            edited.mark
+                        );
                         made += 1;
                     }
                     Err(EditError::Invalid(m)) | Err(EditError::DoesNotFit { message: m, .. }) => {

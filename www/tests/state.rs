@@ -22,14 +22,23 @@ fn doc(data: &[u8], name: &str) -> Rc<Doc> {
 }
 
 fn find(doc: &Doc, label_starts: &str) -> NodeId {
-    doc.nodes.iter().position(|n| n.label.starts_with(label_starts)).unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
+    doc.nodes
+        .iter()
+        .position(|n| n.label.starts_with(label_starts))
+        .unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
 }
 
 /// A state with the HIP object open and explored in tab 1.
 fn opened() -> (AppState, Rc<Doc>) {
     let d = doc(HIP_O, "hip_elf_2arch_compressed.o");
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "hip_elf_2arch_compressed.o".into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: "hip_elf_2arch_compressed.o".into(),
+            size: HIP_O.len() as u64,
+            at_ms: 0.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::Loaded { id: 1, doc: d.clone() });
     (s, d)
 }
@@ -71,7 +80,13 @@ fn tabs_open_switch_and_close() {
 fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
     let d = doc(OMP_O, "omp_elf_2arch.o");
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "omp_elf_2arch.o".into(), size: OMP_O.len() as u64, at_ms: 5.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: "omp_elf_2arch.o".into(),
+            size: OMP_O.len() as u64,
+            at_ms: 5.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::Progress { id: 1, stage: "reading".into(), bytes_read: 4096 });
     assert_eq!(s.tab(1).unwrap().status, Status::Loading { stage: "reading".into(), bytes_read: 4096 });
     let closed = s.clone().reduce(Action::Close(1)).reduce(Action::Loaded { id: 1, doc: d.clone() });
@@ -86,7 +101,8 @@ fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
     assert!(matches!(restarted.tab(1).unwrap().status, Status::Loading { .. }));
     assert_eq!(restarted.tab(1).unwrap().opened_at, 9.0);
 
-    let loaded = restarted.reduce(Action::Loaded { id: 1, doc: d }).reduce(Action::FirstRender { id: 1, after_ms: 42.0 });
+    let loaded =
+        restarted.reduce(Action::Loaded { id: 1, doc: d }).reduce(Action::FirstRender { id: 1, after_ms: 42.0 });
     assert_eq!(loaded.tab(1).unwrap().first_render_ms, Some(42.0));
     let loaded = loaded.reduce(Action::FirstRender { id: 1, after_ms: 99.0 });
     assert_eq!(loaded.tab(1).unwrap().first_render_ms, Some(42.0), "only the first render is timed");
@@ -183,7 +199,10 @@ fn keyboard_navigation_follows_the_visible_rows() {
     let s = s.reduce(Action::Nav(Nav::Left));
     assert!(!s.active_tab().unwrap().is_expanded(section));
     assert_eq!(sel(&s), section);
-    assert_eq!(s.active_tab().unwrap().visible_nodes().len(), rows.len() - (d.nodes[section].subtree_end - section - 1));
+    assert_eq!(
+        s.active_tab().unwrap().visible_nodes().len(),
+        rows.len() - (d.nodes[section].subtree_end - section - 1)
+    );
     let s = s.reduce(Action::Nav(Nav::Left));
     assert_eq!(sel(&s), 0);
     // Right on the collapsed section (after Down) expands it, Right again enters it.
@@ -271,7 +290,13 @@ fn a_share_link_selection_applies_once_the_file_is_explored() {
     assert_eq!(path, vec![0, 0, 1, 0, 2, 0]);
     // Asked before the worker answers: kept, then applied on load.
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "hip.o".into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: "hip.o".into(),
+            size: HIP_O.len() as u64,
+            at_ms: 0.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::SelectPath { id: 1, path: path.clone() });
     assert_eq!(s.active_tab().unwrap().selected, None);
     let s = s.reduce(Action::Loaded { id: 1, doc: d.clone() });

@@ -70,7 +70,9 @@ pub fn AddEntry(props: &AddEntryProps) -> Html {
     let arch = use_state(String::new);
     let image_kind = use_state(|| ImageKind::OBJECT.0);
     let offload_kind = use_state(|| {
-        near.and_then(|n| form.doc.text(n, "offload_kind")).and_then(OffloadKind::from_name).map_or(OffloadKind::OPENMP.0, |k| k.0)
+        near.and_then(|n| form.doc.text(n, "offload_kind"))
+            .and_then(OffloadKind::from_name)
+            .map_or(OffloadKind::OPENMP.0, |k| k.0)
     });
     let file = use_state(|| None::<File>);
     let error = use_state(|| None::<String>);
@@ -82,17 +84,22 @@ pub fn AddEntry(props: &AddEntryProps) -> Html {
     };
     let on_file = {
         let file = file.clone();
-        Callback::from(move |e: Event| file.set(e.target_unchecked_into::<HtmlInputElement>().files().and_then(|f| f.get(0))))
+        Callback::from(move |e: Event| {
+            file.set(e.target_unchecked_into::<HtmlInputElement>().files().and_then(|f| f.get(0)))
+        })
     };
     let add = {
         let (form, kind, file, error) = (form.clone(), props.kind, file.clone(), error.clone());
-        let (id, triple, arch, image_kind, offload_kind) = ((*id).clone(), (*triple).clone(), (*arch).clone(), *image_kind, *offload_kind);
+        let (id, triple, arch, image_kind, offload_kind) =
+            ((*id).clone(), (*triple).clone(), (*arch).clone(), *image_kind, *offload_kind);
         Callback::from(move |_: MouseEvent| {
             let Some(chosen) = (*file).clone() else { return };
             let mut entry = NewEntryRequest { image_kind, offload_kind, ..Default::default() };
             match kind {
                 NewEntryKind::BundleEntry => entry.id = id.clone(),
-                NewEntryKind::OffloadEntry => entry.strings = vec![("triple".into(), triple.clone()), ("arch".into(), arch.clone())],
+                NewEntryKind::OffloadEntry => {
+                    entry.strings = vec![("triple".into(), triple.clone()), ("arch".into(), arch.clone())]
+                }
             }
             let (form, error) = (form.clone(), error.clone());
             wasm_bindgen_futures::spawn_local(async move {

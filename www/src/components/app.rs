@@ -4,25 +4,25 @@
 
 use super::download_status::DownloadStatus;
 use super::drop_overlay::DropOverlay;
+use super::focus_id;
 use super::help_dialog::HelpDialog;
-use super::remote_prompt::RemotePrompt;
-use super::share_button::{ShareTarget, COPY_LINK_ID};
 use super::history_buttons::History;
+use super::remote_prompt::RemotePrompt;
 use super::settings_dialog::{SavedSettings, SettingsDialog};
+use super::share_button::{ShareTarget, COPY_LINK_ID};
 use super::tab_bar::TabBar;
 use super::tab_view::TabView;
 use super::toolbar::Toolbar;
 use super::welcome::Welcome;
-use super::focus_id;
-use crate::remote::{self, FetchProblem, RemoteState};
 use crate::download::save::{self as download, Downloader, Source};
 use crate::download::DownloadRequest;
+use crate::edit_request::{EditRequest, NodePath};
+use crate::remote::{self, FetchProblem, RemoteState};
 use crate::session::{now_ms, Session};
 use crate::settings::{self, Settings};
 use crate::share::{self, SharedLink};
 use crate::shortcuts::{command_for, edit_command_for, Command};
 use crate::state::{Action, AppState, Tab, TabId};
-use crate::edit_request::{EditRequest, NodePath};
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -102,7 +102,9 @@ pub fn App() -> Html {
         let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
         Callback::from(move |request: FileRequest| match request {
             FileRequest::PickFile => click_file_input(),
-            FileRequest::OpenSample(file) => open_sample(file, *settings_now.borrow(), session.clone(), dispatch.clone()),
+            FileRequest::OpenSample(file) => {
+                open_sample(file, *settings_now.borrow(), session.clone(), dispatch.clone())
+            }
             FileRequest::Cancel(id) => session.borrow_mut().cancel(id, &dispatch),
             FileRequest::Restart(id) => session.borrow_mut().restart(id, *settings_now.borrow(), &dispatch),
             FileRequest::Close(id) => session.borrow_mut().close(id, &dispatch),
@@ -130,11 +132,19 @@ pub fn App() -> Html {
     // The `#url=` download under way, which Cancel aborts.
     let remote_fetch = use_mut_ref(|| None::<AbortController>);
     let on_remote_open = {
-        let (asked, session, dispatch, settings_now, remote_fetch) = (state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone(), remote_fetch.clone());
+        let (asked, session, dispatch, settings_now, remote_fetch) =
+            (state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone(), remote_fetch.clone());
         Callback::from(move |()| {
             if let Some(RemoteState::Asking { address, selection }) = asked.clone() {
                 let settings = *settings_now.borrow();
-                fetch_remote_file(address, selection, settings, session.clone(), dispatch.clone(), remote_fetch.clone());
+                fetch_remote_file(
+                    address,
+                    selection,
+                    settings,
+                    session.clone(),
+                    dispatch.clone(),
+                    remote_fetch.clone(),
+                );
             }
         })
     };
@@ -159,7 +169,8 @@ pub fn App() -> Html {
             download::start(request, source, dispatch.clone());
         })
     };
-    let downloader = Downloader { request: on_download.clone(), doc: state.active_tab().and_then(|t| t.doc().cloned()) };
+    let downloader =
+        Downloader { request: on_download.clone(), doc: state.active_tab().and_then(|t| t.doc().cloned()) };
 
     use_drag_and_drop(dragging.setter(), open_files.clone());
     use_shortcuts(dispatch.clone(), on_file_request.clone(), on_download, active_now);
@@ -176,7 +187,11 @@ pub fn App() -> Html {
         })
     };
 
-    let history = state.active_tab().filter(|t| t.doc().is_some()).map(|t| History { tab: t.id, can_undo: t.can_undo(), can_redo: t.can_redo() });
+    let history = state.active_tab().filter(|t| t.doc().is_some()).map(|t| History {
+        tab: t.id,
+        can_undo: t.can_undo(),
+        can_redo: t.can_redo(),
+    });
     let active = state.active_tab().cloned();
     let bytes = active.as_ref().and_then(|t| session.borrow().bytes(t.id));
     let share_target = active.as_ref().and_then(|tab| {
@@ -258,7 +273,9 @@ fn use_share_links(session: Rc<RefCell<Session>>, dispatch: Callback<Action>, se
 
 /// Opens a share link: a file it carries at once, an address after asking.
 fn open_link(fragment: &str, settings: Settings, session: &Rc<RefCell<Session>>, dispatch: &Callback<Action>) {
-    let failed = |address: Option<String>, message: String| dispatch.emit(Action::Remote(Some(RemoteState::Failed { address, message })));
+    let failed = |address: Option<String>, message: String| {
+        dispatch.emit(Action::Remote(Some(RemoteState::Failed { address, message })))
+    };
     match share::parse_fragment(fragment) {
         Ok(None) => {}
         Err(e) => failed(None, e.to_string()),
@@ -290,7 +307,9 @@ fn fetch_remote_file(
     dispatch: Callback<Action>,
     download: Rc<RefCell<Option<AbortController>>>,
 ) {
-    let failed = |address: &str, message: String| Action::Remote(Some(RemoteState::Failed { address: Some(address.to_string()), message }));
+    let failed = |address: &str, message: String| {
+        Action::Remote(Some(RemoteState::Failed { address: Some(address.to_string()), message }))
+    };
     let url = match remote::resolve_address(&address) {
         Ok(url) => url,
         Err(message) => return dispatch.emit(failed(&address, message)),
@@ -309,7 +328,11 @@ fn fetch_remote_file(
             let (dispatch, address, signal) = (dispatch.clone(), address.clone(), signal.clone());
             move |bytes_read, total| {
                 if !signal.aborted() {
-                    dispatch.emit(Action::Remote(Some(RemoteState::Fetching { address: address.clone(), bytes_read, total })));
+                    dispatch.emit(Action::Remote(Some(RemoteState::Fetching {
+                        address: address.clone(),
+                        bytes_read,
+                        total,
+                    })));
                 }
             }
         };
@@ -339,12 +362,15 @@ fn open_sample(file: &'static str, settings: Settings, session: Rc<RefCell<Sessi
     wasm_bindgen_futures::spawn_local(async move {
         let fetched: Result<Blob, String> = async {
             let window = web_sys::window().ok_or("no window")?;
-            let response = JsFuture::from(window.fetch_with_str(&format!("samples/{file}"))).await.map_err(|e| format!("{e:?}"))?;
+            let response = JsFuture::from(window.fetch_with_str(&format!("samples/{file}")))
+                .await
+                .map_err(|e| format!("{e:?}"))?;
             let response: web_sys::Response = response.dyn_into().map_err(|_| "not a response")?;
             if !response.ok() {
                 return Err(format!("HTTP {}", response.status()));
             }
-            let blob = JsFuture::from(response.blob().map_err(|e| format!("{e:?}"))?).await.map_err(|e| format!("{e:?}"))?;
+            let blob =
+                JsFuture::from(response.blob().map_err(|e| format!("{e:?}"))?).await.map_err(|e| format!("{e:?}"))?;
             Ok(blob.unchecked_into())
         }
         .await;
@@ -352,7 +378,13 @@ fn open_sample(file: &'static str, settings: Settings, session: Rc<RefCell<Sessi
             Ok(blob) => {
                 session.borrow_mut().open(blob, file.to_string(), at, settings, &dispatch);
             }
-            Err(e) => session.borrow_mut().open_failed(file.to_string(), at, settings, format!("the sample could not be fetched: {e}"), &dispatch),
+            Err(e) => session.borrow_mut().open_failed(
+                file.to_string(),
+                at,
+                settings,
+                format!("the sample could not be fetched: {e}"),
+                &dispatch,
+            ),
         }
     });
 }
@@ -417,50 +449,66 @@ fn use_drag_and_drop(set_dragging: UseStateSetter<bool>, open_files: Callback<Fi
 
 /// Page-wide single-key shortcuts (see `crate::shortcuts`), ignored while typing.
 #[hook]
-fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, on_download: Callback<DownloadRequest>, active: Rc<RefCell<Option<TabId>>>) {
+fn use_shortcuts(
+    dispatch: Callback<Action>,
+    on_file: Callback<FileRequest>,
+    on_download: Callback<DownloadRequest>,
+    active: Rc<RefCell<Option<TabId>>>,
+) {
     use_effect_with((), move |_| {
         let document = gloo_utils::document();
         // Not passive (gloo's default): a handled key must not also type into what it focused.
-        let listener = EventListener::new_with_options(&document, "keydown", EventListenerOptions::enable_prevent_default(), move |e| {
-            let e: &KeyboardEvent = e.unchecked_ref();
-            if e.default_prevented() || typing(e) {
-                return;
-            }
-            // Ctrl+Z and Ctrl+Shift+Z (Cmd on macOS) undo and redo edits of the file; Ctrl+Y redoes.
-            if let Some(command) = edit_command_for(&e.key(), e.ctrl_key(), e.meta_key(), e.shift_key(), e.alt_key()) {
-                if let Some(id) = *active.borrow() {
-                    e.prevent_default();
-                    on_file.emit(if command == Command::Redo { FileRequest::Redo(id) } else { FileRequest::Undo(id) });
+        let listener = EventListener::new_with_options(
+            &document,
+            "keydown",
+            EventListenerOptions::enable_prevent_default(),
+            move |e| {
+                let e: &KeyboardEvent = e.unchecked_ref();
+                if e.default_prevented() || typing(e) {
+                    return;
                 }
-                return;
-            }
-            if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                return;
-            }
-            let Some(command) = command_for(&e.key()) else { return };
-            e.prevent_default();
-            match command {
-                Command::OpenFile => on_file.emit(FileRequest::PickFile),
-                Command::OpenSample => open_samples_menu(),
-                Command::NextTab => dispatch.emit(Action::NextTab),
-                Command::PrevTab => dispatch.emit(Action::PrevTab),
-                Command::CloseTab => {
+                // Ctrl+Z and Ctrl+Shift+Z (Cmd on macOS) undo and redo edits of the file; Ctrl+Y redoes.
+                if let Some(command) =
+                    edit_command_for(&e.key(), e.ctrl_key(), e.meta_key(), e.shift_key(), e.alt_key())
+                {
                     if let Some(id) = *active.borrow() {
-                        on_file.emit(FileRequest::Close(id));
+                        e.prevent_default();
+                        on_file.emit(if command == Command::Redo {
+                            FileRequest::Redo(id)
+                        } else {
+                            FileRequest::Undo(id)
+                        });
                     }
+                    return;
                 }
-                Command::FocusTree => focus_id(super::tree_view::TREE_ID),
-                Command::FocusHex => focus_id(super::hex_view::HEX_GRID_ID),
-                Command::GoToOffset => focus_id(super::hex_view::GOTO_ID),
-                Command::Download => on_download.emit(DownloadRequest::Selected),
-                Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
-                Command::CopyLink => click_id(COPY_LINK_ID),
-                Command::Settings => dispatch.emit(Action::ShowSettings(true)),
-                Command::Help => dispatch.emit(Action::Help(true)),
-                // Keys with Ctrl or Cmd, handled above.
-                Command::Undo | Command::Redo => {}
-            }
-        });
+                if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                let Some(command) = command_for(&e.key()) else { return };
+                e.prevent_default();
+                match command {
+                    Command::OpenFile => on_file.emit(FileRequest::PickFile),
+                    Command::OpenSample => open_samples_menu(),
+                    Command::NextTab => dispatch.emit(Action::NextTab),
+                    Command::PrevTab => dispatch.emit(Action::PrevTab),
+                    Command::CloseTab => {
+                        if let Some(id) = *active.borrow() {
+                            on_file.emit(FileRequest::Close(id));
+                        }
+                    }
+                    Command::FocusTree => focus_id(super::tree_view::TREE_ID),
+                    Command::FocusHex => focus_id(super::hex_view::HEX_GRID_ID),
+                    Command::GoToOffset => focus_id(super::hex_view::GOTO_ID),
+                    Command::Download => on_download.emit(DownloadRequest::Selected),
+                    Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
+                    Command::CopyLink => click_id(COPY_LINK_ID),
+                    Command::Settings => dispatch.emit(Action::ShowSettings(true)),
+                    Command::Help => dispatch.emit(Action::Help(true)),
+                    // Keys with Ctrl or Cmd, handled above.
+                    Command::Undo | Command::Redo => {}
+                }
+            },
+        );
         move || drop(listener)
     });
 }
@@ -469,7 +517,8 @@ fn use_shortcuts(dispatch: Callback<Action>, on_file: Callback<FileRequest>, on_
 fn typing(e: &KeyboardEvent) -> bool {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
     // Inside an open dialog (shortcuts, settings) only its own keys apply.
-    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable], dialog[open]").ok().flatten().is_some()
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+        || el.closest("[contenteditable], dialog[open]").ok().flatten().is_some()
 }
 
 pub fn open_samples_menu() {

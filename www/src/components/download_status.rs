@@ -31,7 +31,9 @@ pub fn DownloadStatus(props: &DownloadStatusProps) -> Html {
                 </>
             },
         ),
-        DownloadStage::Saved { size } => ("saved", html! { { format!("Saved {} ({}).", notice.name, human_size(*size)) } }),
+        DownloadStage::Saved { size } => {
+            ("saved", html! { { format!("Saved {} ({}).", notice.name, human_size(*size)) } })
+        }
         DownloadStage::Refused { reason, errors } => (
             "refused",
             html! {

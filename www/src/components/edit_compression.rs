@@ -56,10 +56,15 @@ pub fn EditCompression(props: &EditFormProps) -> Html {
     };
     let verify = {
         let props = props.clone();
-        Callback::from(move |_: MouseEvent| props.on_file.emit(super::app::FileRequest::Verify(props.tab, props.path())))
+        Callback::from(move |_: MouseEvent| {
+            props.on_file.emit(super::app::FileRequest::Verify(props.tab, props.path()))
+        })
     };
-    let (compress_label, compress_name) =
-        if compressed { ("Apply", "Compress again with this method, level and version") } else { ("Compress", "Compress") };
+    let (compress_label, compress_name) = if compressed {
+        ("Apply", "Compress again with this method, level and version")
+    } else {
+        ("Compress", "Compress")
+    };
     html! {
         <div class="edit-form edit-compression" role="group" aria-label="Compression">
             <div class="edit-row">

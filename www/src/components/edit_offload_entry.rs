@@ -82,7 +82,9 @@ pub fn EditOffloadEntry(props: &EditFormProps) -> Html {
     };
     let apply_offload = {
         let (props, offload) = (props.clone(), offload.clone());
-        Callback::from(move |_: MouseEvent| props.send(EditRequest::SetOffloadKind { node: props.path(), kind: *offload }))
+        Callback::from(move |_: MouseEvent| {
+            props.send(EditRequest::SetOffloadKind { node: props.path(), kind: *offload })
+        })
     };
     let apply_flags = {
         let (props, flags_text) = (props.clone(), flags_text.clone());

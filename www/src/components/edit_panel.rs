@@ -63,7 +63,13 @@ pub fn in_bundled_object(doc: &Doc, node: NodeId) -> bool {
 
 #[function_component]
 pub fn EditPanel(props: &EditPanelProps) -> Html {
-    let form = EditFormProps { doc: props.doc.clone(), node: props.node, tab: props.tab, busy: props.edit.is_running(), on_file: props.on_file.clone() };
+    let form = EditFormProps {
+        doc: props.doc.clone(),
+        node: props.node,
+        tab: props.tab,
+        busy: props.edit.is_running(),
+        on_file: props.on_file.clone(),
+    };
     // Forms start again from the file's values whenever the file or the selection changes.
     let key = format!("{:p}-{}", Rc::as_ptr(&props.doc), props.node);
     let kind = props.doc.nodes[props.node].kind.as_str();
@@ -80,7 +86,9 @@ pub fn EditPanel(props: &EditPanelProps) -> Html {
         "bundle-entry" => html! { <EditEntryId key={key.clone()} ..form.clone() /> },
         "offload-entry" => html! { <EditOffloadEntry key={key.clone()} ..form.clone() /> },
         "compressed-bundle" => html! { <EditCompression key={key.clone()} ..form.clone() /> },
-        "bundle" if is_binary_bundle(&props.doc, props.node) => html! { <EditCompression key={key.clone()} ..form.clone() /> },
+        "bundle" if is_binary_bundle(&props.doc, props.node) => {
+            html! { <EditCompression key={key.clone()} ..form.clone() /> }
+        }
         _ => html! {},
     };
     html! {

@@ -58,7 +58,11 @@ pub fn EditStatusLine(props: &EditStatusProps) -> Html {
         }
         EditStatus::Verified { node, stored, computed } => {
             let label = props.doc.node_at(node).map(|id| props.doc.nodes[id].label.clone()).unwrap_or_default();
-            let (class, verdict) = if stored == computed { ("verified ok", "the hash matches") } else { ("verified mismatch", "the hash does NOT match") };
+            let (class, verdict) = if stored == computed {
+                ("verified ok", "the hash matches")
+            } else {
+                ("verified mismatch", "the hash does NOT match")
+            };
             html! {
                 <div class={classes!("edit-status", class)} role="status" data-verify={(stored == computed).to_string()}>
                     <p>{ format!("{label}: {verdict}: stored 0x{stored:016x}, computed 0x{computed:016x} (the first 8 bytes of the MD5 of the decompressed bundle).") }</p>

@@ -76,7 +76,13 @@ pub fn EditStrings(props: &EditFormProps) -> Html {
     };
     let add = {
         let (props, key, value) = (props.clone(), new_key.clone(), new_value.clone());
-        Callback::from(move |_: MouseEvent| props.send(EditRequest::SetString { node: props.path(), key: (*key).clone(), value: Some((*value).clone()) }))
+        Callback::from(move |_: MouseEvent| {
+            props.send(EditRequest::SetString {
+                node: props.path(),
+                key: (*key).clone(),
+                value: Some((*value).clone()),
+            })
+        })
     };
     let on_new_key = {
         let k = new_key.clone();

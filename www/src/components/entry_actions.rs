@@ -20,7 +20,10 @@ fn position(doc: &Doc, node: NodeId) -> Option<(usize, usize)> {
     let of_kind = |container: NodeId, kind: &str| -> Vec<NodeId> {
         doc.nodes[container].children.iter().copied().filter(|&c| doc.nodes[c].kind == kind).collect()
     };
-    let (siblings, me) = if n.kind == "offload-entry" && p.kind == "offload-binary" && doc.field(parent, "version") == Some(&FieldValue::Uint(1)) {
+    let (siblings, me) = if n.kind == "offload-entry"
+        && p.kind == "offload-binary"
+        && doc.field(parent, "version") == Some(&FieldValue::Uint(1))
+    {
         (of_kind(p.parent?, "offload-binary"), parent)
     } else {
         (of_kind(parent, &n.kind), node)
@@ -35,7 +38,9 @@ fn new_entry_kind(doc: &Doc, node: NodeId) -> Option<NewEntryKind> {
         "bundle" if is_binary_bundle(doc, node) => Some(NewEntryKind::BundleEntry),
         "text-bundle" => Some(NewEntryKind::BundleEntry),
         "offload-binary" => Some(NewEntryKind::OffloadEntry),
-        "section" | "file" if n.children.iter().any(|&c| doc.nodes[c].kind == "offload-binary") => Some(NewEntryKind::OffloadEntry),
+        "section" | "file" if n.children.iter().any(|&c| doc.nodes[c].kind == "offload-binary") => {
+            Some(NewEntryKind::OffloadEntry)
+        }
         _ => None,
     }
 }

@@ -27,7 +27,9 @@ pub fn GoToOffset(props: &GoToProps) -> Html {
                     problem.set(None);
                     on_action.emit(Action::GoTo(offset));
                 }
-                Ok(offset) => problem.set(Some(format!("{} is past the end of this space ({} bytes)", hex_offset(offset), size))),
+                Ok(offset) => {
+                    problem.set(Some(format!("{} is past the end of this space ({} bytes)", hex_offset(offset), size)))
+                }
                 Err(why) => problem.set(Some(why)),
             }
         })

@@ -3,9 +3,9 @@
 //! node's bytes and its fields' bytes are highlighted; clicking a byte selects the innermost
 //! node there; "go to offset" jumps anywhere.
 
-use crate::bytes::Bytes;
 use super::goto_offset::GoToOffset;
 use super::space_picker::SpacePicker;
+use crate::bytes::Bytes;
 use crate::format::{ascii, human_size};
 use crate::hexgrid::{Grid, BYTES_PER_ROW};
 use crate::model::{Doc, NodeId, Span};
@@ -152,8 +152,8 @@ pub fn HexView(props: &HexProps) -> Html {
                         e.prevent_default();
                         let rows = match e.delta_mode() {
                             0 => (e.delta_y() / crate::hexgrid::ROW_HEIGHT).round() as i64, // pixels
-                            1 => e.delta_y().round() as i64,                                  // lines
-                            _ => (e.delta_y() * 20.0).round() as i64,                         // pages
+                            1 => e.delta_y().round() as i64,                                // lines
+                            _ => (e.delta_y() * 20.0).round() as i64,                       // pages
                         };
                         scroll_to_row(&scroller, &ctl, &first, current.saturating_add_signed(rows));
                     })
@@ -203,7 +203,15 @@ pub fn HexView(props: &HexProps) -> Html {
         let (window, latest, bytes) = (window.clone(), latest_request.clone(), props.bytes.clone());
         let start = first.saturating_sub(rendered) * BYTES_PER_ROW;
         let end = ((*first + 2 * rendered) * BYTES_PER_ROW).min(size);
-        let have = window.as_ref().is_some_and(|w| w.source == props.bytes && w.covers(space, first.saturating_mul(BYTES_PER_ROW), ((*first + rendered) * BYTES_PER_ROW).min(size), available));
+        let have = window.as_ref().is_some_and(|w| {
+            w.source == props.bytes
+                && w.covers(
+                    space,
+                    first.saturating_mul(BYTES_PER_ROW),
+                    ((*first + rendered) * BYTES_PER_ROW).min(size),
+                    available,
+                )
+        });
         use_effect_with((space, start, end, have, bytes), move |(space, start, end, have, bytes)| {
             if !*have && end > start {
                 let (space, start, len) = (*space, *start, (*end - *start) as u32);

@@ -1,8 +1,8 @@
 //! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
 //! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
-use super::download_button::DownloadButton;
 use super::app::FileRequest;
+use super::download_button::DownloadButton;
 use super::edit_panel::EditPanel;
 use crate::format::{hex_bytes, hex_offset, human_size};
 use crate::model::{Doc, FieldValue, NodeId, RAW_FIELD_LIMIT};

@@ -66,7 +66,8 @@ pub fn LayoutMap(props: &LayoutMapProps) -> Html {
 
 fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>, marked: &[NodeId]) -> Html {
     let space = &doc.spaces[map.space as usize];
-    let origin = space.origin.map(|o| format!(" — from space {} at {} ({})", o.space, hex_offset(o.offset), human_size(o.size)));
+    let origin =
+        space.origin.map(|o| format!(" — from space {} at {} ({})", o.space, hex_offset(o.offset), human_size(o.size)));
     let height = (map.levels.max(1) as f64) * ROW;
     html! {
         <figure class={classes!("band", format!("indent-{}", map.indent.min(4)))} data-space={map.space.to_string()}>

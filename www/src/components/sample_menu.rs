@@ -26,7 +26,11 @@ pub fn SampleMenu(props: &SampleMenuProps) -> Html {
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Escape" {
                 close();
-                if let Some(summary) = e.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|d| d.query_selector("summary").ok().flatten()) {
+                if let Some(summary) = e
+                    .current_target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|d| d.query_selector("summary").ok().flatten())
+                {
                     let _ = summary.unchecked_into::<web_sys::HtmlElement>().focus();
                 }
             }
@@ -38,7 +42,10 @@ pub fn SampleMenu(props: &SampleMenuProps) -> Html {
         use_effect_with((), move |_| {
             let listener = gloo_events::EventListener::new(&gloo_utils::document(), "click", move |e| {
                 let Some(menu) = details.cast::<web_sys::Element>() else { return };
-                let inside = e.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()).is_some_and(|n| menu.contains(Some(&n)));
+                let inside = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Node>().ok())
+                    .is_some_and(|n| menu.contains(Some(&n)));
                 if !inside {
                     let _ = menu.remove_attribute("open");
                 }

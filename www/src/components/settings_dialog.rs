@@ -56,7 +56,8 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
         use_effect_with(props.open, move |&open| {
             let Some(d) = dialog.cast::<HtmlDialogElement>() else { return };
             if open && !d.open() {
-                *form.borrow_mut() = Form { draft: Some(SettingsDraft::from(settings)), problems: SettingsProblems::default() };
+                *form.borrow_mut() =
+                    Form { draft: Some(SettingsDraft::from(settings)), problems: SettingsProblems::default() };
                 redraw.force_update();
                 let _ = d.show_modal();
             } else if !open && d.open() {
@@ -91,9 +92,12 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
         })
     };
     let editor = |change: fn(&mut SettingsDraft, &Event)| edit(form.clone(), redraw.clone(), props.settings, change);
-    let on_mib = editor(|d, e| d.max_decompressed_mib = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
-    let on_depth = editor(|d, e| d.max_depth = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
-    let on_entries = editor(|d, e| d.max_entries = e.target_unchecked_into::<HtmlInputElement>().value()).reform(|e: InputEvent| e.into());
+    let on_mib = editor(|d, e| d.max_decompressed_mib = e.target_unchecked_into::<HtmlInputElement>().value())
+        .reform(|e: InputEvent| e.into());
+    let on_depth = editor(|d, e| d.max_depth = e.target_unchecked_into::<HtmlInputElement>().value())
+        .reform(|e: InputEvent| e.into());
+    let on_entries = editor(|d, e| d.max_entries = e.target_unchecked_into::<HtmlInputElement>().value())
+        .reform(|e: InputEvent| e.into());
     let on_verify = editor(|d, e| d.verify_all = e.target_unchecked_into::<HtmlInputElement>().checked());
     let defaults = editor(|d, _| *d = SettingsDraft::from(Settings::default())).reform(|e: MouseEvent| e.into());
     let (draft, problems) = {
@@ -152,7 +156,12 @@ pub fn SettingsDialog(props: &SettingsDialogProps) -> Html {
 
 /// A callback that changes the draft with `change`. After a failed save each edit checks the
 /// draft again, so that a message goes as soon as its field is fixed.
-fn edit(form: FormCell, redraw: UseForceUpdateHandle, settings: Settings, change: fn(&mut SettingsDraft, &Event)) -> Callback<Event> {
+fn edit(
+    form: FormCell,
+    redraw: UseForceUpdateHandle,
+    settings: Settings,
+    change: fn(&mut SettingsDraft, &Event),
+) -> Callback<Event> {
     Callback::from(move |event: Event| {
         let mut f = form.borrow_mut();
         let draft = f.draft.get_or_insert_with(|| settings.into());
@@ -166,7 +175,15 @@ fn edit(form: FormCell, redraw: UseForceUpdateHandle, settings: Settings, change
 }
 
 /// A labelled text box for a whole number, with its hint and, when it is wrong, why.
-fn number_field(id: &str, label: &str, value: &str, problem: Option<&str>, hint: &str, input: NodeRef, oninput: Callback<InputEvent>) -> Html {
+fn number_field(
+    id: &str,
+    label: &str,
+    value: &str,
+    problem: Option<&str>,
+    hint: &str,
+    input: NodeRef,
+    oninput: Callback<InputEvent>,
+) -> Html {
     let (hint_id, problem_id) = (format!("{id}-hint"), format!("{id}-problem"));
     html! {
         <div class="field">

@@ -43,7 +43,11 @@ enum Shown {
     Working,
     /// A link was made; `copied` says whether it is on the clipboard, `note` why it is not
     /// the kind of link asked for.
-    Link { link: String, copied: bool, note: Option<String> },
+    Link {
+        link: String,
+        copied: bool,
+        note: Option<String>,
+    },
     /// No link: why.
     Problem(String),
 }
@@ -139,10 +143,15 @@ async fn make_and_copy(target: &ShareTarget) -> Shown {
     let (fragment, note) = match encode(&target.file).await {
         Ok(compressed) => (share::file_fragment(&target.name, &compressed, &target.selection), None),
         Err(Encoding::TooBig(too_big)) => match &target.address {
-            Some(address) => (share::remote_fragment(address, &target.selection), Some(format!("{too_big} So the link points at the address it came from."))),
+            Some(address) => (
+                share::remote_fragment(address, &target.selection),
+                Some(format!("{too_big} So the link points at the address it came from.")),
+            ),
             None => return Shown::Problem(format!("{}: {too_big} Share the file itself instead.", target.name)),
         },
-        Err(Encoding::Unreadable(message)) => return Shown::Problem(format!("{} could not be read for a link: {message}", target.name)),
+        Err(Encoding::Unreadable(message)) => {
+            return Shown::Problem(format!("{} could not be read for a link: {message}", target.name))
+        }
     };
     let link = share::link(&page, &fragment);
     let copied = copy_to_clipboard(&link).await;
@@ -180,6 +189,7 @@ async fn read_slice(file: &Blob, start: f64, end: f64) -> Result<Vec<u8>, String
 async fn copy_to_clipboard(text: &str) -> bool {
     let Some(window) = web_sys::window() else { return false };
     let navigator = window.navigator();
-    let available = Reflect::get(&navigator, &JsValue::from_str("clipboard")).is_ok_and(|c| !c.is_undefined() && !c.is_null());
+    let available =
+        Reflect::get(&navigator, &JsValue::from_str("clipboard")).is_ok_and(|c| !c.is_undefined() && !c.is_null());
     available && JsFuture::from(navigator.clipboard().write_text(text)).await.is_ok()
 }

@@ -28,9 +28,12 @@ pub struct SummaryProps {
 #[function_component]
 pub fn Summary(props: &SummaryProps) -> Html {
     let doc = &props.doc;
-    let container = doc.nodes.first().and_then(|n| n.fields.iter().find(|f| f.name == "container")).map(|f| f.value.display());
+    let container =
+        doc.nodes.first().and_then(|n| n.fields.iter().find(|f| f.name == "container")).map(|f| f.value.display());
     let timing = match props.first_render_ms {
-        Some(ms) => format!("explored in {:.0} ms, on screen {:.0} ms after opening", doc.explore_us as f64 / 1000.0, ms),
+        Some(ms) => {
+            format!("explored in {:.0} ms, on screen {:.0} ms after opening", doc.explore_us as f64 / 1000.0, ms)
+        }
         None => format!("explored in {:.0} ms", doc.explore_us as f64 / 1000.0),
     };
     html! {

@@ -75,14 +75,30 @@ fn span_bytes(explored: &Explored, span: Span) -> Result<Vec<u8>, String> {
     if span.space == 0 {
         let bytes = BlobReader::new(explored.file.clone()).read_at(span.offset, span.size)?;
         if bytes.len() as u64 != span.size {
-            return Err(format!("expected {} bytes at offset {} of the file, read {}", span.size, span.offset, bytes.len()));
+            return Err(format!(
+                "expected {} bytes at offset {} of the file, read {}",
+                span.size,
+                span.offset,
+                bytes.len()
+            ));
         }
         return Ok(bytes);
     }
-    let data = explored.tree.spaces.get(span.space as usize).and_then(|s| s.data.as_deref()).ok_or_else(|| format!("byte space {} was not decompressed", span.space))?;
+    let data = explored
+        .tree
+        .spaces
+        .get(span.space as usize)
+        .and_then(|s| s.data.as_deref())
+        .ok_or_else(|| format!("byte space {} was not decompressed", span.space))?;
     let range = usize::try_from(span.offset).ok().zip(usize::try_from(span.end()).ok());
     range.and_then(|(start, end)| data.get(start..end)).map(<[u8]>::to_vec).ok_or_else(|| {
-        format!("expected bytes {}..{} of byte space {}, which holds {} bytes", span.offset, span.end(), span.space, data.len())
+        format!(
+            "expected bytes {}..{} of byte space {}, which holds {} bytes",
+            span.offset,
+            span.end(),
+            span.space,
+            data.len()
+        )
     })
 }
 
@@ -106,7 +122,11 @@ fn images_tar(request: u32, members: &[TarItem], explored: &Explored) -> Result<
     let out = writer.finish();
     let back = tar::read(&out).map_err(|e| format!("the tar does not read back: {e}"))?;
     let same = back.len() == written.len()
-        && back.iter().zip(&written).all(|(m, (name, len, hash))| m.name == *name && m.data.len() == *len && offload::format::bundle::compressed::truncated_md5(m.data) == *hash);
+        && back.iter().zip(&written).all(|(m, (name, len, hash))| {
+            m.name == *name
+                && m.data.len() == *len
+                && offload::format::bundle::compressed::truncated_md5(m.data) == *hash
+        });
     if !same {
         return Err(Refusal::from("the tar does not read back as written".to_string()));
     }

@@ -5,7 +5,8 @@
 //! decompressed image, a tar, a device archive) come back as a `Uint8Array`.
 
 use super::{
-    device_archive_name, errors_within, file_download_name, images_tar_name, DownloadNotice, DownloadRequest, DownloadStage, Plan,
+    device_archive_name, errors_within, file_download_name, images_tar_name, DownloadNotice, DownloadRequest,
+    DownloadStage, Plan,
 };
 use crate::client::{ExplorerWorker, NotPrepared};
 use crate::model::{Doc, NodeId};
@@ -41,7 +42,8 @@ impl Source {
         let tab = tab.ok_or("no file is open")?;
         let doc = tab.doc().cloned().ok_or_else(|| format!("{} has not been explored yet", tab.name))?;
         let file = file.ok_or_else(|| format!("{} is not open any more", tab.name))?;
-        let worker = worker.ok_or_else(|| format!("the explorer of {} was stopped; re-open the file to download from it", tab.name))?;
+        let worker = worker
+            .ok_or_else(|| format!("the explorer of {} was stopped; re-open the file to download from it", tab.name))?;
         Ok(Source { doc, selected: tab.selected, file, worker })
     }
 }
@@ -127,7 +129,8 @@ fn step_for(request: &DownloadRequest, source: &Source) -> Result<Step, String> 
         DownloadRequest::Node(node) => node_step(source, *node),
         DownloadRequest::File => {
             let name = file_download_name(&doc.name);
-            let job = Job::Check { blob: source.file.clone(), name: name.clone(), source_errors: errors_within(doc, 0) };
+            let job =
+                Job::Check { blob: source.file.clone(), name: name.clone(), source_errors: errors_within(doc, 0) };
             Ok(Step { name, job, save: SaveFrom::Blob(source.file.clone()), parts: 1 })
         }
         DownloadRequest::AllImages => {
@@ -137,13 +140,22 @@ fn step_for(request: &DownloadRequest, source: &Source) -> Result<Step, String> 
                 if !super::bytes_available(doc, offer.span) {
                     return Err(format!("{}: {}", offer.name, super::UNAVAILABLE));
                 }
-                members.push(TarItem { span: offer.span, name: offer.name.clone(), source_errors: offer.source_errors });
+                members.push(TarItem {
+                    span: offer.span,
+                    name: offer.name.clone(),
+                    source_errors: offer.source_errors,
+                });
             }
             if members.is_empty() {
                 return Err(format!("{} has no device images", doc.name));
             }
             let parts = members.len() as u64;
-            Ok(Step { name: images_tar_name(&doc.name), job: Job::Tar { members }, save: SaveFrom::WorkerBytes { mime: "application/x-tar" }, parts })
+            Ok(Step {
+                name: images_tar_name(&doc.name),
+                job: Job::Tar { members },
+                save: SaveFrom::WorkerBytes { mime: "application/x-tar" },
+                parts,
+            })
         }
         DownloadRequest::DeviceArchive(target) => Ok(Step {
             name: device_archive_name(&doc.name, target),
@@ -162,9 +174,15 @@ fn node_step(source: &Source, node: NodeId) -> Result<Step, String> {
     let offer = plan.for_node(doc, node).map_err(|why| format!("{label} offers nothing to download: {why}"))?;
     let name = offer.name.clone();
     if offer.span.space == 0 {
-        let slice = source.file.slice_with_f64_and_f64(offer.span.offset as f64, offer.span.end() as f64).map_err(describe)?;
+        let slice =
+            source.file.slice_with_f64_and_f64(offer.span.offset as f64, offer.span.end() as f64).map_err(describe)?;
         if slice.size() as u64 != offer.span.size {
-            return Err(format!("expected {} bytes at offset {} of the file, which has {}", offer.span.size, offer.span.offset, source.file.size()));
+            return Err(format!(
+                "expected {} bytes at offset {} of the file, which has {}",
+                offer.span.size,
+                offer.span.offset,
+                source.file.size()
+            ));
         }
         let job = Job::Check { blob: slice.clone(), name: name.clone(), source_errors: offer.source_errors };
         return Ok(Step { name, job, save: SaveFrom::Blob(slice), parts: 1 });
@@ -190,7 +208,8 @@ pub fn save(blob: &Blob, name: &str) -> Result<(), String> {
     let document = window.document().ok_or("no document")?;
     let body = document.body().ok_or("no document body")?;
     let url = Url::create_object_url_with_blob(blob).map_err(describe)?;
-    let link: HtmlAnchorElement = document.create_element("a").map_err(describe)?.dyn_into().map_err(|_| "not an anchor element")?;
+    let link: HtmlAnchorElement =
+        document.create_element("a").map_err(describe)?.dyn_into().map_err(|_| "not an anchor element")?;
     link.set_href(&url);
     link.set_download(name);
     link.set_hidden(true);
@@ -200,10 +219,15 @@ pub fn save(blob: &Blob, name: &str) -> Result<(), String> {
     let revoke = Closure::once_into_js(move || {
         let _ = Url::revoke_object_url(&url);
     });
-    window.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), REVOKE_AFTER_MS).map_err(describe)?;
+    window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), REVOKE_AFTER_MS)
+        .map_err(describe)?;
     Ok(())
 }
 
 fn describe(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
 }

@@ -148,7 +148,12 @@ pub fn read(tar: &[u8]) -> Result<Vec<TarMember<'_>>, String> {
     let mut pending_name: Option<String> = None;
     let mut pending_size: Option<u64> = None;
     loop {
-        let h = tar.get(at..at + BLOCK).ok_or_else(|| format!("at byte {at}: expected a 512-byte header or the end blocks, found {} bytes", tar.len().saturating_sub(at)))?;
+        let h = tar.get(at..at + BLOCK).ok_or_else(|| {
+            format!(
+                "at byte {at}: expected a 512-byte header or the end blocks, found {} bytes",
+                tar.len().saturating_sub(at)
+            )
+        })?;
         if h.iter().all(|&b| b == 0) {
             let end = tar.get(at + BLOCK..at + 2 * BLOCK);
             return match end {
@@ -160,13 +165,15 @@ pub fn read(tar: &[u8]) -> Result<Vec<TarMember<'_>>, String> {
         if &h[257..263] != b"ustar\0" {
             return Err(format!("at byte {}: expected the ustar magic `ustar\\0`, found {:?}", at + 257, &h[257..263]));
         }
-        let header_size = parse_octal(&h[124..136]).ok_or_else(|| format!("at byte {}: expected an octal size, found {:?}", at + 124, &h[124..136]))?;
+        let header_size = parse_octal(&h[124..136])
+            .ok_or_else(|| format!("at byte {}: expected an octal size, found {:?}", at + 124, &h[124..136]))?;
         let size = match h[156] {
             b'x' => header_size,
             _ => pending_size.take().unwrap_or(header_size),
         };
         let start = at + BLOCK;
-        let len = usize::try_from(size).map_err(|_| format!("at byte {}: a size of {size} bytes does not fit in memory here", at + 124))?;
+        let len = usize::try_from(size)
+            .map_err(|_| format!("at byte {}: a size of {size} bytes does not fit in memory here", at + 124))?;
         let data = start.checked_add(len).and_then(|end| tar.get(start..end)).ok_or_else(|| {
             format!("at byte {start}: expected {size} bytes of file data, found {}", tar.len().saturating_sub(start))
         })?;
@@ -175,7 +182,11 @@ pub fn read(tar: &[u8]) -> Result<Vec<TarMember<'_>>, String> {
                 for (key, value) in pax_records(data, start)? {
                     match key.as_str() {
                         "path" => pending_name = Some(value),
-                        "size" => pending_size = Some(value.parse().map_err(|_| format!("at byte {start}: expected a decimal pax size, found {value:?}"))?),
+                        "size" => {
+                            pending_size = Some(value.parse().map_err(|_| {
+                                format!("at byte {start}: expected a decimal pax size, found {value:?}")
+                            })?)
+                        }
                         _ => {}
                     }
                 }
@@ -185,15 +196,23 @@ pub fn read(tar: &[u8]) -> Result<Vec<TarMember<'_>>, String> {
                     .map_err(|_| format!("at byte {at}: expected a UTF-8 name"))?;
                 members.push(TarMember { name: pending_name.take().unwrap_or(short), data });
             }
-            other => return Err(format!("at byte {}: expected a regular file (`0`) or a pax header (`x`), found type {:?}", at + 156, other as char)),
+            other => {
+                return Err(format!(
+                    "at byte {}: expected a regular file (`0`) or a pax header (`x`), found type {:?}",
+                    at + 156,
+                    other as char
+                ))
+            }
         }
         at = start + len.div_ceil(BLOCK) * BLOCK;
     }
 }
 
 fn check_checksum(h: &[u8], at: usize) -> Result<(), String> {
-    let stored = parse_octal(&h[148..156]).ok_or_else(|| format!("at byte {}: expected an octal checksum", at + 148))?;
-    let computed: u64 = h.iter().enumerate().map(|(i, &b)| if (148..156).contains(&i) { u64::from(b' ') } else { u64::from(b) }).sum();
+    let stored =
+        parse_octal(&h[148..156]).ok_or_else(|| format!("at byte {}: expected an octal checksum", at + 148))?;
+    let computed: u64 =
+        h.iter().enumerate().map(|(i, &b)| if (148..156).contains(&i) { u64::from(b' ') } else { u64::from(b) }).sum();
     if stored != computed {
         return Err(format!("at byte {}: expected header checksum {computed:o}, found {stored:o}", at + 148));
     }
@@ -202,24 +221,43 @@ fn check_checksum(h: &[u8], at: usize) -> Result<(), String> {
 
 /// Octal digits, leading spaces allowed, ended by NUL, space or the field's end.
 fn parse_octal(field: &[u8]) -> Option<u64> {
-    let digits: Vec<u8> = field.iter().copied().skip_while(|&b| b == b' ').take_while(|&b| b != 0 && b != b' ').collect();
+    let digits: Vec<u8> =
+        field.iter().copied().skip_while(|&b| b == b' ').take_while(|&b| b != 0 && b != b' ').collect();
     if digits.is_empty() {
         return None;
     }
-    digits.iter().try_fold(0u64, |n, &d| if (b'0'..=b'7').contains(&d) { n.checked_mul(8)?.checked_add(u64::from(d - b'0')) } else { None })
+    digits.iter().try_fold(0u64, |n, &d| {
+        if (b'0'..=b'7').contains(&d) {
+            n.checked_mul(8)?.checked_add(u64::from(d - b'0'))
+        } else {
+            None
+        }
+    })
 }
 
 /// The `key=value` records of a pax extended header whose data starts at byte `at`.
 fn pax_records(mut data: &[u8], mut at: usize) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     while !data.is_empty() {
-        let space = data.iter().position(|&b| b == b' ').ok_or_else(|| format!("at byte {at}: expected `<length> ` starting a pax record"))?;
-        let length: usize = std::str::from_utf8(&data[..space]).ok().and_then(|s| s.parse().ok()).ok_or_else(|| format!("at byte {at}: expected a decimal pax record length"))?;
+        let space = data
+            .iter()
+            .position(|&b| b == b' ')
+            .ok_or_else(|| format!("at byte {at}: expected `<length> ` starting a pax record"))?;
+        let length: usize = std::str::from_utf8(&data[..space])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("at byte {at}: expected a decimal pax record length"))?;
         if length <= space + 1 || length > data.len() || data[length - 1] != b'\n' {
-            return Err(format!("at byte {at}: expected a pax record of {length} bytes ending in a newline, found {} bytes left", data.len()));
+            return Err(format!(
+                "at byte {at}: expected a pax record of {length} bytes ending in a newline, found {} bytes left",
+                data.len()
+            ));
         }
-        let record = std::str::from_utf8(&data[space + 1..length - 1]).map_err(|_| format!("at byte {at}: expected a UTF-8 pax record"))?;
-        let (key, value) = record.split_once('=').ok_or_else(|| format!("at byte {at}: expected `key=value` in a pax record, found {record:?}"))?;
+        let record = std::str::from_utf8(&data[space + 1..length - 1])
+            .map_err(|_| format!("at byte {at}: expected a UTF-8 pax record"))?;
+        let (key, value) = record
+            .split_once('=')
+            .ok_or_else(|| format!("at byte {at}: expected `key=value` in a pax record, found {record:?}"))?;
         out.push((key.to_string(), value.to_string()));
         data = &data[length..];
         at += length;
@@ -243,7 +281,8 @@ mod tests {
     fn files_read_back_with_their_names_and_bytes() {
         let long = format!("{}.hipv4-amdgcn-amd-amdhsa--gfx90a_xnack+.co", "x".repeat(150));
         let big: Vec<u8> = (0..1500u32).map(|i| (i % 251) as u8).collect();
-        let files: Vec<(&str, &[u8])> = vec![("a.co", b"hello"), ("empty.bin", b""), (&long, &big), ("exact.bin", &[7u8; 512])];
+        let files: Vec<(&str, &[u8])> =
+            vec![("a.co", b"hello"), ("empty.bin", b""), (&long, &big), ("exact.bin", &[7u8; 512])];
         let tar = tar_of(&files);
         assert_eq!(tar.len() % BLOCK, 0);
         let back = read(&tar).unwrap();
@@ -282,7 +321,8 @@ mod tests {
         assert!(read(&bad).unwrap_err().contains("checksum"));
         let mut huge = tar.clone();
         huge[124..135].copy_from_slice(b"77777777777");
-        let sum: u32 = huge[..512].iter().enumerate().map(|(i, &b)| if (148..156).contains(&i) { 32 } else { u32::from(b) }).sum();
+        let sum: u32 =
+            huge[..512].iter().enumerate().map(|(i, &b)| if (148..156).contains(&i) { 32 } else { u32::from(b) }).sum();
         huge[148..154].copy_from_slice(format!("{sum:06o}").as_bytes());
         assert!(read(&huge).unwrap_err().contains("expected 8589934591 bytes"));
     }

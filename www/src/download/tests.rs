@@ -82,7 +82,10 @@ fn offload_binaries_and_archive_members_are_named_by_what_they_hold() {
     let (_, doc) = explored(&data, "omp_elf_2arch.o");
     let plan = Plan::of(&doc);
     let names: Vec<&str> = plan.images().map(|o| o.name.as_str()).collect();
-    assert_eq!(names, ["omp_elf_2arch.o.amdgcn-amd-amdhsa-gfx1030.bc", "omp_elf_2arch.o.amdgcn-amd-amdhsa-gfx90a_xnack+.bc"]);
+    assert_eq!(
+        names,
+        ["omp_elf_2arch.o.amdgcn-amd-amdhsa-gfx1030.bc", "omp_elf_2arch.o.amdgcn-amd-amdhsa-gfx90a_xnack+.bc"]
+    );
     let binary = node_named(&doc, "offload binary v1");
     assert_eq!(plan.for_node(&doc, binary).unwrap().name, "omp_elf_2arch.o.amdgcn-amd-amdhsa-gfx1030.offbin");
     // The offload entry downloads its image, not its 40-byte header.
@@ -94,7 +97,10 @@ fn offload_binaries_and_archive_members_are_named_by_what_they_hold() {
     let plan = Plan::of(&doc);
     assert_eq!(plan.for_node(&doc, node_named(&doc, "member rdc_a.o")).unwrap().name, "rdc_a.o");
     assert_eq!(plan.images().next().unwrap().name, "hip_rdc_archive.a.rdc_a.o.hip-amdgcn-amd-amdhsa--gfx906_xnack-.bc");
-    assert_eq!(plan.for_node(&doc, node_named(&doc, "symbol table")).unwrap().name, "hip_rdc_archive.a.symbol-table.bin");
+    assert_eq!(
+        plan.for_node(&doc, node_named(&doc, "symbol table")).unwrap().name,
+        "hip_rdc_archive.a.symbol-table.bin"
+    );
 }
 
 /// The names of the device images, on every fixture, are the ones `offload extract` gives
@@ -107,7 +113,12 @@ fn every_fixture_names_its_images_as_extract_does() {
         let mut names = UniqueNames::new();
         let extract: Vec<String> = offload::targets::collect(&tree)
             .iter()
-            .map(|t| names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), tree.bytes(&data, t.span).map_or("bin", image_extension)))
+            .map(|t| {
+                names.take(
+                    &image_stem(&name, &t.target_id, t.member.as_deref()),
+                    tree.bytes(&data, t.span).map_or("bin", image_extension),
+                )
+            })
             .collect();
         let (_, doc) = explored(&data, &name);
         let ours: Vec<String> = Plan::of(&doc).images().map(|o| o.name.clone()).collect();
@@ -164,7 +175,9 @@ fn device_archives_are_offered_for_the_archive_targets() {
     assert_eq!(device_archive_name("lib", "openmp-x86_64-pc-linux-gnu"), "lib-openmp-x86_64-pc-linux-gnu.a");
 
     let bytes = device_archive(&data, "hip-amdgcn-amd-amdhsa--gfx90a", 1 << 30).unwrap();
-    let ar = offload::format::archive::ar::read(&bytes[..]).and_then(offload::format::archive::ar::Archive::complete).unwrap();
+    let ar = offload::format::archive::ar::read(&bytes[..])
+        .and_then(offload::format::archive::ar::Archive::complete)
+        .unwrap();
     let names: Vec<&str> = ar.members.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["rdc_a-gfx90a.bc", "rdc_c-gfx90a.bc"]);
     // Each member is the gfx90a entry of its object, as the explorer finds it there.
@@ -173,7 +186,10 @@ fn device_archives_are_offered_for_the_archive_targets() {
         assert_eq!(m.data(&bytes[..]).unwrap(), &data[span.offset as usize..span.end() as usize]);
     }
     let missing = device_archive(&data, "hip-amdgcn-amd-amdhsa--gfx1030", 1 << 30).unwrap_err();
-    assert!(missing.contains("no compatible code object for hip-amdgcn-amd-amdhsa--gfx1030") && missing.contains("rdc_a.o"), "{missing}");
+    assert!(
+        missing.contains("no compatible code object for hip-amdgcn-amd-amdhsa--gfx1030") && missing.contains("rdc_a.o"),
+        "{missing}"
+    );
     assert!(device_archive(&data, "host-x86_64-pc-linux-gnu", 1 << 30).unwrap_err().contains("host target"));
     assert!(device_archive(&data[..100], "hip-amdgcn-amd-amdhsa--gfx90a", 1 << 30).is_err());
     // Not an archive: nothing offered.
