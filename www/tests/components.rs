@@ -3,18 +3,19 @@
 //! for (the actions each view emits).
 #![cfg(target_arch = "wasm32")]
 
-use offload_www::bytes::{Bytes, MemoryBytes};
-use offload_www::components::hex_view::{HexProps, HexView};
-use offload_www::components::inspector::{Inspector, InspectorProps};
-use offload_www::components::layout_map::{LayoutMap, LayoutMapProps};
-use offload_www::components::settings_dialog::{
+use offload::tree::NodeKind;
+use offload_www::page::bytes::{Bytes, MemoryBytes};
+use offload_www::page::components::dialogs::settings_dialog::{
     SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID,
 };
-use offload_www::components::summary::{Summary, SummaryProps};
-use offload_www::components::tree_view::{TreeProps, TreeView};
-use offload_www::model::{explore_bytes, explore_bytes_with, Doc, NodeId};
-use offload_www::settings::Settings;
-use offload_www::state::{Action, HexState, Nav};
+use offload_www::page::components::views::hex_view::{HexProps, HexView};
+use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
+use offload_www::page::components::views::layout_map::{LayoutMap, LayoutMapProps};
+use offload_www::page::components::views::summary::{Summary, SummaryProps};
+use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
+use offload_www::page::state::{Action, HexState, Nav};
+use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
+use offload_www::wire::settings::Settings;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -164,7 +165,7 @@ async fn summary_lists_every_target_and_selects_it() {
 
     let rows = all(&el, "table.targets tbody tr");
     assert_eq!(rows.len(), 6);
-    for (row, t) in rows.iter().zip(&doc.targets) {
+    for (row, t) in rows.iter().zip(doc.targets.iter().map(|t| &t.target)) {
         assert_eq!(row.get_attribute("data-target-id").as_deref(), Some(t.target_id.as_str()));
         let text = row.text_content().unwrap();
         assert!(text.contains(&t.processor) && text.contains("zstd"), "{text}");
@@ -181,7 +182,7 @@ async fn summary_lists_every_target_and_selects_it() {
     // Target IDs repeat (one bundle per translation unit): rows are told apart by position.
     let third = &doc.targets[2];
     let button = rows[2].query_selector("button").unwrap().unwrap();
-    assert_eq!(button.get_attribute("aria-label"), Some(format!("Select target {}", third.target_id)));
+    assert_eq!(button.get_attribute("aria-label"), Some(format!("Select target {}", third.target.target_id)));
     button.unchecked_into::<HtmlElement>().click();
     assert_eq!(*log.borrow(), vec![Action::Select(third.node.unwrap())]);
 }
@@ -235,7 +236,7 @@ async fn hex_view_highlights_the_selected_span_and_reports_clicked_bytes() {
     for c in &cells {
         let o: u64 = c.get_attribute("data-offset").unwrap().parse().unwrap();
         assert_eq!(c.text_content().unwrap(), format!("{:02x}", spaces[1][o as usize]), "byte {o:#x} shows its value");
-        assert_eq!(c.class_list().contains("in-node"), span.contains(1, o));
+        assert_eq!(c.class_list().contains("in-node"), span_contains(&span, 1, o));
     }
     // The code object's ELF magic is the first thing highlighted.
     let first: Vec<String> =
@@ -270,7 +271,7 @@ async fn layout_map_draws_every_space_to_scale_with_tooltips() {
         let title = r.query_selector("title").unwrap().unwrap().text_content().unwrap();
         assert!(title.contains(&format!("{:#x}", doc.nodes[id].span.offset)), "{title}");
         assert!(title.contains(&format!("({} bytes)", doc.nodes[id].span.size)), "{title}");
-        assert!(r.class_list().contains(&format!("kind-{}", doc.nodes[id].kind)));
+        assert!(r.class_list().contains(&format!("kind-{}", doc.nodes[id].kind.as_str())));
     }
     let legend: Vec<String> = all(&el, ".legend li").iter().map(|l| l.text_content().unwrap()).collect();
     for k in ["section", "compressed-bundle", "bundle-entry"] {
@@ -293,7 +294,7 @@ async fn layout_map_draws_every_space_to_scale_with_tooltips() {
 async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     let doc = hip_doc();
     let (on_action, log) = recorder();
-    let ccob = doc.nodes.iter().position(|n| n.kind == "compressed-bundle").unwrap();
+    let ccob = doc.nodes.iter().position(|n| n.kind == NodeKind::CompressedBundle).unwrap();
     let el = root();
     Renderer::<Inspector>::with_root_and_props(
         el.clone(),
@@ -315,7 +316,7 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     assert_eq!(rows.len(), n.fields.len());
     let version = el.query_selector("tr[data-field='version']").unwrap().expect("a version row");
     let text = version.text_content().unwrap();
-    let field = n.fields.iter().find(|f| f.name == "version").unwrap();
+    let field = &n.fields.iter().find(|f| f.field.name == "version").unwrap().field;
     let span = field.span.expect("the version has a place in the file");
     assert!(text.contains(&format!("{:#x}", span.offset)), "{text}");
     assert!(text.contains("03 00"), "raw little-endian bytes of version 3: {text}");

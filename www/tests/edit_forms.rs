@@ -3,11 +3,11 @@
 //! edit of the selected node's path.
 #![cfg(target_arch = "wasm32")]
 
-use offload_www::components::app::FileRequest;
-use offload_www::components::edit_panel::{EditPanel, EditPanelProps};
-use offload_www::edit_request::{CompressionMethod, EditRequest};
-use offload_www::model::{explore_bytes, Doc, NodeId};
-use offload_www::state::EditStatus;
+use offload::codec::Method;
+use offload::edit::Edit;
+use offload_www::page::components::edit::edit_panel::{EditPanel, EditPanelProps};
+use offload_www::page::state::{EditStatus, FileRequest};
+use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -94,10 +94,7 @@ async fn entry_id_is_checked_as_typed_and_applied_at_the_entry_path() {
         log.borrow().last(),
         Some(&FileRequest::Edit(
             7,
-            EditRequest::SetEntryId {
-                node: path.clone(),
-                id: "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+".into()
-            }
+            Edit::SetEntryId { node: path.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+".into() }
         ))
     );
 
@@ -107,10 +104,7 @@ async fn entry_id_is_checked_as_typed_and_applied_at_the_entry_path() {
     settle().await;
     assert_eq!(
         log.borrow().last(),
-        Some(&FileRequest::Edit(
-            7,
-            EditRequest::SetEntryId { node: path, id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() }
-        ))
+        Some(&FileRequest::Edit(7, Edit::SetEntryId { node: path, id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() }))
     );
 }
 
@@ -131,18 +125,14 @@ async fn offload_entry_strings_refuse_a_bad_triple_and_apply_a_good_one() {
         log.borrow().last(),
         Some(&FileRequest::Edit(
             7,
-            EditRequest::SetString {
-                node: path.clone(),
-                key: "triple".into(),
-                value: Some("amdgcn-amd-amdpal".into())
-            }
+            Edit::SetString { node: path.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) }
         ))
     );
     button(&el, "button[aria-label='Remove arch']").click();
     settle().await;
     assert_eq!(
         log.borrow().last(),
-        Some(&FileRequest::Edit(7, EditRequest::SetString { node: path, key: "arch".into(), value: None }))
+        Some(&FileRequest::Edit(7, Edit::SetString { node: path, key: "arch".into(), value: None }))
     );
     // A version 1 binary's entry moves with its binary: the first of two can move down only.
     assert!(button(&el, ".entry-actions button:nth-of-type(2)").disabled(), "Move up");
@@ -167,12 +157,7 @@ async fn an_uncompressed_bundle_offers_compress_with_the_defaults() {
         log.borrow().last(),
         Some(&FileRequest::Edit(
             7,
-            EditRequest::Compress {
-                node: doc.path_of(bundle),
-                method: CompressionMethod::Zstd,
-                level: None,
-                version: 3
-            }
+            Edit::Compress { node: doc.path_of(bundle), method: Method::Zstd, level: None, version: 3 }
         ))
     );
 }

@@ -9,9 +9,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offload::explore::Options;
-use offload_www::model::{explore_bytes_with, Doc};
-use offload_www::settings::{Settings, SettingsDraft, SettingsProblems, MAX_DECOMPRESSED_MIB, MAX_DEPTH};
-use offload_www::state::{Action, AppState};
+use offload_www::page::settings::{SettingsDraft, SettingsProblems};
+use offload_www::page::state::{Action, AppState};
+use offload_www::wire::doc::{explore_bytes_with, Doc};
+use offload_www::wire::settings::{Settings, MAX_DECOMPRESSED_MIB, MAX_DEPTH};
 
 const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
 
@@ -180,7 +181,7 @@ fn an_entry_limit_cuts_a_container_and_says_so() {
 #[cfg(target_arch = "wasm32")]
 #[test]
 fn settings_are_kept_in_local_storage() {
-    use offload_www::settings::{load, save, STORAGE_KEY};
+    use offload_www::page::settings::{load, save, STORAGE_KEY};
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
     storage.remove_item(STORAGE_KEY).unwrap();
     assert_eq!(load(), Settings::default(), "nothing kept");

@@ -8,12 +8,15 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use offload::codec::Method;
 use offload::edit::{apply, Edit};
 use offload::explore::{explore, Options};
-use offload_www::edit_request::{payload_file_name, CompressionMethod, EditRequest};
-use offload_www::model::{explore_bytes, Doc, NodeId};
-use offload_www::settings::Settings;
-use offload_www::state::{Action, AppState, EditStatus};
+use offload::tree::NodeKind;
+use offload_www::page::state::{Action, AppState, EditStatus};
+use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
+use offload_www::wire::edit::Verified;
+use offload_www::wire::settings::Settings;
+use offload_www::worker::read_back::payload_file_name;
 use std::rc::Rc;
 
 const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch.o");
@@ -59,7 +62,7 @@ fn opened() -> (AppState, Rc<Doc>) {
 
 fn set_id(doc: &Doc, old: &str, id: &str) -> Edit {
     let entry = find(doc, old);
-    EditRequest::SetEntryId { node: doc.path_of(entry), id: id.into() }.to_core()
+    Edit::SetEntryId { node: doc.path_of(entry), id: id.into() }
 }
 
 #[test]
@@ -93,6 +96,7 @@ fn an_edit_adds_a_version_marks_the_node_and_keeps_the_selection_on_its_path() {
     let tab = s.tab(1).unwrap();
     assert_eq!((tab.versions.len(), tab.current), (2, 1));
     assert!(tab.can_undo() && !tab.can_redo() && tab.is_edited());
+    assert_eq!((tab.undo_version(), tab.redo_version()), (Some(0), None), "undo shows the file as opened");
     assert!(Rc::ptr_eq(tab.doc().unwrap(), &new_doc));
     let selected = tab.selected.unwrap();
     assert_eq!(new_doc.path_of(selected), doc.path_of(entry), "the selection stays on the same path");
@@ -116,6 +120,7 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
     let tab = s.tab(1).unwrap();
     assert!(Rc::ptr_eq(tab.doc().unwrap(), &doc0));
     assert!(tab.marked().is_empty() && !tab.is_edited() && tab.can_redo() && !tab.can_undo());
+    assert_eq!((tab.undo_version(), tab.redo_version()), (None, Some(1)));
 
     let s = s.reduce(Action::SwitchVersion { id: 1, index: 1 });
     assert!(Rc::ptr_eq(s.tab(1).unwrap().doc().unwrap(), &doc1));
@@ -127,7 +132,7 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
         &b1,
         &Edit::Compress {
             node: doc1.path_of(find(&doc1, "clang offload bundle")),
-            method: offload::codec::Method::Zlib,
+            method: Method::Zlib,
             level: None,
             version: 2,
         },
@@ -163,8 +168,9 @@ fn a_refused_edit_keeps_the_version_and_says_why() {
             payload: Some("hip_elf_2arch.o.hipfb".into())
         }
     );
-    let s = s.reduce(Action::Verified { id: 1, node: vec![0, 1], stored: 5, computed: 5 });
-    assert_eq!(s.tab(1).unwrap().edit, EditStatus::Verified { node: vec![0, 1], stored: 5, computed: 5 });
+    let verified = Verified { node: vec![0, 1], stored: 5, computed: 5 };
+    let s = s.reduce(Action::Verified { id: 1, verified: verified.clone() });
+    assert_eq!(s.tab(1).unwrap().edit, EditStatus::Verified(verified));
 }
 
 #[test]
@@ -179,7 +185,7 @@ fn removing_the_selected_entry_selects_what_took_its_place() {
     // The next entry moved up to the removed one's path.
     assert_eq!(new_doc.path_of(selected), doc.path_of(entry));
     assert!(new_doc.nodes[selected].label.starts_with("hipv4-amdgcn-amd-amdhsa--gfx90a"));
-    assert!(tab.marked().iter().all(|&m| new_doc.nodes[m].kind == "bundle"), "the container is marked");
+    assert!(tab.marked().iter().all(|&m| new_doc.nodes[m].kind == NodeKind::Bundle), "the container is marked");
 }
 
 #[test]
@@ -187,13 +193,13 @@ fn a_moved_entry_stays_selected_so_moving_it_again_moves_the_same_entry() {
     let (s, doc) = opened();
     let entry = find(&doc, OLD_ID);
     let s = s.reduce(Action::Select(entry));
-    let entries =
-        |d: &Doc| d.nodes.iter().filter(|n| n.kind == "bundle-entry").map(|n| n.label.clone()).collect::<Vec<_>>();
+    let entries = |d: &Doc| {
+        d.nodes.iter().filter(|n| n.kind == NodeKind::BundleEntry).map(|n| n.label.clone()).collect::<Vec<_>>()
+    };
     let before = entries(&doc);
     let at = before.iter().position(|l| l.starts_with(OLD_ID)).unwrap();
     assert!(at + 1 < before.len(), "{before:?}");
-    let (_, new_doc, mark, select) =
-        edited_selecting(HIP_O, &EditRequest::MoveEntry { node: doc.path_of(entry), to: at + 1 }.to_core());
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &Edit::MoveEntry { node: doc.path_of(entry), to: at + 1 });
     let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
     let selected = s.tab(1).unwrap().selected.unwrap();
     assert!(
@@ -207,13 +213,12 @@ fn a_moved_entry_stays_selected_so_moving_it_again_moves_the_same_entry() {
 fn compressing_a_bundle_keeps_the_history_and_marks_the_compressed_bundle() {
     let (s, doc) = opened();
     let bundle = find(&doc, "clang offload bundle");
-    let request =
-        EditRequest::Compress { node: doc.path_of(bundle), method: CompressionMethod::Zstd, level: None, version: 3 };
-    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &request.to_core());
+    let edit = Edit::Compress { node: doc.path_of(bundle), method: Method::Zstd, level: None, version: 3 };
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &edit);
     let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
     let marked = s.tab(1).unwrap().marked();
     assert_eq!(marked.len(), 1);
-    assert_eq!(new_doc.nodes[marked[0]].kind, "compressed-bundle");
+    assert_eq!(new_doc.nodes[marked[0]].kind, NodeKind::CompressedBundle);
 }
 
 #[test]

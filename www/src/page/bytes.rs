@@ -2,7 +2,7 @@
 //! gave, so that nothing but the visible rows is ever copied into the page; decompressed
 //! spaces from the worker that holds them.
 
-use crate::client::ExplorerWorker;
+use crate::page::client::ExplorerWorker;
 use futures::future::LocalBoxFuture;
 use std::rc::Rc;
 use wasm_bindgen_futures::JsFuture;

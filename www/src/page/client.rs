@@ -2,15 +2,19 @@
 //! terminates the worker, the only way to stop a synchronous parse) or closing one file never
 //! disturbs another, and several files are explored in parallel.
 //!
+//! The client routes what the worker sends: answers to its numbered requests (reads of bytes,
+//! downloads) go to whoever asked; reports about the file go, as they are, to the handler given
+//! to [`ExplorerWorker::spawn`] (the session).
+//!
 //! Written on web-sys rather than gloo-worker because cancelling needs `Worker.terminate()`,
 //! which gloo-worker's bridge does not expose while a worker is busy, and because gloo-worker
 //! starts workers from `blob:` URLs, which the page's Content-Security-Policy does not allow.
 
-use crate::edit_request::{EditRequest, NodePath};
-use crate::model::Doc;
-use crate::protocol::{decode, encode, EditedFile, FromWorker, Job, ToWorker};
-use crate::settings::Settings;
+use crate::wire::download::Refusal;
+use crate::wire::messages::{decode, encode, Answer, FromWorker, Job, Report, ToWorker};
+use crate::wire::settings::Settings;
 use futures::channel::oneshot;
+use offload::edit::{Edit, NodePath};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -22,42 +26,11 @@ use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 /// site works from any sub-path.
 pub const WORKER_SCRIPT: &str = "worker_loader.js";
 
-/// What a worker reports about its file.
-#[derive(Debug)]
-pub enum Event {
-    Progress {
-        stage: String,
-        bytes_read: u64,
-    },
-    Explored(Doc),
-    Failed(String),
-    EditProgress(String),
-    Edited(Box<EditedFile>),
-    /// An edit or a hash check was refused; `payload` is the new container alone (and the
-    /// name to save it under) when it did not fit in a linked file.
-    EditFailed {
-        message: String,
-        payload: Option<(Blob, String)>,
-    },
-    Verified {
-        node: NodePath,
-        stored: u64,
-        computed: u64,
-    },
-}
-
 type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
-
-/// A download the worker could not prepare: why, and the errors its bytes read back with.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NotPrepared {
-    pub reason: String,
-    pub errors: Vec<String>,
-}
 
 /// Where the worker's answer to a `Prepare` goes, and who hears its progress.
 struct JobReply {
-    done: oneshot::Sender<Result<JsValue, NotPrepared>>,
+    done: oneshot::Sender<Result<JsValue, Refusal>>,
     progress: Box<dyn Fn(u64, u64)>,
 }
 
@@ -70,6 +43,13 @@ struct Shared {
     next_request: u32,
 }
 
+impl Shared {
+    fn next_request(&mut self) -> u32 {
+        self.next_request = self.next_request.wrapping_add(1);
+        self.next_request
+    }
+}
+
 pub struct ExplorerWorker {
     worker: Worker,
     shared: Rc<RefCell<Shared>>,
@@ -78,8 +58,9 @@ pub struct ExplorerWorker {
 }
 
 impl ExplorerWorker {
-    /// Starts a worker; `on_event` hears its progress and result.
-    pub fn spawn(on_event: impl Fn(Event) + 'static) -> Result<ExplorerWorker, String> {
+    /// Starts a worker; `on_report` hears what happens to its file (a worker that stops on an
+    /// error is reported as [`Report::Failed`]).
+    pub fn spawn(on_report: impl Fn(Report) + 'static) -> Result<ExplorerWorker, String> {
         let worker =
             Worker::new(WORKER_SCRIPT).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
         let shared = Rc::new(RefCell::new(Shared {
@@ -89,63 +70,9 @@ impl ExplorerWorker {
             jobs: HashMap::new(),
             next_request: 0,
         }));
-        let on_event = Rc::new(on_event);
-
-        let on_message = {
-            let (shared, worker, on_event) = (shared.clone(), worker.clone(), on_event.clone());
-            Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-                let message = match decode::<FromWorker>(event.data()) {
-                    Ok(m) => m,
-                    Err(e) => return on_event(Event::Failed(format!("unreadable message from the worker: {e}"))),
-                };
-                match message {
-                    FromWorker::Ready => {
-                        let queued = {
-                            let mut s = shared.borrow_mut();
-                            s.ready = true;
-                            std::mem::take(&mut s.queue)
-                        };
-                        for m in queued {
-                            let _ = worker.post_message(&m);
-                        }
-                    }
-                    FromWorker::Progress { stage, bytes_read } => on_event(Event::Progress { stage, bytes_read }),
-                    FromWorker::Explored(doc) => on_event(Event::Explored(doc)),
-                    FromWorker::Failed { message } => on_event(Event::Failed(message)),
-                    FromWorker::Bytes { request, data } => reply(&shared, request, Ok(data)),
-                    FromWorker::ReadFailed { request, message } => reply(&shared, request, Err(message)),
-                    FromWorker::Preparing { request, done, total } => {
-                        if let Some(job) = shared.borrow().jobs.get(&request) {
-                            (job.progress)(done, total);
-                        }
-                    }
-                    FromWorker::Prepared { request, data } => job_done(&shared, request, Ok(data)),
-                    FromWorker::NotPrepared { request, reason, errors } => {
-                        job_done(&shared, request, Err(NotPrepared { reason, errors }))
-                    }
-                    FromWorker::EditProgress { stage } => on_event(Event::EditProgress(stage)),
-                    FromWorker::Edited(edited) => on_event(Event::Edited(edited)),
-                    FromWorker::EditFailed { message, payload } => {
-                        on_event(Event::EditFailed { message, payload: payload.map(|p| (p.blob, p.name)) })
-                    }
-                    FromWorker::Verified { node, stored, computed } => {
-                        on_event(Event::Verified { node, stored, computed })
-                    }
-                }
-            })
-        };
-        let on_error = {
-            let on_event = on_event.clone();
-            Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
-                event.prevent_default();
-                let message = event.message();
-                on_event(Event::Failed(if message.is_empty() {
-                    "the explorer worker stopped".into()
-                } else {
-                    format!("the explorer worker stopped: {message}")
-                }));
-            })
-        };
+        let on_report: Rc<dyn Fn(Report)> = Rc::new(on_report);
+        let on_message = message_handler(shared.clone(), worker.clone(), on_report.clone());
+        let on_error = error_handler(on_report);
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         Ok(ExplorerWorker { worker, shared, _on_message: on_message, _on_error: on_error })
@@ -170,22 +97,20 @@ impl ExplorerWorker {
     /// Asks the worker to prepare a download; `progress` hears `(done, total)` as it goes. The
     /// answer is the download's bytes (a `Uint8Array`), `undefined` when the page holds them
     /// itself ([`Job::Check`]), or why it is refused.
-    pub async fn prepare(&self, job: Job, progress: impl Fn(u64, u64) + 'static) -> Result<JsValue, NotPrepared> {
+    pub async fn prepare(&self, job: Job, progress: impl Fn(u64, u64) + 'static) -> Result<JsValue, Refusal> {
         let (tx, rx) = oneshot::channel();
         let request = {
             let mut s = self.shared.borrow_mut();
-            s.next_request = s.next_request.wrapping_add(1);
-            let r = s.next_request;
+            let r = s.next_request();
             s.jobs.insert(r, JobReply { done: tx, progress: Box::new(progress) });
             r
         };
-        let stopped = |reason: String| NotPrepared { reason, errors: Vec::new() };
-        self.send(&ToWorker::Prepare { request, job }).map_err(stopped)?;
-        rx.await.map_err(|_| stopped("the explorer worker was stopped".to_string()))?
+        self.send(&ToWorker::Prepare { request, job }).map_err(Refusal::from)?;
+        rx.await.map_err(|_| Refusal::from("the explorer worker was stopped".to_string()))?
     }
 
     /// Asks the worker to apply an edit to its current file.
-    pub fn edit(&self, edit: &EditRequest, settings: Settings) -> Result<(), String> {
+    pub fn edit(&self, edit: &Edit, settings: Settings) -> Result<(), String> {
         self.send(&ToWorker::Edit { edit: edit.clone(), settings })
     }
 
@@ -205,8 +130,7 @@ impl ExplorerWorker {
         let (tx, rx) = oneshot::channel();
         let request = {
             let mut s = self.shared.borrow_mut();
-            s.next_request = s.next_request.wrapping_add(1);
-            let r = s.next_request;
+            let r = s.next_request();
             s.replies.insert(r, tx);
             r
         };
@@ -215,13 +139,66 @@ impl ExplorerWorker {
     }
 }
 
-fn reply(shared: &Rc<RefCell<Shared>>, request: u32, result: Result<Vec<u8>, String>) {
+/// The worker's messages: the queue is sent once it is ready, reports go to `on_report`,
+/// answers to whoever asked.
+fn message_handler(
+    shared: Rc<RefCell<Shared>>,
+    worker: Worker,
+    on_report: Rc<dyn Fn(Report)>,
+) -> Closure<dyn Fn(MessageEvent)> {
+    Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| match decode::<FromWorker>(event.data()) {
+        Ok(FromWorker::Ready) => {
+            let queued = {
+                let mut s = shared.borrow_mut();
+                s.ready = true;
+                std::mem::take(&mut s.queue)
+            };
+            for m in queued {
+                let _ = worker.post_message(&m);
+            }
+        }
+        Ok(FromWorker::Report(report)) => on_report(report),
+        Ok(FromWorker::Answer { request, answer }) => route(&shared, request, answer),
+        Err(e) => on_report(Report::Failed { message: format!("unreadable message from the worker: {e}") }),
+    })
+}
+
+/// A worker that stops on an error (it crashed, or its script could not load).
+fn error_handler(on_report: Rc<dyn Fn(Report)>) -> Closure<dyn Fn(ErrorEvent)> {
+    Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+        event.prevent_default();
+        let message = event.message();
+        let message = if message.is_empty() {
+            "the explorer worker stopped".into()
+        } else {
+            format!("the explorer worker stopped: {message}")
+        };
+        on_report(Report::Failed { message });
+    })
+}
+
+/// Hands an answer to the request it answers.
+fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
+    match answer {
+        Answer::Bytes(data) => reply(shared, request, Ok(data)),
+        Answer::ReadFailed(message) => reply(shared, request, Err(message)),
+        Answer::Preparing { done, total } => {
+            if let Some(job) = shared.borrow().jobs.get(&request) {
+                (job.progress)(done, total);
+            }
+        }
+        Answer::Prepared(data) => job_done(shared, request, Ok(data)),
+        Answer::NotPrepared(refusal) => job_done(shared, request, Err(refusal)),
+    }
+}
+
+fn reply(shared: &RefCell<Shared>, request: u32, result: Result<Vec<u8>, String>) {
     if let Some(tx) = shared.borrow_mut().replies.remove(&request) {
         let _ = tx.send(result);
     }
 }
 
-fn job_done(shared: &Rc<RefCell<Shared>>, request: u32, result: Result<JsValue, NotPrepared>) {
+fn job_done(shared: &RefCell<Shared>, request: u32, result: Result<JsValue, Refusal>) {
     let job = shared.borrow_mut().jobs.remove(&request);
     if let Some(job) = job {
         let _ = job.done.send(result);

@@ -2,7 +2,8 @@
 //! per nesting level within that space, and the spaces ordered so that a decompressed space
 //! follows the space its compressed bytes came from (indented one step per level).
 
-use crate::model::{Doc, NodeId};
+use crate::wire::doc::{Doc, NodeId};
+use offload::tree::NodeKind;
 
 /// One node drawn in its space. `x` and `width` are fractions of the space's size.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,12 +68,12 @@ fn space_map(doc: &Doc, space: u32) -> SpaceMap {
 }
 
 /// Node kinds drawn on the map, in order of first appearance: the legend.
-pub fn legend(doc: &Doc, maps: &[SpaceMap]) -> Vec<String> {
-    let mut kinds: Vec<String> = Vec::new();
+pub fn legend(doc: &Doc, maps: &[SpaceMap]) -> Vec<NodeKind> {
+    let mut kinds: Vec<NodeKind> = Vec::new();
     for r in maps.iter().flat_map(|m| &m.regions) {
-        let k = &doc.nodes[r.node].kind;
-        if !kinds.contains(k) {
-            kinds.push(k.clone());
+        let k = doc.nodes[r.node].kind;
+        if !kinds.contains(&k) {
+            kinds.push(k);
         }
     }
     kinds

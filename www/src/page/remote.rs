@@ -2,15 +2,15 @@
 //! a dropped one, after the user agreed to it in the page.
 //!
 //! Only https addresses, and plain http to this machine, are fetched (see
-//! [`crate::share::check_remote_address`]); the page's Content-Security-Policy allows exactly
+//! [`crate::page::share::check_remote_address`]); the page's Content-Security-Policy allows exactly
 //! those in `connect-src`. The fetch sends no cookies and is never cached, and the body is read
 //! as a stream so its progress shows and Cancel stops it.
 //!
 //! What the page is doing about such a link is plain state ([`RemoteState`], kept by the
 //! reducer); the fetching itself needs a browser and builds only for `wasm32`.
 
-use crate::format::human_size;
-use crate::share::NodePath;
+use crate::page::format::human_size;
+use offload::edit::NodePath;
 
 /// The `#url=` prompt and what follows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub fn progress_text(bytes_read: u64, total: Option<u64>) -> String {
 /// the host's name.
 pub fn file_name_for(pathname: &str, hostname: &str) -> String {
     let last = pathname.rsplit('/').next().unwrap_or_default();
-    let decoded = crate::share::percent_decode(last)
+    let decoded = crate::page::share::percent_decode(last)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
         .unwrap_or_else(|| last.to_string());
@@ -74,7 +74,7 @@ pub use browser::{fetch_file, resolve_address, FetchProblem};
 #[cfg(target_arch = "wasm32")]
 mod browser {
     use super::{http_error_message, network_error_message};
-    use crate::share::check_remote_address;
+    use crate::page::share::check_remote_address;
     use js_sys::{Array, Reflect, Uint8Array};
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;

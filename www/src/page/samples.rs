@@ -9,7 +9,7 @@ pub struct Sample {
     pub title: &'static str,
 }
 
-const LIST: &str = include_str!("../samples.txt");
+const LIST: &str = include_str!("../../samples.txt");
 
 pub fn samples() -> Vec<Sample> {
     LIST.lines()

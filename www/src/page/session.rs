@@ -1,12 +1,19 @@
-//! What the reducer does not hold: the files the user opened (as `Blob`s, never copied), every
-//! version edits made of them, and the worker exploring each. The reducer hears about
-//! everything through actions.
+//! What the reducer does not hold: the files the user opened (as `Blob`s, never copied), the
+//! `Blob` of every version edits made of them, and the worker exploring each. The reducer hears
+//! about everything through actions; the worker's reports reach it from here, each turned into
+//! the action it means.
+//!
+//! The history of a file's versions is the reducer's (`Tab::versions`, `Tab::current`): the
+//! session keeps only each version's `Blob`, at the reducer's index, and is told which version
+//! a request is about.
 
-use crate::bytes::{Bytes, FileBytes};
-use crate::client::{Event, ExplorerWorker};
-use crate::edit_request::{EditRequest, NodePath};
-use crate::settings::Settings;
-use crate::state::{Action, TabId};
+use crate::page::bytes::{Bytes, FileBytes};
+use crate::page::client::ExplorerWorker;
+use crate::page::state::{Action, TabId};
+use crate::wire::edit::describe;
+use crate::wire::messages::{Payload, Report};
+use crate::wire::settings::Settings;
+use offload::edit::{Edit, NodePath};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -18,38 +25,62 @@ struct OpenFile {
     worker: Option<Rc<ExplorerWorker>>,
     /// The settings the worker explores with.
     settings: Settings,
-    /// Shared with the worker's event handler, which adds the versions edits make.
-    history: Rc<RefCell<History>>,
+    /// Shared with the worker's report handler, which adds the versions edits make.
+    versions: Rc<RefCell<Versions>>,
 }
 
-/// The versions of one tab's file, in step with the reducer's `Tab::versions`.
-struct History {
+/// The `Blob` of each version of a tab's file, indexed like the reducer's `Tab::versions`, and
+/// what the session must remember about the work under way on them.
+struct Versions {
     /// The file as opened, then one `Blob` per edit.
-    files: Vec<Blob>,
-    current: usize,
+    blobs: Vec<Blob>,
     /// An edit or a hash check is running: nothing else is started until it ends.
-    busy: bool,
-    /// The new container of the last edit that did not fit, and the name to save it under.
-    payload: Option<(Blob, String)>,
-    /// The hex view's byte source for the current version, made when first asked for.
-    bytes: Option<Bytes>,
+    running: Option<Running>,
+    /// The new container of the last edit that did not fit.
+    payload: Option<Payload>,
+    /// The hex view's byte source, made when first asked for, and the version it reads.
+    bytes: Option<(usize, Bytes)>,
 }
 
-impl History {
-    fn new(file: Blob) -> Rc<RefCell<History>> {
-        Rc::new(RefCell::new(History { files: vec![file], current: 0, busy: false, payload: None, bytes: None }))
+/// The work a tab's worker is doing on its file.
+enum Running {
+    /// An edit of version `from`: its result becomes the version after it, and the versions
+    /// that were after it (undone) are dropped, as the reducer drops them.
+    Edit {
+        from: usize,
+    },
+    Verify,
+}
+
+impl Versions {
+    fn new(file: Blob) -> Rc<RefCell<Versions>> {
+        Rc::new(RefCell::new(Versions { blobs: vec![file], running: None, payload: None, bytes: None }))
     }
 
-    fn file(&self) -> Blob {
-        self.files[self.current].clone()
+    /// The `Blob` of `version` (the last one if the reducer knows more: never the case).
+    fn blob(&self, version: usize) -> Blob {
+        self.blobs
+            .get(version)
+            .or(self.blobs.last())
+            .cloned()
+            .expect("a file has at least the version it was opened as")
     }
 
-    /// An edit's result becomes the version after the current one; later ones are dropped.
-    fn add(&mut self, file: Blob) {
-        self.files.truncate(self.current + 1);
-        self.files.push(file);
-        self.current = self.files.len() - 1;
+    /// An edit's result becomes the version after the one edited.
+    fn add_edited(&mut self, file: Blob) {
+        let from = match self.running.take() {
+            Some(Running::Edit { from }) => from,
+            _ => self.blobs.len() - 1,
+        };
+        self.blobs.truncate(from + 1);
+        self.blobs.push(file);
         self.bytes = None;
+    }
+
+    /// The worker was replaced or stopped: what it was doing will not end, and its bytes go.
+    fn worker_gone(&mut self) {
+        self.bytes = None;
+        self.running = None;
     }
 }
 
@@ -81,8 +112,8 @@ impl Session {
         self.next_id += 1;
         let id = self.next_id;
         dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at, settings });
-        self.files.insert(id, OpenFile { name, worker: None, settings, history: History::new(file) });
-        self.start(id, settings, dispatch);
+        self.files.insert(id, OpenFile { name, worker: None, settings, versions: Versions::new(file) });
+        self.start(id, settings, 0, dispatch);
         id
     }
 
@@ -100,26 +131,22 @@ impl Session {
         dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at, settings });
         // Without even an empty Blob the tab cannot be re-opened; it still says why.
         if let Ok(file) = Blob::new() {
-            self.files.insert(id, OpenFile { name, worker: None, settings, history: History::new(file) });
+            self.files.insert(id, OpenFile { name, worker: None, settings, versions: Versions::new(file) });
         }
         dispatch.emit(Action::Failed { id, message });
     }
 
-    /// Starts (or restarts) the worker of a tab. A worker being replaced stops when its last
-    /// handle goes (see `ExplorerWorker`'s `Drop`).
-    fn start(&mut self, id: TabId, settings: Settings, dispatch: &Callback<Action>) {
+    /// Starts (or restarts) the worker of a tab on `version` of its file. A worker being
+    /// replaced stops when its last handle goes (see `ExplorerWorker`'s `Drop`).
+    fn start(&mut self, id: TabId, settings: Settings, version: usize, dispatch: &Callback<Action>) {
         let Some(open) = self.files.get_mut(&id) else { return };
-        let events = {
-            let (dispatch, history) = (dispatch.clone(), open.history.clone());
-            move |event: Event| on_event(id, event, &history, &dispatch)
+        let reports = {
+            let (dispatch, versions) = (dispatch.clone(), open.versions.clone());
+            move |report: Report| on_report(id, report, &versions, &dispatch)
         };
-        let file = open.history.borrow().file();
-        let started = ExplorerWorker::spawn(events).and_then(|w| w.explore(&open.name, &file, settings).map(|_| w));
-        {
-            let mut history = open.history.borrow_mut();
-            history.bytes = None;
-            history.busy = false;
-        }
+        let file = open.versions.borrow().blob(version);
+        let started = ExplorerWorker::spawn(reports).and_then(|w| w.explore(&open.name, &file, settings).map(|_| w));
+        open.versions.borrow_mut().worker_gone();
         open.settings = settings;
         match started {
             Ok(worker) => open.worker = Some(Rc::new(worker)),
@@ -131,21 +158,17 @@ impl Session {
     pub fn cancel(&mut self, id: TabId, dispatch: &Callback<Action>) {
         if let Some(open) = self.files.get_mut(&id) {
             open.worker = None;
-            {
-                let mut history = open.history.borrow_mut();
-                history.bytes = None;
-                history.busy = false;
-            }
+            open.versions.borrow_mut().worker_gone();
             dispatch.emit(Action::Cancelled { id });
         }
     }
 
-    /// Explores a tab's file again, from the start, within the limits of `settings`: after a
-    /// cancellation or a failure, or to see the file with other settings.
-    pub fn restart(&mut self, id: TabId, settings: Settings, dispatch: &Callback<Action>) {
+    /// Explores `version` of a tab's file again, from the start, within the limits of
+    /// `settings`: after a cancellation or a failure, or to see the file with other settings.
+    pub fn restart(&mut self, id: TabId, settings: Settings, version: usize, dispatch: &Callback<Action>) {
         if self.files.contains_key(&id) {
             dispatch.emit(Action::Restarted { id, at_ms: now_ms(), settings });
-            self.start(id, settings, dispatch);
+            self.start(id, settings, version, dispatch);
         }
     }
 
@@ -171,44 +194,42 @@ impl Session {
         self.files.get(&id).and_then(|o| o.worker.clone())
     }
 
-    /// Where the hex view reads the tab's current version: the same source until the version
+    /// Where the hex view reads `version` of the tab's file: the same source until the version
     /// or the worker changes, so that the view re-reads only then.
-    pub fn bytes(&self, id: TabId) -> Option<Bytes> {
+    pub fn bytes(&self, id: TabId, version: usize) -> Option<Bytes> {
         let open = self.files.get(&id)?;
-        let mut history = open.history.borrow_mut();
-        let file = history.file();
-        let bytes =
-            history.bytes.get_or_insert_with(|| Bytes(Rc::new(FileBytes { file, worker: open.worker.clone() })));
-        Some(bytes.clone())
+        let mut versions = open.versions.borrow_mut();
+        if versions.bytes.as_ref().is_some_and(|(v, _)| *v == version) {
+            return versions.bytes.as_ref().map(|(_, b)| b.clone());
+        }
+        let bytes = Bytes(Rc::new(FileBytes { file: versions.blob(version), worker: open.worker.clone() }));
+        versions.bytes = Some((version, bytes.clone()));
+        Some(bytes)
     }
 
-    /// The tab's current file: the one opened, or the version its edits (and undo, redo) made;
-    /// what a share link carries and "Download file" saves. Never copied.
-    pub fn file(&self, id: TabId) -> Option<Blob> {
-        self.files.get(&id).map(|o| o.history.borrow().file())
-    }
-
-    /// The tab's file name.
-    pub fn name(&self, id: TabId) -> Option<String> {
-        self.files.get(&id).map(|o| o.name.clone())
+    /// `version` of the tab's file: the one opened, or one its edits made; what a share link
+    /// carries and "Download file" saves. Never copied.
+    pub fn file(&self, id: TabId, version: usize) -> Option<Blob> {
+        self.files.get(&id).map(|o| o.versions.borrow().blob(version))
     }
 
     /// The new container of the tab's last edit that did not fit, and its file name.
-    pub fn payload(&self, id: TabId) -> Option<(Blob, String)> {
-        self.files.get(&id).and_then(|o| o.history.borrow().payload.clone())
+    pub fn payload(&self, id: TabId) -> Option<Payload> {
+        self.files.get(&id).and_then(|o| o.versions.borrow().payload.clone())
     }
 
-    /// Starts an edit of the tab's current file, unless one is running.
-    pub fn edit(&mut self, id: TabId, request: EditRequest, dispatch: &Callback<Action>) {
+    /// Starts an edit of `version` (the one shown) of the tab's file, unless one is running.
+    pub fn edit(&mut self, id: TabId, edit: Edit, version: usize, dispatch: &Callback<Action>) {
         let Some(open) = self.files.get(&id) else { return };
-        let what = request.describe();
-        self.run(open, id, what, dispatch, |w, settings| w.edit(&request, settings));
+        let what = describe(&edit);
+        self.run(open, id, what, Running::Edit { from: version }, dispatch, |w, settings| w.edit(&edit, settings));
     }
 
     /// Starts checking the hash of the compressed bundle at `node`.
     pub fn verify(&mut self, id: TabId, node: NodePath, dispatch: &Callback<Action>) {
         let Some(open) = self.files.get(&id) else { return };
-        self.run(open, id, "checking the hash".into(), dispatch, |w, settings| w.verify(node, settings));
+        let what = "checking the hash".to_string();
+        self.run(open, id, what, Running::Verify, dispatch, |w, settings| w.verify(node, settings));
     }
 
     fn run(
@@ -216,59 +237,41 @@ impl Session {
         open: &OpenFile,
         id: TabId,
         what: String,
+        work: Running,
         dispatch: &Callback<Action>,
         send: impl FnOnce(&ExplorerWorker, Settings) -> Result<(), String>,
     ) {
-        if open.history.borrow().busy {
+        if open.versions.borrow().running.is_some() {
             return;
         }
         dispatch.emit(Action::EditStarted { id, what });
         let Some(worker) = open.worker.as_ref() else {
-            dispatch.emit(Action::EditFailed {
-                id,
-                message: "the explorer of this file was stopped: re-open the file first".into(),
-                payload: None,
-            });
+            let message = "the explorer of this file was stopped: re-open the file first".into();
+            dispatch.emit(Action::EditFailed { id, message, payload: None });
             return;
         };
         {
-            let mut history = open.history.borrow_mut();
-            history.payload = None;
-            history.busy = true;
+            let mut versions = open.versions.borrow_mut();
+            versions.payload = None;
+            versions.running = Some(work);
         }
         if let Err(message) = send(worker, open.settings) {
-            open.history.borrow_mut().busy = false;
+            open.versions.borrow_mut().running = None;
             dispatch.emit(Action::EditFailed { id, message, payload: None });
         }
     }
 
-    /// Shows the version before the current one.
-    pub fn undo(&mut self, id: TabId, dispatch: &Callback<Action>) {
-        let current = self.files.get(&id).map(|o| o.history.borrow().current);
-        if let Some(current) = current.filter(|&c| c > 0) {
-            self.switch(id, current - 1, dispatch);
-        }
-    }
-
-    /// Shows the version after the current one, if an undo left one.
-    pub fn redo(&mut self, id: TabId, dispatch: &Callback<Action>) {
-        let current = self.files.get(&id).map(|o| o.history.borrow().current);
-        if let Some(current) = current {
-            self.switch(id, current + 1, dispatch);
-        }
-    }
-
-    fn switch(&mut self, id: TabId, index: usize, dispatch: &Callback<Action>) {
+    /// Shows another version of the tab's file (undo, redo): `index` as the reducer counts
+    /// versions, from the file as opened.
+    pub fn switch(&mut self, id: TabId, index: usize, dispatch: &Callback<Action>) {
         let Some(open) = self.files.get(&id) else { return };
         let file = {
-            let mut history = open.history.borrow_mut();
-            if history.busy || index >= history.files.len() {
+            let mut versions = open.versions.borrow_mut();
+            if versions.running.is_some() || index >= versions.blobs.len() {
                 return;
             }
-            history.current = index;
-            history.bytes = None;
-            history.payload = None;
-            history.file()
+            versions.payload = None;
+            versions.blobs[index].clone()
         };
         // The page shows the version's tree at once; the worker explores the file again so
         // that the next edit and the decompressed bytes are that version's.
@@ -281,43 +284,35 @@ impl Session {
     }
 }
 
-/// What a tab's worker reports, turned into actions; an edit's new file joins the history.
-/// Borrows of the history end before dispatching, which may render at once.
-fn on_event(id: TabId, event: Event, history: &RefCell<History>, dispatch: &Callback<Action>) {
-    match event {
-        Event::Progress { stage, bytes_read } => dispatch.emit(Action::Progress { id, stage, bytes_read }),
-        Event::Explored(doc) => dispatch.emit(Action::Loaded { id, doc: Rc::new(doc) }),
-        Event::Failed(message) => {
-            history.borrow_mut().busy = false;
+/// What a tab's worker reports, turned into actions; an edit's new file joins the versions.
+/// Borrows of the versions end before dispatching, which may render at once.
+fn on_report(id: TabId, report: Report, versions: &RefCell<Versions>, dispatch: &Callback<Action>) {
+    match report {
+        Report::Progress { stage, bytes_read } => dispatch.emit(Action::Progress { id, stage, bytes_read }),
+        Report::Explored(doc) => dispatch.emit(Action::Loaded { id, doc: Rc::new(doc) }),
+        Report::Failed { message } => {
+            versions.borrow_mut().running = None;
             dispatch.emit(Action::Failed { id, message });
         }
-        Event::EditProgress(stage) => dispatch.emit(Action::EditProgress { id, stage }),
-        Event::Edited(edited) => {
-            {
-                let mut h = history.borrow_mut();
-                h.add(edited.file);
-                h.busy = false;
-            }
-            dispatch.emit(Action::Edited {
-                id,
-                doc: Rc::new(edited.doc),
-                mark: edited.mark,
-                select: edited.select,
-                notes: edited.notes,
-            });
+        Report::EditProgress { stage } => dispatch.emit(Action::EditProgress { id, stage }),
+        Report::Edited(edited) => {
+            let edited = *edited;
+            versions.borrow_mut().add_edited(edited.file);
+            let doc = Rc::new(edited.doc);
+            dispatch.emit(Action::Edited { id, doc, mark: edited.mark, select: edited.select, notes: edited.notes });
         }
-        Event::EditFailed { message, payload } => {
-            let name = payload.as_ref().map(|(_, name)| name.clone());
+        Report::EditFailed { message, payload } => {
+            let name = payload.as_ref().map(|p| p.name.clone());
             {
-                let mut h = history.borrow_mut();
-                h.payload = payload;
-                h.busy = false;
+                let mut v = versions.borrow_mut();
+                v.payload = payload;
+                v.running = None;
             }
             dispatch.emit(Action::EditFailed { id, message, payload: name });
         }
-        Event::Verified { node, stored, computed } => {
-            history.borrow_mut().busy = false;
-            dispatch.emit(Action::Verified { id, node, stored, computed });
+        Report::Verified(verified) => {
+            versions.borrow_mut().running = None;
+            dispatch.emit(Action::Verified { id, verified });
         }
     }
 }

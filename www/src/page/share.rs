@@ -21,10 +21,10 @@
 //! Browser-free: built natively and unit-tested by `cargo test --workspace`. Decoding never
 //! panics and bounds everything it allocates by the link's own length.
 
-use crate::model::{Doc, NodeId};
 use miniz_oxide::deflate::core::{
     compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
 };
+use offload::edit::NodePath;
 use std::fmt;
 
 /// The most compressed bytes a link carries. Browsers and chat tools handle links of a few
@@ -44,9 +44,6 @@ const LEVEL: u8 = 10;
 const MAX_NAME: usize = 1024;
 /// Deepest selection a link may name; the explorer nests far less (32 levels at most).
 const MAX_PATH_DEPTH: usize = 256;
-
-/// A node named by the child index taken at each level, from the root down. Empty: the root.
-pub type NodePath = Vec<usize>;
 
 /// What a share link asks the page to open.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -370,33 +367,6 @@ fn inflate_problem(status: miniz_oxide::inflate::TINFLStatus) -> String {
     }
 }
 
-/// The selected node's path of child indices from the root.
-pub fn path_to(doc: &Doc, node: NodeId) -> NodePath {
-    let mut path = Vec::new();
-    let mut at = node;
-    while let Some(parent) = doc.nodes.get(at).and_then(|n| n.parent) {
-        let Some(index) = doc.nodes[parent].children.iter().position(|&c| c == at) else { break };
-        path.push(index);
-        at = parent;
-    }
-    path.reverse();
-    path
-}
-
-/// The node a path names, or, when the tree is not as deep or as wide (a file explored with
-/// other limits), the deepest node on the way; `None` only for an empty tree.
-pub fn node_at(doc: &Doc, path: &[usize]) -> Option<NodeId> {
-    let mut at: NodeId = 0;
-    doc.nodes.first()?;
-    for &index in path {
-        match doc.nodes.get(at).and_then(|n| n.children.get(index)) {
-            Some(&child) => at = child,
-            None => break,
-        }
-    }
-    Some(at)
-}
-
 // --------------------------------------------------------------------- text encodings --
 
 const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -525,10 +495,9 @@ pub fn check_remote_address(protocol: &str, hostname: &str) -> Result<(), String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::explore_bytes;
 
-    const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
-    const ARCHIVE: &[u8] = include_bytes!("../../tests/fixtures/hip_rdc_archive.a");
+    const HIP_O: &[u8] = include_bytes!("../../../tests/fixtures/hip_elf_2arch_compressed.o");
+    const ARCHIVE: &[u8] = include_bytes!("../../../tests/fixtures/hip_rdc_archive.a");
 
     /// Bytes that do not compress (xorshift), like an already compressed file.
     fn noise(len: usize) -> Vec<u8> {
@@ -715,23 +684,6 @@ mod tests {
                 let _ = parse_fragment(&String::from_utf8_lossy(&changed));
             }
         }
-    }
-
-    #[test]
-    fn paths_name_nodes_from_the_root() {
-        let doc = explore_bytes(HIP_O, "hip.o");
-        for node in 0..doc.nodes.len() {
-            let path = path_to(&doc, node);
-            assert_eq!(path.len() as u32, doc.nodes[node].depth, "node {node}");
-            assert_eq!(node_at(&doc, &path), Some(node));
-        }
-        assert_eq!(path_to(&doc, 0), Vec::<usize>::new());
-        // A path deeper or wider than the tree stops at the deepest node it reaches.
-        let deepest = doc.nodes.len() - 1;
-        let mut longer = path_to(&doc, deepest);
-        longer.push(7);
-        assert_eq!(node_at(&doc, &longer), Some(deepest));
-        assert_eq!(node_at(&doc, &[999]), Some(0));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! dialog always lists what the keys really do. Single keys without modifiers, ignored while
 //! typing in a text box; the tree and the hex view have their own keys when focused.
 
-use crate::state::View;
+use crate::page::state::View;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {

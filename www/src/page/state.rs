@@ -1,17 +1,77 @@
 //! The page's state and the one reducer that changes it. Plain data and a pure function: the
-//! open files (tabs) and what is selected in each, which views are shown, the settings files are
-//! explored with, which dialog is open. File handles and workers live beside it (see `components::app`), so that every change
-//! the user can make is an [`Action`] that tests can replay without a browser.
+//! open files (tabs) and what is selected in each, every version of each file, which views are
+//! shown, the settings files are explored with, which dialog is open. File handles and workers
+//! live beside it (`crate::page::session`), so that every change the user can make is an
+//! [`Action`] that tests can replay without a browser.
+//!
+//! What components ask of the page beyond state changes is said here too ([`FileRequest`],
+//! [`DownloadRequest`]), so that components import the state and never the app that answers.
 
-use crate::download::DownloadNotice;
-use crate::edit_request::restates;
-use crate::model::{Doc, NodeId, Span};
-use crate::remote::RemoteState;
-use crate::settings::Settings;
-use crate::share::{self, NodePath};
+use crate::page::remote::RemoteState;
+use crate::wire::doc::{Doc, NodeId};
+use crate::wire::download::Refusal;
+use crate::wire::edit::Verified;
+use crate::wire::settings::Settings;
+use offload::edit::{Edit, NodePath};
+use offload::tree::Span;
 use std::rc::Rc;
 
 pub type TabId = u32;
+
+/// What components ask the page to do with files, beyond plain state changes: the session,
+/// which holds the files and their workers, does it and tells the reducer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileRequest {
+    PickFile,
+    OpenSample(&'static str),
+    Cancel(TabId),
+    Restart(TabId),
+    Close(TabId),
+    /// Edits of the file: a change, a hash check, undo and redo.
+    Edit(TabId, Edit),
+    Verify(TabId, NodePath),
+    Undo(TabId),
+    Redo(TabId),
+    /// Save the payload of the tab's last edit that did not fit.
+    DownloadPayload(TabId),
+}
+
+/// What the user asks to download, always from the active tab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DownloadRequest {
+    /// The selected node's bytes (the `d` key).
+    Selected,
+    Node(NodeId),
+    /// The whole current file.
+    File,
+    /// One tar of every device image.
+    AllImages,
+    /// The device-specific archive of this target (an entry ID) of an archive.
+    DeviceArchive(String),
+}
+
+/// What the page says about the latest download.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DownloadNotice {
+    /// Increases with every download, so that a late report of an earlier one is ignored.
+    pub id: u32,
+    pub name: String,
+    pub stage: DownloadStage,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DownloadStage {
+    /// Being read and checked: `done` of `total` parts.
+    Preparing {
+        done: u64,
+        total: u64,
+    },
+    Saved {
+        size: u64,
+    },
+    /// Not offered.
+    Refused(Refusal),
+}
 
 /// Views that can be shown or hidden, in the order of their shortcuts (1 to 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +133,7 @@ pub struct Version {
     pub doc: Rc<Doc>,
     /// Paths (child indices from the root) of the nodes changed by the edits that led here:
     /// the marks of version i are those of edits 1..=i.
-    pub marks: Vec<Vec<usize>>,
+    pub marks: Vec<NodePath>,
 }
 
 /// Where the tab's latest edit (or hash check) stands, for the inspector's status line.
@@ -98,11 +158,7 @@ pub enum EditStatus {
         payload: Option<String>,
     },
     /// A compressed bundle's hash was checked.
-    Verified {
-        node: Vec<usize>,
-        stored: u64,
-        computed: u64,
-    },
+    Verified(Verified),
 }
 
 impl EditStatus {
@@ -144,6 +200,16 @@ impl Tab {
 
     pub fn can_redo(&self) -> bool {
         self.current + 1 < self.versions.len() && !self.edit.is_running()
+    }
+
+    /// The version Undo shows, when there is one to show now.
+    pub fn undo_version(&self) -> Option<usize> {
+        self.can_undo().then(|| self.current - 1)
+    }
+
+    /// The version Redo shows, when there is one to show now.
+    pub fn redo_version(&self) -> Option<usize> {
+        self.can_redo().then(|| self.current + 1)
     }
 
     /// Whether the file shown differs from the file opened.
@@ -285,8 +351,8 @@ pub enum Action {
     Edited {
         id: TabId,
         doc: Rc<Doc>,
-        mark: Vec<usize>,
-        select: Vec<usize>,
+        mark: NodePath,
+        select: NodePath,
         notes: Vec<String>,
     },
     EditFailed {
@@ -296,9 +362,7 @@ pub enum Action {
     },
     Verified {
         id: TabId,
-        node: Vec<usize>,
-        stored: u64,
-        computed: u64,
+        verified: Verified,
     },
     /// Show another version (undo, redo); `index` counts from the file as opened.
     SwitchVersion {
@@ -577,9 +641,9 @@ impl AppState {
                     tab.edit = EditStatus::Failed { what: running_what(&tab.edit), message, payload };
                 }
             }
-            Action::Verified { id, node, stored, computed } => {
+            Action::Verified { id, verified } => {
                 if let Some(tab) = self.tab_mut(id) {
-                    tab.edit = EditStatus::Verified { node, stored, computed };
+                    tab.edit = EditStatus::Verified(verified);
                 }
             }
             Action::SwitchVersion { id, index } => {
@@ -606,6 +670,13 @@ impl AppState {
     }
 }
 
+/// Whether an edit's note only says again what the edit's description says ("compressed with
+/// zstd level 3, …" after "compressing with zstd level 3, …"): the same words after the verb.
+pub fn restates(note: &str, what: &str) -> bool {
+    let after_verb = |s: &str| s.split_once(' ').map(|(_, rest)| rest.to_string());
+    after_verb(note).is_some_and(|n| Some(n) == after_verb(what))
+}
+
 /// What the running edit was doing (kept in its outcome's status line).
 fn running_what(status: &EditStatus) -> String {
     match status {
@@ -616,7 +687,7 @@ fn running_what(status: &EditStatus) -> String {
 
 /// Appends an edit's result after the shown version, dropping the versions that were undone,
 /// and selects `select` in it.
-fn add_version(tab: &mut Tab, doc: Rc<Doc>, mark: Vec<usize>, select: &[usize]) {
+fn add_version(tab: &mut Tab, doc: Rc<Doc>, mark: NodePath, select: &[usize]) {
     let mut marks = tab.versions.get(tab.current).map(|v| v.marks.clone()).unwrap_or_default();
     if !marks.contains(&mark) {
         marks.push(mark);
@@ -700,7 +771,7 @@ fn select(tab: &mut Tab, node: NodeId, scroll: bool) {
 /// Selects the node a share link's path names (or the deepest node on its way, when the file
 /// was explored with other limits).
 fn select_path(tab: &mut Tab, path: &[usize]) {
-    if let Some(node) = tab.doc().and_then(|d| share::node_at(d, path)) {
+    if let Some(node) = tab.doc().and_then(|d| d.nearest_at(path)) {
         select(tab, node, true);
     }
 }
@@ -735,5 +806,30 @@ fn navigate(tab: &mut Tab, nav: Nav) {
     };
     if let Some(t) = target {
         select(tab, t, true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_that_restate_the_edit_are_recognised() {
+        let what = "compressing with zstd level 3, format version 3";
+        assert!(restates("compressed with zstd level 3, format version 3", what));
+        assert!(!restates("section .hip_fatbin is now 1881 bytes (was 4311)", what));
+        assert!(!restates("compressed with zstd level 3, format version 3", "decompressing"));
+    }
+
+    #[test]
+    fn a_late_report_of_an_earlier_download_does_not_replace_a_later_one() {
+        let notice = |id, stage| DownloadNotice { id, name: format!("d{id}"), stage };
+        let state = AppState::default()
+            .reduce(Action::Download(notice(2, DownloadStage::Preparing { done: 0, total: 3 })))
+            .reduce(Action::Download(notice(1, DownloadStage::Saved { size: 5 })));
+        assert_eq!(state.download, Some(notice(2, DownloadStage::Preparing { done: 0, total: 3 })));
+        let state = state.reduce(Action::Download(notice(2, DownloadStage::Saved { size: 9 })));
+        assert_eq!(state.download, Some(notice(2, DownloadStage::Saved { size: 9 })));
+        assert_eq!(state.reduce(Action::DismissDownload).download, None);
     }
 }

@@ -5,9 +5,12 @@
 //!
 //! Flat and index-based because every view needs the same few questions answered quickly: the
 //! parent of a node, its subtree, the innermost node at a byte, the next visible row of the tree.
+//! Everything in a node is the core's own type ([`Span`], [`NodeKind`], [`Field`],
+//! [`Diagnostic`], [`Target`]): only the arena's links are the page's.
 
+use offload::edit::NodePath;
 use offload::targets::Target;
-use offload::tree::{Node, Tree, Value};
+use offload::tree::{Diagnostic, Field, Node, NodeKind, Severity, Span, Tree, Value};
 use serde::{Deserialize, Serialize};
 
 /// Index of a node in [`Doc::nodes`].
@@ -16,120 +19,38 @@ pub type NodeId = usize;
 /// Fields whose span is at most this many bytes carry their raw bytes to the inspector.
 pub const RAW_FIELD_LIMIT: u64 = 64;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub struct Span {
-    pub space: u32,
-    pub offset: u64,
-    pub size: u64,
+/// Whether `span` covers byte `offset` of byte space `space`: the hex view asks it of every
+/// byte it draws, and clicks on bytes find their node with it.
+pub fn span_contains(span: &Span, space: u32, offset: u64) -> bool {
+    span.space == space && offset >= span.offset && offset < span.end()
 }
 
-impl Span {
-    pub fn end(&self) -> u64 {
-        self.offset.saturating_add(self.size)
-    }
-
-    pub fn contains(&self, space: u32, offset: u64) -> bool {
-        self.space == space && offset >= self.offset && offset < self.end()
-    }
-}
-
-impl From<offload::tree::Span> for Span {
-    fn from(s: offload::tree::Span) -> Self {
-        Span { space: s.space, offset: s.offset, size: s.size }
+/// One-line rendering of a field's value for tables; numbers also in hex when that helps
+/// reading offsets.
+pub fn display_value(value: &Value) -> String {
+    match value {
+        Value::Null => "—".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Uint(n) if *n >= 10 => format!("{n} ({n:#x})"),
+        Value::Uint(n) => n.to_string(),
+        Value::Text(t) => t.clone(),
+        Value::Map(m) => m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
     }
 }
 
-impl From<Span> for offload::tree::Span {
-    fn from(s: Span) -> Self {
-        offload::tree::Span::new(s.space, s.offset, s.size)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-impl From<offload::tree::Severity> for Severity {
-    fn from(s: offload::tree::Severity) -> Self {
-        match s {
-            offload::tree::Severity::Note => Severity::Note,
-            offload::tree::Severity::Warning => Severity::Warning,
-            offload::tree::Severity::Error => Severity::Error,
-        }
-    }
-}
-
-/// A decoded field value, as the core gives it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FieldValue {
-    Null,
-    Bool(bool),
-    Uint(u64),
-    Text(String),
-    Map(Vec<(String, String)>),
-}
-
-impl FieldValue {
-    /// One-line rendering for tables; numbers also in hex when that helps reading offsets.
-    pub fn display(&self) -> String {
-        match self {
-            FieldValue::Null => "—".into(),
-            FieldValue::Bool(b) => b.to_string(),
-            FieldValue::Uint(n) if *n >= 10 => format!("{n} ({n:#x})"),
-            FieldValue::Uint(n) => n.to_string(),
-            FieldValue::Text(t) => t.clone(),
-            FieldValue::Map(m) => m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
-        }
-    }
-}
-
-impl From<&Value> for FieldValue {
-    fn from(v: &Value) -> Self {
-        match v {
-            Value::Null => FieldValue::Null,
-            Value::Bool(b) => FieldValue::Bool(*b),
-            Value::Uint(n) => FieldValue::Uint(*n),
-            Value::Text(t) => FieldValue::Text(t.clone()),
-            Value::Map(m) => FieldValue::Map(m.clone()),
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A field of a node, with the bytes it was read from when they are few.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FieldInfo {
-    pub name: String,
-    pub value: FieldValue,
-    pub span: Option<Span>,
-    pub editable: bool,
-    /// The bytes of `span` when it is small and readable (see [`RAW_FIELD_LIMIT`]).
+    pub field: Field,
+    /// The bytes of the field's span when it is small and readable (see [`RAW_FIELD_LIMIT`]).
     #[serde(with = "serde_bytes")]
     pub raw: Option<Vec<u8>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub message: String,
-    pub span: Option<Span>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NodeInfo {
-    /// The core's stable kind name (`section`, `bundle-entry`, ...): drives colours and legend.
-    pub kind: String,
+    /// Drives colours and the legend, by its stable name (`NodeKind::as_str`).
+    pub kind: NodeKind,
     pub label: String,
     pub span: Span,
     pub parent: Option<NodeId>,
@@ -143,6 +64,21 @@ pub struct NodeInfo {
     pub worst: Option<Severity>,
 }
 
+impl NodeInfo {
+    /// A field's value by name.
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|f| f.field.name == name).map(|f| &f.field.value)
+    }
+
+    /// A text field's value by name.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.field(name)? {
+            Value::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpaceInfo {
     pub label: String,
@@ -154,88 +90,65 @@ pub struct SpaceInfo {
     pub available: u64,
 }
 
+/// A device target and the tree node that stands for it (the bundle entry or offload entry).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetInfo {
-    pub target_id: String,
-    pub offload_kind: String,
-    pub triple: String,
-    pub processor: String,
-    pub features: String,
-    pub image_size: u64,
-    pub stored_size: Option<u64>,
-    pub compression: Option<String>,
-    /// The image's bytes.
-    pub span: Span,
-    /// The tree node that stands for this target (the bundle entry or offload entry).
+    pub target: Target,
     pub node: Option<NodeId>,
 }
 
 /// Everything the page shows about one file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Doc {
     pub name: String,
     pub size: u64,
     pub spaces: Vec<SpaceInfo>,
     pub nodes: Vec<NodeInfo>,
     pub targets: Vec<TargetInfo>,
-    /// Time the worker spent exploring, in microseconds. (An integer, so that `Doc` is `Eq` and
-    /// an `Rc<Doc>` compares by pointer first: the views' props compare in constant time.)
+    /// Time the worker spent exploring, in microseconds (an integer, so that `Doc` stays `Eq`).
     pub explore_us: u64,
 }
 
+/// `Eq` by hand: the core's tree types derive `PartialEq` only, but hold no floating-point
+/// number, so their equality is an equivalence. Being `Eq` makes an `Rc<Doc>` compare by
+/// pointer first, so the views' props compare in constant time.
+impl Eq for Doc {}
+
 impl Doc {
-    /// Flattens an explored tree. `read` returns the bytes of a span (used for the raw bytes of
-    /// small fields); the caller decides where space 0's bytes come from.
-    pub fn from_tree(tree: &Tree, targets: &[Target], read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Doc {
+    /// Flattens an explored tree and finds its device targets. `read` returns the bytes of a
+    /// span (used for the raw bytes of small fields); the caller decides where space 0's bytes
+    /// come from: the worker reads them from the file's `Blob`, [`Doc::of_bytes`] from memory.
+    pub fn from_tree(tree: &Tree, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Doc {
         let mut nodes = Vec::new();
         flatten(&tree.root, None, 0, &mut nodes, read);
-        let spaces = tree
-            .spaces
-            .iter()
-            .enumerate()
-            .map(|(i, s)| SpaceInfo {
-                label: s.label.clone(),
-                size: s.size,
-                origin: s.origin.map(Span::from),
-                available: if i == 0 { s.size } else { s.data.as_ref().map_or(0, |d| d.len() as u64) },
-            })
-            .collect();
         let mut doc = Doc {
             name: tree.spaces.first().map(|s| s.label.clone()).unwrap_or_default(),
             size: tree.spaces.first().map_or(0, |s| s.size),
-            spaces,
+            spaces: space_infos(tree),
             nodes,
             targets: Vec::new(),
             explore_us: 0,
         };
-        doc.targets = targets.iter().map(|t| doc.target_info(t)).collect();
+        let targets = offload::targets::collect(tree);
+        doc.targets = targets.into_iter().map(|target| TargetInfo { node: doc.target_node(&target), target }).collect();
         doc
     }
 
-    fn target_info(&self, t: &Target) -> TargetInfo {
-        TargetInfo {
-            target_id: t.target_id.clone(),
-            offload_kind: t.offload_kind.clone(),
-            triple: t.triple.clone(),
-            processor: t.processor.clone(),
-            features: t.features.clone(),
-            image_size: t.image_size,
-            stored_size: t.stored_size,
-            compression: t.compression.clone(),
-            span: t.span.into(),
-            node: self.target_node(t),
-        }
+    /// [`Doc::from_tree`] for a file held in memory whole (`input`, the bytes of space 0).
+    pub fn of_bytes(tree: &Tree, input: &[u8]) -> Doc {
+        Doc::from_tree(tree, &|span| tree.bytes(input, span).map(<[u8]>::to_vec))
     }
 
     /// The node a target was collected from: the one whose ancestors' labels are the target's
     /// chain and whose span (or whose image child's span, for an offload entry) is the target's.
     fn target_node(&self, t: &Target) -> Option<NodeId> {
-        let span: Span = t.span.into();
         (0..self.nodes.len()).find(|&id| {
             let n = &self.nodes[id];
-            matches!(n.kind.as_str(), "bundle-entry" | "offload-entry")
-                && (n.span == span
-                    || n.children.iter().any(|&c| self.nodes[c].kind == "image" && self.nodes[c].span == span))
+            matches!(n.kind, NodeKind::BundleEntry | NodeKind::OffloadEntry)
+                && (n.span == t.span
+                    || n.children
+                        .iter()
+                        .any(|&c| self.nodes[c].kind == NodeKind::Image && self.nodes[c].span == t.span))
                 && self
                     .ancestors(id)
                     .iter()
@@ -266,7 +179,7 @@ impl Doc {
         self.nodes
             .iter()
             .enumerate()
-            .filter(|(_, n)| n.span.contains(space, offset))
+            .filter(|(_, n)| span_contains(&n.span, space, offset))
             .max_by(|(_, a), (_, b)| a.depth.cmp(&b.depth).then(b.span.size.cmp(&a.span.size)))
             .map(|(id, _)| id)
     }
@@ -279,6 +192,14 @@ impl Doc {
     /// Every diagnostic in tree order, with the node that carries it.
     pub fn diagnostics(&self) -> Vec<(NodeId, &Diagnostic)> {
         self.nodes.iter().enumerate().flat_map(|(id, n)| n.diagnostics.iter().map(move |d| (id, d))).collect()
+    }
+
+    /// How many error diagnostics `node` and the nodes below it carry: what a download of its
+    /// bytes may read back with (see the worker's read-back check).
+    pub fn errors_within(&self, node: NodeId) -> u32 {
+        let Some(end) = self.nodes.get(node).map(|n| n.subtree_end.min(self.nodes.len())) else { return 0 };
+        self.nodes[node..end].iter().flat_map(|n| &n.diagnostics).filter(|d| d.severity == Severity::Error).count()
+            as u32
     }
 
     /// Nodes drawn in `space`, with their depth counted from the first node in that space
@@ -297,7 +218,7 @@ impl Doc {
 
     /// The child indices from the root to `id`: how the core's edits name a node, and what
     /// survives re-exploring an edited file (node ids do not: a grown entry shifts them).
-    pub fn path_of(&self, id: NodeId) -> Vec<usize> {
+    pub fn path_of(&self, id: NodeId) -> NodePath {
         let mut path = Vec::new();
         let mut at = id;
         while let Some(parent) = self.nodes.get(at).and_then(|n| n.parent) {
@@ -324,16 +245,13 @@ impl Doc {
     }
 
     /// A field's value by name.
-    pub fn field(&self, id: NodeId, name: &str) -> Option<&FieldValue> {
-        self.nodes.get(id)?.fields.iter().find(|f| f.name == name).map(|f| &f.value)
+    pub fn field(&self, id: NodeId, name: &str) -> Option<&Value> {
+        self.nodes.get(id)?.field(name)
     }
 
     /// A text field's value by name.
     pub fn text(&self, id: NodeId, name: &str) -> Option<&str> {
-        match self.field(id, name)? {
-            FieldValue::Text(t) => Some(t),
-            _ => None,
-        }
+        self.nodes.get(id)?.text(name)
     }
 
     /// The chain of spaces from space 0 to `space`, through each space's origin.
@@ -351,6 +269,17 @@ impl Doc {
     }
 }
 
+fn space_infos(tree: &Tree) -> Vec<SpaceInfo> {
+    let infos = tree.spaces.iter().enumerate().map(|(i, s)| SpaceInfo {
+        label: s.label.clone(),
+        size: s.size,
+        origin: s.origin,
+        // Space 0 is the file, read on demand; a derived space has what was decompressed.
+        available: if i == 0 { s.size } else { s.data.as_ref().map_or(0, |d| d.len() as u64) },
+    });
+    infos.collect()
+}
+
 fn flatten(
     node: &Node,
     parent: Option<NodeId>,
@@ -362,28 +291,19 @@ fn flatten(
     let fields = node
         .fields
         .iter()
-        .map(|f| {
-            let span = f.span.map(Span::from);
-            let raw = span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(read);
-            FieldInfo { name: f.name.clone(), value: FieldValue::from(&f.value), span, editable: f.editable, raw }
-        })
-        .collect();
-    let diagnostics = node
-        .diagnostics
-        .iter()
-        .map(|d| Diagnostic { severity: d.severity.into(), message: d.message.clone(), span: d.span.map(Span::from) })
+        .map(|f| FieldInfo { field: f.clone(), raw: f.span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(read) })
         .collect();
     out.push(NodeInfo {
-        kind: node.kind.as_str().to_string(),
+        kind: node.kind,
         label: node.label.clone(),
-        span: node.span.into(),
+        span: node.span,
         parent,
         children: Vec::new(),
         depth,
         subtree_end: id + 1,
         fields,
-        diagnostics,
-        worst: node.worst_severity().map(Severity::from),
+        diagnostics: node.diagnostics.clone(),
+        worst: node.worst_severity(),
     });
     for child in &node.children {
         let c = flatten(child, Some(id), depth + 1, out, read);
@@ -401,7 +321,44 @@ pub fn explore_bytes(data: &[u8], name: &str) -> Doc {
 
 /// [`explore_bytes`] within other limits.
 pub fn explore_bytes_with(data: &[u8], name: &str, options: &offload::explore::Options) -> Doc {
-    let tree = offload::explore::explore(data, name, options);
-    let targets = offload::targets::collect(&tree);
-    Doc::from_tree(&tree, &targets, &|span| tree.bytes(data, span.into()).map(<[u8]>::to_vec))
+    Doc::of_bytes(&offload::explore::explore(data, name, options), data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HIP_O: &[u8] = include_bytes!("../../../tests/fixtures/hip_elf_2arch_compressed.o");
+
+    #[test]
+    fn paths_name_nodes_from_the_root() {
+        let doc = explore_bytes(HIP_O, "hip.o");
+        for node in 0..doc.nodes.len() {
+            let path = doc.path_of(node);
+            assert_eq!(path.len() as u32, doc.nodes[node].depth, "node {node}");
+            assert_eq!(doc.nearest_at(&path), Some(node));
+        }
+        assert_eq!(doc.path_of(0), Vec::<usize>::new());
+        // A path deeper or wider than the tree stops at the deepest node it reaches.
+        let deepest = doc.nodes.len() - 1;
+        let mut longer = doc.path_of(deepest);
+        longer.push(7);
+        assert_eq!(doc.nearest_at(&longer), Some(deepest));
+        assert_eq!(doc.nearest_at(&[999]), Some(0));
+    }
+
+    #[test]
+    fn values_read_as_one_line() {
+        assert_eq!(display_value(&Value::Uint(9)), "9");
+        assert_eq!(display_value(&Value::Uint(4096)), "4096 (0x1000)");
+        assert_eq!(display_value(&Value::Null), "—");
+        assert_eq!(display_value(&Value::Map(vec![("a".into(), "1".into()), ("b".into(), "2".into())])), "a=1, b=2");
+    }
+
+    #[test]
+    fn spans_contain_their_bytes_in_their_space() {
+        let span = Span::new(1, 16, 4);
+        assert!(span_contains(&span, 1, 16) && span_contains(&span, 1, 19));
+        assert!(!span_contains(&span, 1, 20) && !span_contains(&span, 1, 15) && !span_contains(&span, 0, 16));
+    }
 }

@@ -1,10 +1,17 @@
 //! Messages between the page and its explorer worker, sent with `postMessage` as structured
 //! clones (serde-wasm-bindgen): the file goes over as the `Blob` it is (a reference, not a
 //! copy), bytes as `Uint8Array`s, 64-bit numbers as `BigInt`s so that no offset is rounded.
+//!
+//! What the worker sends is of two sorts, kept apart so that each side handles one whole
+//! enum: [`Report`]s about the tab's file, which the page's session turns into actions as they
+//! are, and [`Answer`]s to numbered requests, which the page's client hands to whoever asked.
 
-use crate::edit_request::{EditRequest, NodePath};
-use crate::model::{Doc, Span};
-use crate::settings::Settings;
+use crate::wire::doc::Doc;
+use crate::wire::download::{Refusal, TarItem};
+use crate::wire::edit::Verified;
+use crate::wire::settings::Settings;
+use offload::edit::{Edit, NodePath};
+use offload::tree::Span;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
@@ -21,7 +28,7 @@ pub enum ToWorker {
     /// Send the bytes `offset..offset+len` of a byte space of the explored file.
     Read { request: u32, space: u32, offset: u64, len: u32 },
     /// Apply an edit to the current file; on success the result becomes the current file.
-    Edit { edit: EditRequest, settings: Settings },
+    Edit { edit: Edit, settings: Settings },
     /// Check the hash of the compressed bundle at this path of the current file.
     Verify { node: NodePath, settings: Settings },
     /// Make another version of the file the current one (undo, redo): explore it, without
@@ -55,13 +62,6 @@ pub enum Job {
     DeviceArchive { target: String },
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct TarItem {
-    pub span: Span,
-    pub name: String,
-    pub source_errors: u32,
-}
-
 /// A new version of the file, made by an edit.
 #[derive(Serialize, Deserialize, Debug)]
 pub struct EditedFile {
@@ -77,7 +77,7 @@ pub struct EditedFile {
 }
 
 /// A new container that did not fit in its linked file, offered on its own.
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Payload {
     #[serde(with = "serde_wasm_bindgen::preserve")]
     pub blob: web_sys::Blob,
@@ -89,39 +89,22 @@ pub struct Payload {
 pub enum FromWorker {
     /// The worker's code is loaded and it listens.
     Ready,
+    /// Something about the file: for the page's session.
+    Report(Report),
+    /// The answer to request number `request`: for the page's client.
+    Answer { request: u32, answer: Answer },
+}
+
+/// What happens to the file the worker explores.
+#[derive(Serialize, Deserialize, Debug)]
+pub enum Report {
     Progress {
         stage: String,
         bytes_read: u64,
     },
     Explored(Doc),
-    Bytes {
-        request: u32,
-        #[serde(with = "serde_bytes")]
-        data: Vec<u8>,
-    },
-    ReadFailed {
-        request: u32,
-        message: String,
-    },
-    /// A download's progress: `done` of `total` steps (images of a tar).
-    Preparing {
-        request: u32,
-        done: u64,
-        total: u64,
-    },
-    /// A download passed its checks; `data` is a `Uint8Array` of its bytes, or `undefined` for
-    /// [`Job::Check`].
-    Prepared {
-        request: u32,
-        #[serde(with = "serde_wasm_bindgen::preserve")]
-        data: JsValue,
-    },
-    /// A download is refused: why, and the errors its bytes read back with.
-    NotPrepared {
-        request: u32,
-        reason: String,
-        errors: Vec<String>,
-    },
+    /// The worker stopped without a result (it could not read the file, or it crashed: the
+    /// page's client reports a worker's error event as this too).
     Failed {
         message: String,
     },
@@ -129,16 +112,30 @@ pub enum FromWorker {
         stage: String,
     },
     Edited(Box<EditedFile>),
+    /// An edit or a hash check was refused; `payload` is the new container alone when it did
+    /// not fit in a linked file.
     EditFailed {
         message: String,
         payload: Option<Payload>,
     },
-    /// The stored and the computed truncated MD5 of a compressed bundle.
-    Verified {
-        node: NodePath,
-        stored: u64,
-        computed: u64,
+    Verified(Verified),
+}
+
+/// The answer to a read or a download request.
+#[derive(Serialize, Deserialize, Debug)]
+pub enum Answer {
+    Bytes(#[serde(with = "serde_bytes")] Vec<u8>),
+    ReadFailed(String),
+    /// A download's progress: `done` of `total` steps (images of a tar).
+    Preparing {
+        done: u64,
+        total: u64,
     },
+    /// A download passed its checks; a `Uint8Array` of its bytes, or `undefined` for
+    /// [`Job::Check`].
+    Prepared(#[serde(with = "serde_wasm_bindgen::preserve")] JsValue),
+    /// A download is refused.
+    NotPrepared(Refusal),
 }
 
 fn serializer() -> serde_wasm_bindgen::Serializer {

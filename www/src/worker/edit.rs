@@ -1,17 +1,21 @@
 //! The worker's side of editing: the current file is read whole, the core writes it again
 //! with the edit, and the result is explored again and refused if that finds an error the file
 //! did not have ("whatever is offered for download is parsed again first"). The new bytes
-//! become a `Blob` here, so the page never copies them.
+//! become a `Blob` here, so the page never copies them. Hash checks of compressed bundles are
+//! answered here too: they run on the same current file.
 
-use crate::edit_request::{payload_file_name, EditRequest, NodePath};
-use crate::model::{Doc, Span};
-use crate::protocol::{EditedFile, FromWorker, Payload};
-use crate::settings::Settings;
-use crate::worker::{describe, post, BlobReader, Explored};
-use offload::edit::{self, EditError};
+use crate::wire::doc::Doc;
+use crate::wire::edit::{describe, Verified};
+use crate::wire::js::describe_error;
+use crate::wire::messages::{EditedFile, Payload, Report};
+use crate::wire::settings::Settings;
+use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::outbox::report;
+use crate::worker::read_back::{error_messages, payload_file_name};
+use offload::edit::{self, Edit, EditError, Edited, NodePath};
 use offload::explore::explore;
 use offload::format::bundle::compressed::CompressedBundle;
-use offload::tree::{Node, NodeKind, Severity, Tree};
+use offload::tree::{NodeKind, Severity, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
 
@@ -22,71 +26,84 @@ pub const MAX_EDIT_SIZE: u64 = 1 << 30;
 const READ_PIECE: u64 = 16 << 20;
 
 fn progress(stage: impl Into<String>) {
-    post(&FromWorker::EditProgress { stage: stage.into() });
+    report(Report::EditProgress { stage: stage.into() });
 }
 
-fn failed(message: impl Into<String>) -> FromWorker {
-    FromWorker::EditFailed { message: message.into(), payload: None }
+fn failed(message: impl Into<String>) -> Report {
+    Report::EditFailed { message: message.into(), payload: None }
 }
 
-/// Applies `request` to the current file and answers with the new version or why not.
-pub(crate) fn edit(kept: &RefCell<Option<Explored>>, request: &EditRequest, settings: &Settings) -> FromWorker {
+/// The current file as an edit needs it: its bytes, its name, and the tree its paths refer to.
+struct Current {
+    bytes: Vec<u8>,
+    name: String,
+    tree: Tree,
+}
+
+/// Applies `edit` to the current file and answers with the new version or why not.
+pub(crate) fn edit(kept: &RefCell<Option<Explored>>, edit: &Edit, settings: &Settings) -> Report {
     let started = js_sys::Date::now();
-    let (file, name, tree) = {
-        let kept = kept.borrow();
-        let Some(k) = kept.as_ref() else { return failed("the file has not been explored yet") };
-        // The tree the page shows is the one the edit's path refers to, as long as the
-        // settings are the same; otherwise the file is explored again below.
-        let tree = (k.settings == *settings).then(|| k.tree.clone());
-        (k.file.clone(), k.name.clone(), tree)
-    };
-    let bytes = match read_whole(&file) {
-        Ok(b) => b,
+    let current = match current(kept, settings) {
+        Ok(c) => c,
         Err(message) => return failed(message),
     };
-    let tree = tree.unwrap_or_else(|| {
-        progress("exploring");
-        explore(&bytes[..], &name, &settings.options())
-    });
-    progress(request.describe());
-    let core_edit = request.to_core();
-    let edited = match edit::apply(&bytes, &tree, &core_edit) {
+    progress(describe(edit));
+    let edited = match edit::apply(&current.bytes, &current.tree, edit) {
         Ok(e) => e,
         Err(EditError::DoesNotFit { message, payload, payload_kind }) => {
-            return does_not_fit(&name, message, &payload, payload_kind)
+            return does_not_fit(&current.name, message, &payload, payload_kind)
         }
         Err(EditError::Invalid(message)) => return failed(message),
     };
     progress("reading the result back");
-    let new_tree = explore(&edited.bytes[..], &name, &settings.options());
-    let errors = edit::new_errors(&tree, &new_tree);
+    let new_tree = explore(&edited.bytes[..], &current.name, &settings.options());
+    let errors = edit::new_errors(&current.tree, &new_tree);
     if !errors.is_empty() {
-        return failed(format!(
-            "the edited file does not read back without errors, so it is not kept: {}",
-            errors.join("; ")
-        ));
+        let errors = errors.join("; ");
+        return failed(format!("the edited file does not read back without errors, so it is not kept: {errors}"));
     }
-    // New warnings (an entry without a triple, bytes LLVM would not read) go with the result,
-    // so the user sees them before downloading.
-    let mut notes = edited.notes;
-    notes.extend(
-        edit::new_diagnostics(&tree, &new_tree, Severity::Warning).into_iter().map(|w| format!("new warning: {w}")),
-    );
     let blob = match blob_of(&edited.bytes) {
         Ok(b) => b,
         Err(message) => return failed(message),
     };
     progress("preparing the views");
-    let select = edit::selection_after(&core_edit, &tree, &new_tree, &edited.mark);
-    let mut doc = doc_of(&new_tree, &edited.bytes);
+    let file = new_version(edit, &current.tree, &new_tree, edited, blob.clone(), started);
+    *kept.borrow_mut() = Some(Explored { tree: new_tree, file: blob, name: current.name, settings: *settings });
+    Report::Edited(Box::new(file))
+}
+
+/// The current file read whole, and the tree the page shows for it, which is the one the
+/// edit's path refers to as long as the settings are the same (otherwise it is explored again).
+fn current(kept: &RefCell<Option<Explored>>, settings: &Settings) -> Result<Current, String> {
+    let (file, name, tree) = {
+        let kept = kept.borrow();
+        let k = kept.as_ref().ok_or("the file has not been explored yet")?;
+        (k.file.clone(), k.name.clone(), (k.settings == *settings).then(|| k.tree.clone()))
+    };
+    let bytes = read_whole(&file)?;
+    let tree = tree.unwrap_or_else(|| {
+        progress("exploring");
+        explore(&bytes[..], &name, &settings.options())
+    });
+    Ok(Current { bytes, name, tree })
+}
+
+/// The new version for the page: its file, document, marked and selected nodes, and notes.
+/// New warnings (an entry without a triple, bytes LLVM would not read) go with it, so the user
+/// sees them before downloading.
+fn new_version(edit: &Edit, tree: &Tree, new_tree: &Tree, edited: Edited, file: Blob, started: f64) -> EditedFile {
+    let mut notes = edited.notes;
+    let warnings = edit::new_diagnostics(tree, new_tree, Severity::Warning);
+    notes.extend(warnings.into_iter().map(|w| format!("new warning: {w}")));
+    let select = edit::selection_after(edit, tree, new_tree, &edited.mark);
+    let mut doc = Doc::of_bytes(new_tree, &edited.bytes);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
-    *kept.borrow_mut() = Some(Explored { tree: new_tree, file: blob.clone(), name, settings: *settings });
-    FromWorker::Edited(Box::new(EditedFile { file: blob, doc, mark: edited.mark, select, notes }))
+    EditedFile { file, doc, mark: edited.mark, select, notes }
 }
 
 /// The edit could not be written back into a linked file; the new container alone is
 /// offered instead.
-fn does_not_fit(name: &str, message: String, payload: &[u8], kind: NodeKind) -> FromWorker {
+fn does_not_fit(name: &str, message: String, payload: &[u8], kind: NodeKind) -> Report {
     // Like every download, the payload is read back first, and not offered if that fails.
     let file_name = payload_file_name(name, kind);
     let errors = error_messages(&explore(payload, &file_name, &Settings::default().options()));
@@ -97,16 +114,11 @@ fn does_not_fit(name: &str, message: String, payload: &[u8], kind: NodeKind) -> 
         ));
     }
     let payload = blob_of(payload).ok().map(|blob| Payload { blob, name: file_name });
-    FromWorker::EditFailed { message, payload }
-}
-
-/// Every error diagnostic of a tree, with the label of its node.
-fn error_messages(tree: &Tree) -> Vec<String> {
-    tree.errors().into_iter().map(|(n, d)| format!("{}: {}", n.label, d.message)).collect()
+    Report::EditFailed { message, payload }
 }
 
 /// Checks the hash of the compressed bundle at `node`.
-pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings: &Settings) -> FromWorker {
+pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings: &Settings) -> Report {
     let kept = kept.borrow();
     let Some(k) = kept.as_ref() else { return failed("the file has not been explored yet") };
     let Some(target) = k.tree.node_at(&node) else {
@@ -116,26 +128,15 @@ pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings:
         return failed(format!("expected a compressed bundle, found '{}' ({})", target.label, target.kind.as_str()));
     }
     progress("decompressing and hashing");
-    let bytes = match bytes_of(k, target) {
+    let bytes = match k.node_bytes(target) {
         Ok(b) => b,
         Err(message) => return failed(message),
     };
     let checked = CompressedBundle::parse(&bytes).and_then(|cb| cb.verify(settings.options().max_decompressed));
     match checked {
-        Ok(v) => FromWorker::Verified { node, stored: v.stored, computed: v.computed },
+        Ok(v) => Report::Verified(Verified { node, stored: v.stored, computed: v.computed }),
         Err(e) => failed(format!("the hash could not be checked: {e}")),
     }
-}
-
-/// A node's bytes: from the file for space 0, from the explored tree for decompressed spaces.
-fn bytes_of(k: &Explored, node: &Node) -> Result<Vec<u8>, String> {
-    if node.span.space == 0 {
-        return BlobReader::new(k.file.clone()).read_at(node.span.offset, node.span.size);
-    }
-    k.tree
-        .bytes(&[], node.span)
-        .map(<[u8]>::to_vec)
-        .ok_or_else(|| format!("the bytes of '{}' are not at hand", node.label))
 }
 
 /// The whole file, refused when it is too large to edit in memory.
@@ -164,10 +165,5 @@ fn blob_of(bytes: &[u8]) -> Result<Blob, String> {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/octet-stream");
     Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-        .map_err(|e| format!("the new file could not be made: {}", describe(e)))
-}
-
-fn doc_of(tree: &Tree, bytes: &[u8]) -> Doc {
-    let targets = offload::targets::collect(tree);
-    Doc::from_tree(tree, &targets, &|span: Span| tree.bytes(bytes, span.into()).map(<[u8]>::to_vec))
+        .map_err(|e| format!("the new file could not be made: {}", describe_error(e)))
 }

@@ -1,38 +1,30 @@
 //! The worker's side of downloads: it holds the decompressed bytes and can block on reading the
 //! file, so it reads what a download needs, builds tars and device archives, and explores every
-//! result again before the page may save it ([`super::new_errors`]).
+//! result again before the page may save it ([`check_read_back`]).
 
-use super::tar::{self, TarWriter};
-use super::{device_archive, new_errors};
-use crate::model::Span;
-use crate::protocol::{FromWorker, Job, TarItem};
-use crate::worker::{post, BlobReader, Explored};
+use crate::wire::download::{Refusal, TarItem};
+use crate::wire::messages::{Answer, Job};
+use crate::worker::device_archive::device_archive;
+use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::outbox::answer;
+use crate::worker::read_back::check_read_back;
+use crate::worker::tar::{self, TarWriter};
 use object::read::ReadCache;
+use offload::codec::truncated_md5;
 use offload::explore::explore;
+use offload::tree::Tree;
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
 
-/// Why a download is not offered: a sentence, and the errors its bytes read back with.
-struct Refusal {
-    reason: String,
-    errors: Vec<String>,
-}
-
-impl From<String> for Refusal {
-    fn from(reason: String) -> Self {
-        Refusal { reason, errors: Vec::new() }
-    }
-}
-
-/// Prepares one download and posts the answer.
+/// Prepares one download and answers the page's request.
 pub(crate) fn run(request: u32, job: Job, kept: &RefCell<Option<Explored>>) {
-    let answer = match kept.borrow().as_ref() {
+    let prepared = match kept.borrow().as_ref() {
         None => Err(Refusal::from("the file has not been explored yet".to_string())),
         Some(explored) => prepare(request, job, explored),
     };
-    match answer {
-        Ok(data) => post(&FromWorker::Prepared { request, data }),
-        Err(r) => post(&FromWorker::NotPrepared { request, reason: r.reason, errors: r.errors }),
+    match prepared {
+        Ok(data) => answer(request, Answer::Prepared(data)),
+        Err(refusal) => answer(request, Answer::NotPrepared(refusal)),
     }
 }
 
@@ -48,7 +40,7 @@ fn prepare(request: u32, job: Job, explored: &Explored) -> Result<JsValue, Refus
             Ok(JsValue::UNDEFINED)
         }
         Job::Span { span, name, source_errors } => {
-            let bytes = span_bytes(explored, span)?;
+            let bytes = explored.span_bytes(span)?;
             refuse_new_errors(&name, &explore(&bytes[..], &name, &options), source_errors)?;
             Ok(js_bytes(&bytes))
         }
@@ -63,42 +55,13 @@ fn prepare(request: u32, job: Job, explored: &Explored) -> Result<JsValue, Refus
     }
 }
 
-fn refuse_new_errors(name: &str, tree: &offload::tree::Tree, source_errors: u32) -> Result<(), Refusal> {
-    new_errors(tree, source_errors).map_err(|errors| Refusal {
-        reason: format!("{name} does not read back as its source did ({} errors where the source had {source_errors}); it is not offered", errors.len()),
+fn refuse_new_errors(name: &str, tree: &Tree, source_errors: u32) -> Result<(), Refusal> {
+    check_read_back(tree, source_errors).map_err(|errors| Refusal {
+        reason: format!(
+            "{name} does not read back as its source did ({} errors where the source had {source_errors}); it is not offered",
+            errors.len()
+        ),
         errors,
-    })
-}
-
-/// The bytes of a span: of the file (read from it) or of a decompressed space (held here).
-fn span_bytes(explored: &Explored, span: Span) -> Result<Vec<u8>, String> {
-    if span.space == 0 {
-        let bytes = BlobReader::new(explored.file.clone()).read_at(span.offset, span.size)?;
-        if bytes.len() as u64 != span.size {
-            return Err(format!(
-                "expected {} bytes at offset {} of the file, read {}",
-                span.size,
-                span.offset,
-                bytes.len()
-            ));
-        }
-        return Ok(bytes);
-    }
-    let data = explored
-        .tree
-        .spaces
-        .get(span.space as usize)
-        .and_then(|s| s.data.as_deref())
-        .ok_or_else(|| format!("byte space {} was not decompressed", span.space))?;
-    let range = usize::try_from(span.offset).ok().zip(usize::try_from(span.end()).ok());
-    range.and_then(|(start, end)| data.get(start..end)).map(<[u8]>::to_vec).ok_or_else(|| {
-        format!(
-            "expected bytes {}..{} of byte space {}, which holds {} bytes",
-            span.offset,
-            span.end(),
-            span.space,
-            data.len()
-        )
     })
 }
 
@@ -113,20 +76,19 @@ fn images_tar(request: u32, members: &[TarItem], explored: &Explored) -> Result<
     let mut writer = TarWriter::new();
     let mut written = Vec::with_capacity(members.len());
     for (i, item) in members.iter().enumerate() {
-        let bytes = span_bytes(explored, item.span).map_err(|e| format!("{}: {e}", item.name))?;
+        let bytes = explored.span_bytes(item.span).map_err(|e| format!("{}: {e}", item.name))?;
         refuse_new_errors(&item.name, &explore(&bytes[..], &item.name, &options), item.source_errors)?;
         writer.add(&item.name, &bytes)?;
-        written.push((item.name.as_str(), bytes.len(), offload::format::bundle::compressed::truncated_md5(&bytes)));
-        post(&FromWorker::Preparing { request, done: i as u64 + 1, total });
+        written.push((item.name.as_str(), bytes.len(), truncated_md5(&bytes)));
+        answer(request, Answer::Preparing { done: i as u64 + 1, total });
     }
     let out = writer.finish();
     let back = tar::read(&out).map_err(|e| format!("the tar does not read back: {e}"))?;
     let same = back.len() == written.len()
-        && back.iter().zip(&written).all(|(m, (name, len, hash))| {
-            m.name == *name
-                && m.data.len() == *len
-                && offload::format::bundle::compressed::truncated_md5(m.data) == *hash
-        });
+        && back
+            .iter()
+            .zip(&written)
+            .all(|(m, (name, len, hash))| m.name == *name && m.data.len() == *len && truncated_md5(m.data) == *hash);
     if !same {
         return Err(Refusal::from("the tar does not read back as written".to_string()));
     }

@@ -2,28 +2,31 @@
 //! drag and drop anywhere, the file picker, samples, keyboard shortcuts, settings, and share
 //! links (a file or an address in the page's fragment, on load and on `hashchange`).
 
-use super::download_status::DownloadStatus;
+use super::dialogs::help_dialog::HelpDialog;
+use super::dialogs::remote_prompt::RemotePrompt;
+use super::dialogs::settings_dialog::{SavedSettings, SettingsDialog};
+use super::download::download_status::DownloadStatus;
 use super::drop_overlay::DropOverlay;
-use super::focus_id;
-use super::help_dialog::HelpDialog;
-use super::history_buttons::History;
-use super::remote_prompt::RemotePrompt;
-use super::settings_dialog::{SavedSettings, SettingsDialog};
+use super::edit::history_buttons::History;
+use super::sample_menu::open_samples_menu;
 use super::share_button::{ShareTarget, COPY_LINK_ID};
 use super::tab_bar::TabBar;
 use super::tab_view::TabView;
 use super::toolbar::Toolbar;
+use super::views::goto_offset::GOTO_ID;
+use super::views::hex_view::HEX_GRID_ID;
+use super::views::tree_view::TREE_ID;
 use super::welcome::Welcome;
-use crate::download::save::{self as download, Downloader, Source};
-use crate::download::DownloadRequest;
-use crate::edit_request::{EditRequest, NodePath};
-use crate::remote::{self, FetchProblem, RemoteState};
-use crate::session::{now_ms, Session};
-use crate::settings::{self, Settings};
-use crate::share::{self, SharedLink};
-use crate::shortcuts::{command_for, edit_command_for, Command};
-use crate::state::{Action, AppState, Tab, TabId};
+use crate::page::downloads::save::{self as download, Downloader, Source};
+use crate::page::remote::{self, FetchProblem, RemoteState};
+use crate::page::session::{now_ms, Session};
+use crate::page::settings;
+use crate::page::share::{self, SharedLink};
+use crate::page::shortcuts::{command_for, edit_command_for, Command};
+use crate::page::state::{Action, AppState, DownloadRequest, FileRequest, Tab, TabId};
+use crate::wire::settings::Settings;
 use gloo_events::{EventListener, EventListenerOptions};
+use offload::edit::NodePath;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -39,40 +42,20 @@ impl Reducible for AppState {
     }
 }
 
-/// What components ask the page to do with files, beyond plain state changes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FileRequest {
-    PickFile,
-    OpenSample(&'static str),
-    Cancel(TabId),
-    Restart(TabId),
-    Close(TabId),
-    /// Edits of the file (see `crate::session`): a change, a hash check, undo and redo.
-    Edit(TabId, EditRequest),
-    Verify(TabId, NodePath),
-    Undo(TabId),
-    Redo(TabId),
-    /// Save the payload of the tab's last edit that did not fit.
-    DownloadPayload(TabId),
-}
-
 pub const FILE_INPUT_ID: &str = "file-input";
-pub const SAMPLES_MENU_ID: &str = "samples-menu";
 
 #[function_component]
 pub fn App() -> Html {
     let state = use_reducer(|| AppState::with_settings(settings::load()));
     let session = use_mut_ref(Session::default);
     let dragging = use_state(|| false);
-    // The key handler is installed once; it reads the current tab through this.
-    let active_now = use_mut_ref(|| None::<TabId>);
-    *active_now.borrow_mut() = state.active;
+    // Handlers installed once (keys, downloads, file requests) read the tabs as they are when
+    // asked through this: the active tab, and the version each tab shows.
+    let state_now = use_mut_ref(AppState::default);
+    *state_now.borrow_mut() = (*state).clone();
     // Files dropped go through a listener installed once: it reads the settings through this.
     let settings_now = use_mut_ref(Settings::default);
     *settings_now.borrow_mut() = state.settings;
-    // Downloads (buttons and the `d` key) are about the active tab as it is when asked.
-    let active_tab_now = use_mut_ref(|| None::<Tab>);
-    *active_tab_now.borrow_mut() = state.active_tab().cloned();
     // The browser keeps a copy of the settings (the reducer's are the ones that count). Where
     // it cannot (storage disabled), they last as long as the page.
     use_effect_with(state.settings, |s| {
@@ -99,32 +82,25 @@ pub fn App() -> Html {
     };
 
     let on_file_request = {
-        let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
-        Callback::from(move |request: FileRequest| match request {
-            FileRequest::PickFile => click_file_input(),
-            FileRequest::OpenSample(file) => {
-                open_sample(file, *settings_now.borrow(), session.clone(), dispatch.clone())
-            }
-            FileRequest::Cancel(id) => session.borrow_mut().cancel(id, &dispatch),
-            FileRequest::Restart(id) => session.borrow_mut().restart(id, *settings_now.borrow(), &dispatch),
-            FileRequest::Close(id) => session.borrow_mut().close(id, &dispatch),
-            FileRequest::Edit(id, edit) => session.borrow_mut().edit(id, edit, &dispatch),
-            FileRequest::Verify(id, node) => session.borrow_mut().verify(id, node, &dispatch),
-            FileRequest::Undo(id) => session.borrow_mut().undo(id, &dispatch),
-            FileRequest::Redo(id) => session.borrow_mut().redo(id, &dispatch),
-            FileRequest::DownloadPayload(id) => save_payload(&session.borrow(), id, &dispatch),
+        let (session, dispatch, settings_now, state_now) =
+            (session.clone(), dispatch.clone(), settings_now.clone(), state_now.clone());
+        Callback::from(move |request: FileRequest| {
+            let tab = |id| state_now.borrow().tab(id).cloned();
+            file_request(request, &session, tab, *settings_now.borrow(), &dispatch)
         })
     };
 
     // Saved settings go to the reducer first, so that the tab re-opened with them records them.
     let on_save_settings = {
-        let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
+        let (session, dispatch, settings_now, state_now) =
+            (session.clone(), dispatch.clone(), settings_now.clone(), state_now.clone());
         Callback::from(move |saved: SavedSettings| {
             dispatch.emit(Action::SetSettings(saved.settings));
             dispatch.emit(Action::ShowSettings(false));
             *settings_now.borrow_mut() = saved.settings;
             if let Some(id) = saved.reopen {
-                session.borrow_mut().restart(id, saved.settings, &dispatch);
+                let version = state_now.borrow().tab(id).map_or(0, |t| t.current);
+                session.borrow_mut().restart(id, saved.settings, version, &dispatch);
             }
         })
     };
@@ -160,12 +136,12 @@ pub fn App() -> Html {
 
     use_share_links(session.clone(), dispatch.clone(), settings_now.clone());
     let on_download = {
-        let (session, dispatch) = (session.clone(), dispatch.clone());
+        let (session, dispatch, state_now) = (session.clone(), dispatch.clone(), state_now.clone());
         Callback::from(move |request: DownloadRequest| {
-            let tab = active_tab_now.borrow();
-            let tab = tab.as_ref();
+            let tab = state_now.borrow().active_tab().cloned();
             let session = session.borrow();
-            let source = Source::of(tab, tab.and_then(|t| session.file(t.id)), tab.and_then(|t| session.worker(t.id)));
+            let file = tab.as_ref().and_then(|t| session.file(t.id, t.current));
+            let source = Source::of(tab.as_ref(), file, tab.as_ref().and_then(|t| session.worker(t.id)));
             download::start(request, source, dispatch.clone());
         })
     };
@@ -173,7 +149,7 @@ pub fn App() -> Html {
         Downloader { request: on_download.clone(), doc: state.active_tab().and_then(|t| t.doc().cloned()) };
 
     use_drag_and_drop(dragging.setter(), open_files.clone());
-    use_shortcuts(dispatch.clone(), on_file_request.clone(), on_download, active_now);
+    use_shortcuts(dispatch.clone(), on_file_request.clone(), on_download, state_now);
 
     let on_input_change = {
         let open_files = open_files.clone();
@@ -193,14 +169,14 @@ pub fn App() -> Html {
         can_redo: t.can_redo(),
     });
     let active = state.active_tab().cloned();
-    let bytes = active.as_ref().and_then(|t| session.borrow().bytes(t.id));
+    let bytes = active.as_ref().and_then(|t| session.borrow().bytes(t.id, t.current));
     let share_target = active.as_ref().and_then(|tab| {
         let session = session.borrow();
         Some(ShareTarget {
             id: tab.id,
             name: tab.name.clone(),
-            file: session.file(tab.id)?,
-            selection: tab.doc().zip(tab.selected).map(|(doc, node)| share::path_to(doc, node)).unwrap_or_default(),
+            file: session.file(tab.id, tab.current)?,
+            selection: tab.doc().zip(tab.selected).map(|(doc, node)| doc.path_of(node)).unwrap_or_default(),
             address: session.address(tab.id),
         })
     });
@@ -235,16 +211,57 @@ pub fn App() -> Html {
     }
 }
 
+/// Does what a component asks of the files; `tab` looks a tab up as it is now (requests about
+/// a file are about the version the tab shows).
+fn file_request(
+    request: FileRequest,
+    session: &Rc<RefCell<Session>>,
+    tab: impl Fn(TabId) -> Option<Tab>,
+    settings: Settings,
+    dispatch: &Callback<Action>,
+) {
+    let version = |id| tab(id).map_or(0, |t| t.current);
+    match request {
+        FileRequest::PickFile => click_file_input(),
+        FileRequest::OpenSample(file) => open_sample(file, settings, session.clone(), dispatch.clone()),
+        FileRequest::Cancel(id) => session.borrow_mut().cancel(id, dispatch),
+        FileRequest::Restart(id) => session.borrow_mut().restart(id, settings, version(id), dispatch),
+        FileRequest::Close(id) => session.borrow_mut().close(id, dispatch),
+        FileRequest::Edit(id, edit) => session.borrow_mut().edit(id, edit, version(id), dispatch),
+        FileRequest::Verify(id, node) => session.borrow_mut().verify(id, node, dispatch),
+        FileRequest::Undo(id) => {
+            if let Some(index) = tab(id).and_then(|t| t.undo_version()) {
+                session.borrow_mut().switch(id, index, dispatch);
+            }
+        }
+        FileRequest::Redo(id) => {
+            if let Some(index) = tab(id).and_then(|t| t.redo_version()) {
+                session.borrow_mut().switch(id, index, dispatch);
+            }
+        }
+        FileRequest::DownloadPayload(id) => save_payload(&session.borrow(), id, dispatch),
+    }
+}
+
 /// Saves the new container of the tab's last edit that did not fit in its linked file.
 fn save_payload(session: &Session, id: TabId, dispatch: &Callback<Action>) {
-    let Some((blob, name)) = session.payload(id) else { return };
-    if let Err(message) = download::save(&blob, &name) {
+    let Some(payload) = session.payload(id) else { return };
+    if let Err(message) = download::save(&payload.blob, &payload.name) {
         dispatch.emit(Action::EditFailed { id, message, payload: None });
     }
 }
 
 fn click_file_input() {
     click_id(FILE_INPUT_ID);
+}
+
+/// Moves keyboard focus to the element with this id, if it is on the page.
+fn focus_id(id: &str) {
+    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        if let Ok(el) = el.dyn_into::<HtmlElement>() {
+            let _ = el.focus();
+        }
+    }
 }
 
 /// Clicks the element with this id, as a shortcut for its button.
@@ -453,7 +470,7 @@ fn use_shortcuts(
     dispatch: Callback<Action>,
     on_file: Callback<FileRequest>,
     on_download: Callback<DownloadRequest>,
-    active: Rc<RefCell<Option<TabId>>>,
+    state: Rc<RefCell<AppState>>,
 ) {
     use_effect_with((), move |_| {
         let document = gloo_utils::document();
@@ -471,7 +488,7 @@ fn use_shortcuts(
                 if let Some(command) =
                     edit_command_for(&e.key(), e.ctrl_key(), e.meta_key(), e.shift_key(), e.alt_key())
                 {
-                    if let Some(id) = *active.borrow() {
+                    if let Some(id) = active_tab(&state) {
                         e.prevent_default();
                         on_file.emit(if command == Command::Redo {
                             FileRequest::Redo(id)
@@ -492,13 +509,13 @@ fn use_shortcuts(
                     Command::NextTab => dispatch.emit(Action::NextTab),
                     Command::PrevTab => dispatch.emit(Action::PrevTab),
                     Command::CloseTab => {
-                        if let Some(id) = *active.borrow() {
+                        if let Some(id) = active_tab(&state) {
                             on_file.emit(FileRequest::Close(id));
                         }
                     }
-                    Command::FocusTree => focus_id(super::tree_view::TREE_ID),
-                    Command::FocusHex => focus_id(super::hex_view::HEX_GRID_ID),
-                    Command::GoToOffset => focus_id(super::hex_view::GOTO_ID),
+                    Command::FocusTree => focus_id(TREE_ID),
+                    Command::FocusHex => focus_id(HEX_GRID_ID),
+                    Command::GoToOffset => focus_id(GOTO_ID),
                     Command::Download => on_download.emit(DownloadRequest::Selected),
                     Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
                     Command::CopyLink => click_id(COPY_LINK_ID),
@@ -513,22 +530,15 @@ fn use_shortcuts(
     });
 }
 
+/// The active tab as the page shows it now.
+fn active_tab(state: &RefCell<AppState>) -> Option<TabId> {
+    state.borrow().active
+}
+
 /// Whether a key press is text going into a form field, or meant for the open dialog.
 fn typing(e: &KeyboardEvent) -> bool {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
     // Inside an open dialog (shortcuts, settings) only its own keys apply.
     matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
         || el.closest("[contenteditable], dialog[open]").ok().flatten().is_some()
-}
-
-pub fn open_samples_menu() {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-    if let Some(menu) = document.get_element_by_id(SAMPLES_MENU_ID) {
-        let _ = menu.set_attribute("open", "");
-        if let Ok(Some(first)) = menu.query_selector("button") {
-            if let Ok(first) = first.dyn_into::<HtmlElement>() {
-                let _ = first.focus();
-            }
-        }
-    }
 }

@@ -1,52 +1,27 @@
-//! The page's components, one per file. Each view takes the explored document and the tab's
-//! state as props and reports what the user does as [`crate::state::Action`]s.
+//! The page's components, one per file. Each takes what it draws as props (the explored
+//! document, the tab's state) and reports what the user does as [`crate::page::state::Action`]s
+//! for the reducer, or as requests ([`crate::page::state::FileRequest`],
+//! [`crate::page::state::DownloadRequest`]) for the app, which holds the session.
+//!
+//! Here are the app and the frame around the open file (toolbar, tabs, welcome, drop overlay,
+//! samples menu, share button); below, the views of a file ([`views`]), the inspector's edit
+//! forms and the undo buttons ([`edit`]), the download controls ([`download`]) and the dialogs
+//! ([`dialogs`]).
+//!
+//! Imports go downwards only: `app` uses the frame, the dialogs and the views; the frame uses
+//! `edit` and `download`; the views use `edit` and `download`; `edit`, `download` and
+//! `dialogs` use no other component folder. Every component uses the page's state and modules,
+//! none of which uses a component.
 
-pub mod add_entry;
 pub mod app;
-pub mod container_chain;
-pub mod diagnostics_list;
-pub mod download_actions;
-pub mod download_archives;
-pub mod download_button;
-pub mod download_status;
+pub mod dialogs;
+pub mod download;
 pub mod drop_overlay;
-pub mod edit_compression;
-pub mod edit_entry_id;
-pub mod edit_offload_entry;
-pub mod edit_panel;
-pub mod edit_status;
-pub mod edit_strings;
-pub mod entry_actions;
-pub mod explored_with;
-pub mod goto_offset;
-pub mod help_dialog;
-pub mod hex_view;
-pub mod history_buttons;
-pub mod inspector;
-pub mod layout_map;
-pub mod loading;
-pub mod progress;
-pub mod remote_prompt;
+pub mod edit;
 pub mod sample_menu;
-pub mod settings_dialog;
 pub mod share_button;
-pub mod space_picker;
-pub mod summary;
 pub mod tab_bar;
 pub mod tab_view;
-pub mod target_table;
 pub mod toolbar;
-pub mod tree_view;
+pub mod views;
 pub mod welcome;
-
-pub use app::App;
-
-/// Moves keyboard focus to the element with this id, if it is on the page.
-pub fn focus_id(id: &str) {
-    use wasm_bindgen::JsCast;
-    if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
-        if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
-            let _ = el.focus();
-        }
-    }
-}

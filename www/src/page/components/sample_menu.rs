@@ -1,9 +1,12 @@
 //! "Open sample": a disclosure menu of the samples shipped with the page.
 
-use super::app::{FileRequest, SAMPLES_MENU_ID};
-use crate::samples::samples;
+use crate::page::samples::samples;
+use crate::page::state::FileRequest;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// The menu's id: the `s` key opens it ([`open_samples_menu`]).
+pub const SAMPLES_MENU_ID: &str = "samples-menu";
 
 #[derive(Properties, PartialEq)]
 pub struct SampleMenuProps {
@@ -75,5 +78,18 @@ pub fn SampleMenu(props: &SampleMenuProps) -> Html {
                 }) }
             </ul>
         </details>
+    }
+}
+
+/// Opens the menu and focuses its first sample, as the `s` key does.
+pub fn open_samples_menu() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+    if let Some(menu) = document.get_element_by_id(SAMPLES_MENU_ID) {
+        let _ = menu.set_attribute("open", "");
+        if let Ok(Some(first)) = menu.query_selector("button") {
+            if let Ok(first) = first.dyn_into::<web_sys::HtmlElement>() {
+                let _ = first.focus();
+            }
+        }
     }
 }

@@ -3,9 +3,10 @@
 //! the link's fragment, which browsers never send to a server. A file that does not fit says
 //! so; one fetched from a `#url=` link is shared by its address instead.
 
-use crate::share::{self, LinkEncoder, NodePath, TooBig};
-use crate::state::TabId;
+use crate::page::share::{self, LinkEncoder, TooBig};
+use crate::page::state::TabId;
 use js_sys::{Reflect, Uint8Array};
+use offload::edit::NodePath;
 use std::time::Duration;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;

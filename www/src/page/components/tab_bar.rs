@@ -1,7 +1,7 @@
 //! One tab per open file, each with its close button.
 
-use super::app::FileRequest;
-use crate::state::{Action, Status, Tab, TabId};
+use crate::page::state::FileRequest;
+use crate::page::state::{Action, Status, Tab, TabId};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -53,8 +53,8 @@ fn status_of(tab: &Tab) -> (&'static str, &'static str) {
         Status::Failed(_) => ("error", ", failed"),
         Status::Cancelled => ("cancelled", ", cancelled"),
         Status::Ready(doc) => match doc.nodes.first().and_then(|n| n.worst) {
-            Some(crate::model::Severity::Error) => ("error", ", has errors"),
-            Some(crate::model::Severity::Warning) => ("warning", ", has warnings"),
+            Some(offload::tree::Severity::Error) => ("error", ", has errors"),
+            Some(offload::tree::Severity::Warning) => ("warning", ", has warnings"),
             _ => ("ok", ""),
         },
     }

@@ -1,17 +1,17 @@
 //! One open file: its progress while it is explored, then the five linked views laid out on a
 //! grid (views hidden with their toggles give their room to the others).
 
-use super::app::FileRequest;
-use super::hex_view::HexView;
-use super::inspector::Inspector;
-use super::layout_map::LayoutMap;
-use super::loading::Loading;
-use super::summary::Summary;
-use super::tree_view::TreeView;
-use crate::bytes::Bytes;
-use crate::session::now_ms;
-use crate::settings::Settings;
-use crate::state::{Action, Status, Tab, View};
+use super::views::hex_view::HexView;
+use super::views::inspector::Inspector;
+use super::views::layout_map::LayoutMap;
+use super::views::loading::Loading;
+use super::views::summary::Summary;
+use super::views::tree_view::TreeView;
+use crate::page::bytes::Bytes;
+use crate::page::session::now_ms;
+use crate::page::state::FileRequest;
+use crate::page::state::{Action, Status, Tab, View};
+use crate::wire::settings::Settings;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -1,13 +1,13 @@
 //! The top bar: open a file, open a sample, copy a link, show or hide views, download, settings, keyboard
 //! shortcuts.
 
-use super::app::FileRequest;
-use super::download_actions::DownloadActions;
+use super::download::download_actions::DownloadActions;
 use super::sample_menu::SampleMenu;
 use super::share_button::{ShareButton, ShareTarget};
+use crate::page::state::FileRequest;
 
-use super::history_buttons::{History, HistoryButtons};
-use crate::state::{Action, View};
+use super::edit::history_buttons::{History, HistoryButtons};
+use crate::page::state::{Action, View};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

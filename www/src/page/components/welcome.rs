@@ -1,7 +1,7 @@
 //! What the page shows with no file open.
 
-use super::app::FileRequest;
-use crate::samples::samples;
+use crate::page::samples::samples;
+use crate::page::state::FileRequest;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

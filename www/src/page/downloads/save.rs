@@ -4,14 +4,15 @@
 //! a slice of the file's `Blob`, never copied into the page; bytes the worker makes (a
 //! decompressed image, a tar, a device archive) come back as a `Uint8Array`.
 
-use super::{
-    device_archive_name, errors_within, file_download_name, images_tar_name, DownloadNotice, DownloadRequest,
-    DownloadStage, Plan,
+use crate::page::client::ExplorerWorker;
+use crate::page::downloads::plan::{
+    bytes_available, device_archive_name, file_download_name, images_tar_name, Plan, UNAVAILABLE,
 };
-use crate::client::{ExplorerWorker, NotPrepared};
-use crate::model::{Doc, NodeId};
-use crate::protocol::{Job, TarItem};
-use crate::state::{Action, Tab};
+use crate::page::state::{Action, DownloadNotice, DownloadRequest, DownloadStage, Tab};
+use crate::wire::doc::{Doc, NodeId};
+use crate::wire::download::{Refusal, TarItem};
+use crate::wire::js::describe_error;
+use crate::wire::messages::Job;
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -78,7 +79,7 @@ pub fn start(request: DownloadRequest, source: Result<Source, String>, dispatch:
     let (worker, step) = match step {
         Ok(found) => found,
         Err(reason) => {
-            let stage = DownloadStage::Refused { reason, errors: Vec::new() };
+            let stage = DownloadStage::Refused(Refusal::from(reason));
             dispatch.emit(Action::Download(DownloadNotice { id, name: what_was_asked(&request), stage }));
             return;
         }
@@ -96,20 +97,16 @@ pub fn start(request: DownloadRequest, source: Result<Source, String>, dispatch:
         let outcome = worker.prepare(step.job, progress).await.and_then(|data| {
             let blob = match step.save {
                 SaveFrom::Blob(blob) => blob,
-                SaveFrom::WorkerBytes { mime } => bytes_blob(&data, mime).map_err(refusal)?,
+                SaveFrom::WorkerBytes { mime } => bytes_blob(&data, mime).map_err(Refusal::from)?,
             };
-            save(&blob, &step.name).map_err(refusal)?;
+            save(&blob, &step.name).map_err(Refusal::from)?;
             Ok(blob.size() as u64)
         });
         notify(match outcome {
             Ok(size) => DownloadStage::Saved { size },
-            Err(NotPrepared { reason, errors }) => DownloadStage::Refused { reason, errors },
+            Err(refusal) => DownloadStage::Refused(refusal),
         });
     });
-}
-
-fn refusal(reason: String) -> NotPrepared {
-    NotPrepared { reason, errors: Vec::new() }
 }
 
 /// A name for a request that could not even start.
@@ -129,16 +126,15 @@ fn step_for(request: &DownloadRequest, source: &Source) -> Result<Step, String> 
         DownloadRequest::Node(node) => node_step(source, *node),
         DownloadRequest::File => {
             let name = file_download_name(&doc.name);
-            let job =
-                Job::Check { blob: source.file.clone(), name: name.clone(), source_errors: errors_within(doc, 0) };
+            let job = Job::Check { blob: source.file.clone(), name: name.clone(), source_errors: doc.errors_within(0) };
             Ok(Step { name, job, save: SaveFrom::Blob(source.file.clone()), parts: 1 })
         }
         DownloadRequest::AllImages => {
             let plan = Plan::of(doc);
             let mut members = Vec::new();
             for offer in plan.images() {
-                if !super::bytes_available(doc, offer.span) {
-                    return Err(format!("{}: {}", offer.name, super::UNAVAILABLE));
+                if !bytes_available(doc, offer.span) {
+                    return Err(format!("{}: {}", offer.name, UNAVAILABLE));
                 }
                 members.push(TarItem {
                     span: offer.span,
@@ -174,8 +170,10 @@ fn node_step(source: &Source, node: NodeId) -> Result<Step, String> {
     let offer = plan.for_node(doc, node).map_err(|why| format!("{label} offers nothing to download: {why}"))?;
     let name = offer.name.clone();
     if offer.span.space == 0 {
-        let slice =
-            source.file.slice_with_f64_and_f64(offer.span.offset as f64, offer.span.end() as f64).map_err(describe)?;
+        let slice = source
+            .file
+            .slice_with_f64_and_f64(offer.span.offset as f64, offer.span.end() as f64)
+            .map_err(describe_error)?;
         if slice.size() as u64 != offer.span.size {
             return Err(format!(
                 "expected {} bytes at offset {} of the file, which has {}",
@@ -195,7 +193,7 @@ fn bytes_blob(data: &JsValue, mime: &str) -> Result<Blob, String> {
     let bytes: &js_sys::Uint8Array = data.dyn_ref().ok_or("the worker sent no bytes")?;
     let options = BlobPropertyBag::new();
     options.set_type(mime);
-    Blob::new_with_u8_array_sequence_and_options(&js_sys::Array::of1(bytes), &options).map_err(describe)
+    Blob::new_with_u8_array_sequence_and_options(&js_sys::Array::of1(bytes), &options).map_err(describe_error)
 }
 
 /// How long an object URL lives after its click: the browser reads the `Blob` behind it after
@@ -207,13 +205,13 @@ pub fn save(blob: &Blob, name: &str) -> Result<(), String> {
     let window = web_sys::window().ok_or("no window")?;
     let document = window.document().ok_or("no document")?;
     let body = document.body().ok_or("no document body")?;
-    let url = Url::create_object_url_with_blob(blob).map_err(describe)?;
+    let url = Url::create_object_url_with_blob(blob).map_err(describe_error)?;
     let link: HtmlAnchorElement =
-        document.create_element("a").map_err(describe)?.dyn_into().map_err(|_| "not an anchor element")?;
+        document.create_element("a").map_err(describe_error)?.dyn_into().map_err(|_| "not an anchor element")?;
     link.set_href(&url);
     link.set_download(name);
     link.set_hidden(true);
-    body.append_child(&link).map_err(describe)?;
+    body.append_child(&link).map_err(describe_error)?;
     link.click();
     link.remove();
     let revoke = Closure::once_into_js(move || {
@@ -221,13 +219,6 @@ pub fn save(blob: &Blob, name: &str) -> Result<(), String> {
     });
     window
         .set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), REVOKE_AFTER_MS)
-        .map_err(describe)?;
+        .map_err(describe_error)?;
     Ok(())
-}
-
-fn describe(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"))
 }

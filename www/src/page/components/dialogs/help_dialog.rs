@@ -1,8 +1,8 @@
 //! The keyboard shortcuts dialog (`?`), a native modal `<dialog>`: it traps focus and closes
 //! with Escape by itself.
 
-use crate::shortcuts::{EDIT_SHORTCUTS, SHORTCUTS, TREE_KEYS};
-use crate::state::Action;
+use crate::page::shortcuts::{EDIT_SHORTCUTS, SHORTCUTS, TREE_KEYS};
+use crate::page::state::Action;
 use web_sys::HtmlDialogElement;
 use yew::prelude::*;
 

@@ -2,7 +2,7 @@
 //! page download anything unasked), then shows the download's progress with Cancel, or why a
 //! link could not be opened. A modal `<dialog>` in the page, never `window.confirm`.
 
-use crate::remote::{progress_text, RemoteState};
+use crate::page::remote::{progress_text, RemoteState};
 use web_sys::HtmlDialogElement;
 use yew::prelude::*;
 

@@ -2,8 +2,9 @@
 //! like the shortcuts dialog. What is typed stays a draft in this component until it is saved
 //! and valid; the page's settings live in the reducer, which this dialog only asks to change.
 
-use crate::settings::{Settings, SettingsDraft, SettingsProblems, MAX_DECOMPRESSED_MIB, MAX_DEPTH, MAX_ENTRIES};
-use crate::state::{Action, TabId};
+use crate::page::settings::{SettingsDraft, SettingsProblems};
+use crate::page::state::{Action, TabId};
+use crate::wire::settings::{Settings, MAX_DECOMPRESSED_MIB, MAX_DEPTH, MAX_ENTRIES};
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlDialogElement, HtmlElement, HtmlInputElement};

@@ -1,8 +1,8 @@
 //! The toolbar's downloads for the active tab: the whole current file, and one tar of every
 //! device image in it.
 
-use crate::download::save::Downloader;
-use crate::download::DownloadRequest;
+use crate::page::downloads::save::Downloader;
+use crate::page::state::DownloadRequest;
 use yew::prelude::*;
 
 #[function_component]

@@ -1,9 +1,10 @@
 //! Under the target table of a heterogeneous device archive: one button per target for its
 //! device-specific archive, as `offload unbundle --type=a --targets=<target>` writes it.
 
-use crate::download::save::Downloader;
-use crate::download::{device_archive_name, device_archive_targets, DownloadRequest};
-use crate::model::Doc;
+use crate::page::downloads::plan::{device_archive_name, device_archive_targets};
+use crate::page::downloads::save::Downloader;
+use crate::page::state::DownloadRequest;
+use crate::wire::doc::Doc;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -1,9 +1,10 @@
 //! The inspector's "Download" button for the selected node: its accessible name says what is
 //! downloaded, the file name it gets is shown beside it; a node that offers nothing says why.
 
-use crate::download::save::Downloader;
-use crate::download::{DownloadRequest, Plan};
-use crate::model::{Doc, NodeId};
+use crate::page::downloads::plan::Plan;
+use crate::page::downloads::save::Downloader;
+use crate::page::state::DownloadRequest;
+use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use yew::prelude::*;
 

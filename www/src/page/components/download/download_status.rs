@@ -1,9 +1,10 @@
 //! How the latest download went: preparing (with progress), saved, or refused with the errors
 //! its bytes read back with. A live region, so screen readers hear it too.
 
-use crate::download::{DownloadNotice, DownloadStage};
-use crate::format::human_size;
-use crate::state::Action;
+use crate::page::format::human_size;
+use crate::page::state::Action;
+use crate::page::state::{DownloadNotice, DownloadStage};
+use crate::wire::download::Refusal;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -34,7 +35,7 @@ pub fn DownloadStatus(props: &DownloadStatusProps) -> Html {
         DownloadStage::Saved { size } => {
             ("saved", html! { { format!("Saved {} ({}).", notice.name, human_size(*size)) } })
         }
-        DownloadStage::Refused { reason, errors } => (
+        DownloadStage::Refused(Refusal { reason, errors }) => (
             "refused",
             html! {
                 <>

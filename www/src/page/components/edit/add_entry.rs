@@ -3,12 +3,13 @@
 //! kind and offload kind asked for and checked).
 
 use super::edit_offload_entry::{image_kinds, offload_kinds};
-use super::edit_panel::EditFormProps;
-use crate::bytes::read_blob;
-use crate::edit_request::{EditRequest, NewEntryRequest};
-use crate::model::{FieldValue, NodeId};
+use super::form::EditFormProps;
+use crate::page::bytes::read_blob;
+use crate::wire::doc::NodeId;
 use offload::edit::{entry_id_problem, string_problem};
+use offload::edit::{Edit, NewEntry};
 use offload::format::offload_binary::{ImageKind, OffloadKind};
+use offload::tree::{NodeKind, Value};
 use web_sys::{File, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -29,13 +30,13 @@ pub struct AddEntryProps {
 /// The strings and kinds of an offload entry already in (or near) the container, as defaults.
 fn neighbour(props: &EditFormProps) -> Option<NodeId> {
     let doc = &props.doc;
-    let inside = (props.node..doc.nodes[props.node].subtree_end).find(|&i| doc.nodes[i].kind == "offload-entry");
-    inside.or_else(|| doc.nodes.iter().position(|n| n.kind == "offload-entry"))
+    let inside = (props.node..doc.nodes[props.node].subtree_end).find(|&i| doc.nodes[i].kind == NodeKind::OffloadEntry);
+    inside.or_else(|| doc.nodes.iter().position(|n| n.kind == NodeKind::OffloadEntry))
 }
 
 fn string_of(props: &EditFormProps, node: Option<NodeId>, key: &str) -> Option<String> {
     match props.doc.field(node?, "strings")? {
-        FieldValue::Map(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()),
+        Value::Map(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()),
         _ => None,
     }
 }
@@ -44,7 +45,10 @@ fn string_of(props: &EditFormProps, node: Option<NodeId>, key: &str) -> Option<S
 /// the bundler keeps only the last of the same ID).
 fn has_entry(props: &EditFormProps, id: &str) -> bool {
     let doc = &props.doc;
-    doc.nodes[props.node].children.iter().any(|&c| doc.nodes[c].kind == "bundle-entry" && doc.text(c, "id") == Some(id))
+    doc.nodes[props.node]
+        .children
+        .iter()
+        .any(|&c| doc.nodes[c].kind == NodeKind::BundleEntry && doc.text(c, "id") == Some(id))
 }
 
 fn text_input(setter: &UseStateHandle<String>) -> Callback<InputEvent> {
@@ -94,7 +98,7 @@ pub fn AddEntry(props: &AddEntryProps) -> Html {
             ((*id).clone(), (*triple).clone(), (*arch).clone(), *image_kind, *offload_kind);
         Callback::from(move |_: MouseEvent| {
             let Some(chosen) = (*file).clone() else { return };
-            let mut entry = NewEntryRequest { image_kind, offload_kind, ..Default::default() };
+            let mut entry = NewEntry { image_kind, offload_kind, ..Default::default() };
             match kind {
                 NewEntryKind::BundleEntry => entry.id = id.clone(),
                 NewEntryKind::OffloadEntry => {
@@ -107,7 +111,7 @@ pub fn AddEntry(props: &AddEntryProps) -> Html {
                     Ok(data) => {
                         error.set(None);
                         entry.data = data;
-                        form.send(EditRequest::AddEntry { container: form.path(), entry });
+                        form.send(Edit::AddEntry { container: form.path(), entry });
                     }
                     Err(e) => error.set(Some(format!("{} could not be read: {e}", chosen.name()))),
                 }

@@ -2,22 +2,24 @@
 //! level or format version, decompress it, or check its hash; on an uncompressed bundle,
 //! compress it (zstd at its default level, format version 3, unless chosen otherwise).
 
-use super::edit_panel::EditFormProps;
-use crate::edit_request::{parse_level, CompressionMethod, EditRequest};
-use crate::model::FieldValue;
+use super::form::EditFormProps;
+use crate::page::edit_input::parse_level;
+use offload::codec::Method;
+use offload::edit::Edit;
 use offload::format::bundle::compressed::{DEFAULT_VERSION, VERSIONS};
+use offload::tree::{NodeKind, Value};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 #[function_component]
 pub fn EditCompression(props: &EditFormProps) -> Html {
-    let compressed = props.kind() == "compressed-bundle";
-    let stored_method = props.doc.text(props.node, "method").and_then(CompressionMethod::from_name);
+    let compressed = props.kind() == NodeKind::CompressedBundle;
+    let stored_method = props.doc.text(props.node, "method").and_then(Method::from_name);
     let stored_version = match props.doc.field(props.node, "version") {
-        Some(FieldValue::Uint(v)) => Some(*v as u16),
+        Some(Value::Uint(v)) => Some(*v as u16),
         _ => None,
     };
-    let method = use_state(|| stored_method.unwrap_or(CompressionMethod::Zstd));
+    let method = use_state(|| stored_method.unwrap_or(Method::Zstd));
     let version = use_state(|| stored_version.filter(|v| VERSIONS.contains(v)).unwrap_or(DEFAULT_VERSION));
     let level_text = use_state(String::new);
     let level = parse_level(*method, &level_text);
@@ -25,7 +27,7 @@ pub fn EditCompression(props: &EditFormProps) -> Html {
     let on_method = {
         let method = method.clone();
         Callback::from(move |e: Event| {
-            if let Some(m) = CompressionMethod::from_name(&e.target_unchecked_into::<HtmlSelectElement>().value()) {
+            if let Some(m) = Method::from_name(&e.target_unchecked_into::<HtmlSelectElement>().value()) {
                 method.set(m);
             }
         })
@@ -46,18 +48,18 @@ pub fn EditCompression(props: &EditFormProps) -> Html {
         let (props, method, version, level) = (props.clone(), method.clone(), version.clone(), level.clone());
         Callback::from(move |_: MouseEvent| {
             if let Ok(level) = level {
-                props.send(EditRequest::Compress { node: props.path(), method: *method, level, version: *version });
+                props.send(Edit::Compress { node: props.path(), method: *method, level, version: *version });
             }
         })
     };
     let decompress = {
         let props = props.clone();
-        Callback::from(move |_: MouseEvent| props.send(EditRequest::Decompress { node: props.path() }))
+        Callback::from(move |_: MouseEvent| props.send(Edit::Decompress { node: props.path() }))
     };
     let verify = {
         let props = props.clone();
         Callback::from(move |_: MouseEvent| {
-            props.on_file.emit(super::app::FileRequest::Verify(props.tab, props.path()))
+            props.on_file.emit(crate::page::state::FileRequest::Verify(props.tab, props.path()))
         })
     };
     let (compress_label, compress_name) = if compressed {
@@ -70,7 +72,7 @@ pub fn EditCompression(props: &EditFormProps) -> Html {
             <div class="edit-row">
                 <label for="edit-method">{"Method"}</label>
                 <select id="edit-method" onchange={on_method}>
-                    { for CompressionMethod::ALL.iter().map(|m| html! {
+                    { for Method::ALL.iter().map(|m| html! {
                         <option value={m.name()} selected={*m == *method}>{ m.name() }</option>
                     }) }
                 </select>

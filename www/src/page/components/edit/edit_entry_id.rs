@@ -2,8 +2,8 @@
 //! disabled), the warnings a reader of the ID would get, and the canonical form (features
 //! sorted) one click away.
 
-use super::edit_panel::EditFormProps;
-use crate::edit_request::EditRequest;
+use super::form::EditFormProps;
+use offload::edit::Edit;
 use offload::edit::{canonical_entry_id, entry_id_problem};
 use offload::ids::entry_id_diagnostics;
 use offload::tree::Severity;
@@ -35,13 +35,13 @@ pub fn EditEntryId(props: &EditFormProps) -> Html {
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             if entry_id_problem(&value).is_none() {
-                props.send(EditRequest::SetEntryId { node: props.path(), id: (*value).clone() });
+                props.send(Edit::SetEntryId { node: props.path(), id: (*value).clone() });
             }
         })
     };
     let use_canonical = canonical.clone().map(|id| {
         let props = props.clone();
-        Callback::from(move |_: MouseEvent| props.send(EditRequest::SetEntryId { node: props.path(), id: id.clone() }))
+        Callback::from(move |_: MouseEvent| props.send(Edit::SetEntryId { node: props.path(), id: id.clone() }))
     });
     let problem_id = format!("{ENTRY_ID_INPUT}-problem");
     html! {
@@ -61,7 +61,7 @@ pub fn EditEntryId(props: &EditFormProps) -> Html {
             if !advice.is_empty() {
                 <ul class="id-advice" aria-label="About this ID">
                     { for advice.iter().map(|(s, m)| html! {
-                        <li class={classes!("diagnostic", severity_class(*s))}><span class="severity">{ severity_class(*s) }</span>{" "}{ m }</li>
+                        <li class={classes!("diagnostic", s.as_str())}><span class="severity">{ s.as_str() }</span>{" "}{ m }</li>
                     }) }
                 </ul>
             }
@@ -71,13 +71,5 @@ pub fn EditEntryId(props: &EditFormProps) -> Html {
                 </button>
             }
         </form>
-    }
-}
-
-fn severity_class(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
     }
 }

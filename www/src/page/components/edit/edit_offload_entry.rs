@@ -1,11 +1,12 @@
 //! An offload entry: its strings (see `edit_strings`), its image kind and offload kind as
 //! choices named as LLVM names them, and its flags as a number.
 
-use super::edit_panel::EditFormProps;
 use super::edit_strings::EditStrings;
-use crate::edit_request::{parse_flags, EditRequest};
-use crate::model::FieldValue;
+use super::form::EditFormProps;
+use crate::page::edit_input::parse_flags;
+use offload::edit::Edit;
 use offload::format::offload_binary::{ImageKind, OffloadKind};
+use offload::tree::Value;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -28,13 +29,13 @@ pub fn offload_kinds() -> Vec<(u16, String)> {
 /// The number a two-byte kind field holds: its raw bytes when the inspector has them (they
 /// tell 3 from 4, which have the same name), else the number of its name.
 fn kind_number(props: &EditFormProps, field: &str, from_name: impl Fn(&str) -> Option<u16>) -> u16 {
-    let info = props.doc.nodes[props.node].fields.iter().find(|f| f.name == field);
+    let info = props.doc.nodes[props.node].fields.iter().find(|f| f.field.name == field);
     if let Some(raw) = info.and_then(|f| f.raw.as_ref()).filter(|r| r.len() == 2) {
         return u16::from_le_bytes([raw[0], raw[1]]);
     }
-    match info.map(|f| &f.value) {
-        Some(FieldValue::Text(t)) => from_name(t).unwrap_or(0),
-        Some(FieldValue::Uint(n)) => *n as u16,
+    match info.map(|f| &f.field.value) {
+        Some(Value::Text(t)) => from_name(t).unwrap_or(0),
+        Some(Value::Uint(n)) => *n as u16,
         _ => 0,
     }
 }
@@ -48,7 +49,7 @@ pub fn EditOffloadEntry(props: &EditFormProps) -> Html {
     let image_kind = kind_number(props, "image_kind", |n| ImageKind::from_name(n).map(|k| k.0));
     let offload_kind = kind_number(props, "offload_kind", |n| OffloadKind::from_name(n).map(|k| k.0));
     let flags = match props.doc.field(props.node, "flags") {
-        Some(FieldValue::Uint(n)) => *n as u32,
+        Some(Value::Uint(n)) => *n as u32,
         _ => 0,
     };
     let image = use_state(|| image_kind);
@@ -78,19 +79,17 @@ pub fn EditOffloadEntry(props: &EditFormProps) -> Html {
     };
     let apply_image = {
         let (props, image) = (props.clone(), image.clone());
-        Callback::from(move |_: MouseEvent| props.send(EditRequest::SetImageKind { node: props.path(), kind: *image }))
+        Callback::from(move |_: MouseEvent| props.send(Edit::SetImageKind { node: props.path(), kind: *image }))
     };
     let apply_offload = {
         let (props, offload) = (props.clone(), offload.clone());
-        Callback::from(move |_: MouseEvent| {
-            props.send(EditRequest::SetOffloadKind { node: props.path(), kind: *offload })
-        })
+        Callback::from(move |_: MouseEvent| props.send(Edit::SetOffloadKind { node: props.path(), kind: *offload }))
     };
     let apply_flags = {
         let (props, flags_text) = (props.clone(), flags_text.clone());
         Callback::from(move |_: MouseEvent| {
             if let Ok(flags) = parse_flags(&flags_text) {
-                props.send(EditRequest::SetFlags { node: props.path(), flags });
+                props.send(Edit::SetFlags { node: props.path(), flags });
             }
         })
     };

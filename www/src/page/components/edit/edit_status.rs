@@ -2,9 +2,9 @@
 //! was refused (with the new container alone to download when it did not fit in a linked
 //! file), and the result of a hash check.
 
-use super::app::FileRequest;
-use crate::model::Doc;
-use crate::state::{EditStatus, TabId};
+use crate::page::state::FileRequest;
+use crate::page::state::{EditStatus, TabId};
+use crate::wire::doc::Doc;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -56,15 +56,16 @@ pub fn EditStatusLine(props: &EditStatusProps) -> Html {
                 </div>
             }
         }
-        EditStatus::Verified { node, stored, computed } => {
-            let label = props.doc.node_at(node).map(|id| props.doc.nodes[id].label.clone()).unwrap_or_default();
-            let (class, verdict) = if stored == computed {
+        EditStatus::Verified(v) => {
+            let label = props.doc.node_at(&v.node).map(|id| props.doc.nodes[id].label.clone()).unwrap_or_default();
+            let (class, verdict) = if v.matches() {
                 ("verified ok", "the hash matches")
             } else {
                 ("verified mismatch", "the hash does NOT match")
             };
+            let (stored, computed) = (v.stored, v.computed);
             html! {
-                <div class={classes!("edit-status", class)} role="status" data-verify={(stored == computed).to_string()}>
+                <div class={classes!("edit-status", class)} role="status" data-verify={v.matches().to_string()}>
                     <p>{ format!("{label}: {verdict}: stored 0x{stored:016x}, computed 0x{computed:016x} (the first 8 bytes of the MD5 of the decompressed bundle).") }</p>
                 </div>
             }

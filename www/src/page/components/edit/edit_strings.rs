@@ -2,10 +2,10 @@
 //! and `arch` are checked as they are typed (`offload::edit::string_problem`); a row whose
 //! value is refused says why and cannot be applied.
 
-use super::edit_panel::EditFormProps;
-use crate::edit_request::EditRequest;
-use crate::model::FieldValue;
+use super::form::EditFormProps;
 use offload::edit::string_problem;
+use offload::edit::Edit;
+use offload::tree::Value;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -16,7 +16,7 @@ fn input_value(e: &InputEvent) -> String {
 #[function_component]
 pub fn EditStrings(props: &EditFormProps) -> Html {
     let stored: Vec<(String, String)> = match props.doc.field(props.node, "strings") {
-        Some(FieldValue::Map(m)) => m.clone(),
+        Some(Value::Map(m)) => m.clone(),
         _ => Vec::new(),
     };
     let values = use_state(|| stored.iter().map(|(_, v)| v.clone()).collect::<Vec<String>>());
@@ -38,11 +38,11 @@ pub fn EditStrings(props: &EditFormProps) -> Html {
         };
         let apply = {
             let (props, key, value) = (props.clone(), key.clone(), value.clone());
-            Callback::from(move |_: MouseEvent| props.send(EditRequest::SetString { node: props.path(), key: key.clone(), value: Some(value.clone()) }))
+            Callback::from(move |_: MouseEvent| props.send(Edit::SetString { node: props.path(), key: key.clone(), value: Some(value.clone()) }))
         };
         let remove = {
             let (props, key) = (props.clone(), key.clone());
-            Callback::from(move |_: MouseEvent| props.send(EditRequest::SetString { node: props.path(), key: key.clone(), value: None }))
+            Callback::from(move |_: MouseEvent| props.send(Edit::SetString { node: props.path(), key: key.clone(), value: None }))
         };
         let problem_id = format!("string-problem-{i}");
         html! {
@@ -77,11 +77,7 @@ pub fn EditStrings(props: &EditFormProps) -> Html {
     let add = {
         let (props, key, value) = (props.clone(), new_key.clone(), new_value.clone());
         Callback::from(move |_: MouseEvent| {
-            props.send(EditRequest::SetString {
-                node: props.path(),
-                key: (*key).clone(),
-                value: Some((*value).clone()),
-            })
+            props.send(Edit::SetString { node: props.path(), key: (*key).clone(), value: Some((*value).clone()) })
         })
     };
     let on_new_key = {

@@ -3,10 +3,11 @@
 //! `add_entry`).
 
 use super::add_entry::{AddEntry, NewEntryKind};
-use super::edit_panel::{is_binary_bundle, EditFormProps};
-use crate::bytes::read_blob;
-use crate::edit_request::EditRequest;
-use crate::model::{Doc, FieldValue, NodeId};
+use super::form::{is_binary_bundle, EditFormProps};
+use crate::page::bytes::read_blob;
+use crate::wire::doc::{Doc, NodeId};
+use offload::edit::{Edit, NodePath};
+use offload::tree::{NodeKind, Value};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -17,16 +18,16 @@ fn position(doc: &Doc, node: NodeId) -> Option<(usize, usize)> {
     let n = &doc.nodes[node];
     let parent = n.parent?;
     let p = &doc.nodes[parent];
-    let of_kind = |container: NodeId, kind: &str| -> Vec<NodeId> {
+    let of_kind = |container: NodeId, kind: NodeKind| -> Vec<NodeId> {
         doc.nodes[container].children.iter().copied().filter(|&c| doc.nodes[c].kind == kind).collect()
     };
-    let (siblings, me) = if n.kind == "offload-entry"
-        && p.kind == "offload-binary"
-        && doc.field(parent, "version") == Some(&FieldValue::Uint(1))
+    let (siblings, me) = if n.kind == NodeKind::OffloadEntry
+        && p.kind == NodeKind::OffloadBinary
+        && doc.field(parent, "version") == Some(&Value::Uint(1))
     {
-        (of_kind(p.parent?, "offload-binary"), parent)
+        (of_kind(p.parent?, NodeKind::OffloadBinary), parent)
     } else {
-        (of_kind(parent, &n.kind), node)
+        (of_kind(parent, n.kind), node)
     };
     Some((siblings.iter().position(|&s| s == me)?, siblings.len()))
 }
@@ -34,13 +35,12 @@ fn position(doc: &Doc, node: NodeId) -> Option<(usize, usize)> {
 /// What can be added to a node, if anything.
 fn new_entry_kind(doc: &Doc, node: NodeId) -> Option<NewEntryKind> {
     let n = &doc.nodes[node];
-    match n.kind.as_str() {
-        "bundle" if is_binary_bundle(doc, node) => Some(NewEntryKind::BundleEntry),
-        "text-bundle" => Some(NewEntryKind::BundleEntry),
-        "offload-binary" => Some(NewEntryKind::OffloadEntry),
-        "section" | "file" if n.children.iter().any(|&c| doc.nodes[c].kind == "offload-binary") => {
-            Some(NewEntryKind::OffloadEntry)
-        }
+    let holds_binaries = || n.children.iter().any(|&c| doc.nodes[c].kind == NodeKind::OffloadBinary);
+    match n.kind {
+        NodeKind::Bundle if is_binary_bundle(doc, node) => Some(NewEntryKind::BundleEntry),
+        NodeKind::TextBundle => Some(NewEntryKind::BundleEntry),
+        NodeKind::OffloadBinary => Some(NewEntryKind::OffloadEntry),
+        NodeKind::Section | NodeKind::File if holds_binaries() => Some(NewEntryKind::OffloadEntry),
         _ => None,
     }
 }
@@ -48,21 +48,22 @@ fn new_entry_kind(doc: &Doc, node: NodeId) -> Option<NewEntryKind> {
 #[function_component]
 pub fn EntryActions(props: &EditFormProps) -> Html {
     let read_error = use_state(|| None::<String>);
-    let kind = props.kind().to_string();
-    let is_entry = matches!(kind.as_str(), "bundle-entry" | "offload-entry");
-    let replaceable = matches!(kind.as_str(), "image" | "bundle-entry" | "offload-entry" | "archive-member");
+    let kind = props.kind();
+    let is_entry = matches!(kind, NodeKind::BundleEntry | NodeKind::OffloadEntry);
+    let replaceable =
+        matches!(kind, NodeKind::Image | NodeKind::BundleEntry | NodeKind::OffloadEntry | NodeKind::ArchiveMember);
     let adds = new_entry_kind(&props.doc, props.node);
     if !is_entry && !replaceable && adds.is_none() {
         return html! {};
     }
-    let send = |edit: fn(Vec<usize>) -> EditRequest| {
+    let send = |edit: fn(NodePath) -> Edit| {
         let props = props.clone();
         Callback::from(move |_: MouseEvent| props.send(edit(props.path())))
     };
     let moves = position(&props.doc, props.node).map(|(index, count)| {
         let move_to = |to: usize| {
             let props = props.clone();
-            Callback::from(move |_: MouseEvent| props.send(EditRequest::MoveEntry { node: props.path(), to }))
+            Callback::from(move |_: MouseEvent| props.send(Edit::MoveEntry { node: props.path(), to }))
         };
         html! {
             <>
@@ -83,7 +84,7 @@ pub fn EntryActions(props: &EditFormProps) -> Html {
                 match read_blob(&file, 0, file.size() as u64).await {
                     Ok(data) => {
                         read_error.set(None);
-                        props.send(EditRequest::ReplaceContent { node: props.path(), data });
+                        props.send(Edit::ReplaceContent { node: props.path(), data });
                     }
                     Err(e) => read_error.set(Some(format!("{} could not be read: {e}", file.name()))),
                 }
@@ -95,7 +96,7 @@ pub fn EntryActions(props: &EditFormProps) -> Html {
         <div class="edit-form entry-actions" role="group" aria-label="Entry actions">
             if is_entry {
                 <div class="edit-row">
-                    <button type="button" class="remove-entry" onclick={send(|node| EditRequest::RemoveEntry { node })} disabled={props.busy}>{"Remove entry"}</button>
+                    <button type="button" class="remove-entry" onclick={send(|node| Edit::RemoveEntry { node })} disabled={props.busy}>{"Remove entry"}</button>
                     { moves.unwrap_or_default() }
                 </div>
             }

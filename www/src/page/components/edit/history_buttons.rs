@@ -1,8 +1,8 @@
 //! Undo and Redo of the active tab's edits (Ctrl+Z, Ctrl+Shift+Z; Cmd on macOS), disabled
 //! when there is nothing to undo or redo.
 
-use super::app::FileRequest;
-use crate::state::TabId;
+use crate::page::state::FileRequest;
+use crate::page::state::TabId;
 use yew::prelude::*;
 
 /// What the buttons need to know about the active tab.

@@ -1,8 +1,8 @@
 //! The containers from the file down to the selected target (or node): section → compressed
 //! bundle → decompressed bundle → bundle → entry, each a button that selects it.
 
-use crate::model::{Doc, NodeId};
-use crate::state::Action;
+use crate::page::state::Action;
+use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -29,9 +29,9 @@ pub fn Chain(props: &ChainProps) -> Html {
                     let onclick = props.on_action.reform(move |_: MouseEvent| Action::Select(id));
                     html! {
                         <li>
-                            <button type="button" class={classes!("crumb", format!("kind-{}", n.kind))} {onclick}
+                            <button type="button" class={classes!("crumb", format!("kind-{}", n.kind.as_str()))} {onclick}
                                 aria-current={(Some(id) == props.selected).then_some("true")} title={n.label.clone()}>
-                                <span class="crumb-kind">{ &n.kind }</span>{" "}{ short_label(&n.label) }
+                                <span class="crumb-kind">{ n.kind.as_str() }</span>{" "}{ short_label(&n.label) }
                             </button>
                         </li>
                     }

@@ -2,9 +2,9 @@
 //! shows it in the hex view).
 
 use super::container_chain::short_label;
-use crate::format::hex_offset;
-use crate::model::{Doc, NodeId};
-use crate::state::Action;
+use crate::page::format::hex_offset;
+use crate::page::state::Action;
+use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use yew::prelude::*;
 

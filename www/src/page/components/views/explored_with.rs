@@ -2,8 +2,8 @@
 //! limit stopped the explorer can be read next to the limit itself; when the page's settings
 //! have changed since, a button explores the file again with them.
 
-use crate::settings::Settings;
-use crate::state::Action;
+use crate::page::state::Action;
+use crate::wire::settings::Settings;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -1,10 +1,12 @@
 //! The hex view's "go to offset" box.
 
-use super::hex_view::GOTO_ID;
-use crate::format::{hex_offset, parse_offset};
-use crate::state::Action;
+use crate::page::format::{hex_offset, parse_offset};
+use crate::page::state::Action;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+/// The box's id: the `g` key focuses it.
+pub const GOTO_ID: &str = "goto-offset";
 
 #[derive(Properties, PartialEq)]
 pub struct GoToProps {

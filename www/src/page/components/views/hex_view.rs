@@ -5,12 +5,13 @@
 
 use super::goto_offset::GoToOffset;
 use super::space_picker::SpacePicker;
-use crate::bytes::Bytes;
-use crate::format::{ascii, human_size};
-use crate::hexgrid::{Grid, BYTES_PER_ROW};
-use crate::model::{Doc, NodeId, Span};
-use crate::state::{Action, HexState};
+use crate::page::bytes::Bytes;
+use crate::page::format::{ascii, human_size};
+use crate::page::hexgrid::{Grid, BYTES_PER_ROW};
+use crate::page::state::{Action, HexState};
+use crate::wire::doc::{span_contains, Doc, NodeId};
 use gloo_events::{EventListener, EventListenerOptions};
+use offload::tree::Span;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -18,7 +19,6 @@ use web_sys::{Element, HtmlElement, KeyboardEvent, WheelEvent};
 use yew::prelude::*;
 
 pub const HEX_GRID_ID: &str = "hex-grid";
-pub const GOTO_ID: &str = "goto-offset";
 
 #[derive(Properties, PartialEq)]
 pub struct HexProps {
@@ -151,9 +151,9 @@ pub fn HexView(props: &HexProps) -> Html {
                         }
                         e.prevent_default();
                         let rows = match e.delta_mode() {
-                            0 => (e.delta_y() / crate::hexgrid::ROW_HEIGHT).round() as i64, // pixels
-                            1 => e.delta_y().round() as i64,                                // lines
-                            _ => (e.delta_y() * 20.0).round() as i64,                       // pages
+                            0 => (e.delta_y() / crate::page::hexgrid::ROW_HEIGHT).round() as i64, // pixels
+                            1 => e.delta_y().round() as i64,                                      // lines
+                            _ => (e.delta_y() * 20.0).round() as i64,                             // pages
                         };
                         scroll_to_row(&scroller, &ctl, &first, current.saturating_add_signed(rows));
                     })
@@ -236,7 +236,7 @@ pub fn HexView(props: &HexProps) -> Html {
     let field_spans: Vec<Span> = props
         .selected
         .and_then(|s| doc.nodes.get(s))
-        .map(|n| n.fields.iter().filter_map(|f| f.span).filter(|s| s.space == space && s.size > 0).collect())
+        .map(|n| n.fields.iter().filter_map(|f| f.field.span).filter(|s| s.space == space && s.size > 0).collect())
         .unwrap_or_default();
     let cursor = props.hex.cursor;
     let digits = format!("{:x}", size.saturating_sub(1)).len().max(8);
@@ -264,8 +264,8 @@ pub fn HexView(props: &HexProps) -> Html {
             .map(|o| {
                 let value = win.as_ref().and_then(|w| w.byte(space, o));
                 let classes = classes!(
-                    selected_span.is_some_and(|s| s.contains(space, o)).then_some("in-node"),
-                    field_spans.iter().any(|s| s.contains(space, o)).then_some("in-field"),
+                    selected_span.is_some_and(|s| span_contains(&s, space, o)).then_some("in-node"),
+                    field_spans.iter().any(|s| span_contains(s, space, o)).then_some("in-field"),
                     (cursor == Some(o)).then_some("cursor"),
                     (o >= available).then_some("unavailable"),
                 );

@@ -1,12 +1,13 @@
 //! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
 //! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
-use super::app::FileRequest;
-use super::download_button::DownloadButton;
-use super::edit_panel::EditPanel;
-use crate::format::{hex_bytes, hex_offset, human_size};
-use crate::model::{Doc, FieldValue, NodeId, RAW_FIELD_LIMIT};
-use crate::state::{Action, EditStatus, TabId};
+use crate::page::components::download::download_button::DownloadButton;
+use crate::page::components::edit::edit_panel::EditPanel;
+use crate::page::format::{hex_bytes, hex_offset, human_size};
+use crate::page::state::FileRequest;
+use crate::page::state::{Action, EditStatus, TabId};
+use crate::wire::doc::{display_value, Doc, NodeId, RAW_FIELD_LIMIT};
+use offload::tree::Value;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -50,7 +51,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 }
             </h3>
             <dl class="node-facts">
-                <dt>{"Kind"}</dt><dd><span class={classes!("swatch", format!("kind-{}", n.kind))} aria-hidden="true"></span>{ &n.kind }</dd>
+                <dt>{"Kind"}</dt><dd><span class={classes!("swatch", format!("kind-{}", n.kind.as_str()))} aria-hidden="true"></span>{ n.kind.as_str() }</dd>
                 <dt>{"Byte space"}</dt><dd>{ format!("{} ({})", n.span.space, space.label) }</dd>
                 <dt>{"Offset"}</dt><dd>{ format!("{} ({})", hex_offset(n.span.offset), n.span.offset) }</dd>
                 <dt>{"Size"}</dt><dd>{ format!("{} ({} bytes)", human_size(n.span.size), n.span.size) }</dd>
@@ -73,7 +74,8 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                             </tr>
                         </thead>
                         <tbody>
-                            { for n.fields.iter().map(|f| {
+                            { for n.fields.iter().map(|info| {
+                                let f = &info.field;
                                 let offset = match f.span {
                                     Some(span) => {
                                         let onclick = props.on_action.reform(move |_: MouseEvent| Action::SelectSpan { node: id, span });
@@ -86,7 +88,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                                     }
                                     None => html! { <span class="muted" title="derived, not read from one place">{"—"}</span> },
                                 };
-                                let raw = match (&f.raw, f.span) {
+                                let raw = match (&info.raw, f.span) {
                                     (Some(raw), _) => hex_bytes(raw, 16),
                                     (None, Some(s)) if s.size > RAW_FIELD_LIMIT => format!("{} bytes", s.size),
                                     _ => String::new(),
@@ -124,13 +126,13 @@ pub fn Inspector(props: &InspectorProps) -> Html {
     }
 }
 
-fn value(v: &FieldValue) -> Html {
+fn value(v: &Value) -> Html {
     match v {
-        FieldValue::Map(entries) => html! {
+        Value::Map(entries) => html! {
             <dl class="map-value">
                 { for entries.iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
             </dl>
         },
-        other => html! { { other.display() } },
+        other => html! { { display_value(other) } },
     }
 }

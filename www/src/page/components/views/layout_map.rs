@@ -3,10 +3,10 @@
 //! so that sizes are attributes (the page's CSP allows no inline styles) and each region carries
 //! a `<title>` tooltip with its offset and size.
 
-use crate::format::{hex_offset, human_size};
-use crate::layout::{legend, space_maps, SpaceMap};
-use crate::model::{Doc, NodeId};
-use crate::state::Action;
+use crate::page::format::{hex_offset, human_size};
+use crate::page::layout::{legend, space_maps, SpaceMap};
+use crate::page::state::Action;
+use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -54,7 +54,7 @@ pub fn LayoutMap(props: &LayoutMapProps) -> Html {
             </div>
             <ul class="legend" aria-label="Legend">
                 { for kinds.iter().map(|k| html! {
-                    <li><span class={classes!("swatch", format!("kind-{k}"))} aria-hidden="true"></span>{ k }</li>
+                    <li><span class={classes!("swatch", format!("kind-{}", k.as_str()))} aria-hidden="true"></span>{ k.as_str() }</li>
                 }) }
                 if !props.marked.is_empty() {
                     <li class="edited-legend"><span class="badge edited">{"edited"}</span>{ format!(" {} region{} changed by edits (outlined)", props.marked.len(), if props.marked.len() == 1 { "" } else { "s" }) }</li>
@@ -84,12 +84,12 @@ fn band(doc: &Doc, map: &SpaceMap, selected: Option<NodeId>, marked: &[NodeId]) 
                     let in_selection = selected.is_some_and(|s| doc.is_within(r.node, s));
                     let edited = marked.contains(&r.node);
                     html! {
-                        <rect class={classes!("region", format!("kind-{}", n.kind), is_selected.then_some("selected"), in_selection.then_some("in-selection"), edited.then_some("edited"))}
+                        <rect class={classes!("region", format!("kind-{}", n.kind.as_str()), is_selected.then_some("selected"), in_selection.then_some("in-selection"), edited.then_some("edited"))}
                             data-node={r.node.to_string()}
                             x={format!("{:.3}", r.x * WIDTH)} y={format!("{:.1}", r.level as f64 * ROW)}
                             width={format!("{:.3}", (r.width * WIDTH).max(MIN_WIDTH))} height={format!("{:.1}", ROW - 1.0)}
                             vector-effect="non-scaling-stroke">
-                            <title>{ format!("{}{}\n{} at {} in space {}, {} ({} bytes)", n.label, if edited { " (edited)" } else { "" }, n.kind, hex_offset(n.span.offset), n.span.space, human_size(n.span.size), n.span.size) }</title>
+                            <title>{ format!("{}{}\n{} at {} in space {}, {} ({} bytes)", n.label, if edited { " (edited)" } else { "" }, n.kind.as_str(), hex_offset(n.span.offset), n.span.space, human_size(n.span.size), n.span.size) }</title>
                         </rect>
                     }
                 }) }

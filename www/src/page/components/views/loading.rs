@@ -1,8 +1,8 @@
 //! A tab whose file is not explored (yet): its progress, its failure, or its cancellation.
 
-use super::app::FileRequest;
 use super::progress::DelayedProgress;
-use crate::state::{Status, Tab};
+use crate::page::state::FileRequest;
+use crate::page::state::{Status, Tab};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

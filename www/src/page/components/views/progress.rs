@@ -1,8 +1,8 @@
 //! The progress bar of a file being explored, shown only when exploring takes more than a
 //! moment (so quick files never flash it), with its Cancel button.
 
-use crate::format::human_size;
-use crate::session::now_ms;
+use crate::page::format::human_size;
+use crate::page::session::now_ms;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! Which byte space the hex view shows: the file, or one of the decompressed bundles.
 
-use crate::format::human_size;
-use crate::model::Doc;
-use crate::state::Action;
+use crate::page::format::human_size;
+use crate::page::state::Action;
+use crate::wire::doc::Doc;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -5,10 +5,10 @@ use super::container_chain::Chain;
 use super::diagnostics_list::Diagnostics;
 use super::explored_with::ExploredWith;
 use super::target_table::TargetTable;
-use crate::format::human_size;
-use crate::model::{Doc, NodeId};
-use crate::settings::Settings;
-use crate::state::Action;
+use crate::page::format::human_size;
+use crate::page::state::Action;
+use crate::wire::doc::{display_value, Doc, NodeId};
+use crate::wire::settings::Settings;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -28,8 +28,7 @@ pub struct SummaryProps {
 #[function_component]
 pub fn Summary(props: &SummaryProps) -> Html {
     let doc = &props.doc;
-    let container =
-        doc.nodes.first().and_then(|n| n.fields.iter().find(|f| f.name == "container")).map(|f| f.value.display());
+    let container = doc.nodes.first().and_then(|n| n.field("container")).map(display_value);
     let timing = match props.first_render_ms {
         Some(ms) => {
             format!("explored in {:.0} ms, on screen {:.0} ms after opening", doc.explore_us as f64 / 1000.0, ms)

@@ -1,9 +1,9 @@
 //! The summary's table of device targets; a row's button selects its target.
 
-use super::download_archives::DownloadArchives;
-use crate::format::human_size;
-use crate::model::{Doc, NodeId};
-use crate::state::Action;
+use crate::page::components::download::download_archives::DownloadArchives;
+use crate::page::format::human_size;
+use crate::page::state::Action;
+use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -39,8 +39,8 @@ pub fn TargetTable(props: &TargetTableProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
-                    { for doc.targets.iter().enumerate().map(|(i, t)| {
-                        let node = t.node;
+                    { for doc.targets.iter().enumerate().map(|(i, info)| {
+                        let (t, node) = (&info.target, info.node);
                         let onclick = props.on_action.reform(move |_: MouseEvent| Action::Select(node.unwrap_or(0)));
                         let dash = || "—".to_string();
                         html! {

@@ -2,9 +2,9 @@
 //! `aria-activedescendant` names the selected row, so the keys only change state (selection
 //! follows focus) and the other views follow the selection.
 
-use crate::format::human_size;
-use crate::model::{Doc, NodeId};
-use crate::state::{Action, Nav, TabId};
+use crate::page::format::human_size;
+use crate::page::state::{Action, Nav, TabId};
+use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, ScrollIntoViewOptions, ScrollLogicalPosition};
@@ -104,11 +104,11 @@ fn item(props: &TreeProps, id: NodeId, pos: usize, set_size: usize) -> Html {
     let expanded = has_children && props.expanded.get(id).copied().unwrap_or(false);
     let selected = props.selected == Some(id);
     let edited = props.marked.contains(&id);
-    let badge = n.worst.filter(|s| *s >= crate::model::Severity::Warning).map(|s| {
+    let badge = n.worst.filter(|s| *s >= offload::tree::Severity::Warning).map(|s| {
         let own = n.diagnostics.iter().any(|d| d.severity == s);
         html! {
             <span class={classes!("badge", s.as_str())} title={if own { s.as_str().to_string() } else { format!("{} inside", s.as_str()) }}>
-                { if s == crate::model::Severity::Error { "error" } else { "warning" } }
+                { if s == offload::tree::Severity::Error { "error" } else { "warning" } }
             </span>
         }
     });
@@ -117,13 +117,13 @@ fn item(props: &TreeProps, id: NodeId, pos: usize, set_size: usize) -> Html {
             aria-posinset={pos.to_string()} aria-setsize={set_size.to_string()}
             aria-selected={selected.to_string()} aria-expanded={has_children.then(|| expanded.to_string())}>
             <div class={classes!("row", selected.then_some("selected"), edited.then_some("edited"))} data-node={id.to_string()}
-                title={format!("{}\n{} in space {} at {:#x}, {}", n.label, n.kind, n.span.space, n.span.offset, human_size(n.span.size))}>
+                title={format!("{}\n{} in space {} at {:#x}, {}", n.label, n.kind.as_str(), n.span.space, n.span.offset, human_size(n.span.size))}>
                 if has_children {
                     <span class="twisty" data-toggle={id.to_string()} aria-hidden="true">{ if expanded { "▾" } else { "▸" } }</span>
                 } else {
                     <span class="twisty leaf" aria-hidden="true"></span>
                 }
-                <span class={classes!("swatch", format!("kind-{}", n.kind))} aria-hidden="true"></span>
+                <span class={classes!("swatch", format!("kind-{}", n.kind.as_str()))} aria-hidden="true"></span>
                 <span class="label">{ &n.label }</span>
                 { for badge }
                 if edited {

@@ -1,7 +1,8 @@
-//! Download names and checks on the real fixtures.
+//! Download names on the real fixtures. (That every offer reads back is checked with the
+//! worker's rule in `www/tests/downloads.rs`.)
 
 use super::*;
-use crate::model::Doc;
+use crate::wire::doc::explore_bytes;
 use offload::explore::{explore, Options};
 use offload::file_names::image_extension;
 use std::path::{Path, PathBuf};
@@ -12,14 +13,6 @@ fn fixtures() -> PathBuf {
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(fixtures().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// What the worker makes of a file: the tree (with decompressed spaces) and the page's model.
-fn explored(data: &[u8], name: &str) -> (Tree, Doc) {
-    let tree = explore(data, name, &Options::default());
-    let targets = offload::targets::collect(&tree);
-    let doc = Doc::from_tree(&tree, &targets, &|span| tree.bytes(data, span.into()).map(<[u8]>::to_vec));
-    (tree, doc)
 }
 
 fn node_named(doc: &Doc, label_start: &str) -> NodeId {
@@ -40,7 +33,7 @@ fn all_fixtures() -> Vec<String> {
 #[test]
 fn shared_library_images_are_named_as_offload_extract_names_them() {
     let data = fixture("libhip_3tu_compressed.so");
-    let (_, doc) = explored(&data, "libhip_3tu_compressed.so");
+    let doc = explore_bytes(&data, "libhip_3tu_compressed.so");
     let plan = Plan::of(&doc);
     let names: Vec<&str> = plan.images().map(|o| o.name.as_str()).collect();
     let p = "libhip_3tu_compressed.so.hipv4-amdgcn-amd-amdhsa--";
@@ -79,7 +72,7 @@ fn shared_library_images_are_named_as_offload_extract_names_them() {
 #[test]
 fn offload_binaries_and_archive_members_are_named_by_what_they_hold() {
     let data = fixture("omp_elf_2arch.o");
-    let (_, doc) = explored(&data, "omp_elf_2arch.o");
+    let doc = explore_bytes(&data, "omp_elf_2arch.o");
     let plan = Plan::of(&doc);
     let names: Vec<&str> = plan.images().map(|o| o.name.as_str()).collect();
     assert_eq!(
@@ -90,10 +83,10 @@ fn offload_binaries_and_archive_members_are_named_by_what_they_hold() {
     assert_eq!(plan.for_node(&doc, binary).unwrap().name, "omp_elf_2arch.o.amdgcn-amd-amdhsa-gfx1030.offbin");
     // The offload entry downloads its image, not its 40-byte header.
     let entry = node_named(&doc, "offload entry openmp amdgcn-amd-amdhsa gfx1030");
-    assert_eq!(plan.for_node(&doc, entry).unwrap().span, doc.targets[0].span);
+    assert_eq!(plan.for_node(&doc, entry).unwrap().span, doc.targets[0].target.span);
 
     let data = fixture("hip_rdc_archive.a");
-    let (_, doc) = explored(&data, "hip_rdc_archive.a");
+    let doc = explore_bytes(&data, "hip_rdc_archive.a");
     let plan = Plan::of(&doc);
     assert_eq!(plan.for_node(&doc, node_named(&doc, "member rdc_a.o")).unwrap().name, "rdc_a.o");
     assert_eq!(plan.images().next().unwrap().name, "hip_rdc_archive.a.rdc_a.o.hip-amdgcn-amd-amdhsa--gfx906_xnack-.bc");
@@ -120,80 +113,24 @@ fn every_fixture_names_its_images_as_extract_does() {
                 )
             })
             .collect();
-        let (_, doc) = explored(&data, &name);
+        let doc = explore_bytes(&data, &name);
         let ours: Vec<String> = Plan::of(&doc).images().map(|o| o.name.clone()).collect();
         assert_eq!(ours, extract, "{name}");
     }
 }
 
-/// Everything offered, on every fixture, reads back without errors its source did not have,
-/// and names are unique within a file.
-#[test]
-fn every_offer_of_every_fixture_reads_back() {
-    let mut checked = 0;
-    for name in all_fixtures() {
-        let data = fixture(&name);
-        let (tree, doc) = explored(&data, &name);
-        let plan = Plan::of(&doc);
-        let mut seen = std::collections::HashSet::new();
-        for offer in plan.offers() {
-            assert!(seen.insert(offer.name.clone()), "{name}: {} twice", offer.name);
-            assert!(!offer.name.contains('/') && !offer.name.starts_with('.'), "{name}: {}", offer.name);
-            if !bytes_available(&doc, offer.span) {
-                continue;
-            }
-            let bytes = tree.bytes(&data, offer.span.into()).unwrap();
-            let back = explore(bytes, &offer.name, &Options::default());
-            if let Err(errors) = new_errors(&back, offer.source_errors) {
-                panic!("{name}: {} ({}) does not read back: {errors:?}", offer.name, offer.what);
-            }
-            checked += 1;
-        }
-    }
-    assert!(checked > 300, "only {checked} offers checked");
-}
-
-#[test]
-fn bytes_that_read_back_worse_are_refused_with_their_errors() {
-    let data = fixture("hip_elf_2arch_compressed.hipfb");
-    let truncated = &data[..data.len() - 100];
-    let back = explore(truncated, "x.hipfb", &Options::default());
-    let errors = new_errors(&back, 0).unwrap_err();
-    assert!(!errors.is_empty() && errors.iter().all(|e| !e.is_empty()), "{errors:?}");
-    // A source that already had that many errors gives nothing new.
-    assert_eq!(new_errors(&back, errors.len() as u32), Ok(()));
-}
-
 #[test]
 fn device_archives_are_offered_for_the_archive_targets() {
     let data = fixture("hip_rdc_archive.a");
-    let (_, doc) = explored(&data, "hip_rdc_archive.a");
+    let doc = explore_bytes(&data, "hip_rdc_archive.a");
     let targets = device_archive_targets(&doc);
     assert_eq!(targets, ["hip-amdgcn-amd-amdhsa--gfx906:xnack-", "hip-amdgcn-amd-amdhsa--gfx90a"]);
     assert_eq!(device_archive_name("hip_rdc_archive.a", &targets[0]), "hip_rdc_archive-gfx906_xnack-.a");
     assert_eq!(device_archive_name("hip_rdc_archive.a", &targets[1]), "hip_rdc_archive-gfx90a.a");
     assert_eq!(device_archive_name("lib", "openmp-x86_64-pc-linux-gnu"), "lib-openmp-x86_64-pc-linux-gnu.a");
 
-    let bytes = device_archive(&data, "hip-amdgcn-amd-amdhsa--gfx90a", 1 << 30).unwrap();
-    let ar = offload::format::archive::ar::read(&bytes[..])
-        .and_then(offload::format::archive::ar::Archive::complete)
-        .unwrap();
-    let names: Vec<&str> = ar.members.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(names, ["rdc_a-gfx90a.bc", "rdc_c-gfx90a.bc"]);
-    // Each member is the gfx90a entry of its object, as the explorer finds it there.
-    let entries: Vec<Span> = doc.targets.iter().filter(|t| t.target_id.ends_with("gfx90a")).map(|t| t.span).collect();
-    for (m, span) in ar.members.iter().zip(entries) {
-        assert_eq!(m.data(&bytes[..]).unwrap(), &data[span.offset as usize..span.end() as usize]);
-    }
-    let missing = device_archive(&data, "hip-amdgcn-amd-amdhsa--gfx1030", 1 << 30).unwrap_err();
-    assert!(
-        missing.contains("no compatible code object for hip-amdgcn-amd-amdhsa--gfx1030") && missing.contains("rdc_a.o"),
-        "{missing}"
-    );
-    assert!(device_archive(&data, "host-x86_64-pc-linux-gnu", 1 << 30).unwrap_err().contains("host target"));
-    assert!(device_archive(&data[..100], "hip-amdgcn-amd-amdhsa--gfx90a", 1 << 30).is_err());
     // Not an archive: nothing offered.
-    let (_, doc) = explored(&fixture("omp_elf_2arch.o"), "omp_elf_2arch.o");
+    let doc = explore_bytes(&fixture("omp_elf_2arch.o"), "omp_elf_2arch.o");
     assert!(device_archive_targets(&doc).is_empty());
 }
 
@@ -203,17 +140,4 @@ fn whole_file_and_tar_names() {
     assert_eq!(images_tar_name("omp_elf_2arch.o"), "omp_elf_2arch.o.images.tar");
     assert_eq!(file_download_name("../x"), ".._x");
     assert_eq!(file_download_name(".."), "file");
-}
-
-#[test]
-fn a_late_report_of_an_earlier_download_does_not_replace_a_later_one() {
-    use crate::state::{Action, AppState};
-    let notice = |id, stage| DownloadNotice { id, name: format!("d{id}"), stage };
-    let state = AppState::default()
-        .reduce(Action::Download(notice(2, DownloadStage::Preparing { done: 0, total: 3 })))
-        .reduce(Action::Download(notice(1, DownloadStage::Saved { size: 5 })));
-    assert_eq!(state.download, Some(notice(2, DownloadStage::Preparing { done: 0, total: 3 })));
-    let state = state.reduce(Action::Download(notice(2, DownloadStage::Saved { size: 9 })));
-    assert_eq!(state.download, Some(notice(2, DownloadStage::Saved { size: 9 })));
-    assert_eq!(state.reduce(Action::DismissDownload).download, None);
 }
