@@ -154,7 +154,7 @@ fn apply_all(name: &str, bytes: &[u8], original: &Tree, label: &str) -> Vec<(Str
         for request in offered(&doc, node) {
             let Ok(edited) = apply(bytes, &tree, &request) else { continue };
             let after = explore(&edited.bytes[..], name, &options);
-            let errors = new_diagnostics(original, &after, Severity::Error);
+            let errors = new_errors(original, &after);
             assert!(errors.is_empty(), "{name}: {label} then {request:?}: new errors {errors:?}");
             let warnings = unasked_warnings(original, &after);
             assert!(warnings.is_empty(), "{name}: {label} then {request:?}: new warnings {warnings:?}");

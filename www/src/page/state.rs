@@ -437,93 +437,16 @@ impl AppState {
     /// change nothing.
     pub fn reduce(mut self, action: Action) -> AppState {
         match action {
-            Action::Open { id, name, size, at_ms, settings } => {
-                self.tabs.push(Tab {
-                    id,
-                    name,
-                    size,
-                    status: Status::Loading { stage: "starting".into(), bytes_read: 0 },
-                    selected: None,
-                    expanded: Vec::new(),
-                    hex: HexState::default(),
-                    opened_at: at_ms,
-                    first_render_ms: None,
-                    settings,
-                    select_on_load: None,
-                    versions: Vec::new(),
-                    current: 0,
-                    edit: EditStatus::Idle,
-                });
-                self.active = Some(id);
-            }
-            Action::Progress { id, stage, bytes_read } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    if matches!(tab.status, Status::Loading { .. }) {
-                        tab.status = Status::Loading { stage, bytes_read };
-                    }
-                }
-            }
-            Action::Loaded { id, doc } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    if let Some(version) = tab.versions.get_mut(tab.current) {
-                        // Explored again (other settings) after edits: the history stays.
-                        version.doc = doc.clone();
-                        show_doc(tab, doc, None);
-                        return self;
-                    }
-                    tab.versions = vec![Version { doc: doc.clone(), marks: Vec::new() }];
-                    tab.current = 0;
-                    let expand_all = doc.nodes.len() <= EXPAND_ALL_UP_TO;
-                    tab.expanded = doc
-                        .nodes
-                        .iter()
-                        .map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS))
-                        .collect();
-                    tab.selected = (!doc.nodes.is_empty()).then_some(0);
-                    tab.hex = HexState::default();
-                    tab.status = Status::Ready(doc);
-                    if let Some(path) = tab.select_on_load.take() {
-                        select_path(tab, &path);
-                    }
-                }
-            }
-            Action::Failed { id, message } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    // A worker that stopped in the middle of an edit will not finish it.
-                    tab.edit = EditStatus::Idle;
-                    tab.status = Status::Failed(message);
-                }
-            }
-            Action::Cancelled { id } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    if matches!(tab.status, Status::Loading { .. }) {
-                        tab.status = Status::Cancelled;
-                    }
-                }
-            }
-            Action::Restarted { id, at_ms, settings } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
-                    tab.edit = EditStatus::Idle;
-                    tab.opened_at = at_ms;
-                    tab.first_render_ms = None;
-                    tab.settings = settings;
-                }
-            }
-            Action::FirstRender { id, after_ms } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    tab.first_render_ms.get_or_insert(after_ms);
-                }
-            }
-            Action::Close(id) => {
-                if let Some(pos) = self.tabs.iter().position(|t| t.id == id) {
-                    self.tabs.remove(pos);
-                    if self.active == Some(id) {
-                        // The tab that took its place, else the one before it.
-                        self.active = self.tabs.get(pos).or_else(|| self.tabs.last()).map(|t| t.id);
-                    }
-                }
-            }
+            Action::Open { id, name, size, at_ms, settings } => self.open(id, name, size, at_ms, settings),
+            Action::Progress { id, stage, bytes_read } => self.with_tab(id, |tab| progress(tab, stage, bytes_read)),
+            Action::Loaded { id, doc } => self.with_tab(id, |tab| loaded(tab, doc)),
+            Action::Failed { id, message } => self.with_tab(id, |tab| failed(tab, message)),
+            Action::Cancelled { id } => self.with_tab(id, cancelled),
+            Action::Restarted { id, at_ms, settings } => self.with_tab(id, |tab| restarted(tab, at_ms, settings)),
+            Action::FirstRender { id, after_ms } => self.with_tab(id, |tab| {
+                tab.first_render_ms.get_or_insert(after_ms);
+            }),
+            Action::Close(id) => self.close(id),
             Action::Activate(id) => {
                 if self.tab(id).is_some() {
                     self.active = Some(id);
@@ -531,68 +454,13 @@ impl AppState {
             }
             Action::NextTab => self.cycle_tab(1),
             Action::PrevTab => self.cycle_tab(-1),
-            Action::Select(node) => {
-                if let Some(tab) = self.active_mut() {
-                    select(tab, node, true);
-                }
-            }
-            Action::SelectSpan { node, span } => {
-                if let Some(tab) = self.active_mut() {
-                    if tab.doc().is_some_and(|d| (span.space as usize) < d.spaces.len()) {
-                        select(tab, node, false);
-                        tab.hex.space = span.space;
-                        tab.hex.cursor = Some(span.offset);
-                        reveal(tab, span.offset);
-                    }
-                }
-            }
-            Action::SelectAt { space, offset } => {
-                if let Some(tab) = self.active_mut() {
-                    tab.hex.space = space;
-                    tab.hex.cursor = Some(offset);
-                    if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
-                        select(tab, node, false);
-                    }
-                }
-            }
-            Action::GoTo(offset) => {
-                if let Some(tab) = self.active_mut() {
-                    let space = tab.hex.space;
-                    let Some(size) = tab.doc().and_then(|d| d.spaces.get(space as usize)).map(|s| s.size) else {
-                        return self;
-                    };
-                    let offset = offset.min(size.saturating_sub(1));
-                    if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
-                        select(tab, node, false);
-                    }
-                    tab.hex.cursor = Some(offset);
-                    reveal(tab, offset);
-                }
-            }
-            Action::ShowSpace(space) => {
-                if let Some(tab) = self.active_mut() {
-                    if tab.doc().is_some_and(|d| (space as usize) < d.spaces.len()) && tab.hex.space != space {
-                        tab.hex.space = space;
-                        tab.hex.cursor = None;
-                        reveal(tab, 0);
-                    }
-                }
-            }
-            Action::Toggle(node) => {
-                if let Some(tab) = self.active_mut() {
-                    let has_children =
-                        tab.doc().is_some_and(|d| d.nodes.get(node).is_some_and(|n| !n.children.is_empty()));
-                    if has_children {
-                        let open = tab.is_expanded(node);
-                        set_expanded(tab, node, !open);
-                    }
-                }
-            }
-            Action::Nav(nav) => {
-                if let Some(tab) = self.active_mut() {
-                    navigate(tab, nav);
-                }
-            }
+            Action::Select(node) => self.with_active(|tab| select(tab, node, true)),
+            Action::SelectSpan { node, span } => self.with_active(|tab| select_span(tab, node, span)),
+            Action::SelectAt { space, offset } => self.with_active(|tab| select_at(tab, space, offset)),
+            Action::GoTo(offset) => self.with_active(|tab| go_to(tab, offset)),
+            Action::ShowSpace(space) => self.with_active(|tab| show_space(tab, space)),
+            Action::Toggle(node) => self.with_active(|tab| toggle(tab, node)),
+            Action::Nav(nav) => self.with_active(|tab| navigate(tab, nav)),
             Action::ToggleView(view) => {
                 let shown = &mut self.views[view as usize];
                 *shown = !*shown;
@@ -600,15 +468,7 @@ impl AppState {
             Action::Help(open) => self.help_open = open,
             Action::ShowSettings(open) => self.settings_open = open,
             Action::SetSettings(settings) => self.settings = settings,
-            Action::SelectPath { id, path } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    if tab.doc().is_some() {
-                        select_path(tab, &path);
-                    } else {
-                        tab.select_on_load = Some(path);
-                    }
-                }
-            }
+            Action::SelectPath { id, path } => self.with_tab(id, |tab| select_path_now_or_on_load(tab, path)),
             Action::Remote(remote) => self.remote = remote,
             Action::Download(notice) => {
                 if self.download.as_ref().is_none_or(|d| notice.id >= d.id) {
@@ -617,47 +477,68 @@ impl AppState {
             }
             Action::DismissDownload => self.download = None,
             Action::EditStarted { id, what } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    tab.edit = EditStatus::Running { what, stage: "starting".into() };
-                }
+                self.with_tab(id, |tab| tab.edit = EditStatus::Running { what, stage: "starting".into() })
             }
-            Action::EditProgress { id, stage } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    if let EditStatus::Running { stage: s, .. } = &mut tab.edit {
-                        *s = stage;
-                    }
+            Action::EditProgress { id, stage } => self.with_tab(id, |tab| {
+                if let EditStatus::Running { stage: s, .. } = &mut tab.edit {
+                    *s = stage;
                 }
+            }),
+            Action::Edited { id, doc, mark, select, notes } => {
+                self.with_tab(id, |tab| edited(tab, doc, mark, &select, notes))
             }
-            Action::Edited { id, doc, mark, select, mut notes } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    add_version(tab, doc, mark, &select);
-                    let what = running_what(&tab.edit);
-                    notes.retain(|n| !restates(n, &what));
-                    tab.edit = EditStatus::Done { what, notes };
-                }
-            }
-            Action::EditFailed { id, message, payload } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    tab.edit = EditStatus::Failed { what: running_what(&tab.edit), message, payload };
-                }
-            }
-            Action::Verified { id, verified } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    tab.edit = EditStatus::Verified(verified);
-                }
-            }
-            Action::SwitchVersion { id, index } => {
-                if let Some(tab) = self.tab_mut(id) {
-                    if index < tab.versions.len() && index != tab.current && !tab.edit.is_running() {
-                        tab.current = index;
-                        tab.edit = EditStatus::Idle;
-                        let doc = tab.versions[index].doc.clone();
-                        show_doc(tab, doc, None);
-                    }
-                }
-            }
+            Action::EditFailed { id, message, payload } => self.with_tab(id, |tab| {
+                tab.edit = EditStatus::Failed { what: running_what(&tab.edit), message, payload };
+            }),
+            Action::Verified { id, verified } => self.with_tab(id, |tab| tab.edit = EditStatus::Verified(verified)),
+            Action::SwitchVersion { id, index } => self.with_tab(id, |tab| switch_version(tab, index)),
         }
         self
+    }
+
+    /// Changes the tab `id`, if it is still open.
+    fn with_tab(&mut self, id: TabId, change: impl FnOnce(&mut Tab)) {
+        if let Some(tab) = self.tab_mut(id) {
+            change(tab);
+        }
+    }
+
+    /// Changes the active tab, if there is one.
+    fn with_active(&mut self, change: impl FnOnce(&mut Tab)) {
+        if let Some(tab) = self.active_mut() {
+            change(tab);
+        }
+    }
+
+    /// A new tab for a file being explored, made the active one.
+    fn open(&mut self, id: TabId, name: String, size: u64, at_ms: f64, settings: Settings) {
+        self.tabs.push(Tab {
+            id,
+            name,
+            size,
+            status: Status::Loading { stage: "starting".into(), bytes_read: 0 },
+            selected: None,
+            expanded: Vec::new(),
+            hex: HexState::default(),
+            opened_at: at_ms,
+            first_render_ms: None,
+            settings,
+            select_on_load: None,
+            versions: Vec::new(),
+            current: 0,
+            edit: EditStatus::Idle,
+        });
+        self.active = Some(id);
+    }
+
+    fn close(&mut self, id: TabId) {
+        if let Some(pos) = self.tabs.iter().position(|t| t.id == id) {
+            self.tabs.remove(pos);
+            if self.active == Some(id) {
+                // The tab that took its place, else the one before it.
+                self.active = self.tabs.get(pos).or_else(|| self.tabs.last()).map(|t| t.id);
+            }
+        }
     }
 
     fn cycle_tab(&mut self, step: isize) {
@@ -667,6 +548,126 @@ impl AppState {
         }
         let pos = self.active.and_then(|id| self.tabs.iter().position(|t| t.id == id)).unwrap_or(0) as isize;
         self.active = Some(self.tabs[(pos + step).rem_euclid(n) as usize].id);
+    }
+}
+
+fn progress(tab: &mut Tab, stage: String, bytes_read: u64) {
+    if matches!(tab.status, Status::Loading { .. }) {
+        tab.status = Status::Loading { stage, bytes_read };
+    }
+}
+
+/// The worker's document for the tab: its first version, or (explored again with other
+/// settings after edits) the shown version's new document, the history kept.
+fn loaded(tab: &mut Tab, doc: Rc<Doc>) {
+    if let Some(version) = tab.versions.get_mut(tab.current) {
+        version.doc = doc.clone();
+        show_doc(tab, doc, None);
+        return;
+    }
+    tab.versions = vec![Version { doc: doc.clone(), marks: Vec::new() }];
+    tab.current = 0;
+    let expand_all = doc.nodes.len() <= EXPAND_ALL_UP_TO;
+    tab.expanded = doc.nodes.iter().map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS)).collect();
+    tab.selected = (!doc.nodes.is_empty()).then_some(0);
+    tab.hex = HexState::default();
+    tab.status = Status::Ready(doc);
+    if let Some(path) = tab.select_on_load.take() {
+        select_path(tab, &path);
+    }
+}
+
+fn failed(tab: &mut Tab, message: String) {
+    // A worker that stopped in the middle of an edit will not finish it.
+    tab.edit = EditStatus::Idle;
+    tab.status = Status::Failed(message);
+}
+
+fn cancelled(tab: &mut Tab) {
+    if matches!(tab.status, Status::Loading { .. }) {
+        tab.status = Status::Cancelled;
+    }
+}
+
+fn restarted(tab: &mut Tab, at_ms: f64, settings: Settings) {
+    tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
+    tab.edit = EditStatus::Idle;
+    tab.opened_at = at_ms;
+    tab.first_render_ms = None;
+    tab.settings = settings;
+}
+
+/// An edit's result: a new version, and what the edit did (less the notes that only repeat
+/// what it was).
+fn edited(tab: &mut Tab, doc: Rc<Doc>, mark: NodePath, select: &[usize], mut notes: Vec<String>) {
+    add_version(tab, doc, mark, select);
+    let what = running_what(&tab.edit);
+    notes.retain(|n| !restates(n, &what));
+    tab.edit = EditStatus::Done { what, notes };
+}
+
+fn switch_version(tab: &mut Tab, index: usize) {
+    if index < tab.versions.len() && index != tab.current && !tab.edit.is_running() {
+        tab.current = index;
+        tab.edit = EditStatus::Idle;
+        let doc = tab.versions[index].doc.clone();
+        show_doc(tab, doc, None);
+    }
+}
+
+/// Selects a node and shows some of its bytes (a field's, a diagnostic's) in the hex view.
+fn select_span(tab: &mut Tab, node: NodeId, span: Span) {
+    if tab.doc().is_some_and(|d| (span.space as usize) < d.spaces.len()) {
+        select(tab, node, false);
+        tab.hex.space = span.space;
+        tab.hex.cursor = Some(span.offset);
+        reveal(tab, span.offset);
+    }
+}
+
+/// A byte was clicked: the innermost node there is selected.
+fn select_at(tab: &mut Tab, space: u32, offset: u64) {
+    tab.hex.space = space;
+    tab.hex.cursor = Some(offset);
+    if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
+        select(tab, node, false);
+    }
+}
+
+/// "Go to offset" in the hex view's space (an offset past its end goes to its last byte).
+fn go_to(tab: &mut Tab, offset: u64) {
+    let space = tab.hex.space;
+    let Some(size) = tab.doc().and_then(|d| d.spaces.get(space as usize)).map(|s| s.size) else { return };
+    let offset = offset.min(size.saturating_sub(1));
+    if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
+        select(tab, node, false);
+    }
+    tab.hex.cursor = Some(offset);
+    reveal(tab, offset);
+}
+
+fn show_space(tab: &mut Tab, space: u32) {
+    if tab.doc().is_some_and(|d| (space as usize) < d.spaces.len()) && tab.hex.space != space {
+        tab.hex.space = space;
+        tab.hex.cursor = None;
+        reveal(tab, 0);
+    }
+}
+
+fn toggle(tab: &mut Tab, node: NodeId) {
+    let has_children = tab.doc().is_some_and(|d| d.nodes.get(node).is_some_and(|n| !n.children.is_empty()));
+    if has_children {
+        let open = tab.is_expanded(node);
+        set_expanded(tab, node, !open);
+    }
+}
+
+/// A share link's selection: applied now if the file is explored, else once it is.
+fn select_path_now_or_on_load(tab: &mut Tab, path: NodePath) {
+    if tab.doc().is_some() {
+        select_path(tab, &path);
+    } else {
+        tab.select_on_load = Some(path);
     }
 }
 

@@ -3,10 +3,11 @@
 //! decompressed spaces (which only it holds), edits, hash checks, downloads.
 //!
 //! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
-//! [`explore`](self) (exploring a file), `edit` (edits and hash checks), `prepare` (downloads),
-//! `kept` (what is kept of the explored file, and reads from it), `outbox` (posting to the
-//! page). The logic that needs no browser — the tar writer [`tar`], the device archives
-//! [`device_archive`], the read-back rule [`read_back`] — builds natively and is tested there.
+//! `explore` (exploring a file), `edit` (edits and hash checks), `prepare` (downloads), `kept`
+//! (what is kept of the explored file, and the reads from it), `outbox` (posting to the page).
+//! The logic that needs no browser — the tar writer ([`tar`]), device archives
+//! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
+//! there.
 //!
 //! Imports go one way: the worker uses `wire` (the messages) and the core, never `page`.
 
