@@ -67,19 +67,7 @@ pub fn App() -> Html {
         Callback::from(move |a| d.dispatch(a))
     };
 
-    let open_files = {
-        let (session, dispatch, settings_now) = (session.clone(), dispatch.clone(), settings_now.clone());
-        Callback::from(move |files: FileList| {
-            let at = now_ms();
-            let settings = *settings_now.borrow();
-            for i in 0..files.length() {
-                if let Some(f) = files.get(i) {
-                    let name = f.name();
-                    session.borrow_mut().open(f.into(), name, at, settings, &dispatch);
-                }
-            }
-        })
-    };
+    let open_files = open_files_handler(session.clone(), dispatch.clone(), settings_now.clone());
 
     let on_file_request = {
         let (session, dispatch, settings_now, state_now) =
@@ -105,46 +93,11 @@ pub fn App() -> Html {
         })
     };
 
-    // The `#url=` download under way, which Cancel aborts.
-    let remote_fetch = use_mut_ref(|| None::<AbortController>);
-    let on_remote_open = {
-        let (asked, session, dispatch, settings_now, remote_fetch) =
-            (state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone(), remote_fetch.clone());
-        Callback::from(move |()| {
-            if let Some(RemoteState::Asking { address, selection }) = asked.clone() {
-                let settings = *settings_now.borrow();
-                fetch_remote_file(
-                    address,
-                    selection,
-                    settings,
-                    session.clone(),
-                    dispatch.clone(),
-                    remote_fetch.clone(),
-                );
-            }
-        })
-    };
-    let on_remote_close = {
-        let (dispatch, remote_fetch) = (dispatch.clone(), remote_fetch.clone());
-        Callback::from(move |()| {
-            if let Some(controller) = remote_fetch.borrow_mut().take() {
-                controller.abort();
-            }
-            dispatch.emit(Action::Remote(None));
-        })
-    };
+    let (on_remote_open, on_remote_close) =
+        use_remote_prompt(state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone());
 
     use_share_links(session.clone(), dispatch.clone(), settings_now.clone());
-    let on_download = {
-        let (session, dispatch, state_now) = (session.clone(), dispatch.clone(), state_now.clone());
-        Callback::from(move |request: DownloadRequest| {
-            let tab = state_now.borrow().active_tab().cloned();
-            let session = session.borrow();
-            let file = tab.as_ref().and_then(|t| session.file(t.id, t.current));
-            let source = Source::of(tab.as_ref(), file, tab.as_ref().and_then(|t| session.worker(t.id)));
-            download::start(request, source, dispatch.clone());
-        })
-    };
+    let on_download = download_handler(session.clone(), dispatch.clone(), state_now.clone());
     let downloader =
         Downloader { request: on_download.clone(), doc: state.active_tab().and_then(|t| t.doc().cloned()) };
 
@@ -170,16 +123,7 @@ pub fn App() -> Html {
     });
     let active = state.active_tab().cloned();
     let bytes = active.as_ref().and_then(|t| session.borrow().bytes(t.id, t.current));
-    let share_target = active.as_ref().and_then(|tab| {
-        let session = session.borrow();
-        Some(ShareTarget {
-            id: tab.id,
-            name: tab.name.clone(),
-            file: session.file(tab.id, tab.current)?,
-            selection: tab.doc().zip(tab.selected).map(|(doc, node)| doc.path_of(node)).unwrap_or_default(),
-            address: session.address(tab.id),
-        })
-    });
+    let share_target = active.as_ref().and_then(|tab| share_target(tab, &session.borrow()));
     html! {
         <ContextProvider<Downloader> context={downloader}>
         <div class="app">
@@ -209,6 +153,87 @@ pub fn App() -> Html {
         </div>
         </ContextProvider<Downloader>>
     }
+}
+
+/// Opens every file of a drop or a pick in a tab of its own, with the settings of now.
+fn open_files_handler(
+    session: Rc<RefCell<Session>>,
+    dispatch: Callback<Action>,
+    settings_now: Rc<RefCell<Settings>>,
+) -> Callback<FileList> {
+    Callback::from(move |files: FileList| {
+        let at = now_ms();
+        let settings = *settings_now.borrow();
+        for i in 0..files.length() {
+            if let Some(f) = files.get(i) {
+                let name = f.name();
+                session.borrow_mut().open(f.into(), name, at, settings, &dispatch);
+            }
+        }
+    })
+}
+
+/// Starts a download from the active tab as it is when asked: its shown version and worker.
+fn download_handler(
+    session: Rc<RefCell<Session>>,
+    dispatch: Callback<Action>,
+    state_now: Rc<RefCell<AppState>>,
+) -> Callback<DownloadRequest> {
+    Callback::from(move |request: DownloadRequest| {
+        let tab = state_now.borrow().active_tab().cloned();
+        let session = session.borrow();
+        let file = tab.as_ref().and_then(|t| session.file(t.id, t.current));
+        let source = Source::of(tab.as_ref(), file, tab.as_ref().and_then(|t| session.worker(t.id)));
+        download::start(request, source, dispatch.clone());
+    })
+}
+
+/// What "Copy link" shares of a tab: its shown version, the selected node's path, and the
+/// address the file came from, if it was fetched.
+fn share_target(tab: &Tab, session: &Session) -> Option<ShareTarget> {
+    Some(ShareTarget {
+        id: tab.id,
+        name: tab.name.clone(),
+        file: session.file(tab.id, tab.current)?,
+        selection: tab.doc().zip(tab.selected).map(|(doc, node)| doc.path_of(node)).unwrap_or_default(),
+        address: session.address(tab.id),
+    })
+}
+
+/// The `#url=` prompt's Open and Cancel: Open fetches the file the prompt asks about, Cancel
+/// aborts a fetch under way and closes the prompt.
+#[hook]
+fn use_remote_prompt(
+    asked: Option<RemoteState>,
+    session: Rc<RefCell<Session>>,
+    dispatch: Callback<Action>,
+    settings_now: Rc<RefCell<Settings>>,
+) -> (Callback<()>, Callback<()>) {
+    // The `#url=` download under way, which Cancel aborts.
+    let remote_fetch = use_mut_ref(|| None::<AbortController>);
+    let on_open = {
+        let (dispatch, remote_fetch) = (dispatch.clone(), remote_fetch.clone());
+        Callback::from(move |()| {
+            if let Some(RemoteState::Asking { address, selection }) = asked.clone() {
+                let settings = *settings_now.borrow();
+                fetch_remote_file(
+                    address,
+                    selection,
+                    settings,
+                    session.clone(),
+                    dispatch.clone(),
+                    remote_fetch.clone(),
+                );
+            }
+        })
+    };
+    let on_close = Callback::from(move |()| {
+        if let Some(controller) = remote_fetch.borrow_mut().take() {
+            controller.abort();
+        }
+        dispatch.emit(Action::Remote(None));
+    });
+    (on_open, on_close)
 }
 
 /// Does what a component asks of the files; `tab` looks a tab up as it is now (requests about
