@@ -1,38 +1,22 @@
-//! Offload Explorer, the web page: a Yew app (`bin/app.rs`) and an explorer Web Worker
-//! (`bin/worker.rs`) built by Trunk from the repository's `index.html`.
+//! Offload Explorer, the web page: a Yew app and an explorer Web Worker (their entry points
+//! are `bin/app.rs` and `bin/worker.rs`), built by Trunk from the repository's `index.html`.
 //!
-//! The page's logic that needs no browser — the model the views draw, the reducer, the hex
-//! view's scrolling arithmetic, the layout map's geometry, offset parsing, shortcuts, the
-//! settings' checks and storage format, share links' encoding, download names, the edit requests — builds for any target, so `cargo test --workspace`
-//! checks it natively. Everything that touches the
-//! DOM or workers builds only for `wasm32`.
+//! The crate is laid out by side of the worker boundary:
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | [`wire`] | the messages between page and worker, and the types both sides share: the core's own (via its `serde` feature), the flat document the views draw, the settings |
+//! | [`worker`] | the explorer worker: dispatch, exploring, edits, download preparation, the bytes it keeps |
+//! | [`page`] | the page: state (one reducer), session, worker client, share and `#url=` links, downloads, settings, shortcuts, components |
+//!
+//! Imports go one way: `page` and `worker` use `wire` (and the core), never each other; `wire`
+//! uses only the core.
+//!
+//! What needs no browser — the flat document, the reducer, the hex view's and the layout map's
+//! geometry, names and checks of downloads, the tar writer, share links' encoding, the
+//! settings' checks — builds for any target, so `cargo test --workspace` checks it natively.
+//! Everything that touches the DOM or workers builds only for `wasm32`.
 
-pub mod download;
-pub mod edit_request;
-pub mod format;
-pub mod hexgrid;
-pub mod layout;
-pub mod model;
-pub mod remote;
-pub mod samples;
-pub mod settings;
-pub mod share;
-pub mod shortcuts;
-pub mod state;
-
-#[cfg(target_arch = "wasm32")]
-pub mod bytes;
-#[cfg(target_arch = "wasm32")]
-pub mod client;
-#[cfg(target_arch = "wasm32")]
-pub mod components;
-#[cfg(target_arch = "wasm32")]
-pub mod edit_worker;
-#[cfg(target_arch = "wasm32")]
-pub mod offline;
-#[cfg(target_arch = "wasm32")]
-pub mod protocol;
-#[cfg(target_arch = "wasm32")]
-pub mod session;
-#[cfg(target_arch = "wasm32")]
+pub mod page;
+pub mod wire;
 pub mod worker;

@@ -3,16 +3,19 @@
 //! for (the actions each view emits).
 #![cfg(target_arch = "wasm32")]
 
-use offload_www::bytes::{Bytes, MemoryBytes};
-use offload_www::components::hex_view::{HexProps, HexView};
-use offload_www::components::inspector::{Inspector, InspectorProps};
-use offload_www::components::layout_map::{LayoutMap, LayoutMapProps};
-use offload_www::components::settings_dialog::{SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID};
-use offload_www::components::summary::{Summary, SummaryProps};
-use offload_www::components::tree_view::{TreeProps, TreeView};
-use offload_www::model::{explore_bytes, explore_bytes_with, Doc, NodeId};
-use offload_www::settings::Settings;
-use offload_www::state::{Action, HexState, Nav};
+use offload::tree::NodeKind;
+use offload_www::page::bytes::{Bytes, MemoryBytes};
+use offload_www::page::components::dialogs::settings_dialog::{
+    SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID,
+};
+use offload_www::page::components::views::hex_view::{HexProps, HexView};
+use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
+use offload_www::page::components::views::layout_map::{LayoutMap, LayoutMapProps};
+use offload_www::page::components::views::summary::{Summary, SummaryProps};
+use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
+use offload_www::page::state::{Action, HexState, Nav};
+use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
+use offload_www::wire::settings::Settings;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -81,7 +84,11 @@ async fn tree_is_an_aria_tree_that_reports_clicks_and_keys() {
     let selected = node(&doc, "section .hip_fatbin");
     let expanded: Vec<bool> = doc.nodes.iter().map(|n| !n.children.is_empty()).collect();
     let el = root();
-    Renderer::<TreeView>::with_root_and_props(el.clone(), TreeProps { doc: doc.clone(), tab: 1, selected: Some(selected), expanded, on_action, marked: Vec::new() }).render();
+    Renderer::<TreeView>::with_root_and_props(
+        el.clone(),
+        TreeProps { doc: doc.clone(), tab: 1, selected: Some(selected), expanded, on_action, marked: Vec::new() },
+    )
+    .render();
     assert!(settle(|| el.query_selector("[role=tree]").unwrap().is_some()).await);
 
     let tree = el.query_selector("[role=tree]").unwrap().unwrap();
@@ -101,8 +108,16 @@ async fn tree_is_an_aria_tree_that_reports_clicks_and_keys() {
 
     // A click on a row selects it; a click on its twisty toggles it.
     let gfx906 = node(&doc, "hipv4-amdgcn-amd-amdhsa--gfx906");
-    el.query_selector(&format!("#node-{gfx906} > .row .label")).unwrap().unwrap().unchecked_into::<HtmlElement>().click();
-    el.query_selector(&format!("#node-{selected} > .row .twisty")).unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    el.query_selector(&format!("#node-{gfx906} > .row .label"))
+        .unwrap()
+        .unwrap()
+        .unchecked_into::<HtmlElement>()
+        .click();
+    el.query_selector(&format!("#node-{selected} > .row .twisty"))
+        .unwrap()
+        .unwrap()
+        .unchecked_into::<HtmlElement>()
+        .click();
     // Keys on the tree navigate.
     for key in ["ArrowDown", "ArrowUp", "ArrowRight", "ArrowLeft", "Home", "End", "Enter", "x"] {
         let init = KeyboardEventInit::new();
@@ -150,7 +165,7 @@ async fn summary_lists_every_target_and_selects_it() {
 
     let rows = all(&el, "table.targets tbody tr");
     assert_eq!(rows.len(), 6);
-    for (row, t) in rows.iter().zip(&doc.targets) {
+    for (row, t) in rows.iter().zip(doc.targets.iter().map(|t| &t.target)) {
         assert_eq!(row.get_attribute("data-target-id").as_deref(), Some(t.target_id.as_str()));
         let text = row.text_content().unwrap();
         assert!(text.contains(&t.processor) && text.contains("zstd"), "{text}");
@@ -167,7 +182,7 @@ async fn summary_lists_every_target_and_selects_it() {
     // Target IDs repeat (one bundle per translation unit): rows are told apart by position.
     let third = &doc.targets[2];
     let button = rows[2].query_selector("button").unwrap().unwrap();
-    assert_eq!(button.get_attribute("aria-label"), Some(format!("Select target {}", third.target_id)));
+    assert_eq!(button.get_attribute("aria-label"), Some(format!("Select target {}", third.target.target_id)));
     button.unchecked_into::<HtmlElement>().click();
     assert_eq!(*log.borrow(), vec![Action::Select(third.node.unwrap())]);
 }
@@ -178,7 +193,8 @@ async fn hex_view_highlights_the_selected_span_and_reports_clicked_bytes() {
     let (on_action, log) = recorder();
     // The decompressed bytes of space 1, as the worker would hand them over.
     let tree = offload::explore::explore(HIP_O, "x", &Default::default());
-    let spaces: Vec<Vec<u8>> = (0..doc.spaces.len() as u32).map(|s| tree.space_bytes(HIP_O, s).unwrap().to_vec()).collect();
+    let spaces: Vec<Vec<u8>> =
+        (0..doc.spaces.len() as u32).map(|s| tree.space_bytes(HIP_O, s).unwrap().to_vec()).collect();
     let gfx90a = node(&doc, "hipv4-amdgcn-amd-amdhsa--gfx90a");
     let span = doc.nodes[gfx90a].span;
     assert_eq!(span.space, 1);
@@ -186,26 +202,45 @@ async fn hex_view_highlights_the_selected_span_and_reports_clicked_bytes() {
     let el = root();
     Renderer::<HexView>::with_root_and_props(
         el.clone(),
-        HexProps { doc: doc.clone(), hex, selected: Some(gfx90a), bytes: Bytes(Rc::new(MemoryBytes(spaces.clone()))), on_action },
+        HexProps {
+            doc: doc.clone(),
+            hex,
+            selected: Some(gfx90a),
+            bytes: Bytes(Rc::new(MemoryBytes(spaces.clone()))),
+            on_action,
+        },
     )
     .render();
     // Wait until the bytes are in: the first highlighted cell shows a value.
-    assert!(settle(|| el.query_selector(".hex-bytes .byte.in-node").unwrap().is_some_and(|c| c.text_content().unwrap() != "··")).await);
+    assert!(
+        settle(|| el
+            .query_selector(".hex-bytes .byte.in-node")
+            .unwrap()
+            .is_some_and(|c| c.text_content().unwrap() != "··"))
+        .await
+    );
 
     let cells = all(&el, ".hex-bytes .byte");
     let rendered_rows = all(&el, ".hex-row").len() as u64;
-    assert!(rendered_rows > 0 && (rendered_rows as usize) < 200, "only the rows on screen are rendered ({rendered_rows})");
-    let highlighted: Vec<u64> = all(&el, ".hex-bytes .byte.in-node").iter().map(|c| c.get_attribute("data-offset").unwrap().parse().unwrap()).collect();
+    assert!(
+        rendered_rows > 0 && (rendered_rows as usize) < 200,
+        "only the rows on screen are rendered ({rendered_rows})"
+    );
+    let highlighted: Vec<u64> = all(&el, ".hex-bytes .byte.in-node")
+        .iter()
+        .map(|c| c.get_attribute("data-offset").unwrap().parse().unwrap())
+        .collect();
     assert_eq!(highlighted[0], span.offset, "the view scrolled to the node and highlights from its first byte");
     assert!(highlighted.windows(2).all(|w| w[1] == w[0] + 1), "contiguous");
     assert!(highlighted.iter().all(|&o| o < span.end()));
     for c in &cells {
         let o: u64 = c.get_attribute("data-offset").unwrap().parse().unwrap();
         assert_eq!(c.text_content().unwrap(), format!("{:02x}", spaces[1][o as usize]), "byte {o:#x} shows its value");
-        assert_eq!(c.class_list().contains("in-node"), span.contains(1, o));
+        assert_eq!(c.class_list().contains("in-node"), span_contains(&span, 1, o));
     }
     // The code object's ELF magic is the first thing highlighted.
-    let first: Vec<String> = all(&el, ".hex-bytes .byte.in-node").iter().take(4).map(|c| c.text_content().unwrap()).collect();
+    let first: Vec<String> =
+        all(&el, ".hex-bytes .byte.in-node").iter().take(4).map(|c| c.text_content().unwrap()).collect();
     assert_eq!(first, ["7f", "45", "4c", "46"]);
 
     let target = el.query_selector(&format!(".hex-bytes .byte[data-offset='{}']", span.offset + 3)).unwrap().unwrap();
@@ -218,7 +253,11 @@ async fn layout_map_draws_every_space_to_scale_with_tooltips() {
     let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
     let (on_action, log) = recorder();
     let el = root();
-    Renderer::<LayoutMap>::with_root_and_props(el.clone(), LayoutMapProps { doc: doc.clone(), selected: None, on_action, marked: Vec::new() }).render();
+    Renderer::<LayoutMap>::with_root_and_props(
+        el.clone(),
+        LayoutMapProps { doc: doc.clone(), selected: None, on_action, marked: Vec::new() },
+    )
+    .render();
     assert!(settle(|| el.query_selector("svg.map").unwrap().is_some()).await);
 
     let bands = all(&el, "figure.band");
@@ -232,7 +271,7 @@ async fn layout_map_draws_every_space_to_scale_with_tooltips() {
         let title = r.query_selector("title").unwrap().unwrap().text_content().unwrap();
         assert!(title.contains(&format!("{:#x}", doc.nodes[id].span.offset)), "{title}");
         assert!(title.contains(&format!("({} bytes)", doc.nodes[id].span.size)), "{title}");
-        assert!(r.class_list().contains(&format!("kind-{}", doc.nodes[id].kind)));
+        assert!(r.class_list().contains(&format!("kind-{}", doc.nodes[id].kind.as_str())));
     }
     let legend: Vec<String> = all(&el, ".legend li").iter().map(|l| l.text_content().unwrap()).collect();
     for k in ["section", "compressed-bundle", "bundle-entry"] {
@@ -255,9 +294,21 @@ async fn layout_map_draws_every_space_to_scale_with_tooltips() {
 async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     let doc = hip_doc();
     let (on_action, log) = recorder();
-    let ccob = doc.nodes.iter().position(|n| n.kind == "compressed-bundle").unwrap();
+    let ccob = doc.nodes.iter().position(|n| n.kind == NodeKind::CompressedBundle).unwrap();
     let el = root();
-    Renderer::<Inspector>::with_root_and_props(el.clone(), InspectorProps { doc: doc.clone(), selected: Some(ccob), on_action, tab: 1, marked: Vec::new(), edit: Default::default(), on_file: None }).render();
+    Renderer::<Inspector>::with_root_and_props(
+        el.clone(),
+        InspectorProps {
+            doc: doc.clone(),
+            selected: Some(ccob),
+            on_action,
+            tab: 1,
+            marked: Vec::new(),
+            edit: Default::default(),
+            on_file: None,
+        },
+    )
+    .render();
     assert!(settle(|| el.query_selector("table.fields").unwrap().is_some()).await);
 
     let n = &doc.nodes[ccob];
@@ -265,7 +316,7 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     assert_eq!(rows.len(), n.fields.len());
     let version = el.query_selector("tr[data-field='version']").unwrap().expect("a version row");
     let text = version.text_content().unwrap();
-    let field = n.fields.iter().find(|f| f.name == "version").unwrap();
+    let field = &n.fields.iter().find(|f| f.field.name == "version").unwrap().field;
     let span = field.span.expect("the version has a place in the file");
     assert!(text.contains(&format!("{:#x}", span.offset)), "{text}");
     assert!(text.contains("03 00"), "raw little-endian bytes of version 3: {text}");
@@ -284,17 +335,19 @@ async fn summary_shows_the_limits_and_the_diagnostic_of_a_limit_that_stopped_the
         Callback::from(move |_| r.set(r.get() + 1))
     };
     // Explored with a nesting limit of 1; the page's settings have been changed back since.
-    let props = |current: Settings, on_reopen: Callback<web_sys::MouseEvent>, on_action: Callback<Action>| SummaryProps {
-        doc: doc.clone(),
-        selected: Some(0),
-        first_render_ms: None,
-        settings: shallow,
-        current_settings: current,
-        on_reopen,
-        on_action,
-    };
+    let props =
+        |current: Settings, on_reopen: Callback<web_sys::MouseEvent>, on_action: Callback<Action>| SummaryProps {
+            doc: doc.clone(),
+            selected: Some(0),
+            first_render_ms: None,
+            settings: shallow,
+            current_settings: current,
+            on_reopen,
+            on_action,
+        };
     let el = root();
-    Renderer::<Summary>::with_root_and_props(el.clone(), props(Settings::default(), on_reopen, on_action.clone())).render();
+    Renderer::<Summary>::with_root_and_props(el.clone(), props(Settings::default(), on_reopen, on_action.clone()))
+        .render();
     assert!(settle(|| el.query_selector(".diagnostics").unwrap().is_some()).await);
     let diagnostics = el.query_selector(".diagnostics").unwrap().unwrap().text_content().unwrap();
     assert!(diagnostics.contains("containers nested deeper than 1 levels are not explored"), "{diagnostics}");
@@ -329,7 +382,11 @@ fn type_into(root: &Element, id: &str, value: &str) {
 }
 
 fn button(root: &Element, text: &str) -> HtmlElement {
-    all(root, "button").into_iter().find(|b| b.text_content().as_deref() == Some(text)).unwrap_or_else(|| panic!("no button {text}")).unchecked_into()
+    all(root, "button")
+        .into_iter()
+        .find(|b| b.text_content().as_deref() == Some(text))
+        .unwrap_or_else(|| panic!("no button {text}"))
+        .unchecked_into()
 }
 
 fn problem(root: &Element, id: &str) -> String {
@@ -367,7 +424,11 @@ async fn settings_dialog_explains_wrong_values_and_saves_only_valid_settings() {
     assert_eq!(problem(&el, DECOMPRESSED_ID), "Must be at least 1.");
     assert_eq!(problem(&el, DEPTH_ID), "“deep” is not a whole number. Enter one from 1 to 32.");
     assert_eq!(input(&el, DECOMPRESSED_ID).get_attribute("aria-invalid").as_deref(), Some("true"));
-    assert_eq!(gloo_utils::document().active_element().map(|e| e.id()).as_deref(), Some(DECOMPRESSED_ID), "the first wrong field has the focus");
+    assert_eq!(
+        gloo_utils::document().active_element().map(|e| e.id()).as_deref(),
+        Some(DECOMPRESSED_ID),
+        "the first wrong field has the focus"
+    );
     assert!(saved.borrow().is_empty());
     // Fixing one field clears its message at once; the other stays.
     type_into(&el, DECOMPRESSED_ID, "16");

@@ -3,11 +3,11 @@
 //! edit of the selected node's path.
 #![cfg(target_arch = "wasm32")]
 
-use offload_www::components::app::FileRequest;
-use offload_www::components::edit_panel::{EditPanel, EditPanelProps};
-use offload_www::edit_request::{CompressionMethod, EditRequest};
-use offload_www::model::{explore_bytes, Doc, NodeId};
-use offload_www::state::EditStatus;
+use offload::codec::Method;
+use offload::edit::Edit;
+use offload_www::page::components::edit::edit_panel::{EditPanel, EditPanelProps};
+use offload_www::page::state::{EditStatus, FileRequest};
+use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -43,7 +43,13 @@ async fn panel(doc: Rc<Doc>, node: NodeId) -> (Element, Rc<RefCell<Vec<FileReque
     let log = Rc::new(RefCell::new(Vec::new()));
     let l = log.clone();
     let el = root();
-    let props = EditPanelProps { doc, node, tab: 7, edit: EditStatus::Idle, on_file: Callback::from(move |r| l.borrow_mut().push(r)) };
+    let props = EditPanelProps {
+        doc,
+        node,
+        tab: 7,
+        edit: EditStatus::Idle,
+        on_file: Callback::from(move |r| l.borrow_mut().push(r)),
+    };
     Renderer::<EditPanel>::with_root_and_props(el.clone(), props).render();
     settle().await;
     (el, log)
@@ -86,14 +92,20 @@ async fn entry_id_is_checked_as_typed_and_applied_at_the_entry_path() {
     let path = doc.path_of(entry);
     assert_eq!(
         log.borrow().last(),
-        Some(&FileRequest::Edit(7, EditRequest::SetEntryId { node: path.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+".into() }))
+        Some(&FileRequest::Edit(
+            7,
+            Edit::SetEntryId { node: path.clone(), id: "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc-:xnack+".into() }
+        ))
     );
 
     type_into(&el, "#edit-entry-id", "hipv4-amdgcn-amd-amdhsa--gfx908").await;
     assert!(!apply().disabled());
     apply().click();
     settle().await;
-    assert_eq!(log.borrow().last(), Some(&FileRequest::Edit(7, EditRequest::SetEntryId { node: path, id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() })));
+    assert_eq!(
+        log.borrow().last(),
+        Some(&FileRequest::Edit(7, Edit::SetEntryId { node: path, id: "hipv4-amdgcn-amd-amdhsa--gfx908".into() }))
+    );
 }
 
 #[wasm_bindgen_test]
@@ -111,11 +123,17 @@ async fn offload_entry_strings_refuse_a_bad_triple_and_apply_a_good_one() {
     let path = doc.path_of(entry);
     assert_eq!(
         log.borrow().last(),
-        Some(&FileRequest::Edit(7, EditRequest::SetString { node: path.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) }))
+        Some(&FileRequest::Edit(
+            7,
+            Edit::SetString { node: path.clone(), key: "triple".into(), value: Some("amdgcn-amd-amdpal".into()) }
+        ))
     );
     button(&el, "button[aria-label='Remove arch']").click();
     settle().await;
-    assert_eq!(log.borrow().last(), Some(&FileRequest::Edit(7, EditRequest::SetString { node: path, key: "arch".into(), value: None })));
+    assert_eq!(
+        log.borrow().last(),
+        Some(&FileRequest::Edit(7, Edit::SetString { node: path, key: "arch".into(), value: None }))
+    );
     // A version 1 binary's entry moves with its binary: the first of two can move down only.
     assert!(button(&el, ".entry-actions button:nth-of-type(2)").disabled(), "Move up");
     assert!(!button(&el, ".entry-actions button:nth-of-type(3)").disabled(), "Move down");
@@ -126,7 +144,10 @@ async fn an_uncompressed_bundle_offers_compress_with_the_defaults() {
     let doc = Rc::new(explore_bytes(HIP_O, "hip_elf_2arch.o"));
     let bundle = node(&doc, "clang offload bundle");
     let (el, log) = panel(doc.clone(), bundle).await;
-    assert!(el.query_selector("button[aria-label='Verify the hash']").unwrap().is_none(), "nothing to verify in an uncompressed bundle");
+    assert!(
+        el.query_selector("button[aria-label='Verify the hash']").unwrap().is_none(),
+        "nothing to verify in an uncompressed bundle"
+    );
     type_into(&el, "#edit-level", "30").await;
     assert!(button(&el, "button[aria-label='Compress']").disabled());
     type_into(&el, "#edit-level", "").await;
@@ -134,6 +155,9 @@ async fn an_uncompressed_bundle_offers_compress_with_the_defaults() {
     settle().await;
     assert_eq!(
         log.borrow().last(),
-        Some(&FileRequest::Edit(7, EditRequest::Compress { node: doc.path_of(bundle), method: CompressionMethod::Zstd, level: None, version: 3 }))
+        Some(&FileRequest::Edit(
+            7,
+            Edit::Compress { node: doc.path_of(bundle), method: Method::Zstd, level: None, version: 3 }
+        ))
     );
 }

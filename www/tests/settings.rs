@@ -9,9 +9,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offload::explore::Options;
-use offload_www::model::{explore_bytes_with, Doc};
-use offload_www::settings::{Settings, SettingsDraft, SettingsProblems, MAX_DECOMPRESSED_MIB, MAX_DEPTH};
-use offload_www::state::{Action, AppState};
+use offload_www::page::settings::{SettingsDraft, SettingsProblems};
+use offload_www::page::state::{Action, AppState};
+use offload_www::wire::doc::{explore_bytes_with, Doc};
+use offload_www::wire::settings::{Settings, MAX_DECOMPRESSED_MIB, MAX_DEPTH};
 
 const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
 
@@ -30,7 +31,10 @@ fn the_defaults_are_the_cores() {
     assert_eq!(o.max_depth, core.max_depth);
     assert_eq!(o.verify_all, core.verify_all);
     assert_eq!(o.full_decompress_up_to, core.full_decompress_up_to);
-    assert!(s.max_decompressed_mib <= MAX_DECOMPRESSED_MIB && s.max_depth <= MAX_DEPTH, "the defaults can be typed back in");
+    assert!(
+        s.max_decompressed_mib <= MAX_DECOMPRESSED_MIB && s.max_depth <= MAX_DEPTH,
+        "the defaults can be typed back in"
+    );
 }
 
 #[test]
@@ -40,7 +44,11 @@ fn settings_become_the_cores_options() {
     assert_eq!(o.max_decompressed, 3 << 20);
     assert_eq!(o.max_depth, 2);
     assert!(o.verify_all);
-    assert_eq!(o.full_decompress_up_to, Options::default().full_decompress_up_to, "what cannot be set stays the core's");
+    assert_eq!(
+        o.full_decompress_up_to,
+        Options::default().full_decompress_up_to,
+        "what cannot be set stays the core's"
+    );
     assert_eq!(
         Settings { max_decompressed_mib: 16, max_depth: 4, verify_all: true, max_entries: 50 }.describe(),
         "decompressed bundles up to 16 MiB, nesting up to 4 levels, up to 50 entries per container, every compressed bundle verified"
@@ -53,8 +61,16 @@ fn settings_become_the_cores_options() {
 
 #[test]
 fn a_draft_is_checked_field_by_field() {
-    let draft = |mib: &str, depth: &str| SettingsDraft { max_decompressed_mib: mib.into(), max_depth: depth.into(), verify_all: true, max_entries: "500".into() };
-    assert_eq!(draft(" 64 ", "3").validate(), Ok(Settings { max_decompressed_mib: 64, max_depth: 3, verify_all: true, max_entries: 500 }));
+    let draft = |mib: &str, depth: &str| SettingsDraft {
+        max_decompressed_mib: mib.into(),
+        max_depth: depth.into(),
+        verify_all: true,
+        max_entries: "500".into(),
+    };
+    assert_eq!(
+        draft(" 64 ", "3").validate(),
+        Ok(Settings { max_decompressed_mib: 64, max_depth: 3, verify_all: true, max_entries: 500 })
+    );
     let entries = SettingsDraft { max_entries: "0".into(), ..draft("64", "3") };
     assert_eq!(entries.validate().unwrap_err().max_entries.as_deref(), Some("Must be at least 1."));
     let entries = SettingsDraft { max_entries: "1000001".into(), ..draft("64", "3") };
@@ -69,9 +85,20 @@ fn a_draft_is_checked_field_by_field() {
     );
     assert_eq!(
         draft("8192", "8").validate(),
-        Err(SettingsProblems { max_decompressed_mib: Some("Must be at most 4096 MiB: the explorer's memory holds at most 4 GiB.".into()), max_depth: None, max_entries: None })
+        Err(SettingsProblems {
+            max_decompressed_mib: Some("Must be at most 4096 MiB: the explorer's memory holds at most 4 GiB.".into()),
+            max_depth: None,
+            max_entries: None
+        })
     );
-    assert_eq!(draft("1", "").validate(), Err(SettingsProblems { max_decompressed_mib: None, max_depth: Some("Enter a whole number from 1 to 32.".into()), max_entries: None }));
+    assert_eq!(
+        draft("1", "").validate(),
+        Err(SettingsProblems {
+            max_decompressed_mib: None,
+            max_depth: Some("Enter a whole number from 1 to 32.".into()),
+            max_entries: None
+        })
+    );
     assert_eq!(draft("1", "-1").validate().unwrap_err().max_depth.as_deref(), Some("Must be at least 1."));
     assert_eq!(draft("1", "33").validate().unwrap_err().max_depth.as_deref(), Some("Must be at most 32 levels."));
     // The form starts from the settings it shows, and gives them back unchanged.
@@ -96,8 +123,15 @@ fn kept_settings_are_read_back_and_bad_values_fall_back_one_by_one() {
         Settings { max_depth: 5, ..default },
         "out of range, spaces and Windows line ends"
     );
-    assert_eq!(Settings::from_stored(Some("max_decompressed_mib=5000\nmax_depth=1000\nverify_all=true")), Settings { verify_all: true, ..default });
-    assert_eq!(Settings::from_stored(Some("colour=blue\nmax_decompressed_mib=2")), Settings { max_decompressed_mib: 2, ..default }, "unknown keys are ignored");
+    assert_eq!(
+        Settings::from_stored(Some("max_decompressed_mib=5000\nmax_depth=1000\nverify_all=true")),
+        Settings { verify_all: true, ..default }
+    );
+    assert_eq!(
+        Settings::from_stored(Some("colour=blue\nmax_decompressed_mib=2")),
+        Settings { max_decompressed_mib: 2, ..default },
+        "unknown keys are ignored"
+    );
 }
 
 #[test]
@@ -147,13 +181,16 @@ fn an_entry_limit_cuts_a_container_and_says_so() {
 #[cfg(target_arch = "wasm32")]
 #[test]
 fn settings_are_kept_in_local_storage() {
-    use offload_www::settings::{load, save, STORAGE_KEY};
+    use offload_www::page::settings::{load, save, STORAGE_KEY};
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
     storage.remove_item(STORAGE_KEY).unwrap();
     assert_eq!(load(), Settings::default(), "nothing kept");
     let s = Settings { max_decompressed_mib: 7, max_depth: 9, verify_all: true, max_entries: 3 };
     save(&s).unwrap();
-    assert_eq!(storage.get_item(STORAGE_KEY).unwrap().as_deref(), Some("max_decompressed_mib=7\nmax_depth=9\nverify_all=true\nmax_entries=3\n"));
+    assert_eq!(
+        storage.get_item(STORAGE_KEY).unwrap().as_deref(),
+        Some("max_decompressed_mib=7\nmax_depth=9\nverify_all=true\nmax_entries=3\n")
+    );
     assert_eq!(load(), s);
     storage.set_item(STORAGE_KEY, "<not settings>").unwrap();
     assert_eq!(load(), Settings::default(), "a damaged copy is not trusted");

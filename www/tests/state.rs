@@ -8,9 +8,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use offload_www::model::{explore_bytes, Doc, NodeId};
-use offload_www::settings::Settings;
-use offload_www::state::{Action, AppState, Nav, Status, View};
+use offload::tree::NodeKind;
+use offload_www::page::state::{Action, AppState, Nav, Status, View};
+use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
+use offload_www::wire::settings::Settings;
 use std::rc::Rc;
 
 const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
@@ -22,14 +23,23 @@ fn doc(data: &[u8], name: &str) -> Rc<Doc> {
 }
 
 fn find(doc: &Doc, label_starts: &str) -> NodeId {
-    doc.nodes.iter().position(|n| n.label.starts_with(label_starts)).unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
+    doc.nodes
+        .iter()
+        .position(|n| n.label.starts_with(label_starts))
+        .unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
 }
 
 /// A state with the HIP object open and explored in tab 1.
 fn opened() -> (AppState, Rc<Doc>) {
     let d = doc(HIP_O, "hip_elf_2arch_compressed.o");
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "hip_elf_2arch_compressed.o".into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: "hip_elf_2arch_compressed.o".into(),
+            size: HIP_O.len() as u64,
+            at_ms: 0.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::Loaded { id: 1, doc: d.clone() });
     (s, d)
 }
@@ -71,7 +81,13 @@ fn tabs_open_switch_and_close() {
 fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
     let d = doc(OMP_O, "omp_elf_2arch.o");
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "omp_elf_2arch.o".into(), size: OMP_O.len() as u64, at_ms: 5.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: "omp_elf_2arch.o".into(),
+            size: OMP_O.len() as u64,
+            at_ms: 5.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::Progress { id: 1, stage: "reading".into(), bytes_read: 4096 });
     assert_eq!(s.tab(1).unwrap().status, Status::Loading { stage: "reading".into(), bytes_read: 4096 });
     let closed = s.clone().reduce(Action::Close(1)).reduce(Action::Loaded { id: 1, doc: d.clone() });
@@ -86,7 +102,8 @@ fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
     assert!(matches!(restarted.tab(1).unwrap().status, Status::Loading { .. }));
     assert_eq!(restarted.tab(1).unwrap().opened_at, 9.0);
 
-    let loaded = restarted.reduce(Action::Loaded { id: 1, doc: d }).reduce(Action::FirstRender { id: 1, after_ms: 42.0 });
+    let loaded =
+        restarted.reduce(Action::Loaded { id: 1, doc: d }).reduce(Action::FirstRender { id: 1, after_ms: 42.0 });
     assert_eq!(loaded.tab(1).unwrap().first_render_ms, Some(42.0));
     let loaded = loaded.reduce(Action::FirstRender { id: 1, after_ms: 99.0 });
     assert_eq!(loaded.tab(1).unwrap().first_render_ms, Some(42.0), "only the first render is timed");
@@ -104,8 +121,10 @@ fn a_loaded_file_opens_with_its_tree_expanded_and_the_file_selected() {
 #[test]
 fn selecting_a_target_shows_its_bytes_in_its_own_space() {
     let (s, d) = opened();
-    let gfx90a = d.targets.iter().find(|t| t.target_id == "hipv4-amdgcn-amd-amdhsa--gfx90a").expect("gfx90a target");
+    let gfx90a =
+        d.targets.iter().find(|t| t.target.target_id == "hipv4-amdgcn-amd-amdhsa--gfx90a").expect("gfx90a target");
     let node = gfx90a.node.expect("the target has a node");
+    let gfx90a = &gfx90a.target;
     // Collapse everything first: selecting must open the way down to the node.
     let mut s = s;
     for id in 0..d.nodes.len() {
@@ -154,7 +173,7 @@ fn go_to_offset_selects_and_scrolls_within_the_current_space() {
     let tab = s.active_tab().unwrap();
     assert_eq!(tab.hex.cursor, Some(at));
     assert_eq!(tab.hex.reveal, Some(at));
-    assert_eq!(d.nodes[tab.selected.unwrap()].kind, "compressed-bundle");
+    assert_eq!(d.nodes[tab.selected.unwrap()].kind, NodeKind::CompressedBundle);
     // Past the end: the last byte.
     let s = s.reduce(Action::GoTo(u64::MAX));
     assert_eq!(s.active_tab().unwrap().hex.cursor, Some(HIP_O.len() as u64 - 1));
@@ -183,7 +202,10 @@ fn keyboard_navigation_follows_the_visible_rows() {
     let s = s.reduce(Action::Nav(Nav::Left));
     assert!(!s.active_tab().unwrap().is_expanded(section));
     assert_eq!(sel(&s), section);
-    assert_eq!(s.active_tab().unwrap().visible_nodes().len(), rows.len() - (d.nodes[section].subtree_end - section - 1));
+    assert_eq!(
+        s.active_tab().unwrap().visible_nodes().len(),
+        rows.len() - (d.nodes[section].subtree_end - section - 1)
+    );
     let s = s.reduce(Action::Nav(Nav::Left));
     assert_eq!(sel(&s), 0);
     // Right on the collapsed section (after Down) expands it, Right again enters it.
@@ -218,10 +240,11 @@ fn every_target_of_a_linked_library_has_its_node_and_chain() {
     assert_eq!(d.targets.len(), expected.len());
     assert_eq!(d.targets.len(), 6, "three translation units for two processors");
     assert_eq!(d.spaces.len(), 4, "the file and three decompressed bundles");
-    for (t, e) in d.targets.iter().zip(&expected) {
-        assert_eq!(t.target_id, e.target_id);
-        let node = t.node.unwrap_or_else(|| panic!("{} has no node", t.target_id));
-        assert_eq!(d.nodes[node].kind, "bundle-entry");
+    for (info, e) in d.targets.iter().zip(&expected) {
+        assert_eq!(&info.target, e, "the core's target, as it collects it");
+        let t = &info.target;
+        let node = info.node.unwrap_or_else(|| panic!("{} has no node", t.target_id));
+        assert_eq!(d.nodes[node].kind, NodeKind::BundleEntry);
         assert_eq!(d.nodes[node].span, t.span);
         let chain: Vec<&str> = d.ancestors(node).iter().rev().map(|&a| d.nodes[a].label.as_str()).collect();
         assert_eq!(chain, e.chain.iter().map(String::as_str).collect::<Vec<_>>());
@@ -232,7 +255,7 @@ fn every_target_of_a_linked_library_has_its_node_and_chain() {
         assert_eq!(s.origin.map(|o| o.space), Some(0));
         assert_eq!(s.available, s.size, "small bundles are decompressed in full");
     }
-    let maps = offload_www::layout::space_maps(&d);
+    let maps = offload_www::page::layout::space_maps(&d);
     assert_eq!(maps.iter().map(|m| m.space).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
     assert!(maps[1..].iter().all(|m| m.indent == 1));
     for m in &maps {
@@ -246,20 +269,21 @@ fn every_target_of_a_linked_library_has_its_node_and_chain() {
 fn offload_binary_fields_carry_their_raw_bytes() {
     let d = doc(OMP_O, "omp_elf_2arch.o");
     assert_eq!(d.targets.len(), 2);
-    let entry = d.targets.iter().find(|t| t.processor == "gfx90a").and_then(|t| t.node).expect("gfx90a entry");
-    assert_eq!(d.nodes[entry].kind, "offload-entry");
+    let entry = d.targets.iter().find(|t| t.target.processor == "gfx90a").and_then(|t| t.node).expect("gfx90a entry");
+    assert_eq!(d.nodes[entry].kind, NodeKind::OffloadEntry);
     let with_raw: Vec<_> = d.nodes.iter().flat_map(|n| &n.fields).filter(|f| f.raw.is_some()).collect();
     assert!(!with_raw.is_empty());
-    for f in with_raw {
+    for info in with_raw {
+        let f = &info.field;
         let span = f.span.unwrap();
-        let raw = f.raw.as_ref().unwrap();
+        let raw = info.raw.as_ref().unwrap();
         assert_eq!(raw.len() as u64, span.size, "{}", f.name);
         if span.space == 0 {
             assert_eq!(&raw[..], &OMP_O[span.offset as usize..span.end() as usize], "{}", f.name);
         }
     }
     // The magic of the first offload binary reads as the bytes the format defines.
-    let magic = d.nodes.iter().flat_map(|n| &n.fields).find(|f| f.name == "magic").expect("a magic field");
+    let magic = d.nodes.iter().flat_map(|n| &n.fields).find(|f| f.field.name == "magic").expect("a magic field");
     assert_eq!(magic.raw.as_deref(), Some(&[0x10, 0xff, 0x10, 0xad][..]));
 }
 
@@ -267,11 +291,17 @@ fn offload_binary_fields_carry_their_raw_bytes() {
 fn a_share_link_selection_applies_once_the_file_is_explored() {
     let d = doc(HIP_O, "hip_elf_2arch_compressed.o");
     let gfx90a = find(&d, "AMDGPU code object gfx90a");
-    let path = offload_www::share::path_to(&d, gfx90a);
+    let path = d.path_of(gfx90a);
     assert_eq!(path, vec![0, 0, 1, 0, 2, 0]);
     // Asked before the worker answers: kept, then applied on load.
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: "hip.o".into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: "hip.o".into(),
+            size: HIP_O.len() as u64,
+            at_ms: 0.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::SelectPath { id: 1, path: path.clone() });
     assert_eq!(s.active_tab().unwrap().selected, None);
     let s = s.reduce(Action::Loaded { id: 1, doc: d.clone() });

@@ -8,12 +8,15 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use offload::codec::Method;
 use offload::edit::{apply, Edit};
 use offload::explore::{explore, Options};
-use offload_www::edit_request::{payload_file_name, CompressionMethod, EditRequest};
-use offload_www::model::{explore_bytes, Doc, NodeId};
-use offload_www::settings::Settings;
-use offload_www::state::{Action, AppState, EditStatus};
+use offload::tree::NodeKind;
+use offload_www::page::state::{Action, AppState, EditStatus};
+use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
+use offload_www::wire::edit::Verified;
+use offload_www::wire::settings::Settings;
+use offload_www::worker::read_back::payload_file_name;
 use std::rc::Rc;
 
 const HIP_O: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch.o");
@@ -21,7 +24,10 @@ const NAME: &str = "hip_elf_2arch.o";
 const OLD_ID: &str = "hipv4-amdgcn-amd-amdhsa--gfx906:xnack-";
 
 fn find(doc: &Doc, label_starts: &str) -> NodeId {
-    doc.nodes.iter().position(|n| n.label.starts_with(label_starts)).unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
+    doc.nodes
+        .iter()
+        .position(|n| n.label.starts_with(label_starts))
+        .unwrap_or_else(|| panic!("no node labelled {label_starts}…"))
 }
 
 /// The file after `edit`, explored; and the path the core marks.
@@ -34,7 +40,8 @@ fn edited(bytes: &[u8], edit: &Edit) -> (Vec<u8>, Rc<Doc>, Vec<usize>) {
 fn edited_selecting(bytes: &[u8], edit: &Edit) -> (Vec<u8>, Rc<Doc>, Vec<usize>, Vec<usize>) {
     let tree = explore(bytes, NAME, &Options::default());
     let out = apply(bytes, &tree, edit).unwrap_or_else(|e| panic!("{edit:?}: {e}"));
-    let select = offload::edit::selection_after(edit, &tree, &explore(&out.bytes[..], NAME, &Options::default()), &out.mark);
+    let select =
+        offload::edit::selection_after(edit, &tree, &explore(&out.bytes[..], NAME, &Options::default()), &out.mark);
     let doc = Rc::new(explore_bytes(&out.bytes, NAME));
     (out.bytes, doc, out.mark, select)
 }
@@ -42,14 +49,20 @@ fn edited_selecting(bytes: &[u8], edit: &Edit) -> (Vec<u8>, Rc<Doc>, Vec<usize>,
 fn opened() -> (AppState, Rc<Doc>) {
     let doc = Rc::new(explore_bytes(HIP_O, NAME));
     let s = AppState::default()
-        .reduce(Action::Open { id: 1, name: NAME.into(), size: HIP_O.len() as u64, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Open {
+            id: 1,
+            name: NAME.into(),
+            size: HIP_O.len() as u64,
+            at_ms: 0.0,
+            settings: Settings::default(),
+        })
         .reduce(Action::Loaded { id: 1, doc: doc.clone() });
     (s, doc)
 }
 
 fn set_id(doc: &Doc, old: &str, id: &str) -> Edit {
     let entry = find(doc, old);
-    EditRequest::SetEntryId { node: doc.path_of(entry), id: id.into() }.to_core()
+    Edit::SetEntryId { node: doc.path_of(entry), id: id.into() }
 }
 
 #[test]
@@ -73,10 +86,17 @@ fn an_edit_adds_a_version_marks_the_node_and_keeps_the_selection_on_its_path() {
         .reduce(Action::EditProgress { id: 1, stage: "compressing".into() });
     assert!(matches!(&s.tab(1).unwrap().edit, EditStatus::Running { stage, .. } if stage == "compressing"));
     assert!(!s.tab(1).unwrap().can_undo(), "nothing is undone while an edit runs");
-    let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark: mark.clone(), select: doc.path_of(entry), notes: vec!["note".into()] });
+    let s = s.reduce(Action::Edited {
+        id: 1,
+        doc: new_doc.clone(),
+        mark: mark.clone(),
+        select: doc.path_of(entry),
+        notes: vec!["note".into()],
+    });
     let tab = s.tab(1).unwrap();
     assert_eq!((tab.versions.len(), tab.current), (2, 1));
     assert!(tab.can_undo() && !tab.can_redo() && tab.is_edited());
+    assert_eq!((tab.undo_version(), tab.redo_version()), (Some(0), None), "undo shows the file as opened");
     assert!(Rc::ptr_eq(tab.doc().unwrap(), &new_doc));
     let selected = tab.selected.unwrap();
     assert_eq!(new_doc.path_of(selected), doc.path_of(entry), "the selection stays on the same path");
@@ -89,7 +109,8 @@ fn an_edit_adds_a_version_marks_the_node_and_keeps_the_selection_on_its_path() {
 fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
     let (s, doc0) = opened();
     let (b1, doc1, mark1) = edited(HIP_O, &set_id(&doc0, OLD_ID, "hipv4-amdgcn-amd-amdhsa--gfx908"));
-    let (_, doc2, mark2) = edited(&b1, &set_id(&doc1, "hipv4-amdgcn-amd-amdhsa--gfx908", "hipv4-amdgcn-amd-amdhsa--gfx90c"));
+    let (_, doc2, mark2) =
+        edited(&b1, &set_id(&doc1, "hipv4-amdgcn-amd-amdhsa--gfx908", "hipv4-amdgcn-amd-amdhsa--gfx90c"));
     let s = s
         .reduce(Action::Edited { id: 1, doc: doc1.clone(), mark: mark1.clone(), select: mark1.clone(), notes: vec![] })
         .reduce(Action::Edited { id: 1, doc: doc2.clone(), mark: mark2.clone(), select: mark2.clone(), notes: vec![] });
@@ -99,6 +120,7 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
     let tab = s.tab(1).unwrap();
     assert!(Rc::ptr_eq(tab.doc().unwrap(), &doc0));
     assert!(tab.marked().is_empty() && !tab.is_edited() && tab.can_redo() && !tab.can_undo());
+    assert_eq!((tab.undo_version(), tab.redo_version()), (None, Some(1)));
 
     let s = s.reduce(Action::SwitchVersion { id: 1, index: 1 });
     assert!(Rc::ptr_eq(s.tab(1).unwrap().doc().unwrap(), &doc1));
@@ -106,8 +128,22 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
     assert_eq!(unchanged, s, "a version that does not exist changes nothing");
 
     // A new edit on version 1 replaces version 2.
-    let (_, doc3, mark3) = edited(&b1, &Edit::Compress { node: doc1.path_of(find(&doc1, "clang offload bundle")), method: offload::codec::Method::Zlib, level: None, version: 2 });
-    let s = s.reduce(Action::Edited { id: 1, doc: doc3.clone(), mark: mark3.clone(), select: mark3.clone(), notes: vec![] });
+    let (_, doc3, mark3) = edited(
+        &b1,
+        &Edit::Compress {
+            node: doc1.path_of(find(&doc1, "clang offload bundle")),
+            method: Method::Zlib,
+            level: None,
+            version: 2,
+        },
+    );
+    let s = s.reduce(Action::Edited {
+        id: 1,
+        doc: doc3.clone(),
+        mark: mark3.clone(),
+        select: mark3.clone(),
+        notes: vec![],
+    });
     let tab = s.tab(1).unwrap();
     assert_eq!((tab.versions.len(), tab.current), (3, 2));
     assert!(Rc::ptr_eq(&tab.versions[2].doc, &doc3) && !tab.can_redo());
@@ -117,17 +153,24 @@ fn undo_and_redo_switch_versions_and_an_edit_after_undo_drops_the_redo_tail() {
 #[test]
 fn a_refused_edit_keeps_the_version_and_says_why() {
     let (s, _) = opened();
-    let s = s
-        .reduce(Action::EditStarted { id: 1, what: "compressing".into() })
-        .reduce(Action::EditFailed { id: 1, message: "does not fit".into(), payload: Some(payload_file_name(NAME, offload::tree::NodeKind::CompressedBundle)) });
+    let s = s.reduce(Action::EditStarted { id: 1, what: "compressing".into() }).reduce(Action::EditFailed {
+        id: 1,
+        message: "does not fit".into(),
+        payload: Some(payload_file_name(NAME, offload::tree::NodeKind::CompressedBundle)),
+    });
     let tab = s.tab(1).unwrap();
     assert_eq!(tab.versions.len(), 1);
     assert_eq!(
         tab.edit,
-        EditStatus::Failed { what: "compressing".into(), message: "does not fit".into(), payload: Some("hip_elf_2arch.o.hipfb".into()) }
+        EditStatus::Failed {
+            what: "compressing".into(),
+            message: "does not fit".into(),
+            payload: Some("hip_elf_2arch.o.hipfb".into())
+        }
     );
-    let s = s.reduce(Action::Verified { id: 1, node: vec![0, 1], stored: 5, computed: 5 });
-    assert_eq!(s.tab(1).unwrap().edit, EditStatus::Verified { node: vec![0, 1], stored: 5, computed: 5 });
+    let verified = Verified { node: vec![0, 1], stored: 5, computed: 5 };
+    let s = s.reduce(Action::Verified { id: 1, verified: verified.clone() });
+    assert_eq!(s.tab(1).unwrap().edit, EditStatus::Verified(verified));
 }
 
 #[test]
@@ -142,7 +185,7 @@ fn removing_the_selected_entry_selects_what_took_its_place() {
     // The next entry moved up to the removed one's path.
     assert_eq!(new_doc.path_of(selected), doc.path_of(entry));
     assert!(new_doc.nodes[selected].label.starts_with("hipv4-amdgcn-amd-amdhsa--gfx90a"));
-    assert!(tab.marked().iter().all(|&m| new_doc.nodes[m].kind == "bundle"), "the container is marked");
+    assert!(tab.marked().iter().all(|&m| new_doc.nodes[m].kind == NodeKind::Bundle), "the container is marked");
 }
 
 #[test]
@@ -150,14 +193,19 @@ fn a_moved_entry_stays_selected_so_moving_it_again_moves_the_same_entry() {
     let (s, doc) = opened();
     let entry = find(&doc, OLD_ID);
     let s = s.reduce(Action::Select(entry));
-    let entries = |d: &Doc| d.nodes.iter().filter(|n| n.kind == "bundle-entry").map(|n| n.label.clone()).collect::<Vec<_>>();
+    let entries = |d: &Doc| {
+        d.nodes.iter().filter(|n| n.kind == NodeKind::BundleEntry).map(|n| n.label.clone()).collect::<Vec<_>>()
+    };
     let before = entries(&doc);
     let at = before.iter().position(|l| l.starts_with(OLD_ID)).unwrap();
     assert!(at + 1 < before.len(), "{before:?}");
-    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &EditRequest::MoveEntry { node: doc.path_of(entry), to: at + 1 }.to_core());
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &Edit::MoveEntry { node: doc.path_of(entry), to: at + 1 });
     let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
     let selected = s.tab(1).unwrap().selected.unwrap();
-    assert!(new_doc.nodes[selected].label.starts_with(OLD_ID), "the moved entry is selected, not the one that took its place");
+    assert!(
+        new_doc.nodes[selected].label.starts_with(OLD_ID),
+        "the moved entry is selected, not the one that took its place"
+    );
     assert_eq!(entries(&new_doc).iter().position(|l| l.starts_with(OLD_ID)), Some(at + 1));
 }
 
@@ -165,12 +213,12 @@ fn a_moved_entry_stays_selected_so_moving_it_again_moves_the_same_entry() {
 fn compressing_a_bundle_keeps_the_history_and_marks_the_compressed_bundle() {
     let (s, doc) = opened();
     let bundle = find(&doc, "clang offload bundle");
-    let request = EditRequest::Compress { node: doc.path_of(bundle), method: CompressionMethod::Zstd, level: None, version: 3 };
-    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &request.to_core());
+    let edit = Edit::Compress { node: doc.path_of(bundle), method: Method::Zstd, level: None, version: 3 };
+    let (_, new_doc, mark, select) = edited_selecting(HIP_O, &edit);
     let s = s.reduce(Action::Edited { id: 1, doc: new_doc.clone(), mark, select, notes: vec![] });
     let marked = s.tab(1).unwrap().marked();
     assert_eq!(marked.len(), 1);
-    assert_eq!(new_doc.nodes[marked[0]].kind, "compressed-bundle");
+    assert_eq!(new_doc.nodes[marked[0]].kind, NodeKind::CompressedBundle);
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! The page's main thread: renders the app.
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    offload_www::offline::register_service_worker();
-    yew::Renderer::<offload_www::components::App>::new().render();
+    offload_www::page::offline::register_service_worker();
+    yew::Renderer::<offload_www::page::components::app::App>::new().render();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,0 +1,105 @@
+//! The `#url=` dialog: asks before fetching a file from an address (a link must not make the
+//! page download anything unasked), then shows the download's progress with Cancel, or why a
+//! link could not be opened. A modal `<dialog>` in the page, never `window.confirm`.
+
+use crate::page::remote::{progress_text, RemoteState};
+use web_sys::HtmlDialogElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct RemotePromptProps {
+    pub state: Option<RemoteState>,
+    /// "Open": fetch the file asked about.
+    pub on_open: Callback<()>,
+    /// "Cancel" or "Close", or Escape: stop whatever is going on and close.
+    pub on_close: Callback<()>,
+}
+
+#[function_component]
+pub fn RemotePrompt(props: &RemotePromptProps) -> Html {
+    let dialog = use_node_ref();
+    {
+        let dialog = dialog.clone();
+        use_effect_with(props.state.is_some(), move |&open| {
+            if let Some(d) = dialog.cast::<HtmlDialogElement>() {
+                if open && !d.open() {
+                    let _ = d.show_modal();
+                } else if !open && d.open() {
+                    d.close();
+                }
+            }
+        });
+    }
+    let open = props.on_open.reform(|_: MouseEvent| ());
+    let close = props.on_close.reform(|_: MouseEvent| ());
+    // Escape closes a modal dialog by itself; the page hears it as a Cancel. The close event
+    // comes a task later, also when this component closed the dialog; by then another link may
+    // have opened it again, and that one must stay.
+    let on_dialog_close = {
+        let (on_close, showing) = (props.on_close.clone(), props.state.is_some());
+        Callback::from(move |e: Event| {
+            let reopened = e.target_dyn_into::<HtmlDialogElement>().is_some_and(|d| d.open());
+            if showing && !reopened {
+                on_close.emit(())
+            }
+        })
+    };
+    let body = match &props.state {
+        None => html! {},
+        Some(RemoteState::Asking { address, .. }) => html! {
+            <>
+                <h2 id="remote-title">{"Open a file from this address?"}</h2>
+                <p>{"The link you followed asks this page to download and open:"}</p>
+                <p class="address"><code>{ address.clone() }</code></p>
+                <p class="hint">{"The file is read here, in your browser, like a dropped file; nothing is sent anywhere. Only open files from addresses you trust."}</p>
+                <div class="actions">
+                    <button type="button" class="primary" onclick={open} autofocus=true>{"Open"}</button>
+                    <button type="button" onclick={close}>{"Cancel"}</button>
+                </div>
+            </>
+        },
+        Some(RemoteState::Fetching { address, bytes_read, total }) => html! {
+            <>
+                <h2 id="remote-title">{"Downloading"}</h2>
+                <p class="address"><code>{ address.clone() }</code></p>
+                {
+                    match total {
+                        Some(total) if *total >= *bytes_read && *total > 0 => html! {
+                            <progress max={total.to_string()} value={bytes_read.to_string()} aria-label="Download progress"></progress>
+                        },
+                        _ => html! { <progress aria-label="Download progress"></progress> },
+                    }
+                }
+                <p role="status" class="remote-progress" data-bytes-read={bytes_read.to_string()}
+                    title={total.map(|t| format!("{t} bytes")).unwrap_or_default()}>{ progress_text(*bytes_read, *total) }</p>
+                <div class="actions">
+                    <button type="button" class="cancel" onclick={close} aria-label="Cancel the download">{"Cancel"}</button>
+                </div>
+            </>
+        },
+        Some(RemoteState::Failed { address, message }) => html! {
+            <>
+                <h2 id="remote-title">{ if address.is_some() { "The file could not be opened" } else { "This link could not be opened" } }</h2>
+                if let Some(address) = address { <p class="address"><code>{ address.clone() }</code></p> }
+                <p class="problem" role="alert">{ capitalized(message) }</p>
+                <div class="actions">
+                    <button type="button" onclick={close} autofocus=true>{"Close"}</button>
+                </div>
+            </>
+        },
+    };
+    html! {
+        <dialog ref={dialog} class="remote" aria-labelledby="remote-title" onclose={on_dialog_close}>
+            { body }
+        </dialog>
+    }
+}
+
+/// Messages are written to follow a colon; alone in a paragraph they start with a capital.
+fn capitalized(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,138 @@
+//! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
+//! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
+
+use crate::page::components::download::download_button::DownloadButton;
+use crate::page::components::edit::edit_panel::EditPanel;
+use crate::page::format::{hex_bytes, hex_offset, human_size};
+use crate::page::state::FileRequest;
+use crate::page::state::{Action, EditStatus, TabId};
+use crate::wire::doc::{display_value, Doc, NodeId, RAW_FIELD_LIMIT};
+use offload::tree::Value;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct InspectorProps {
+    pub doc: Rc<Doc>,
+    pub selected: Option<NodeId>,
+    pub on_action: Callback<Action>,
+    /// The tab, for its edits.
+    #[prop_or_default]
+    pub tab: TabId,
+    /// Nodes changed by the edits that made the shown version.
+    #[prop_or_default]
+    pub marked: Vec<NodeId>,
+    #[prop_or_default]
+    pub edit: EditStatus,
+    /// Where edits go; without it the inspector only shows.
+    #[prop_or_default]
+    pub on_file: Option<Callback<FileRequest>>,
+}
+
+#[function_component]
+pub fn Inspector(props: &InspectorProps) -> Html {
+    let doc = &props.doc;
+    let Some((id, n)) = props.selected.and_then(|id| doc.nodes.get(id).map(|n| (id, n))) else {
+        return html! {
+            <section class="panel inspector" aria-labelledby="inspector-title">
+                <h2 id="inspector-title" class="panel-title">{"Inspector"}</h2>
+                <p class="empty">{"Select a node in the tree, the map or the hex view."}</p>
+            </section>
+        };
+    };
+    let space = &doc.spaces[n.span.space as usize];
+    html! {
+        <section class="panel inspector" aria-labelledby="inspector-title">
+            <h2 id="inspector-title" class="panel-title">{"Inspector"}</h2>
+            <h3 class={classes!("node-label", props.marked.contains(&id).then_some("edited"))}>
+                { &n.label }
+                if props.marked.contains(&id) {
+                    {" "}<span class="badge edited" title="changed by an edit">{"edited"}</span>
+                }
+            </h3>
+            <dl class="node-facts">
+                <dt>{"Kind"}</dt><dd><span class={classes!("swatch", format!("kind-{}", n.kind.as_str()))} aria-hidden="true"></span>{ n.kind.as_str() }</dd>
+                <dt>{"Byte space"}</dt><dd>{ format!("{} ({})", n.span.space, space.label) }</dd>
+                <dt>{"Offset"}</dt><dd>{ format!("{} ({})", hex_offset(n.span.offset), n.span.offset) }</dd>
+                <dt>{"Size"}</dt><dd>{ format!("{} ({} bytes)", human_size(n.span.size), n.span.size) }</dd>
+                <dt>{"End"}</dt><dd>{ hex_offset(n.span.end()) }</dd>
+            </dl>
+            <DownloadButton doc={doc.clone()} node={id} />
+            if n.fields.is_empty() {
+                <p class="empty">{"No fields."}</p>
+            } else {
+                <div class="table-scroll">
+                    <table class="fields">
+                        <caption>{ format!("Fields ({})", n.fields.len()) }</caption>
+                        <thead>
+                            <tr>
+                                <th scope="col">{"Field"}</th>
+                                <th scope="col">{"Offset"}</th>
+                                <th scope="col" class="num">{"Size"}</th>
+                                <th scope="col">{"Raw"}</th>
+                                <th scope="col">{"Value"}</th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            { for n.fields.iter().map(|info| {
+                                let f = &info.field;
+                                let offset = match f.span {
+                                    Some(span) => {
+                                        let onclick = props.on_action.reform(move |_: MouseEvent| Action::SelectSpan { node: id, span });
+                                        html! {
+                                            <button type="button" class="link" {onclick}
+                                                aria-label={format!("Show the bytes of {} at {}", f.name, hex_offset(span.offset))}>
+                                                { hex_offset(span.offset) }
+                                            </button>
+                                        }
+                                    }
+                                    None => html! { <span class="muted" title="derived, not read from one place">{"—"}</span> },
+                                };
+                                let raw = match (&info.raw, f.span) {
+                                    (Some(raw), _) => hex_bytes(raw, 16),
+                                    (None, Some(s)) if s.size > RAW_FIELD_LIMIT => format!("{} bytes", s.size),
+                                    _ => String::new(),
+                                };
+                                html! {
+                                    <tr data-field={f.name.clone()}>
+                                        <th scope="row">{ &f.name }</th>
+                                        <td class="mono">{ offset }</td>
+                                        <td class="num">{ f.span.map(|s| s.size.to_string()).unwrap_or_default() }</td>
+                                        <td class="mono raw">{ raw }</td>
+                                        <td class="value">{ value(&f.value) }</td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
+            if !n.diagnostics.is_empty() {
+                <ul class="node-diagnostics" aria-label="Diagnostics of this node">
+                    { for n.diagnostics.iter().map(|d| {
+                        let at = d.span.map(|s| format!(" (at {} in space {})", hex_offset(s.offset), s.space)).unwrap_or_default();
+                        html! {
+                            <li class={classes!("diagnostic", d.severity.as_str())}>
+                                <span class="severity">{ d.severity.as_str() }</span>{" "}{ &d.message }{ at }
+                            </li>
+                        }
+                    }) }
+                </ul>
+            }
+            if let Some(on_file) = &props.on_file {
+                <EditPanel doc={doc.clone()} node={id} tab={props.tab} edit={props.edit.clone()} on_file={on_file.clone()} />
+            }
+        </section>
+    }
+}
+
+fn value(v: &Value) -> Html {
+    match v {
+        Value::Map(entries) => html! {
+            <dl class="map-value">
+                { for entries.iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
+            </dl>
+        },
+        other => html! { { display_value(other) } },
+    }
+}

@@ -1,0 +1,22 @@
+//! The views of an explored file and what they are made of: the tree, the summary (targets,
+//! diagnostics, container chain, limits explored with), the layout map, the hex view (with its
+//! space picker and go-to box), the inspector, and what a tab shows before its file is explored
+//! (progress, failure, cancellation).
+//!
+//! Imports: views use other views, the inspector uses the edit forms (`super::edit`) and the
+//! target table and inspector the download buttons (`super::download`); nothing here uses the
+//! app or the frame.
+
+pub mod container_chain;
+pub mod diagnostics_list;
+pub mod explored_with;
+pub mod goto_offset;
+pub mod hex_view;
+pub mod inspector;
+pub mod layout_map;
+pub mod loading;
+pub mod progress;
+pub mod space_picker;
+pub mod summary;
+pub mod target_table;
+pub mod tree_view;

@@ -1,0 +1,54 @@
+//! The summary: what the file is and the limits it was explored with, its device targets, the
+//! container chain of the selection, and every diagnostic with where it points.
+
+use super::container_chain::Chain;
+use super::diagnostics_list::Diagnostics;
+use super::explored_with::ExploredWith;
+use super::target_table::TargetTable;
+use crate::page::format::human_size;
+use crate::page::state::Action;
+use crate::wire::doc::{display_value, Doc, NodeId};
+use crate::wire::settings::Settings;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct SummaryProps {
+    pub doc: Rc<Doc>,
+    pub selected: Option<NodeId>,
+    pub first_render_ms: Option<f64>,
+    /// The settings the file was explored with, and the page's settings now.
+    pub settings: Settings,
+    pub current_settings: Settings,
+    /// Explore the file again with the current settings.
+    pub on_reopen: Callback<MouseEvent>,
+    pub on_action: Callback<Action>,
+}
+
+#[function_component]
+pub fn Summary(props: &SummaryProps) -> Html {
+    let doc = &props.doc;
+    let container = doc.nodes.first().and_then(|n| n.field("container")).map(display_value);
+    let timing = match props.first_render_ms {
+        Some(ms) => {
+            format!("explored in {:.0} ms, on screen {:.0} ms after opening", doc.explore_us as f64 / 1000.0, ms)
+        }
+        None => format!("explored in {:.0} ms", doc.explore_us as f64 / 1000.0),
+    };
+    html! {
+        <section class="panel summary" aria-labelledby="summary-title">
+            <h2 id="summary-title" class="panel-title">{"Summary"}</h2>
+            <p class="file-line">
+                <strong class="file-name">{ &doc.name }</strong>
+                { format!(" — {}", human_size(doc.size)) }
+                { container.map(|c| format!(", {c}")).unwrap_or_default() }
+                { format!(", {} byte space{}", doc.spaces.len(), if doc.spaces.len() == 1 { "" } else { "s" }) }
+                <span class="timing" data-first-render-ms={props.first_render_ms.map(|ms| format!("{ms:.1}"))}>{ format!(" ({timing})") }</span>
+            </p>
+            <ExploredWith used={props.settings} current={props.current_settings} on_reopen={props.on_reopen.clone()} on_action={props.on_action.clone()} />
+            <TargetTable doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
+            <Chain doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
+            <Diagnostics doc={doc.clone()} on_action={props.on_action.clone()} />
+        </section>
+    }
+}

@@ -1,0 +1,203 @@
+//! `#url=<address>` links: a file fetched from another site (or this machine) and opened like
+//! a dropped one, after the user agreed to it in the page.
+//!
+//! Only https addresses, and plain http to this machine, are fetched (see
+//! [`crate::page::share::check_remote_address`]); the page's Content-Security-Policy allows exactly
+//! those in `connect-src`. The fetch sends no cookies and is never cached, and the body is read
+//! as a stream so its progress shows and Cancel stops it.
+//!
+//! What the page is doing about such a link is plain state ([`RemoteState`], kept by the
+//! reducer); the fetching itself needs a browser and builds only for `wasm32`.
+
+use crate::page::format::human_size;
+use offload::edit::NodePath;
+
+/// The `#url=` prompt and what follows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RemoteState {
+    /// Asking whether to fetch the file at `address` (an absolute URL, already checked).
+    Asking { address: String, selection: NodePath },
+    /// Reading the file: bytes so far, and the total when the server said it.
+    Fetching { address: String, bytes_read: u64, total: Option<u64> },
+    /// Why a link could not be opened: its address (when it had one) and the reason.
+    Failed { address: Option<String>, message: String },
+}
+
+/// "12.0 KiB of 48.0 KiB read", or without a total "12.0 KiB read". A total smaller than what
+/// was read (a server that compresses on the way reports the compressed length) is not shown.
+pub fn progress_text(bytes_read: u64, total: Option<u64>) -> String {
+    match total {
+        Some(total) if total >= bytes_read => format!("{} of {} read", human_size(bytes_read), human_size(total)),
+        _ => format!("{} read", human_size(bytes_read)),
+    }
+}
+
+/// The tab's name for a fetched file: the last segment of the address's path, decoded, else
+/// the host's name.
+pub fn file_name_for(pathname: &str, hostname: &str) -> String {
+    let last = pathname.rsplit('/').next().unwrap_or_default();
+    let decoded = crate::page::share::percent_decode(last)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_else(|| last.to_string());
+    let name = decoded.trim();
+    if name.is_empty() || name.contains(['/', '\\']) || name.chars().any(char::is_control) {
+        hostname.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// The message for a fetch that failed before any response could be read. For another
+/// origin that is, nearly always, a server that does not allow other sites to read its
+/// files: the browser hides the difference from the page on purpose.
+pub fn network_error_message(cross_origin: bool, host: &str) -> String {
+    if cross_origin {
+        format!(
+            "{host} did not allow this page to read the file: its server sent no Access-Control-Allow-Origin header for this site \
+             (or it could not be reached). Download the file and drop it on this page instead."
+        )
+    } else {
+        format!("{host} could not be reached, so the file could not be read. Check the address and your connection.")
+    }
+}
+
+/// The message for an HTTP error answer.
+pub fn http_error_message(status: u16, status_text: &str) -> String {
+    let text = if status_text.is_empty() { String::new() } else { format!(" {status_text}") };
+    format!("the server answered HTTP {status}{text} instead of the file")
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use browser::{fetch_file, resolve_address, FetchProblem};
+
+#[cfg(target_arch = "wasm32")]
+mod browser {
+    use super::{http_error_message, network_error_message};
+    use crate::page::share::check_remote_address;
+    use js_sys::{Array, Reflect, Uint8Array};
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{
+        AbortSignal, Blob, ReadableStreamDefaultReader, RequestCache, RequestCredentials, RequestInit, RequestMode,
+        Response, Url,
+    };
+
+    /// Why a fetch gave no file.
+    #[derive(Debug, PartialEq)]
+    pub enum FetchProblem {
+        /// The user cancelled it.
+        Cancelled,
+        Failed(String),
+    }
+
+    /// The absolute address a link names (relative ones are relative to the page's base), if
+    /// the page may fetch it.
+    pub fn resolve_address(address: &str) -> Result<Url, String> {
+        let base = gloo_utils::document().base_uri().ok().flatten().unwrap_or_default();
+        let url = Url::new_with_base(address, &base).map_err(|_| {
+            format!("expected the address of a file after url=, found \"{address}\", which is not an address")
+        })?;
+        check_remote_address(&url.protocol(), &url.hostname())?;
+        Ok(url)
+    }
+
+    /// Fetches the file at `url` into a `Blob`, reporting (bytes read, total if known) after
+    /// each piece; `signal` aborts it.
+    pub async fn fetch_file(
+        url: &Url,
+        signal: &AbortSignal,
+        on_progress: impl Fn(u64, Option<u64>),
+    ) -> Result<Blob, FetchProblem> {
+        let response = request(url, signal).await?;
+        if !response.ok() {
+            return Err(FetchProblem::Failed(http_error_message(response.status(), &response.status_text())));
+        }
+        let total = response.headers().get("content-length").ok().flatten().and_then(|v| v.trim().parse::<u64>().ok());
+        on_progress(0, total);
+        let Some(body) = response.body() else {
+            // No body stream (an empty answer): nothing to show progress for.
+            return Blob::new().map_err(|e| FetchProblem::Failed(format!("{e:?}")));
+        };
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let parts = Array::new();
+        let mut read: u64 = 0;
+        loop {
+            let chunk = JsFuture::from(reader.read()).await.map_err(|e| problem(&e, "reading the file"))?;
+            if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+                break;
+            }
+            let value: Uint8Array =
+                Reflect::get(&chunk, &"value".into()).map_err(|e| problem(&e, "reading the file"))?.unchecked_into();
+            read += u64::from(value.length());
+            parts.push(&value);
+            on_progress(read, total);
+        }
+        Blob::new_with_u8_array_sequence(&parts)
+            .map_err(|e| FetchProblem::Failed(format!("the file could not be kept: {e:?}")))
+    }
+
+    async fn request(url: &Url, signal: &AbortSignal) -> Result<Response, FetchProblem> {
+        let init = RequestInit::new();
+        init.set_method("GET");
+        init.set_mode(RequestMode::Cors);
+        // No cookies go to the other site, and nothing is kept in the browser's cache.
+        init.set_credentials(RequestCredentials::Omit);
+        init.set_cache(RequestCache::NoStore);
+        init.set_signal(Some(signal));
+        let window = web_sys::window().ok_or(FetchProblem::Failed("no window".into()))?;
+        match JsFuture::from(window.fetch_with_str_and_init(&url.href(), &init)).await {
+            Ok(response) => {
+                response.dyn_into::<Response>().map_err(|_| FetchProblem::Failed("the fetch gave no response".into()))
+            }
+            Err(e) if is_abort(&e) => Err(FetchProblem::Cancelled),
+            Err(_) => {
+                let cross_origin = window.location().origin().map_or(true, |o| o != url.origin());
+                Err(FetchProblem::Failed(network_error_message(cross_origin, &url.host())))
+            }
+        }
+    }
+
+    fn is_abort(e: &JsValue) -> bool {
+        Reflect::get(e, &"name".into()).ok().and_then(|n| n.as_string()).is_some_and(|n| n == "AbortError")
+    }
+
+    fn problem(e: &JsValue, doing: &str) -> FetchProblem {
+        if is_abort(e) {
+            FetchProblem::Cancelled
+        } else {
+            let message =
+                Reflect::get(e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| format!("{e:?}"));
+            FetchProblem::Failed(format!("the connection failed while {doing}: {message}"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_shows_the_total_when_it_is_known_and_true() {
+        assert_eq!(progress_text(0, Some(2048)), "0 B of 2.0 KiB read");
+        assert_eq!(progress_text(3072, None), "3.0 KiB read");
+        assert_eq!(progress_text(3072, Some(1024)), "3.0 KiB read");
+    }
+
+    #[test]
+    fn fetched_files_are_named_after_their_path() {
+        assert_eq!(file_name_for("/builds/libhip%20v2.so", "example.org"), "libhip v2.so");
+        assert_eq!(file_name_for("/", "example.org"), "example.org");
+        assert_eq!(file_name_for("/a%2Fb", "example.org"), "example.org");
+        assert_eq!(file_name_for("/%ZZ.o", "h"), "%ZZ.o");
+    }
+
+    #[test]
+    fn messages_say_what_happened() {
+        assert!(network_error_message(true, "files.example.org").contains("no Access-Control-Allow-Origin"));
+        assert!(network_error_message(true, "h").contains("drop it on this page"));
+        assert!(!network_error_message(false, "h").contains("Access-Control"));
+        assert_eq!(http_error_message(404, "Not Found"), "the server answered HTTP 404 Not Found instead of the file");
+        assert_eq!(http_error_message(500, ""), "the server answered HTTP 500 instead of the file");
+    }
+}

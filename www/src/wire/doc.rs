@@ -1,0 +1,364 @@
+//! What the page knows about one explored file: the core's annotated tree flattened into an
+//! arena of nodes (pre-order, node 0 is the file), the byte spaces, the device targets and, for
+//! each small field, its raw bytes. The worker builds it from `offload::tree::Tree` and sends it
+//! to the page; the views only ever read it.
+//!
+//! Flat and index-based because every view needs the same few questions answered quickly: the
+//! parent of a node, its subtree, the innermost node at a byte, the next visible row of the tree.
+//! Everything in a node is the core's own type ([`Span`], [`NodeKind`], [`Field`],
+//! [`Diagnostic`], [`Target`]): only the arena's links are the page's.
+
+use offload::edit::NodePath;
+use offload::targets::Target;
+use offload::tree::{Diagnostic, Field, Node, NodeKind, Severity, Span, Tree, Value};
+use serde::{Deserialize, Serialize};
+
+/// Index of a node in [`Doc::nodes`].
+pub type NodeId = usize;
+
+/// Fields whose span is at most this many bytes carry their raw bytes to the inspector.
+pub const RAW_FIELD_LIMIT: u64 = 64;
+
+/// Whether `span` covers byte `offset` of byte space `space`: the hex view asks it of every
+/// byte it draws, and clicks on bytes find their node with it.
+pub fn span_contains(span: &Span, space: u32, offset: u64) -> bool {
+    span.space == space && offset >= span.offset && offset < span.end()
+}
+
+/// One-line rendering of a field's value for tables; numbers also in hex when that helps
+/// reading offsets.
+pub fn display_value(value: &Value) -> String {
+    match value {
+        Value::Null => "—".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Uint(n) if *n >= 10 => format!("{n} ({n:#x})"),
+        Value::Uint(n) => n.to_string(),
+        Value::Text(t) => t.clone(),
+        Value::Map(m) => m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
+    }
+}
+
+/// A field of a node, with the bytes it was read from when they are few.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldInfo {
+    pub field: Field,
+    /// The bytes of the field's span when it is small and readable (see [`RAW_FIELD_LIMIT`]).
+    #[serde(with = "serde_bytes")]
+    pub raw: Option<Vec<u8>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeInfo {
+    /// Drives colours and the legend, by its stable name (`NodeKind::as_str`).
+    pub kind: NodeKind,
+    pub label: String,
+    pub span: Span,
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    pub depth: u32,
+    /// One past the last node of this node's subtree (pre-order keeps subtrees contiguous).
+    pub subtree_end: NodeId,
+    pub fields: Vec<FieldInfo>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Worst severity among this node's and its descendants' diagnostics.
+    pub worst: Option<Severity>,
+}
+
+impl NodeInfo {
+    /// A field's value by name.
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|f| f.field.name == name).map(|f| &f.field.value)
+    }
+
+    /// A text field's value by name.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.field(name)? {
+            Value::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpaceInfo {
+    pub label: String,
+    pub size: u64,
+    /// Where in its parent space the bytes came from (the compressed payload).
+    pub origin: Option<Span>,
+    /// How many of its bytes can be shown: all of them, except for a space of which only the
+    /// bundle header was decompressed.
+    pub available: u64,
+}
+
+/// A device target and the tree node that stands for it (the bundle entry or offload entry).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub target: Target,
+    pub node: Option<NodeId>,
+}
+
+/// Everything the page shows about one file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    pub name: String,
+    pub size: u64,
+    pub spaces: Vec<SpaceInfo>,
+    pub nodes: Vec<NodeInfo>,
+    pub targets: Vec<TargetInfo>,
+    /// Time the worker spent exploring, in microseconds (an integer, so that `Doc` stays `Eq`).
+    pub explore_us: u64,
+}
+
+/// `Eq` by hand: the core's tree types derive `PartialEq` only, but hold no floating-point
+/// number, so their equality is an equivalence. Being `Eq` makes an `Rc<Doc>` compare by
+/// pointer first, so the views' props compare in constant time.
+impl Eq for Doc {}
+
+impl Doc {
+    /// Flattens an explored tree and finds its device targets. `read` returns the bytes of a
+    /// span (used for the raw bytes of small fields); the caller decides where space 0's bytes
+    /// come from: the worker reads them from the file's `Blob`, [`Doc::of_bytes`] from memory.
+    pub fn from_tree(tree: &Tree, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Doc {
+        let mut nodes = Vec::new();
+        flatten(&tree.root, None, 0, &mut nodes, read);
+        let mut doc = Doc {
+            name: tree.spaces.first().map(|s| s.label.clone()).unwrap_or_default(),
+            size: tree.spaces.first().map_or(0, |s| s.size),
+            spaces: space_infos(tree),
+            nodes,
+            targets: Vec::new(),
+            explore_us: 0,
+        };
+        let targets = offload::targets::collect(tree);
+        doc.targets = targets.into_iter().map(|target| TargetInfo { node: doc.target_node(&target), target }).collect();
+        doc
+    }
+
+    /// [`Doc::from_tree`] for a file held in memory whole (`input`, the bytes of space 0).
+    pub fn of_bytes(tree: &Tree, input: &[u8]) -> Doc {
+        Doc::from_tree(tree, &|span| tree.bytes(input, span).map(<[u8]>::to_vec))
+    }
+
+    /// The node a target was collected from: the one whose ancestors' labels are the target's
+    /// chain and whose span (or whose image child's span, for an offload entry) is the target's.
+    fn target_node(&self, t: &Target) -> Option<NodeId> {
+        (0..self.nodes.len()).find(|&id| {
+            let n = &self.nodes[id];
+            matches!(n.kind, NodeKind::BundleEntry | NodeKind::OffloadEntry)
+                && (n.span == t.span
+                    || n.children
+                        .iter()
+                        .any(|&c| self.nodes[c].kind == NodeKind::Image && self.nodes[c].span == t.span))
+                && self
+                    .ancestors(id)
+                    .iter()
+                    .rev()
+                    .map(|&a| self.nodes[a].label.as_str())
+                    .eq(t.chain.iter().map(String::as_str))
+        })
+    }
+
+    /// Parents of `id`, nearest first.
+    pub fn ancestors(&self, id: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut at = self.nodes.get(id).and_then(|n| n.parent);
+        while let Some(p) = at {
+            out.push(p);
+            at = self.nodes[p].parent;
+        }
+        out
+    }
+
+    /// Whether `node` is `ancestor` or lies below it.
+    pub fn is_within(&self, node: NodeId, ancestor: NodeId) -> bool {
+        self.nodes.get(ancestor).is_some_and(|a| node >= ancestor && node < a.subtree_end)
+    }
+
+    /// The innermost (deepest, then smallest) node whose span in `space` covers `offset`.
+    pub fn innermost_at(&self, space: u32, offset: u64) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| span_contains(&n.span, space, offset))
+            .max_by(|(_, a), (_, b)| a.depth.cmp(&b.depth).then(b.span.size.cmp(&a.span.size)))
+            .map(|(id, _)| id)
+    }
+
+    /// The target whose node is `id` or an ancestor of `id`.
+    pub fn target_of(&self, id: NodeId) -> Option<usize> {
+        self.targets.iter().position(|t| t.node.is_some_and(|n| self.is_within(id, n)))
+    }
+
+    /// Every diagnostic in tree order, with the node that carries it.
+    pub fn diagnostics(&self) -> Vec<(NodeId, &Diagnostic)> {
+        self.nodes.iter().enumerate().flat_map(|(id, n)| n.diagnostics.iter().map(move |d| (id, d))).collect()
+    }
+
+    /// How many error diagnostics `node` and the nodes below it carry: what a download of its
+    /// bytes may read back with (see the worker's read-back check).
+    pub fn errors_within(&self, node: NodeId) -> u32 {
+        let Some(end) = self.nodes.get(node).map(|n| n.subtree_end.min(self.nodes.len())) else { return 0 };
+        self.nodes[node..end].iter().flat_map(|n| &n.diagnostics).filter(|d| d.severity == Severity::Error).count()
+            as u32
+    }
+
+    /// Nodes drawn in `space`, with their depth counted from the first node in that space
+    /// (so a decompressed space's map starts at row 0).
+    pub fn nodes_in_space(&self, space: u32) -> Vec<(NodeId, u32)> {
+        let mut out = Vec::new();
+        for (id, n) in self.nodes.iter().enumerate() {
+            if n.span.space != space {
+                continue;
+            }
+            let level = self.ancestors(id).iter().filter(|&&a| self.nodes[a].span.space == space).count() as u32;
+            out.push((id, level));
+        }
+        out
+    }
+
+    /// The child indices from the root to `id`: how the core's edits name a node, and what
+    /// survives re-exploring an edited file (node ids do not: a grown entry shifts them).
+    pub fn path_of(&self, id: NodeId) -> NodePath {
+        let mut path = Vec::new();
+        let mut at = id;
+        while let Some(parent) = self.nodes.get(at).and_then(|n| n.parent) {
+            path.push(self.nodes[parent].children.iter().position(|&c| c == at).unwrap_or(0));
+            at = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The node at a path of child indices from the root, if the tree has one there.
+    pub fn node_at(&self, path: &[usize]) -> Option<NodeId> {
+        let mut at = if self.nodes.is_empty() { return None } else { 0 };
+        for &i in path {
+            at = *self.nodes[at].children.get(i)?;
+        }
+        Some(at)
+    }
+
+    /// The deepest node on `path` that this tree has: the node itself, or the nearest
+    /// ancestor that still exists (after an edit removed the node).
+    pub fn nearest_at(&self, path: &[usize]) -> Option<NodeId> {
+        (0..=path.len()).rev().find_map(|n| self.node_at(&path[..n]))
+    }
+
+    /// A field's value by name.
+    pub fn field(&self, id: NodeId, name: &str) -> Option<&Value> {
+        self.nodes.get(id)?.field(name)
+    }
+
+    /// A text field's value by name.
+    pub fn text(&self, id: NodeId, name: &str) -> Option<&str> {
+        self.nodes.get(id)?.text(name)
+    }
+
+    /// The chain of spaces from space 0 to `space`, through each space's origin.
+    pub fn space_depth(&self, space: u32) -> u32 {
+        let mut depth = 0;
+        let mut at = space;
+        while let Some(origin) = self.spaces.get(at as usize).and_then(|s| s.origin) {
+            if origin.space >= at {
+                break; // never loop on a malformed origin
+            }
+            at = origin.space;
+            depth += 1;
+        }
+        depth
+    }
+}
+
+fn space_infos(tree: &Tree) -> Vec<SpaceInfo> {
+    let infos = tree.spaces.iter().enumerate().map(|(i, s)| SpaceInfo {
+        label: s.label.clone(),
+        size: s.size,
+        origin: s.origin,
+        // Space 0 is the file, read on demand; a derived space has what was decompressed.
+        available: if i == 0 { s.size } else { s.data.as_ref().map_or(0, |d| d.len() as u64) },
+    });
+    infos.collect()
+}
+
+fn flatten(
+    node: &Node,
+    parent: Option<NodeId>,
+    depth: u32,
+    out: &mut Vec<NodeInfo>,
+    read: &dyn Fn(Span) -> Option<Vec<u8>>,
+) -> NodeId {
+    let id = out.len();
+    let fields = node
+        .fields
+        .iter()
+        .map(|f| FieldInfo { field: f.clone(), raw: f.span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(read) })
+        .collect();
+    out.push(NodeInfo {
+        kind: node.kind,
+        label: node.label.clone(),
+        span: node.span,
+        parent,
+        children: Vec::new(),
+        depth,
+        subtree_end: id + 1,
+        fields,
+        diagnostics: node.diagnostics.clone(),
+        worst: node.worst_severity(),
+    });
+    for child in &node.children {
+        let c = flatten(child, Some(id), depth + 1, out, read);
+        out[id].children.push(c);
+    }
+    out[id].subtree_end = out.len();
+    id
+}
+
+/// Explores bytes held in memory and builds the page's model: what the worker does for a file
+/// it reads in full, and what the tests use.
+pub fn explore_bytes(data: &[u8], name: &str) -> Doc {
+    explore_bytes_with(data, name, &offload::explore::Options::default())
+}
+
+/// [`explore_bytes`] within other limits.
+pub fn explore_bytes_with(data: &[u8], name: &str, options: &offload::explore::Options) -> Doc {
+    Doc::of_bytes(&offload::explore::explore(data, name, options), data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HIP_O: &[u8] = include_bytes!("../../../tests/fixtures/hip_elf_2arch_compressed.o");
+
+    #[test]
+    fn paths_name_nodes_from_the_root() {
+        let doc = explore_bytes(HIP_O, "hip.o");
+        for node in 0..doc.nodes.len() {
+            let path = doc.path_of(node);
+            assert_eq!(path.len() as u32, doc.nodes[node].depth, "node {node}");
+            assert_eq!(doc.nearest_at(&path), Some(node));
+        }
+        assert_eq!(doc.path_of(0), Vec::<usize>::new());
+        // A path deeper or wider than the tree stops at the deepest node it reaches.
+        let deepest = doc.nodes.len() - 1;
+        let mut longer = doc.path_of(deepest);
+        longer.push(7);
+        assert_eq!(doc.nearest_at(&longer), Some(deepest));
+        assert_eq!(doc.nearest_at(&[999]), Some(0));
+    }
+
+    #[test]
+    fn values_read_as_one_line() {
+        assert_eq!(display_value(&Value::Uint(9)), "9");
+        assert_eq!(display_value(&Value::Uint(4096)), "4096 (0x1000)");
+        assert_eq!(display_value(&Value::Null), "—");
+        assert_eq!(display_value(&Value::Map(vec![("a".into(), "1".into()), ("b".into(), "2".into())])), "a=1, b=2");
+    }
+
+    #[test]
+    fn spans_contain_their_bytes_in_their_space() {
+        let span = Span::new(1, 16, 4);
+        assert!(span_contains(&span, 1, 16) && span_contains(&span, 1, 19));
+        assert!(!span_contains(&span, 1, 20) && !span_contains(&span, 1, 15) && !span_contains(&span, 0, 16));
+    }
+}

@@ -1,0 +1,151 @@
+//! Messages between the page and its explorer worker, sent with `postMessage` as structured
+//! clones (serde-wasm-bindgen): the file goes over as the `Blob` it is (a reference, not a
+//! copy), bytes as `Uint8Array`s, 64-bit numbers as `BigInt`s so that no offset is rounded.
+//!
+//! What the worker sends is of two sorts, kept apart so that each side handles one whole
+//! enum: [`Report`]s about the tab's file, which the page's session turns into actions as they
+//! are, and [`Answer`]s to numbered requests, which the page's client hands to whoever asked.
+
+use crate::wire::doc::Doc;
+use crate::wire::download::{Refusal, TarItem};
+use crate::wire::edit::Verified;
+use crate::wire::settings::Settings;
+use offload::edit::{Edit, NodePath};
+use offload::tree::Span;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+
+#[derive(Serialize, Deserialize)]
+pub enum ToWorker {
+    /// Explore this file within the limits of `settings`; the worker reads the parts it needs
+    /// by slicing it.
+    Explore {
+        name: String,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        file: web_sys::Blob,
+        settings: Settings,
+    },
+    /// Send the bytes `offset..offset+len` of a byte space of the explored file.
+    Read { request: u32, space: u32, offset: u64, len: u32 },
+    /// Apply an edit to the current file; on success the result becomes the current file.
+    Edit { edit: Edit, settings: Settings },
+    /// Check the hash of the compressed bundle at this path of the current file.
+    Verify { node: NodePath, settings: Settings },
+    /// Make another version of the file the current one (undo, redo): explore it, without
+    /// sending the page a tree (the page keeps each version's).
+    Switch {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        file: web_sys::Blob,
+        settings: Settings,
+    },
+    /// Prepare a download (see [`Job`]): the answer is `Prepared` or `NotPrepared`.
+    Prepare { request: u32, job: Job },
+}
+
+/// A download the worker prepares: it reads the bytes, explores them again and refuses them
+/// when they read back with errors their source did not have.
+#[derive(Serialize, Deserialize)]
+pub enum Job {
+    /// Check bytes the page already has as a `Blob` (the file, or a slice of it); nothing is
+    /// sent back but the verdict, the page saves its own `Blob`.
+    Check {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        blob: web_sys::Blob,
+        name: String,
+        source_errors: u32,
+    },
+    /// The bytes of a span of a decompressed space, checked.
+    Span { span: Span, name: String, source_errors: u32 },
+    /// A tar of these spans under these names, each checked, the tar read back.
+    Tar { members: Vec<TarItem> },
+    /// The device-specific archive of one target of the explored archive.
+    DeviceArchive { target: String },
+}
+
+/// A new version of the file, made by an edit.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct EditedFile {
+    /// Made in the worker from the new bytes; a `Blob` crosses to the page as a reference.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub file: web_sys::Blob,
+    pub doc: Doc,
+    /// The node to mark as edited.
+    pub mark: NodePath,
+    /// The node to select (`offload::edit::selection_after`): a moved or added entry.
+    pub select: NodePath,
+    pub notes: Vec<String>,
+}
+
+/// A new container that did not fit in its linked file, offered on its own.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Payload {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub blob: web_sys::Blob,
+    /// The name to save it under.
+    pub name: String,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub enum FromWorker {
+    /// The worker's code is loaded and it listens.
+    Ready,
+    /// Something about the file: for the page's session.
+    Report(Report),
+    /// The answer to request number `request`: for the page's client.
+    Answer { request: u32, answer: Answer },
+}
+
+/// What happens to the file the worker explores.
+#[derive(Serialize, Deserialize, Debug)]
+pub enum Report {
+    Progress {
+        stage: String,
+        bytes_read: u64,
+    },
+    Explored(Doc),
+    /// The worker stopped without a result (it could not read the file, or it crashed: the
+    /// page's client reports a worker's error event as this too).
+    Failed {
+        message: String,
+    },
+    EditProgress {
+        stage: String,
+    },
+    Edited(Box<EditedFile>),
+    /// An edit or a hash check was refused; `payload` is the new container alone when it did
+    /// not fit in a linked file.
+    EditFailed {
+        message: String,
+        payload: Option<Payload>,
+    },
+    Verified(Verified),
+}
+
+/// The answer to a read or a download request.
+#[derive(Serialize, Deserialize, Debug)]
+pub enum Answer {
+    Bytes(#[serde(with = "serde_bytes")] Vec<u8>),
+    ReadFailed(String),
+    /// A download's progress: `done` of `total` steps (images of a tar).
+    Preparing {
+        done: u64,
+        total: u64,
+    },
+    /// A download passed its checks; a `Uint8Array` of its bytes, or `undefined` for
+    /// [`Job::Check`].
+    Prepared(#[serde(with = "serde_wasm_bindgen::preserve")] JsValue),
+    /// A download is refused.
+    NotPrepared(Refusal),
+}
+
+fn serializer() -> serde_wasm_bindgen::Serializer {
+    serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true)
+}
+
+pub fn encode<T: Serialize>(message: &T) -> Result<JsValue, String> {
+    message.serialize(&serializer()).map_err(|e| e.to_string())
+}
+
+pub fn decode<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, String> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
+}

@@ -1,0 +1,135 @@
+//! What the worker keeps of the file it explored, and the reads from it: the file's `Blob`,
+//! read by slices through `FileReaderSync` (which a worker may block on), and the explored
+//! tree, which holds the bytes of decompressed spaces that only the worker has.
+
+use crate::wire::js::describe_error;
+use crate::wire::messages::Report;
+use crate::wire::settings::Settings;
+use crate::worker::outbox::report;
+use object::read::ReadCacheOps;
+use offload::tree::{Node, Span, Tree};
+use web_sys::{Blob, FileReaderSync};
+
+/// Largest single read from the file: big reads are split so that progress can be reported.
+const READ_CHUNK: u64 = 16 << 20;
+/// Progress is reported after at least this many more bytes were read.
+const PROGRESS_STEP: u64 = 4 << 20;
+
+/// What the worker keeps after exploring: the tree (with the bytes of decompressed spaces) and
+/// the file, to answer byte requests, edits and downloads.
+pub(crate) struct Explored {
+    pub(crate) tree: Tree,
+    pub(crate) file: Blob,
+    /// The file's name.
+    pub(crate) name: String,
+    /// The limits it was explored with: an edit made with other settings explores it again,
+    /// and downloads are explored again within the same ones.
+    pub(crate) settings: Settings,
+}
+
+impl Explored {
+    /// Up to `len` bytes of `space` from `offset`, fewer where the space ends or was only
+    /// partly decompressed: what the hex view shows.
+    pub(crate) fn read(&self, space: u32, offset: u64, len: u32) -> Result<Vec<u8>, String> {
+        if space == 0 {
+            return BlobReader::new(self.file.clone()).read_at(offset, len as u64);
+        }
+        let space_info =
+            self.tree.spaces.get(space as usize).ok_or_else(|| format!("there is no byte space {space}"))?;
+        let data = space_info.data.as_deref().unwrap_or(&[]);
+        let start = offset.min(data.len() as u64) as usize;
+        let end = offset.saturating_add(len as u64).min(data.len() as u64) as usize;
+        Ok(data[start..end].to_vec())
+    }
+
+    /// Exactly the bytes of `span`, of the file or of a decompressed space: what a download
+    /// holds.
+    pub(crate) fn span_bytes(&self, span: Span) -> Result<Vec<u8>, String> {
+        if span.space == 0 {
+            let bytes = BlobReader::new(self.file.clone()).read_at(span.offset, span.size)?;
+            if bytes.len() as u64 != span.size {
+                let (size, offset, read) = (span.size, span.offset, bytes.len());
+                return Err(format!("expected {size} bytes at offset {offset} of the file, read {read}"));
+            }
+            return Ok(bytes);
+        }
+        let space = self.tree.spaces.get(span.space as usize);
+        let data = space
+            .and_then(|s| s.data.as_deref())
+            .ok_or_else(|| format!("byte space {} was not decompressed", span.space))?;
+        let range = usize::try_from(span.offset).ok().zip(usize::try_from(span.end()).ok());
+        range.and_then(|(start, end)| data.get(start..end)).map(<[u8]>::to_vec).ok_or_else(|| {
+            let (start, end, space, held) = (span.offset, span.end(), span.space, data.len());
+            format!("expected bytes {start}..{end} of byte space {space}, which holds {held} bytes")
+        })
+    }
+
+    /// A node's bytes: from the file for space 0, from the explored tree for decompressed
+    /// spaces.
+    pub(crate) fn node_bytes(&self, node: &Node) -> Result<Vec<u8>, String> {
+        if node.span.space == 0 {
+            return BlobReader::new(self.file.clone()).read_at(node.span.offset, node.span.size);
+        }
+        let bytes = self.tree.bytes(&[], node.span).map(<[u8]>::to_vec);
+        bytes.ok_or_else(|| format!("the bytes of '{}' are not at hand", node.label))
+    }
+}
+
+/// A file read on demand through `FileReaderSync`, for `object::ReadCache`; reports how much
+/// was read as it goes.
+pub(crate) struct BlobReader {
+    blob: Blob,
+    pos: u64,
+    read_so_far: u64,
+    reported: u64,
+}
+
+impl BlobReader {
+    pub(crate) fn new(blob: Blob) -> BlobReader {
+        BlobReader { blob, pos: 0, read_so_far: 0, reported: 0 }
+    }
+
+    /// Up to `len` bytes from `offset` (fewer at the end of the file).
+    pub(crate) fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        let end = offset.saturating_add(len).min(self.blob.size() as u64);
+        let slice = self.blob.slice_with_f64_and_f64(offset as f64, end as f64).map_err(describe_error)?;
+        let reader = FileReaderSync::new().map_err(describe_error)?;
+        let buffer = reader.read_as_array_buffer(&slice).map_err(describe_error)?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+}
+
+impl ReadCacheOps for BlobReader {
+    fn len(&mut self) -> Result<u64, ()> {
+        Ok(self.blob.size() as u64)
+    }
+
+    fn seek(&mut self, pos: u64) -> Result<u64, ()> {
+        self.pos = pos;
+        Ok(pos)
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        let want = (buf.len() as u64).min(READ_CHUNK);
+        let bytes = self.read_at(self.pos, want).map_err(|_| ())?;
+        buf[..bytes.len()].copy_from_slice(&bytes);
+        self.pos += bytes.len() as u64;
+        self.read_so_far += bytes.len() as u64;
+        if self.read_so_far - self.reported >= PROGRESS_STEP {
+            self.reported = self.read_so_far;
+            report(Report::Progress { stage: "reading and decompressing".into(), bytes_read: self.read_so_far });
+        }
+        Ok(bytes.len())
+    }
+
+    fn read_exact(&mut self, mut buf: &mut [u8]) -> Result<(), ()> {
+        while !buf.is_empty() {
+            let n = self.read(buf)?;
+            if n == 0 {
+                return Err(());
+            }
+            buf = &mut buf[n..];
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,72 @@
+//! The explorer worker: reads the file by slices, explores it with the core, sends the page the
+//! flattened document, and then answers what the page asks of the file it keeps: bytes of
+//! decompressed spaces (which only it holds), edits, hash checks, downloads.
+//!
+//! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
+//! `explore` (exploring a file), `edit` (edits and hash checks), `prepare` (downloads), `kept`
+//! (what is kept of the explored file, and the reads from it), `outbox` (posting to the page).
+//! The logic that needs no browser — the tar writer ([`tar`]), device archives
+//! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
+//! there.
+//!
+//! Imports go one way: the worker uses `wire` (the messages) and the core, never `page`.
+
+pub mod device_archive;
+pub mod read_back;
+pub mod tar;
+
+#[cfg(target_arch = "wasm32")]
+mod edit;
+#[cfg(target_arch = "wasm32")]
+mod explore;
+#[cfg(target_arch = "wasm32")]
+mod kept;
+#[cfg(target_arch = "wasm32")]
+mod outbox;
+#[cfg(target_arch = "wasm32")]
+mod prepare;
+
+#[cfg(target_arch = "wasm32")]
+use crate::wire::messages::{decode, Answer, FromWorker, Report, ToWorker};
+#[cfg(target_arch = "wasm32")]
+use kept::Explored;
+#[cfg(target_arch = "wasm32")]
+use outbox::{answer, report};
+#[cfg(target_arch = "wasm32")]
+use std::cell::RefCell;
+
+/// Entry point of the worker binary: listens to the page, then says it is ready.
+#[cfg(target_arch = "wasm32")]
+pub fn run() {
+    let kept = RefCell::new(None::<Explored>);
+    outbox::listen(move |event| dispatch(&kept, event.data()));
+    outbox::post(&FromWorker::Ready);
+}
+
+/// Hands one message from the page to the module that answers it.
+#[cfg(target_arch = "wasm32")]
+fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
+    match decode::<ToWorker>(message) {
+        Ok(ToWorker::Explore { name, file, settings }) => {
+            report(Report::Explored(explore::explore_file(&name, file, &settings, kept)));
+        }
+        Ok(ToWorker::Read { request, space, offset, len }) => {
+            let read = kept
+                .borrow()
+                .as_ref()
+                .ok_or("the file has not been explored".to_string())
+                .and_then(|k| k.read(space, offset, len));
+            answer(request, read.map_or_else(Answer::ReadFailed, Answer::Bytes));
+        }
+        Ok(ToWorker::Prepare { request, job }) => prepare::run(request, job, kept),
+        Ok(ToWorker::Edit { edit, settings }) => report(edit::edit(kept, &edit, &settings)),
+        Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),
+        Ok(ToWorker::Switch { file, settings }) => {
+            // The page keeps each version's document: this only makes the worker's current
+            // file the version shown.
+            let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
+            explore::explore_file(&name, file, &settings, kept);
+        }
+        Err(e) => report(Report::Failed { message: format!("the worker got a message it does not understand: {e}") }),
+    }
+}
