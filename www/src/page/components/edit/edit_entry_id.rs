@@ -17,12 +17,12 @@ pub fn EditEntryId(props: &EditFormProps) -> Html {
     let stored = props.doc.text(props.node, "id").unwrap_or("").to_string();
     let value = use_state(|| stored.clone());
     let problem = entry_id_problem(&value);
-    // Errors are the problem above; warnings and notes do not stop the edit.
-    let advice: Vec<(Severity, String)> = entry_id_diagnostics(&value, None)
-        .into_iter()
-        .filter(|d| d.severity != Severity::Error)
-        .map(|d| (d.severity, d.message))
-        .collect();
+    // A refusal is the problem above, said once; otherwise the warnings and notes a reader of
+    // the ID would get (which read IDs leniently, as LLVM does) do not stop the edit.
+    let advice: Vec<(Severity, String)> = match problem {
+        Some(_) => Vec::new(),
+        None => entry_id_diagnostics(&value, None).into_iter().map(|d| (d.severity, d.message)).collect(),
+    };
     let canonical = canonical_entry_id(&value).filter(|c| *c != *value && entry_id_problem(c).is_none());
     let unchanged = *value == stored;
 
