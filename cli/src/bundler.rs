@@ -293,9 +293,6 @@ fn entry_bytes(path: &Path, data: &[u8], parsed: &Parsed, id: &str) -> Outcome<V
 
 pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     check_type(&a.file_type)?;
-    if a.file_type == "a" {
-        return crate::archive::run_unbundle(a);
-    }
     let inputs = a.inputs();
     if inputs.len() != 1 {
         return Err(Failure::new(format!(

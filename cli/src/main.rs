@@ -146,6 +146,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::List(a) => list::run(&a),
         Command::Bundle(a) => bundler::run_bundle(&a),
+        // Archives (`--type=a`) have their own unbundling; the archive module uses the
+        // bundler's arguments, so the choice is made here rather than in the bundler.
+        Command::Unbundle(a) if a.file_type == "a" => archive::run_unbundle(&a),
         Command::Unbundle(a) => bundler::run_unbundle(&a),
         Command::Package(a) => package::run_package(&a),
         Command::Extract(a) => package::run_extract(&a),
