@@ -133,42 +133,49 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
     Ok(plain)
 }
 
-/// Decompresses `cb` and computes the truncated MD5 of the result at the same time: chunks go to
-/// a second thread that hashes them while the next ones are decoded, so checking the hash costs
-/// about nothing beyond the slower of the two.
+/// Decompresses `cb` and computes the truncated MD5 of the result at the same time: each piece
+/// is hashed on a second thread while the next ones are decoded, so checking the hash costs
+/// about nothing beyond the slower of the two. The output is one buffer of the declared size
+/// (within the limit, checked first; the kernel commits its pages only as they are written),
+/// handed to the hasher piece by piece as disjoint slices: nothing is copied twice.
 fn decompress_hashing(cb: &compressed::CompressedBundle<'_>, limit: u64) -> offload::Result<(Vec<u8>, u64)> {
     use std::sync::mpsc::sync_channel;
     let declared = cb.header.uncompressed_size;
-    if declared > limit {
+    if declared > limit || usize::try_from(declared).is_err() {
         // The core's error for it, with its offset.
         return cb.decompress(limit).map(|_| unreachable!("refused by the limit"));
     }
-    std::thread::scope(|scope| {
-        let (chunks, received) = sync_channel::<Vec<u8>>(32);
+    let mut plain = vec![0u8; declared as usize];
+    let (produced, computed) = std::thread::scope(|scope| {
+        let (pieces, received) = sync_channel::<&[u8]>(64);
         let hasher = scope.spawn(move || {
             let mut md5 = offload::codec::Md5Stream::new();
-            for chunk in received {
-                md5.update(&chunk);
+            for piece in received {
+                md5.update(piece);
             }
             md5.truncated()
         });
-        let mut plain = Vec::new();
+        let mut rest: &mut [u8] = &mut plain[..];
+        // decompress_chunks stops with an error before more than `declared` bytes come out, so
+        // every chunk fits in what is left.
         let decoded = offload::codec::decompress_chunks(cb.header.method, cb.payload, declared, &mut |chunk| {
-            plain.extend_from_slice(chunk);
+            let (done, tail) = std::mem::take(&mut rest).split_at_mut(chunk.len());
+            done.copy_from_slice(chunk);
+            rest = tail;
             // The hasher only stops early if it panicked, which join reports below.
-            let _ = chunks.send(chunk.to_vec());
+            let _ = pieces.send(done);
         });
-        drop(chunks);
-        let computed = hasher.join().expect("the hashing thread does not panic");
-        let produced = decoded.map_err(|e| e.shifted(cb.payload_offset()))?;
-        if produced != declared {
-            return Err(offload::Error::new(
-                cb.payload_offset() + cb.payload.len() as u64,
-                "decompression",
-                format!("{declared} decompressed bytes (the declared uncompressed size)"),
-                format!("a stream that ends after {produced} bytes"),
-            ));
-        }
-        Ok((plain, computed))
-    })
+        drop(pieces);
+        (decoded, hasher.join().expect("the hashing thread does not panic"))
+    });
+    let produced = produced.map_err(|e| e.shifted(cb.payload_offset()))?;
+    if produced != declared {
+        return Err(offload::Error::new(
+            cb.payload_offset() + cb.payload.len() as u64,
+            "decompression",
+            format!("{declared} decompressed bytes (the declared uncompressed size)"),
+            format!("a stream that ends after {produced} bytes"),
+        ));
+    }
+    Ok((plain, computed))
 }

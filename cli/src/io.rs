@@ -66,9 +66,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Outcome<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.offload-tmp-{}", std::process::id()));
     // Forcing the bytes to disk costs seconds for large outputs, and LLVM's tools never do it;
-    // it matters only where the rename replaces a file that exists, whose old contents a power
-    // loss could otherwise take with the new ones.
-    let replaces = path.exists();
+    // we do it only where the rename replaces one of the command's inputs (--overwrite-input),
+    // whose old contents a power loss could otherwise take with the new ones.
+    let replaces = is_input(path);
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
