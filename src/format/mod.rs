@@ -3,4 +3,5 @@
 pub mod archive;
 pub mod bundle;
 pub mod host;
+pub mod nv_fatbin;
 pub mod offload_binary;
