@@ -639,6 +639,33 @@ pub fn walk(data: &[u8]) -> Vec<Found<'_>> {
     out
 }
 
+/// `data` (containers back to back, as in a section or a `.fatbin` file) with every entry's
+/// payload decompressed (within `limit` per entry), as `nvcc --compress-mode=none` would have
+/// stored it: what cuobjdump and the CUDA runtime read like the original. Padding between
+/// containers is kept; anything that is not a readable container is an error.
+pub fn decompress_all(data: &[u8], limit: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len());
+    for found in walk(data) {
+        match found.piece {
+            Piece::Container(mut c, _) => {
+                for e in &mut c.entries {
+                    if e.compression() != Compression::None {
+                        let plain = payload::entry_data(e, limit)?;
+                        *e = e.with_data(&plain, Compression::None)?;
+                    }
+                }
+                out.extend_from_slice(&c.write_new()?);
+            }
+            Piece::Padding => out.extend_from_slice(found.bytes),
+            Piece::Unreadable(e) => return Err(e),
+            Piece::Unknown => {
+                return Err(Error::new(found.offset, CONTAINER, "a fatbin container (magic 50 ED 55 BA) or zero padding", "other bytes"))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The arch as cuobjdump spells it: `sm_<n>` with `a` (arch-specific) or `f` (family) appended.
 pub fn arch_name(arch: u32, flags: u64) -> String {
     let suffix = if flags & FLAG_ARCH_SPECIFIC != 0 {

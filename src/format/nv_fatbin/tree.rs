@@ -231,7 +231,11 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
         match payload::decompress(compression, e.stored(), wanted, budget.limit) {
             Ok(plain) => {
                 budget.remaining = budget.remaining.saturating_sub(plain.len() as u64);
-                decompressed_children(e, n, &mut p, plain, spaces);
+                let images = decompressed_children(e, n, &mut p, plain, spaces);
+                n.children.push(p);
+                n.children.extend(images);
+                push_padding(n, payload, stored.size);
+                return;
             }
             Err(err) => {
                 p.diag(Severity::Error, format!("decompression failed: {err}"), Some(stored));
@@ -242,7 +246,10 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
     push_padding(n, payload, stored.size);
 }
 
-fn decompressed_children(e: &Entry, n: &mut Node, p: &mut Node, plain: Vec<u8>, spaces: &mut Vec<ByteSpace>) {
+/// Opens the decompressed space under `p`; returns the nodes of a concat entry's images, which
+/// go after the payload among the entry's children.
+fn decompressed_children(e: &Entry, n: &mut Node, p: &mut Node, plain: Vec<u8>, spaces: &mut Vec<ByteSpace>) -> Vec<Node> {
+    let mut images_out = Vec::new();
     let space = spaces.len() as u32;
     let inner = Span::new(space, 0, plain.len() as u64);
     let what = match e.kind {
@@ -255,7 +262,7 @@ fn decompressed_children(e: &Entry, n: &mut Node, p: &mut Node, plain: Vec<u8>, 
         match e.concat_table() {
             Ok(images) => {
                 for image in &images {
-                    n.children.push(concat_image_node(image, n.span, inner, &plain));
+                    images_out.push(concat_image_node(image, n.span, inner, &plain));
                 }
             }
             Err(err) => {
@@ -274,6 +281,7 @@ fn decompressed_children(e: &Entry, n: &mut Node, p: &mut Node, plain: Vec<u8>, 
         origin: Some(p.span),
         data: Some(plain),
     });
+    images_out
 }
 
 /// One image of a concatenated entry: its 64-byte header in the entry's header, its bytes in the
