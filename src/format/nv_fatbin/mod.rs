@@ -659,7 +659,12 @@ pub fn decompress_all(data: &[u8], limit: u64) -> Result<Vec<u8>> {
             Piece::Padding => out.extend_from_slice(found.bytes),
             Piece::Unreadable(e) => return Err(e),
             Piece::Unknown => {
-                return Err(Error::new(found.offset, CONTAINER, "a fatbin container (magic 50 ED 55 BA) or zero padding", "other bytes"))
+                return Err(Error::new(
+                    found.offset,
+                    CONTAINER,
+                    "a fatbin container (magic 50 ED 55 BA) or zero padding",
+                    "other bytes",
+                ))
             }
         }
     }

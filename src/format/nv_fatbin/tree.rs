@@ -190,11 +190,16 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
     if compression == Compression::None {
         let extent = image_extent(e.kind, &e.payload) as u64;
         if e.kind == KIND_CONCAT {
-            n.diag(
-                Severity::Warning,
-                "a concatenated entry that is not compressed: its images are shown only once it is",
-                None,
-            );
+            match e.concat_table() {
+                Ok(images) => {
+                    let nodes: Vec<Node> =
+                        images.iter().map(|i| concat_image_node(i, n.span, payload, &e.payload)).collect();
+                    n.children.extend(nodes);
+                }
+                Err(err) => {
+                    n.diag(Severity::Error, err.to_string(), Some(n.span.sub(err.offset, 4)));
+                }
+            }
         } else {
             n.children.push(image_node(e.kind, &e.arch_name(), &e.payload, payload.sub(0, extent)));
             n.field("image_size", extent, None);
@@ -248,7 +253,13 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
 
 /// Opens the decompressed space under `p`; returns the nodes of a concat entry's images, which
 /// go after the payload among the entry's children.
-fn decompressed_children(e: &Entry, n: &mut Node, p: &mut Node, plain: Vec<u8>, spaces: &mut Vec<ByteSpace>) -> Vec<Node> {
+fn decompressed_children(
+    e: &Entry,
+    n: &mut Node,
+    p: &mut Node,
+    plain: Vec<u8>,
+    spaces: &mut Vec<ByteSpace>,
+) -> Vec<Node> {
     let mut images_out = Vec::new();
     let space = spaces.len() as u32;
     let inner = Span::new(space, 0, plain.len() as u64);
