@@ -29,7 +29,7 @@ pub struct Budget {
 
 /// Total decompressed fatbin bytes one listing keeps (a large library is listed from its
 /// headers; `--verify` and extraction decompress everything).
-pub const LISTING_BUDGET: u64 = 64 << 20;
+pub const LISTING_BUDGET: u64 = 2 << 20;
 
 /// The nodes of a buffer of containers (a section, a file, an image) lying at `span`.
 pub fn nodes(data: &[u8], span: Span, spaces: &mut Vec<ByteSpace>, budget: &mut Budget) -> Vec<Node> {
