@@ -224,3 +224,17 @@ fn an_entry_removed_from_a_real_library_leaves_the_rest_readable() {
         assert_eq!(listed.len(), before - 1, "cuobjdump lists every other image");
     }
 }
+
+#[test]
+fn unknown_flags_and_fields_are_shown_raw_and_kept() {
+    let mut data = read("nv_3arch_none.fatbin");
+    data[16 + 40 + 3] |= 0x40; // flag bit 30
+    data[16 + 48] = 7; // the unknown u64 at entry byte 48
+    let tree = verified(&data, "x.fatbin");
+    let entry = tree.node_at(&paths_of(&tree, NodeKind::FatbinEntry)[0]).unwrap().clone();
+    assert_eq!(entry.get("unknown_flags"), Some(&offload::tree::Value::Uint(0x4000_0000)));
+    assert_eq!(entry.get("unknown_48"), Some(&offload::tree::Value::Uint(7)));
+    assert!(entry.diagnostics.iter().any(|d| d.message.contains("0x40000000")));
+    let (c, _) = nv_fatbin::Container::parse(&data).unwrap();
+    assert_eq!(c.write().unwrap(), data);
+}

@@ -77,10 +77,23 @@ pub fn compress(method: Compression, data: &[u8]) -> Result<Vec<u8>> {
     }
 }
 
-/// An entry's data, decompressed when it is compressed (within `limit`).
+/// An entry's data, decompressed when it is compressed (within `limit`). Errors are at offsets
+/// from the entry's start: a declared size that is refused at its field, a damaged or lying
+/// stream at the payload's start (the message says where in the stream decoding stopped).
 pub fn entry_data(entry: &Entry, limit: u64) -> Result<Vec<u8>> {
-    match entry.compression() {
-        Compression::None => Ok(entry.payload.to_vec()),
-        method => decompress(method, entry.stored(), entry.uncompressed_size, limit),
+    let method = entry.compression();
+    if method == Compression::None {
+        return Ok(entry.payload.to_vec());
     }
+    decompress(method, entry.stored(), entry.uncompressed_size, limit).map_err(|e| {
+        if e.offset == 56 && e.context == "NVIDIA fatbin entry uncompressed size" {
+            return e;
+        }
+        Error::new(
+            u64::from(entry.header_size),
+            CONTEXT,
+            e.expected,
+            format!("{} (at byte {} of the {} data: {})", e.found, e.offset, method.name(), e.context),
+        )
+    })
 }

@@ -169,8 +169,8 @@ pub fn entry_node(e: &Entry, span: Span, spaces: &mut Vec<ByteSpace>, budget: &m
     }
     if !matches!(e.kind, KIND_PTX | KIND_ELF | KIND_CONCAT) {
         n.diag(
-            Severity::Note,
-            format!("entry kind {:#x} is not PTX (1), ELF (2) or concatenated (0x100): shown raw", e.kind),
+            Severity::Warning,
+            format!("entry kind {:#x} is not PTX (1), ELF (2) or concatenated (0x100): shown raw, kept as it is", e.kind),
             Some(span.sub(0, 2)),
         );
     }
@@ -233,7 +233,7 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
             None,
         );
     } else {
-        match payload::decompress(compression, e.stored(), wanted, budget.limit) {
+        match payload::entry_data(e, budget.limit) {
             Ok(plain) => {
                 budget.remaining = budget.remaining.saturating_sub(plain.len() as u64);
                 let images = decompressed_children(e, n, &mut p, plain, spaces);
