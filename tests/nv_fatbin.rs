@@ -5,6 +5,9 @@
 #[path = "common/nvidia.rs"]
 mod nvidia;
 
+#[path = "fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
 use offload::edit::{self, Edit};
 use offload::explore::{explore, Options};
 use offload::format::nv_fatbin::{self, Piece};
@@ -237,4 +240,45 @@ fn unknown_flags_and_fields_are_shown_raw_and_kept() {
     assert!(entry.diagnostics.iter().any(|d| d.message.contains("0x40000000")));
     let (c, _) = nv_fatbin::Container::parse(&data).unwrap();
     assert_eq!(c.write().unwrap(), data);
+}
+
+/// A stand-in for fuzzing where nightly Rust is not at hand: seeded random damage to the
+/// fixtures (bytes set, runs of bytes copied from elsewhere, cuts), each mutant through the
+/// `nv_fatbin` and `explore` fuzz properties. The seed is printed; `OFFLOAD_NV_MUTANTS` sets how many.
+#[test]
+fn random_damage_holds_the_fuzz_properties() {
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.subsec_nanos() | 1);
+    let seed = std::env::var("OFFLOAD_NV_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(seed);
+    let count: usize = std::env::var("OFFLOAD_NV_MUTANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(600);
+    println!("seed {seed} (replay with OFFLOAD_NV_SEED={seed}), {count} mutants");
+    let mut state = seed;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as usize
+    };
+    let sources: Vec<Vec<u8>> = ["nv_3arch_size.fatbin", "nv_3arch_lz4_all.fatbin", "nv_concat.fatbin", "nv_debug.fatbin"].iter().map(|n| read(n)).collect();
+    for i in 0..count {
+        let mut data = sources[i % sources.len()].clone();
+        // Most damage goes into the headers, where the sizes are.
+        let header_bias = |r: usize, len: usize| if r % 3 == 0 { r % len } else { r % 200.min(len) };
+        for _ in 0..1 + next() % 4 {
+            let at = header_bias(next(), data.len());
+            match next() % 3 {
+                0 => data[at] = next() as u8,
+                1 => {
+                    let from = next() % data.len();
+                    let n = (next() % 8).min(data.len() - at).min(data.len() - from);
+                    let run = data[from..from + n].to_vec();
+                    data[at..at + n].copy_from_slice(&run);
+                }
+                _ => data.truncate(at.max(1)),
+            }
+        }
+        for target in ["nv_fatbin", "explore"] {
+            let outcome = std::panic::catch_unwind(|| fuzz_checks::run(target, &data));
+            assert!(outcome.is_ok(), "seed {seed}, mutant {i}: property of `{target}` broken");
+        }
+    }
 }
