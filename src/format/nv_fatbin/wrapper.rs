@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
 use crate::util::bytes::Reader;
 use alloc::format;
+use alloc::string::ToString;
 use alloc::vec::Vec;
 
 /// `0x466243B1`, little-endian.
