@@ -102,7 +102,8 @@ fn every_place_a_fatbin_lives_is_explored() {
 #[test]
 fn a_fatbin_inside_an_offload_binary_is_explored() {
     let fatbin = read("nv_3arch_size.fatbin");
-    let mut entry = offload_binary::OffloadEntry::new(offload_binary::ImageKind::FATBINARY, offload_binary::OffloadKind(2), fatbin);
+    let mut entry =
+        offload_binary::OffloadEntry::new(offload_binary::ImageKind::FATBINARY, offload_binary::OffloadKind(2), fatbin);
     entry.strings.push(("triple".into(), "nvptx64-nvidia-cuda".into()));
     entry.strings.push(("arch".into(), "sm_80".into()));
     let packed = offload_binary::OffloadBinary::v1(entry).write_canonical().unwrap();
@@ -134,7 +135,14 @@ fn images(tree: &Tree, data: &[u8]) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn edits_of_fatbin_entries_read_back_in_cuobjdump() {
     let cuobjdump = nvidia::cuobjdump("fatbin edits against cuobjdump");
-    for name in ["nv_3arch_size.fatbin", "nv_3arch_lz4_all.fatbin", "nv_3arch_none.fatbin", "nv_rdc.o", "nv_elf.o", "libnv_2arch.so"] {
+    for name in [
+        "nv_3arch_size.fatbin",
+        "nv_3arch_lz4_all.fatbin",
+        "nv_3arch_none.fatbin",
+        "nv_rdc.o",
+        "nv_elf.o",
+        "libnv_2arch.so",
+    ] {
         let data = read(name);
         let tree = verified(&data, name);
         let before = images(&tree, &data);
@@ -185,7 +193,8 @@ fn a_replaced_image_is_stored_like_the_one_before() {
     let new_cubin = images(&donor_tree, &donor).into_iter().find(|(t, _)| t == "sm_80 cubin").unwrap().1;
     // The sm_75 entry gets the sm_80 cubin: still LZ4-compressed, and the image reads back.
     let entry = paths_of(&tree, NodeKind::FatbinEntry)[0].clone();
-    let edited = edit::apply(&data, &tree, &Edit::ReplaceContent { node: entry.clone(), data: new_cubin.clone() }).unwrap();
+    let edited =
+        edit::apply(&data, &tree, &Edit::ReplaceContent { node: entry.clone(), data: new_cubin.clone() }).unwrap();
     let after = verified(&edited.bytes, "x.fatbin");
     let node = after.node_at(&entry).unwrap();
     assert_eq!(node.text("compressed"), Some("lz4"));
@@ -196,8 +205,10 @@ fn a_replaced_image_is_stored_like_the_one_before() {
 fn concatenated_images_are_edited_as_a_whole() {
     let data = read("nv_concat.fatbin");
     let tree = verified(&data, "c.fatbin");
-    let inner: Vec<_> =
-        paths_of(&tree, NodeKind::FatbinEntry).into_iter().filter(|p| tree.node_at(p).unwrap().get("in_concat").is_some()).collect();
+    let inner: Vec<_> = paths_of(&tree, NodeKind::FatbinEntry)
+        .into_iter()
+        .filter(|p| tree.node_at(p).unwrap().get("in_concat").is_some())
+        .collect();
     assert_eq!(inner.len(), 2);
     let refused = edit::apply(&data, &tree, &Edit::RemoveEntry { node: inner[0].clone() }).unwrap_err();
     assert!(refused.to_string().contains("concatenated"), "{refused}");
@@ -258,7 +269,11 @@ fn random_damage_holds_the_fuzz_properties() {
         state ^= state << 5;
         state as usize
     };
-    let sources: Vec<Vec<u8>> = ["nv_3arch_size.fatbin", "nv_3arch_lz4_all.fatbin", "nv_concat.fatbin", "nv_debug.fatbin"].iter().map(|n| read(n)).collect();
+    let sources: Vec<Vec<u8>> =
+        ["nv_3arch_size.fatbin", "nv_3arch_lz4_all.fatbin", "nv_concat.fatbin", "nv_debug.fatbin"]
+            .iter()
+            .map(|n| read(n))
+            .collect();
     for i in 0..count {
         let mut data = sources[i % sources.len()].clone();
         // Most damage goes into the headers, where the sizes are.

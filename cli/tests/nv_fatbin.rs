@@ -75,10 +75,17 @@ fn compare_with_cuobjdump(cuobjdump: &Path, file: &Path) -> Option<usize> {
             .map(|(_, a)| a.strip_suffix('f').map_or(a.clone(), str::to_string))
             .collect();
         let their_kind: Vec<String> = theirs.iter().filter(|l| l.kind == kind).map(|l| l.arch()).collect();
-        assert_eq!(ours_kind, their_kind, "{name}: {kind} archs (family suffix f left out, as cuobjdump's file names do)");
+        assert_eq!(
+            ours_kind, their_kind,
+            "{name}: {kind} archs (family suffix f left out, as cuobjdump's file names do)"
+        );
     }
-    let json_targets: Vec<String> =
-        json["targets"].as_array().unwrap().iter().filter_map(|t| t["file_name"].as_str().map(str::to_string)).collect();
+    let json_targets: Vec<String> = json["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["file_name"].as_str().map(str::to_string))
+        .collect();
     let mut their_names: Vec<String> = theirs.iter().map(|l| l.name.clone()).collect();
     let mut sorted = json_targets.clone();
     sorted.sort();
@@ -98,7 +105,11 @@ fn compare_with_cuobjdump(cuobjdump: &Path, file: &Path) -> Option<usize> {
     let out = Command::new(ours()).arg("extract").arg(file).arg("-o").arg(&our_dir).output().unwrap();
     assert!(out.status.success(), "offload extract {name}: {}", String::from_utf8_lossy(&out.stderr));
     let (a, b) = (nvidia::files_in(&our_dir), nvidia::files_in(&ref_dir));
-    assert_eq!(a.iter().map(|(n, _)| n).collect::<Vec<_>>(), b.iter().map(|(n, _)| n).collect::<Vec<_>>(), "{name}: extracted names");
+    assert_eq!(
+        a.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        b.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+        "{name}: extracted names"
+    );
     for ((n, x), (_, y)) in a.iter().zip(&b) {
         assert!(x == y, "{name}: {n} differs from cuobjdump's ({} vs {} bytes)", x.len(), y.len());
     }
@@ -157,7 +168,10 @@ fn decompressed_fatbins_read_back_in_cuobjdump() {
         assert!(run.status.success(), "offload decompress {name}: {}", String::from_utf8_lossy(&run.stderr));
         // Nothing compressed is left, and cuobjdump extracts the same images as from the input.
         let json = list_json(&out);
-        assert!(!json.to_string().contains("\"compressed\":\"zstd\"") && !json.to_string().contains("\"compressed\":\"lz4\""));
+        assert!(
+            !json.to_string().contains("\"compressed\":\"zstd\"")
+                && !json.to_string().contains("\"compressed\":\"lz4\"")
+        );
         assert!(compare_with_cuobjdump(&cuobjdump, &out).unwrap_or(1) > 0, "{name}");
     }
     // Decompressing what nvcc compressed gives what nvcc writes uncompressed.
@@ -172,7 +186,8 @@ fn decompressed_fatbins_read_back_in_cuobjdump() {
 fn extract_filters_by_arch_and_lists_targets() {
     let f = nvidia::fixture_dir().join("nv_3arch_size.fatbin");
     let dir = scratch("filter");
-    let out = Command::new(ours()).arg("extract").arg(&f).arg("--image=arch=sm_80").arg("-o").arg(&dir).output().unwrap();
+    let out =
+        Command::new(ours()).arg("extract").arg(&f).arg("--image=arch=sm_80").arg("-o").arg(&dir).output().unwrap();
     assert!(out.status.success());
     let names: Vec<String> = nvidia::files_in(&dir).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["nv_3arch_size.1.sm_80.ptx", "nv_3arch_size.2.sm_80.cubin"]);

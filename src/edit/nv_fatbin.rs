@@ -35,16 +35,22 @@ impl<'a> Context<'a> {
     }
 
     /// The container at `container`, changed by `change`, written and read back.
-    fn edit_fatbin(&self, container: &Node, change: impl FnOnce(&mut Container) -> EditResult<()>) -> EditResult<Vec<u8>> {
+    fn edit_fatbin(
+        &self,
+        container: &Node,
+        change: impl FnOnce(&mut Container) -> EditResult<()>,
+    ) -> EditResult<Vec<u8>> {
         let bytes = self.bytes_of(container)?;
         let (mut c, _) = Container::parse(bytes)?;
         change(&mut c)?;
         let out = c.write_new()?;
         // Read back what was written: the container, and every entry's data.
-        let (back, _) = Container::parse(&out).map_err(|e| EditError::Invalid(format!("internal error: the new fatbin does not read back: {e}")))?;
+        let (back, _) = Container::parse(&out)
+            .map_err(|e| EditError::Invalid(format!("internal error: the new fatbin does not read back: {e}")))?;
         for e in &back.entries {
-            payload::entry_data(e, READ_BACK_LIMIT)
-                .map_err(|err| EditError::Invalid(format!("internal error: an entry of the new fatbin does not decompress: {err}")))?;
+            payload::entry_data(e, READ_BACK_LIMIT).map_err(|err| {
+                EditError::Invalid(format!("internal error: an entry of the new fatbin does not decompress: {err}"))
+            })?;
         }
         Ok(out)
     }
@@ -75,7 +81,12 @@ impl<'a> Context<'a> {
             let new = e.with_data(&data, compression)?;
             note = Some(match compression {
                 Compression::None => format!("decompressed: {} → {}", human_size(before), human_size(new.payload_size)),
-                c => format!("compressed with {}: {} → {}", c.name(), human_size(before), human_size(u64::from(new.compressed_size))),
+                c => format!(
+                    "compressed with {}: {} → {}",
+                    c.name(),
+                    human_size(before),
+                    human_size(u64::from(new.compressed_size))
+                ),
             });
             c.entries[index] = new;
             Ok(())

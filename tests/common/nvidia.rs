@@ -43,7 +43,10 @@ pub fn cuobjdump(test: &str) -> Option<PathBuf> {
     if p.is_file() {
         Some(p)
     } else {
-        println!("skipping {test}: cuobjdump is not installed at {} (scripts/install-nvidia.sh installs it)", p.display());
+        println!(
+            "skipping {test}: cuobjdump is not installed at {} (scripts/install-nvidia.sh installs it)",
+            p.display()
+        );
         None
     }
 }
@@ -155,7 +158,10 @@ pub fn real_library(lib: &RealLibrary) -> Option<PathBuf> {
         println!("skipping {} {}: `pip download` failed (offline?)", lib.package, lib.version);
         return None;
     }
-    let wheel = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "whl"))?;
+    let wheel = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))?;
     let unzip = Command::new("unzip").arg("-qo").arg(&wheel).arg(lib.member).arg("-d").arg(&dir).status();
     if !matches!(unzip, Ok(s) if s.success()) {
         println!("skipping {} {}: cannot unzip {}", lib.package, lib.version, wheel.display());

@@ -170,7 +170,10 @@ pub fn entry_node(e: &Entry, span: Span, spaces: &mut Vec<ByteSpace>, budget: &m
     if !matches!(e.kind, KIND_PTX | KIND_ELF | KIND_CONCAT) {
         n.diag(
             Severity::Warning,
-            format!("entry kind {:#x} is not PTX (1), ELF (2) or concatenated (0x100): shown raw, kept as it is", e.kind),
+            format!(
+                "entry kind {:#x} is not PTX (1), ELF (2) or concatenated (0x100): shown raw, kept as it is",
+                e.kind
+            ),
             Some(span.sub(0, 2)),
         );
     }
