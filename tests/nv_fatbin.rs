@@ -297,3 +297,38 @@ fn random_damage_holds_the_fuzz_properties() {
         }
     }
 }
+
+/// Places nvcc on Linux cannot make: a COFF object's `.nv_fatbin` (a long name) and a Mach-O
+/// object's `__NV_CUDA,__nv_fatbin`, added by llvm-objcopy 22 to objects clang-22 made.
+#[test]
+fn fatbins_in_coff_and_macho_objects_are_explored() {
+    let llvm_bin = std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into());
+    let objcopy = Path::new(&llvm_bin).join("llvm-objcopy");
+    if !objcopy.exists() {
+        println!("skipping COFF and Mach-O fatbin sections: {} is missing", objcopy.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("offload-nv-hosts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fatbin = nvidia::fixture_dir().join("nv_3arch_size.fatbin");
+    let expected = images(&verified(&read("nv_3arch_size.fatbin"), "f"), &read("nv_3arch_size.fatbin"));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (host, section) in
+        [("hip_coff_2arch.obj", ".nv_fatbin"), ("macho_objcopy_offloading.o", "__NV_CUDA,__nv_fatbin")]
+    {
+        let out = dir.join(host);
+        let status = std::process::Command::new(&objcopy)
+            .arg(format!("--add-section={section}={}", fatbin.display()))
+            .arg(fixtures.join(host))
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success(), "llvm-objcopy --add-section {section} {host}");
+        let data = std::fs::read(&out).unwrap();
+        let tree = verified(&data, host);
+        let found: Vec<(String, Vec<u8>)> =
+            images(&tree, &data).into_iter().filter(|(t, _)| t.ends_with("cubin") || t.ends_with("PTX")).collect();
+        assert_eq!(found, expected, "{host}: the fatbin's images in {section}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
