@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
-TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore"}
+TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin"}
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal
@@ -21,7 +21,8 @@ for target in $TARGETS; do
     # Earlier findings are already kept in tests/fuzz_regressions/: report only new ones.
     rm -f fuzz/artifacts/"$target"/*
     # Seeds: every fixture (cheap to copy again; libFuzzer skips duplicates).
-    for f in tests/fixtures/*; do
+    for f in tests/fixtures/* tests/fixtures/nvidia/*; do
+        [ -f "$f" ] || continue
         case "$f" in *.md|*.sh|*.txt|*/SHA256SUMS) continue ;; esac
         cp "$f" "$corpus/seed-$(basename "$f")"
     done

@@ -13,6 +13,10 @@ missing=()
 [ -x "$LLVM_BIN/ld.lld" ] || missing+=(lld-22)
 command -v cc >/dev/null || missing+=(gcc)
 command -v zstd >/dev/null || missing+=(zstd)
+# nvcc preprocesses and compiles host code with the system g++.
+command -v g++ >/dev/null || missing+=(g++)
+command -v unzip >/dev/null || missing+=(unzip)
+python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} from Debian"
   $SUDO apt-get update -qq
@@ -33,4 +37,5 @@ for component in rustfmt clippy; do
     rustup component add "$component"
   fi
 done
+"$(dirname "${BASH_SOURCE[0]}")"/install-nvidia.sh || echo "install-deps: warning: the NVIDIA toolchain is not installed; the NVIDIA differential tests will say they are skipped" >&2
 echo "install-deps: ok (clang-offload-bundler $("$LLVM_BIN/clang-offload-bundler" --version | grep -o 'version [0-9.]*'))"

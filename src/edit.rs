@@ -12,6 +12,7 @@
 //! | offload binary | the entry's image gets its new bytes; the binary is laid out as LLVM lays it out |
 //! | compressed bundle | the decompressed bundle gets its new bytes and is compressed again with the same method and format version (level: the method's default) |
 //! | archive | the member gets its new bytes; the archive is written again in GNU format |
+//! | NVIDIA fatbin container | the entry gets its new data, stored as before (compressed with the same method, or plain); the container is written again |
 //! | section of a relocatable object, or a raw file | later containers move by a multiple of their alignment |
 //! | section of a linked file | later containers keep their addresses: the new bytes must fit before the next container ([`EditError::DoesNotFit`] hands back the payload alone); the host section keeps its size ([`crate::replace`]) |
 //!
@@ -34,6 +35,8 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
+
+mod nv_fatbin;
 
 /// Child indices from the root of a [`Tree`] to a node.
 pub type NodePath = Vec<usize>;
@@ -322,6 +325,7 @@ fn is_container(node: &Node) -> bool {
                 | NodeKind::TextBundle
                 | NodeKind::CompressedBundle
                 | NodeKind::Archive
+                | NodeKind::Fatbin
         )
 }
 
@@ -466,9 +470,10 @@ impl<'a> Context<'a> {
                 )
             }
             NodeKind::OffloadBinary => return self.remove_binary(path),
+            NodeKind::FatbinEntry => return self.remove_fatbin_entry(path),
             other => {
                 return invalid(format!(
-                    "only bundle entries and offload entries can be removed, not a {} node",
+                    "only bundle entries, offload entries and fatbin entries can be removed, not a {} node",
                     other.as_str()
                 ))
             }
@@ -669,6 +674,13 @@ impl<'a> Context<'a> {
 
     fn replace_content(&self, path: &[usize], data: &[u8]) -> EditResult<Change> {
         let node = self.node(path)?;
+        // A fatbin entry's image (in place, or in its decompressed payload) is stored again the
+        // way the entry stored it.
+        if node.kind != NodeKind::Fatbin {
+            if let Some(entry) = self.enclosing_fatbin_entry(path) {
+                return self.replace_fatbin_image(&entry, data);
+            }
+        }
         // An offload entry's record is not its image: the image is its child.
         if node.kind == NodeKind::OffloadEntry {
             let image = node.children.iter().position(|c| c.kind == NodeKind::Image);
@@ -696,6 +708,9 @@ impl<'a> Context<'a> {
 
     fn compress(&self, path: &[usize], method: Method, level: Option<i32>, version: u16) -> EditResult<Change> {
         let node = self.node(path)?;
+        if node.kind == NodeKind::FatbinEntry {
+            return self.compress_fatbin_entry(path, method);
+        }
         let bundle_bytes = match node.kind {
             NodeKind::Bundle => {
                 let bytes = self.bytes_of(node)?;
@@ -723,8 +738,14 @@ impl<'a> Context<'a> {
 
     fn decompress(&self, path: &[usize]) -> EditResult<Change> {
         let node = self.node(path)?;
+        if node.kind == NodeKind::FatbinEntry {
+            return self.recompress_fatbin_entry(path, crate::format::nv_fatbin::Compression::None);
+        }
         if node.kind != NodeKind::CompressedBundle {
-            return invalid(format!("only compressed bundles are decompressed, not a {} node", node.kind.as_str()));
+            return invalid(format!(
+                "only compressed bundles and fatbin entries are decompressed, not a {} node",
+                node.kind.as_str()
+            ));
         }
         Ok(Change::new(path, self.decompressed(node)?))
     }
@@ -992,6 +1013,9 @@ impl Region<'_> {
             // alignment their offset has.
             let align = if *next_kind == NodeKind::OffloadBinary {
                 offload_binary::ALIGNMENT as usize
+            } else if *next_kind == NodeKind::Fatbin {
+                // Fatbin containers follow one another at 8-byte steps, with no gap.
+                8
             } else {
                 alignment_of(next).min(4096)
             };

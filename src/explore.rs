@@ -13,6 +13,7 @@ use crate::format::bundle::compressed;
 use crate::format::bundle::object as bundled_object;
 use crate::format::bundle::text;
 use crate::format::host::{self, SectionRole};
+use crate::format::nv_fatbin::{self, tree as nv_tree, wrapper as nv_wrapper};
 use crate::format::offload_binary::{self, ImageKind};
 use crate::format::sycl;
 use crate::ids;
@@ -57,7 +58,13 @@ impl Default for Options {
 /// offset where reading stopped, and everything else stays explorable.
 pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree {
     let len = input.len().unwrap_or(0);
-    let mut ex = Explorer { opts, spaces: Vec::new() };
+    let nv_budget = nv_tree::Budget {
+        limit: opts.max_decompressed,
+        full_up_to: opts.full_decompress_up_to,
+        remaining: nv_tree::LISTING_BUDGET,
+        all: opts.verify_all,
+    };
+    let mut ex = Explorer { opts, spaces: Vec::new(), nv_budget };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
@@ -104,6 +111,8 @@ fn limit_entries(node: &mut Node, max: usize) {
 struct Explorer<'o> {
     opts: &'o Options,
     spaces: Vec<ByteSpace>,
+    /// What decompressing NVIDIA fatbin entries may still do in this exploration.
+    nv_budget: nv_tree::Budget,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {
@@ -145,7 +154,24 @@ impl Explorer<'_> {
                 SectionRole::BundleEntry(_) => continue, // grouped by bundled_object below
                 SectionRole::NvFatbin => {
                     node.field("format", "NVIDIA fatbin", None);
-                    node.diag(Severity::Note, "NVIDIA fatbin sections are recognised but not decoded yet", None);
+                    node.children = self.nv_fatbins(s.data, span, depth + 1);
+                }
+                SectionRole::NvFatbinWrapper => {
+                    node.field("format", "NVIDIA fatbin wrappers", None);
+                    let pointer = if file.description.contains("32-bit") { 4 } else { 8 };
+                    let fatbins: Vec<(String, u64, u64)> = file
+                        .sections
+                        .iter()
+                        .filter(|f| f.role == SectionRole::NvFatbin && f.address != 0)
+                        .map(|f| (f.name.clone(), f.address, f.data.len() as u64))
+                        .collect();
+                    let resolve = |address: u64| {
+                        fatbins
+                            .iter()
+                            .find(|(_, start, size)| address >= *start && address - start < *size)
+                            .map(|(name, start, _)| format!("the fatbin at byte {} of section {name}", address - start))
+                    };
+                    node.children = nv_wrapper::nodes(s.data, span, pointer, &resolve);
                 }
                 _ => node.children = self.region(s.data, span, depth + 1),
             }
@@ -241,10 +267,22 @@ impl Explorer<'_> {
         if ar::is_archive(data) {
             return alloc::vec![self.archive(data, span, depth)];
         }
+        if nv_fatbin::is_fatbin(data) {
+            return self.nv_fatbins(data, span, depth);
+        }
         if let Some(comment) = text::detect_comment(data) {
             return alloc::vec![self.text_bundle(data, &comment, span, depth)];
         }
         self.scan(data, span, depth)
+    }
+
+    /// NVIDIA fatbin containers back to back; their entries' images are decompressed into new
+    /// byte spaces within the exploration's budget.
+    fn nv_fatbins(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        if depth > self.opts.max_depth {
+            return alloc::vec![too_deep(span, self.opts.max_depth)];
+        }
+        nv_tree::nodes(data, span, &mut self.spaces, &mut self.nv_budget)
     }
 
     fn offload_binaries(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
@@ -464,6 +502,7 @@ impl Explorer<'_> {
             || binary::is_bundle(data)
             || compressed::is_compressed(data)
             || ar::is_archive(data)
+            || nv_fatbin::is_fatbin(data)
         {
             return self.region(data, span, depth);
         }
@@ -756,7 +795,7 @@ fn kind_mismatch(kind: ImageKind, format: &str) -> Option<String> {
 
 /// The first offset at or after `from` where a known container magic starts.
 fn find_magic(data: &[u8], from: usize) -> Option<usize> {
-    let magics: [&[u8]; 3] = [&offload_binary::MAGIC, binary::MAGIC, &compressed::MAGIC[..]];
+    let magics: [&[u8]; 4] = [&offload_binary::MAGIC, binary::MAGIC, &compressed::MAGIC[..], &nv_fatbin::MAGIC];
     (from..data.len()).find(|&i| magics.iter().any(|m| data[i..].starts_with(m)))
 }
 

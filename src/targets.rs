@@ -1,7 +1,9 @@
 //! The device targets of an explored file, gathered from its tree: what the summary table of
 //! the CLI and of the app shows.
 
+use crate::format::nv_fatbin::tree as nv_tree;
 use crate::tree::{Node, NodeKind, Span, Tree, Value};
+use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -31,6 +33,9 @@ pub struct Target {
     /// entry is one image (at `span`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub parts: Vec<Span>,
+    /// The name `cuobjdump -xelf all` / `-xptx all` gives the image (NVIDIA fatbin entries):
+    /// `<file>.<n>.sm_80.cubin`, or `<identifier>.sm_80.cubin` when the entry names its source.
+    pub file_name: Option<String>,
 }
 
 fn text(node: &Node, name: &str) -> String {
@@ -45,12 +50,32 @@ fn text(node: &Node, name: &str) -> String {
 pub fn collect(tree: &Tree) -> Vec<Target> {
     let mut out = Vec::new();
     let mut chain: Vec<&Node> = Vec::new();
-    visit(&tree.root, &mut chain, &mut out);
+    let file = tree.spaces.first().map_or("", |s| s.label.as_str());
+    let mut counts = NvCounts { file: cuobjdump_stem(file), elf: 0, ptx: 0 };
+    visit(&tree.root, &mut chain, &mut out, &mut counts);
     out
 }
 
-fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>) {
+/// cuobjdump numbers the cubins and the PTX of a file separately, in file order.
+struct NvCounts {
+    file: String,
+    elf: u64,
+    ptx: u64,
+}
+
+/// A file name without its last extension, as cuobjdump names what it extracts
+/// (`libfoo.so.12` gives `libfoo.so`).
+fn cuobjdump_stem(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.rfind('.') {
+        Some(dot) if dot > 0 => base[..dot].to_string(),
+        _ => base.to_string(),
+    }
+}
+
+fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>, counts: &mut NvCounts) {
     match node.kind {
+        NodeKind::FatbinEntry if nv_tree::is_listed_entry(node) => out.push(nv_target(node, chain, counts)),
         NodeKind::BundleEntry if text(node, "offload_kind") != "host" && !wraps_container(node) => {
             out.push(target_of(node, chain, text(node, "id")))
         }
@@ -62,7 +87,7 @@ fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>) {
     }
     chain.push(node);
     for c in &node.children {
-        visit(c, chain, out);
+        visit(c, chain, out, counts);
     }
     chain.pop();
 }
@@ -103,6 +128,65 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
         chain: chain.iter().map(|n| n.label.clone()).collect(),
         member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
         parts: parts_of(node),
+        file_name: None,
+    }
+}
+
+/// The first image node at or below `node`, depth first.
+fn first_image(node: &Node) -> Option<&Node> {
+    if node.kind == NodeKind::Image {
+        return Some(node);
+    }
+    node.children.iter().filter(|c| c.kind != NodeKind::FatbinEntry).find_map(first_image)
+}
+
+/// A cubin (`sm_80 cubin`) or PTX (`compute_80 PTX`) of an NVIDIA fatbin.
+fn nv_target(node: &Node, chain: &[&Node], counts: &mut NvCounts) -> Target {
+    let arch = text(node, "arch");
+    let elf = text(node, "kind") == "elf";
+    let target_id = if elf { format!("{arch} cubin") } else { format!("{} PTX", arch.replacen("sm_", "compute_", 1)) };
+    let compression = core::iter::once(node).chain(chain.iter().rev().copied()).find_map(|n| match n.kind {
+        NodeKind::FatbinEntry => Some(text(n, "compressed")).filter(|c| c != "none"),
+        NodeKind::CompressedBundle => Some(text(n, "method")),
+        _ => None,
+    });
+    let (span, size) = match first_image(node) {
+        Some(image) => (image.span, image.span.size),
+        None => {
+            let declared = match text(node, "compressed").as_str() {
+                "none" => text(node, "payload_size"),
+                _ => text(node, "uncompressed_size"),
+            };
+            (node.span, declared.parse().unwrap_or(0))
+        }
+    };
+    let n = if elf {
+        counts.elf += 1;
+        counts.elf
+    } else {
+        counts.ptx += 1;
+        counts.ptx
+    };
+    let file_arch = text(node, "file_arch");
+    let ext = if elf { "cubin" } else { "ptx" };
+    let file_name = match node.text("identifier").filter(|i| !i.is_empty()) {
+        Some(identifier) => format!("{}.{file_arch}.{ext}", cuobjdump_stem(identifier)),
+        None => format!("{}.{n}.{file_arch}.{ext}", counts.file),
+    };
+    Target {
+        target_id,
+        offload_kind: "cuda".into(),
+        triple: "nvptx64-nvidia-cuda".into(),
+        processor: arch,
+        features: String::new(),
+        image_size: size,
+        stored_size: compression.is_none().then_some(size),
+        compression,
+        span,
+        chain: chain.iter().map(|n| n.label.clone()).collect(),
+        member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
+        file_name: Some(file_name),
+        parts: Vec::new(),
     }
 }
 

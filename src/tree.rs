@@ -55,6 +55,12 @@ pub enum NodeKind {
     Archive,
     ArchiveMember,
     SymbolTable,
+    /// An NVIDIA fatbin container.
+    Fatbin,
+    /// One entry of an NVIDIA fatbin (a cubin, PTX, or concatenated images).
+    FatbinEntry,
+    /// The `__fatBinC_Wrapper_t` that points host code at a fatbin.
+    FatbinWrapper,
     Unknown,
 }
 
@@ -77,6 +83,9 @@ impl NodeKind {
             NodeKind::Archive => "archive",
             NodeKind::ArchiveMember => "archive-member",
             NodeKind::SymbolTable => "symbol-table",
+            NodeKind::Fatbin => "fatbin",
+            NodeKind::FatbinEntry => "fatbin-entry",
+            NodeKind::FatbinWrapper => "fatbin-wrapper",
             NodeKind::Unknown => "unknown",
         }
     }

@@ -13,7 +13,7 @@
 use offload::explore::{explore, Options};
 use offload::format::archive::ar as archive;
 use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
-use offload::format::offload_binary;
+use offload::format::{nv_fatbin, offload_binary};
 use offload::tree::{Node, Severity};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -68,6 +68,8 @@ enum Parser {
     Text(&'static str),
     /// An ar archive, read to its last member.
     Archive,
+    /// NVIDIA fatbin containers back to back, every entry decompressed with the default limit.
+    NvFatbin,
 }
 
 /// How bad the outcome must be.
@@ -485,6 +487,111 @@ fn sycl_cases() -> Vec<Case> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// NVIDIA fatbins (written by nvcc 13.5; layout in src/format/nv_fatbin/mod.rs). The first entry
+// starts at 16; its payload at 80.
+
+fn nv_fixture(name: &str) -> Vec<u8> {
+    fixture(&format!("nvidia/{name}"))
+}
+
+fn nv_fatbin_cases() -> Vec<Case> {
+    let zstd = nv_fixture("nv_3arch_size.fatbin");
+    let lz4 = nv_fixture("nv_3arch_lz4_all.fatbin");
+    let nv = |name: &str, input: Vec<u8>| case("NVIDIA fatbin", name.to_string(), input, Parser::NvFatbin);
+    let e = |name: &str, input: Vec<u8>| case("NVIDIA fatbin", name.to_string(), input, Parser::Explore).warning();
+    let mut cases = Vec::new();
+    // Cut inside the container header: reported at the field; cut later, the entries size
+    // claims more than there is.
+    for (len, what, at) in [
+        (0, "magic", 0),
+        (3, "magic", 0),
+        (4, "version", 4),
+        (6, "header size", 6),
+        (8, "entries size", 8),
+        (12, "entries size", 8),
+        (16, "first entry", 8),
+        (90, "first payload", 8),
+    ] {
+        cases.push(nv(&format!("truncated to {len} bytes, inside the {what}"), cut(&zstd, len)).at(at));
+    }
+    // Cut inside the first entry's header, with the entries size made to fit: reported at the
+    // entry field that is cut (or, for the payload, at the payload size that claims too much).
+    for (len, what, at) in [
+        (18, "entry kind", 18),
+        (20, "header size", 20),
+        (24, "payload size", 24),
+        (32, "compressed size", 32),
+        (40, "version", 40),
+        (44, "arch", 44),
+        (56, "flags", 56),
+        (72, "uncompressed size", 72),
+        (80, "payload", 24),
+        (100, "payload", 24),
+    ] {
+        let cut_one = put_u64(cut(&zstd, len), 8, len as u64 - 16);
+        cases.push(nv(&format!("entry cut at byte {len}, inside the {what}"), cut_one).at(at));
+    }
+    let len = zstd.len() as u64;
+    let payload_size = u64_at(&zstd, 24);
+    cases.extend([
+        nv("wrong magic", put(zstd.clone(), 0, b"\x50\xED\x55\xBB")).at(0).says(&["magic"]),
+        nv("container header size below 16", put_u16(zstd.clone(), 6, 8)).at(6).says(&["header size"]),
+        nv("entries size past the end", put_u64(zstd.clone(), 8, len)).at(8).says(&["entries size"]),
+        nv("entries size wrapping around", put_u64(zstd.clone(), 8, u64::MAX - 4)).at(8).says(&["64 bits"]),
+        nv("entry header size below 64", put_u32(zstd.clone(), 20, 8)).at(20).says(&["header size"]),
+        nv("entry header size of 4 GiB", put_u32(zstd.clone(), 20, u32::MAX)).at(80).says(&["extension"]),
+        nv("entry payload size past the end", put_u64(zstd.clone(), 24, len)).at(24).says(&["payload size"]),
+        nv("entry payload size near 2^64", put_u64(zstd.clone(), 24, u64::MAX)).at(24),
+        nv("compressed size over the payload size", put_u32(zstd.clone(), 32, payload_size as u32 + 64))
+            .at(32)
+            .says(&["compressed size"]),
+        nv("zstd entry declaring 64 GiB", put_u64(zstd.clone(), 72, 64 << 30)).at(72).says(&["--max-decompressed"]),
+        nv("zstd entry declaring more than it holds", put_u64(zstd.clone(), 72, u64_at(&zstd, 72) + 1)).at(80),
+        nv("LZ4 entry declaring 64 GiB", put_u64(lz4.clone(), 72, 64 << 30)).at(72).says(&["--max-decompressed"]),
+        nv("LZ4 entry declaring 1 GiB (past what LZ4 can expand to)", put_u64(lz4.clone(), 72, 1 << 30))
+            .at(72)
+            .says(&["lz4 can expand to"]),
+        nv("LZ4 entry whose data is cut short", put_u32(lz4.clone(), 32, u64_at(&lz4, 32) as u32 / 2))
+            .at(80)
+            .says(&["lz4"]),
+        nv("zstd bomb: 256 MiB of zeros declared as 1 MiB", zstd_bomb()).at(80),
+        e("container version 2", put_u16(zstd.clone(), 4, 2)).at(4).says(&["version 2"]),
+        e("entry of unknown kind 0x40", put_u16(zstd.clone(), 16, 0x40)).at(16).says(&["kind 0x40"]),
+        e("identifier outside the entry header", put_u32(put_u32(zstd.clone(), 48, 4096), 52, 8))
+            .at(48)
+            .says(&["identifier"]),
+        e("bytes after the last container", [zstd.clone(), b"not a fatbin".to_vec()].concat())
+            .at(len)
+            .says(&["neither a container"]),
+        case("NVIDIA fatbin", "explored zstd bomb", zstd_bomb(), Parser::Explore)
+            .at(80)
+            .says(&["decompression failed"]),
+    ]);
+    cases
+}
+
+/// The fixture with its first entry's payload replaced by a zstd frame of 256 MiB of zeros
+/// (a few KiB) that declares 1 MiB.
+fn zstd_bomb() -> Vec<u8> {
+    use std::sync::OnceLock;
+    static BOMB: OnceLock<Vec<u8>> = OnceLock::new();
+    BOMB.get_or_init(|| {
+        let good = nv_fixture("nv_3arch_size.fatbin");
+        let (mut c, _) = nv_fatbin::Container::parse(&good).unwrap();
+        let frame = offload::codec::compress(offload::codec::Method::Zstd, None, &vec![0u8; 256 << 20]).unwrap();
+        let mut e = c.entries[0].clone();
+        e.payload =
+            std::borrow::Cow::Owned([frame.clone(), vec![0; frame.len().next_multiple_of(8) - frame.len()]].concat());
+        e.payload_size = e.payload.len() as u64;
+        e.compressed_size = frame.len() as u32;
+        e.uncompressed_size = 1 << 20;
+        c.entries[0] = e;
+        c.write_new().unwrap()
+    })
+    .clone()
+}
+
+// ---------------------------------------------------------------------------------------------
 // Running
 
 fn catalogue() -> Vec<Case> {
@@ -497,6 +604,7 @@ fn catalogue() -> Vec<Case> {
     all.extend(archive_cases());
     all.extend(explorer_cases());
     all.extend(sycl_cases());
+    all.extend(nv_fatbin_cases());
     all
 }
 
@@ -509,6 +617,7 @@ fn run(parser: Parser, input: &[u8]) -> Vec<Report> {
         Parser::Text(comment) => text_bundle::TextBundle::parse(input, comment).err(),
         Parser::Compressed => compressed_problem(input),
         Parser::Archive => archive::read(input).and_then(archive::Archive::complete).err(),
+        Parser::NvFatbin => nv_fatbin_problem(input),
         Parser::Explore => return problems(&explore(input, "case", &Options::default()).root),
     };
     refused.map(error).into_iter().collect()
@@ -525,6 +634,30 @@ fn compressed_problem(input: &[u8]) -> Option<offload::Error> {
         Ok(v) if !v.ok() => Some(compressed::hash_mismatch(&cb.header, v.computed)),
         Ok(_) => None,
     }
+}
+
+/// What reading a buffer of fatbin containers and decompressing every entry ends in.
+fn nv_fatbin_problem(input: &[u8]) -> Option<offload::Error> {
+    if !nv_fatbin::is_fatbin(input) {
+        return nv_fatbin::Container::parse(input).err();
+    }
+    for found in nv_fatbin::walk(input) {
+        match found.piece {
+            nv_fatbin::Piece::Container(c, layout) => {
+                for (e, at) in c.entries.iter().zip(&layout.entries) {
+                    if let Err(err) = nv_fatbin::payload::entry_data(e, Options::default().max_decompressed) {
+                        return Some(err.shifted(found.offset + at));
+                    }
+                }
+            }
+            nv_fatbin::Piece::Unreadable(e) => return Some(e),
+            nv_fatbin::Piece::Unknown => {
+                return Some(offload::Error::new(found.offset, "fatbin", "a container or zero padding", "other bytes"))
+            }
+            nv_fatbin::Piece::Padding => {}
+        }
+    }
+    None
 }
 
 /// The explorer's errors and warnings, in tree order.

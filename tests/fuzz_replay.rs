@@ -22,6 +22,7 @@ fn root() -> PathBuf {
 fn every_fixture_holds_every_property() {
     let fixtures: Vec<PathBuf> = files_in(&root().join("fixtures"))
         .into_iter()
+        .chain(files_in(&root().join("fixtures/nvidia")))
         .filter(|p| {
             !matches!(p.extension().and_then(|e| e.to_str()), Some("md" | "sh" | "txt")) && !p.ends_with("SHA256SUMS")
         })

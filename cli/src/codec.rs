@@ -6,6 +6,7 @@ use clap::Args;
 use offload::codec::Method;
 use offload::format::bundle::compressed;
 use offload::format::bundle::{binary as bundle, text as text_bundle};
+use offload::format::nv_fatbin;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -32,9 +33,10 @@ pub struct CompressArgs {
 
 #[derive(Args)]
 pub struct DecompressArgs {
-    /// The compressed bundle (CCOB).
+    /// The compressed bundle (CCOB); or an NVIDIA fatbin, or a file carrying fatbin sections,
+    /// whose entries are all written decompressed.
     pub input: PathBuf,
-    /// Where to write the bundle it holds.
+    /// Where to write the bundle it holds (for fatbins: the fatbin, every entry decompressed).
     #[arg(short, long)]
     pub output: PathBuf,
     /// Largest decompressed size accepted, in bytes.
@@ -81,8 +83,39 @@ pub fn run_compress(a: &CompressArgs) -> Outcome<()> {
 
 pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
     let data = read_all(&a.input)?;
+    if nv_fatbin::is_fatbin(&data) || offload::format::host::is_host_file(&data) {
+        if let Some(fatbin) = nv_fatbins(&a.input, &data)? {
+            let plain = nv_fatbin::decompress_all(&fatbin, a.max_decompressed).in_file(&a.input)?;
+            // Read back what we are about to write: never hand out a file we cannot parse.
+            for found in nv_fatbin::walk(&plain) {
+                if let nv_fatbin::Piece::Unreadable(e) = found.piece {
+                    return Err(Failure::new(format!(
+                        "internal error: the decompressed fatbin does not read back: {e}"
+                    )));
+                }
+            }
+            return write_atomic(&a.output, &plain);
+        }
+    }
     let plain = decompress_single(&a.input, &data, a.max_decompressed)?;
     write_atomic(&a.output, &plain)
+}
+
+/// The NVIDIA fatbin containers of `data`: the file itself when it is a fatbin, or those of a
+/// host file's fatbin sections (`.nv_fatbin`, `__nv_relfatbin`, ...), one after another; `None`
+/// for a host file without any.
+fn nv_fatbins(path: &Path, data: &[u8]) -> Outcome<Option<Vec<u8>>> {
+    if nv_fatbin::is_fatbin(data) {
+        return Ok(Some(data.to_vec()));
+    }
+    let host = offload::format::host::read_host(data).in_file(path)?;
+    let sections: Vec<&[u8]> = host
+        .sections
+        .iter()
+        .filter(|s| s.role == offload::format::host::SectionRole::NvFatbin)
+        .map(|s| s.data)
+        .collect();
+    Ok((!sections.is_empty()).then(|| sections.concat()))
 }
 
 /// The bundle inside the one compressed bundle `data` holds, its hash checked. Several

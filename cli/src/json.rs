@@ -177,6 +177,9 @@ impl Serialize for JsonTarget<'_> {
         m.serialize_entry("compression", &t.compression)?;
         m.serialize_entry("chain", &t.chain)?;
         m.serialize_entry("member", &t.member)?;
+        if let Some(name) = &t.file_name {
+            m.serialize_entry("file_name", name)?;
+        }
         m.end()
     }
 }

@@ -50,7 +50,8 @@ enum Command {
     Extract(package::ExtractArgs),
     /// Compress a bundle into a compressed bundle (CCOB).
     Compress(codec::CompressArgs),
-    /// Decompress a compressed bundle (CCOB) into the bundle it holds.
+    /// Decompress a compressed bundle (CCOB) into the bundle it holds, or an NVIDIA fatbin (or
+    /// the fatbin sections of a file) into a fatbin whose entries are all decompressed.
     Decompress(codec::DecompressArgs),
     /// Put new contents into an offload section of an object, executable or library.
     ReplaceSection(replace::ReplaceArgs),

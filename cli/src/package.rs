@@ -134,8 +134,12 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
             let bytes = tree.bytes(&data, *span).ok_or_else(|| {
                 Failure::new(format!("{}: the bytes of {} are not available", a.file.display(), t.target_id))
             })?;
-            let stem = image_stem(&name, &t.target_id, t.member.as_deref());
-            images.push((names.take(&stem, image_extension(bytes)), t, bytes));
+            // NVIDIA fatbin entries are named as cuobjdump names them (`<file>.<n>.sm_80.cubin`).
+            let file_name = match t.file_name.as_deref().and_then(|f| f.rsplit_once('.')) {
+                Some((stem, ext)) => names.take(stem, ext),
+                None => names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), image_extension(bytes)),
+            };
+            images.push((file_name, t, bytes));
         }
     }
     match &a.archive {

@@ -4,5 +4,6 @@
 pub mod archive;
 pub mod bundle;
 pub mod host;
+pub mod nv_fatbin;
 pub mod offload_binary;
 pub mod sycl;

@@ -12,7 +12,7 @@
 use offload::explore::{explore, Options};
 use offload::format::archive::ar as archive;
 use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
-use offload::format::{host, offload_binary};
+use offload::format::{host, nv_fatbin as nv, offload_binary};
 use offload::ids::{self, EntryId, TargetId};
 
 /// Decompression limit while fuzzing: large enough for real fixtures, small enough to be fast.
@@ -21,7 +21,7 @@ const LIMIT: u64 = 16 << 20;
 /// The names of the targets, as in `fuzz/fuzz_targets/<name>.rs` and
 /// `tests/fuzz_regressions/<name>/`.
 pub const TARGETS: &[&str] =
-    &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "archive", "host", "explore"];
+    &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "archive", "host", "explore", "nv_fatbin"];
 
 pub fn run(target: &str, data: &[u8]) {
     match target {
@@ -33,6 +33,7 @@ pub fn run(target: &str, data: &[u8]) {
         "archive" => archive(data),
         "host" => host(data),
         "explore" => explore_all(data),
+        "nv_fatbin" => nv_fatbin(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -101,6 +102,41 @@ pub fn compressed(data: &[u8]) {
                 let back =
                     compressed::CompressedBundle::parse(&again).expect("a compressed bundle we wrote reads back");
                 assert_eq!(back.decompress(LIMIT).expect("and decompresses"), plain);
+            }
+        }
+    }
+}
+
+/// NVIDIA fatbins: an unedited container writes back byte-identical; an entry's data, stored
+/// again plainly, with LZ4 or with zstd, reads back as the same data; `decompress_all` gives
+/// containers that read back with nothing compressed.
+pub fn nv_fatbin(data: &[u8]) {
+    for found in nv::walk(data) {
+        let nv::Piece::Container(c, _) = &found.piece else { continue };
+        assert_eq!(
+            c.write().expect("an unedited container writes back"),
+            found.bytes,
+            "unedited container wrote different bytes"
+        );
+        for e in c.entries.iter().take(4) {
+            let Ok(plain) = nv::payload::entry_data(e, LIMIT) else { continue };
+            for method in [nv::Compression::None, nv::Compression::Lz4, nv::Compression::Zstd] {
+                let Ok(new) = e.with_data(&plain, method) else { continue };
+                let mut bytes = Vec::new();
+                new.write(&mut bytes).expect("a rewritten entry writes");
+                let back = nv::Entry::parse(&bytes).expect("a rewritten entry reads back");
+                let again = nv::payload::entry_data(&back, LIMIT).expect("and decompresses");
+                assert_eq!(&again[..plain.len()], &plain[..], "an entry stored again holds other data");
+            }
+        }
+    }
+    if let Ok(plain) = nv::decompress_all(data, LIMIT) {
+        for found in nv::walk(&plain) {
+            if let nv::Piece::Container(c, _) = found.piece {
+                assert!(
+                    c.entries.iter().all(|e| e.compression() == nv::Compression::None),
+                    "decompress_all left an entry compressed"
+                );
             }
         }
     }
@@ -195,6 +231,12 @@ fn edit_some_nodes(data: &[u8], tree: &offload::tree::Tree) {
                 Edit::MoveEntry { node, to: 0 },
             ],
             NodeKind::CompressedBundle => vec![Edit::Decompress { node }],
+            NodeKind::FatbinEntry => vec![
+                Edit::Decompress { node: node.clone() },
+                Edit::Compress { node: node.clone(), method: offload::codec::Method::Zstd, level: None, version: 3 },
+                Edit::ReplaceContent { node: node.clone(), data: vec![7; 17] },
+                Edit::RemoveEntry { node },
+            ],
             NodeKind::Bundle => {
                 vec![Edit::Compress { node, method: offload::codec::Method::Zlib, level: Some(1), version: 3 }]
             }

@@ -6,11 +6,13 @@
 //! | ELF, COFF | `.llvm.offloading`                    | LLVM offload binaries, 8-byte aligned    |
 //! | ELF, COFF | `.hip_fatbin`                         | a clang offload bundle or compressed bundles, 4096-aligned |
 //! | COFF      | `.hip_fat` (short-name variants)      | the same, where the name is cut to 8 bytes |
-//! | ELF, COFF | `.nv_fatbin`, `__nv_relfatbin`        | an NVIDIA fatbin (recognised, not decoded yet) |
+//! | ELF, COFF | `.nv_fatbin`, `__nv_relfatbin`, `.nv_fatb` | NVIDIA fatbin containers back to back ([`crate::format::nv_fatbin`]) |
+//! | ELF, COFF | `.nvFatBinSegment` (`.nvFatBi` cut)   | the fatbin wrappers (`__fatBinC_Wrapper_t`) |
 //! | ELF       | `__CLANG_OFFLOAD_BUNDLE__<entry id>`  | one entry of a bundled object            |
 //! | Mach-O    | `__LLVM,__offloading`                 | LLVM offload binaries                    |
 //! | Mach-O    | `__HIP,__hip_fatbin`                  | bundle or compressed bundles             |
-//! | Mach-O    | `__NV_CUDA,__nv_fatbin`               | NVIDIA fatbin                            |
+//! | Mach-O    | `__NV_CUDA,__nv_fatbin`, `__nv_relfatbin` | NVIDIA fatbin                        |
+//! | Mach-O    | `__NV_CUDA,__fatbin`                  | the fatbin wrappers                      |
 //!
 //! Only the section table and the sections above are read, so with a lazily read input (the
 //! CLI's file cache, the app's sliced reads) a large library costs little more than its headers.
@@ -30,8 +32,10 @@ pub enum SectionRole {
     OffloadBinaries,
     /// HIP fat binary: a bundle, or compressed bundles back to back.
     HipFatbin,
-    /// NVIDIA fatbin.
+    /// NVIDIA fatbin containers.
     NvFatbin,
+    /// NVIDIA fatbin wrappers (`__fatBinC_Wrapper_t`).
+    NvFatbinWrapper,
     /// One entry of a bundled object; the entry ID follows the bundle magic in the name.
     BundleEntry(String),
 }
@@ -47,7 +51,8 @@ pub fn section_role(segment: Option<&str>, name: &str) -> Option<SectionRole> {
             Some(SectionRole::HipFatbin)
         }
         (Some("__NV_CUDA"), "__nv_fatbin" | "__nv_relfatbin")
-        | (None, ".nv_fatbin" | "__nv_relfatbin" | ".nvFatBi" | ".nv_fatb") => Some(SectionRole::NvFatbin),
+        | (None, ".nv_fatbin" | "__nv_relfatbin" | ".nv_fatb") => Some(SectionRole::NvFatbin),
+        (Some("__NV_CUDA"), "__fatbin") | (None, ".nvFatBinSegment" | ".nvFatBi") => Some(SectionRole::NvFatbinWrapper),
         _ => None,
     }
 }
@@ -200,6 +205,10 @@ mod tests {
         assert_eq!(section_role(None, ".hip_fatbin"), Some(SectionRole::HipFatbin));
         assert_eq!(section_role(Some("__HIP"), "__hip_fatbin"), Some(SectionRole::HipFatbin));
         assert_eq!(section_role(None, ".nv_fatbin"), Some(SectionRole::NvFatbin));
+        assert_eq!(section_role(None, "__nv_relfatbin"), Some(SectionRole::NvFatbin));
+        assert_eq!(section_role(Some("__NV_CUDA"), "__nv_fatbin"), Some(SectionRole::NvFatbin));
+        assert_eq!(section_role(None, ".nvFatBinSegment"), Some(SectionRole::NvFatbinWrapper));
+        assert_eq!(section_role(Some("__NV_CUDA"), "__fatbin"), Some(SectionRole::NvFatbinWrapper));
         assert_eq!(
             section_role(None, "__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx90a"),
             Some(SectionRole::BundleEntry("hip-amdgcn-amd-amdhsa--gfx90a".into()))
