@@ -444,7 +444,20 @@ mod zstd {
 
         const CONTEXT: &str = "zstd stream";
 
+        /// Decodes with libzstd; where that fails, ruzstd decodes again, counting only, to say
+        /// where and why in the same words and at the same offset as the pure-Rust build (libzstd
+        /// reads ahead, so its own position is not where the stream went wrong).
         pub(in super::super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
+            let Err(fast) = decode_fast(data, out) else { return Ok(()) };
+            let mut discard = |_: &[u8]| {};
+            let mut recount = Output { produced: 0, budget: out.budget, overflow: out.overflow, sink: &mut discard };
+            match super::decoding::decode(data, &mut recount) {
+                Err(precise) => Err(precise),
+                Ok(()) => Err(fast),
+            }
+        }
+
+        fn decode_fast(data: &[u8], out: &mut Output<'_>) -> Result<()> {
             let mut decoder = Decoder::new().map_err(|e| corrupt(0, CONTEXT, e))?;
             let mut buf = alloc::vec![0u8; CHUNK];
             let mut input = InBuffer::around(data);
@@ -483,7 +496,6 @@ mod zstd {
     }
 
     #[cfg(feature = "zstd")]
-    #[cfg_attr(all(feature = "zstd-c", not(test)), allow(dead_code))]
     mod decoding {
         use super::*;
         use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};

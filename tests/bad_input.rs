@@ -364,10 +364,27 @@ fn compressed_cases() -> Vec<Case> {
 
 /// A zstd frame of 256 MiB of zeros, a few KiB compressed, declaring 1 KiB: decompression must
 /// stop at the declared size instead of inflating it.
+/// A zstd frame that declares no size and expands to `blocks` × 128 KiB of zeros: RLE blocks of
+/// 4 bytes each, a 1 MiB window. Made by hand because encoders declare the size (or, like
+/// ruzstd, do not), and a bomb must fail the same way whichever encoder the build has.
+fn rle_zeros_frame(blocks: u32) -> Vec<u8> {
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x50];
+    for i in 0..blocks {
+        let header = u32::from(i == blocks - 1) | (1 << 1) | ((128 * 1024) << 3);
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.push(0);
+    }
+    frame
+}
+
 fn bomb_case() -> Case {
-    let zeros = vec![0u8; 256 << 20];
-    let mut bundle = compressed::compress(&zeros, compressed::Method::Zstd, None, 3).expect("compress");
-    drop(zeros);
+    // A real version 3 header (made by the core from a tiny bundle), then the bomb as payload:
+    // 256 MiB of zeros under a header that declares 1 KiB. The first block already overflows,
+    // so the error is at the byte after its header: 32 + 6 + 3 + 1.
+    let header = compressed::compress(b"tiny", compressed::Method::Zstd, None, 3).expect("compress");
+    let frame = rle_zeros_frame(2048);
+    let mut bundle = [&header[..32], &frame[..]].concat();
+    bundle = put_u64(bundle, 8, 32 + frame.len() as u64);
     bundle = put_u64(bundle, 16, 1024);
     case("compressed bundle", "256 MiB of zeros declared as 1 KiB (bomb)", bundle, Parser::Compressed)
         .at(42)
@@ -476,9 +493,13 @@ fn sycl_cases() -> Vec<Case> {
     let e = |name: &str, input: Vec<u8>| case("SYCL entry", name.to_string(), input, Parser::Explore);
     let frame = offload::codec::compress(offload::codec::Method::Zstd, None, &[7u8; 3000]).unwrap();
     let (cut_frame, at) = sycl_bundle(frame[..frame.len() - 3].to_vec());
-    // The codec's frames declare no content size, so this one is bounded by the listing budget.
-    let zeros = offload::codec::compress(offload::codec::Method::Zstd, None, &vec![0u8; 64 << 20]).unwrap();
-    assert_eq!(offload::format::sycl::zstd_frame(&zeros).unwrap().1, None, "a frame without a declared size");
+    // A frame that declares no content size is bounded by the listing budget.
+    let zeros = rle_zeros_frame(512);
+    assert_eq!(
+        offload::format::sycl::zstd_frame(&zeros).unwrap(),
+        (zeros.len(), None),
+        "a frame without a declared size"
+    );
     let (bomb, bomb_at) = sycl_bundle(zeros);
     vec![
         e("a zstd frame cut short", cut_frame).warning().at(at).says(&["zstd frame"]),
