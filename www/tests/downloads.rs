@@ -17,7 +17,9 @@ fn fixtures() -> PathBuf {
 fn all_fixtures() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(fixtures())
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file()) // not tests/fixtures/nvidia/
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .filter(|n| !matches!(n.as_str(), "README.md" | "SHA256SUMS" | "generate.sh" | "expected.txt"))
         .collect();
     names.sort();
