@@ -55,6 +55,10 @@ pub enum NodeKind {
     Archive,
     ArchiveMember,
     SymbolTable,
+    /// A kernel (or device function) named by a device image.
+    Kernel,
+    /// One argument of a kernel.
+    KernelArgument,
     Unknown,
 }
 
@@ -77,6 +81,8 @@ impl NodeKind {
             NodeKind::Archive => "archive",
             NodeKind::ArchiveMember => "archive-member",
             NodeKind::SymbolTable => "symbol-table",
+            NodeKind::Kernel => "kernel",
+            NodeKind::KernelArgument => "kernel-argument",
             NodeKind::Unknown => "unknown",
         }
     }

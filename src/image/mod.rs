@@ -1,0 +1,77 @@
+//! What is inside a device image: one module per image format, each describing the image as a
+//! node of the annotated tree (its fields, and one `kernel` child per kernel it names).
+//!
+//! - [`amdgpu`]: AMDGPU code objects (ELF header, `NT_AMDGPU_METADATA` note, kernels).
+//! - [`elf`], [`msgpack`]: the readers they share.
+//!
+//! [`describe`] recognises an image by its magic and hands it to its module. It never fails:
+//! what cannot be read becomes a diagnostic on the image's node.
+
+pub mod amdgpu;
+pub mod elf;
+pub mod msgpack;
+
+use crate::tree::{Node, NodeKind, Severity, Span};
+use alloc::format;
+use alloc::string::String;
+
+const EM_CUDA: u16 = 190;
+
+/// What kind of device image `data` is, from its magic: (format, label detail).
+pub fn identify(data: &[u8]) -> Option<(&'static str, String)> {
+    if data.is_empty() {
+        return Some(("empty", String::new()));
+    }
+    if data.starts_with(b"\x7fELF") {
+        return Some(identify_elf(data));
+    }
+    if data.starts_with(b"BC\xC0\xDE") || data.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
+        return Some(("LLVM bitcode", String::new()));
+    }
+    if data.starts_with(&[0x03, 0x02, 0x23, 0x07]) {
+        return Some(("SPIR-V module", String::new()));
+    }
+    if data.starts_with(&[0x50, 0xED, 0x55, 0xBA]) {
+        return Some(("NVIDIA fatbin", String::new()));
+    }
+    let head = &data[..data.len().min(4096)];
+    if core::str::from_utf8(head).is_ok()
+        && head.windows(8).any(|w| w == b".version")
+        && head.windows(7).any(|w| w == b".target")
+    {
+        return Some(("PTX", String::new()));
+    }
+    None
+}
+
+fn identify_elf(data: &[u8]) -> (&'static str, String) {
+    let little = data.get(5) == Some(&1);
+    let machine =
+        data.get(18..20)
+            .map(|b| if little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) });
+    match machine {
+        Some(amdgpu::EM_AMDGPU) => {
+            let flags = data.get(48..52).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+            (amdgpu::FORMAT, amdgpu::label_detail(flags))
+        }
+        Some(EM_CUDA) => ("CUDA cubin", String::new()),
+        _ => ("ELF object", String::new()),
+    }
+}
+
+/// The node of a device image lying at `span`: its format, what its format module reads from
+/// it, and its kernels; `None` when the bytes are no image format we know.
+pub fn describe(data: &[u8], span: Span) -> Option<Node> {
+    let (format, detail) = identify(data)?;
+    let mut node = Node::new(NodeKind::Image, format!("{format}{detail}"), span);
+    node.field("format", format, None);
+    if format == amdgpu::FORMAT {
+        match elf::Elf::parse(data) {
+            Ok(elf) => amdgpu::describe(&elf, &mut node, span),
+            Err(e) => {
+                node.diag(Severity::Error, format!("unreadable ELF: {e}"), Some(span.sub(e.offset, 1)));
+            }
+        }
+    }
+    Some(node)
+}
