@@ -57,7 +57,16 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
     // 4096 bytes: a PE file is recognised by its NT headers, which follow the DOS stub.
     let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
-    if host::is_host_file(head) {
+    if image::is_device_elf(head) {
+        // A device image on its own (an AMDGPU code object, a cubin): described, not searched
+        // for offload sections.
+        match input.read_bytes_at(0, len) {
+            Ok(data) => root.children.extend(image::describe(data, whole)),
+            Err(()) => {
+                root.diag(Severity::Error, format!("could not read the {len} bytes of the input"), None);
+            }
+        }
+    } else if host::is_host_file(head) {
         ex.host_file(input, &mut root, 0);
     } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));

@@ -2,12 +2,14 @@
 //! node of the annotated tree (its fields, and one `kernel` child per kernel it names).
 //!
 //! - [`amdgpu`]: AMDGPU code objects (ELF header, `NT_AMDGPU_METADATA` note, kernels).
+//! - [`cubin`]: CUDA cubins (architecture, `.nv.info` attributes, kernels and device functions).
 //! - [`elf`], [`msgpack`]: the readers they share.
 //!
 //! [`describe`] recognises an image by its magic and hands it to its module. It never fails:
 //! what cannot be read becomes a diagnostic on the image's node.
 
 pub mod amdgpu;
+pub mod cubin;
 pub mod elf;
 pub mod msgpack;
 
@@ -15,7 +17,11 @@ use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::format;
 use alloc::string::String;
 
-const EM_CUDA: u16 = 190;
+/// Whether `head` (the first bytes of a file) starts an ELF device image: an AMDGPU code object
+/// or a CUDA cubin, which are device code rather than hosts of offload sections.
+pub fn is_device_elf(head: &[u8]) -> bool {
+    head.starts_with(b"\x7fELF") && matches!(identify_elf(head).0, amdgpu::FORMAT | cubin::FORMAT)
+}
 
 /// What kind of device image `data` is, from its magic: (format, label detail).
 pub fn identify(data: &[u8]) -> Option<(&'static str, String)> {
@@ -54,7 +60,15 @@ fn identify_elf(data: &[u8]) -> (&'static str, String) {
             let flags = data.get(48..52).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
             (amdgpu::FORMAT, amdgpu::label_detail(flags))
         }
-        Some(EM_CUDA) => ("CUDA cubin", String::new()),
+        Some(cubin::EM_CUDA) => {
+            let at = if data.get(4) == Some(&1) { 36 } else { 48 };
+            let flags = data.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let detail = match (data.get(8), flags) {
+                (Some(&abi), Some(flags)) => format!(" {}", cubin::sm_name(abi, flags)),
+                _ => String::new(),
+            };
+            (cubin::FORMAT, detail)
+        }
         _ => ("ELF object", String::new()),
     }
 }
@@ -65,9 +79,10 @@ pub fn describe(data: &[u8], span: Span) -> Option<Node> {
     let (format, detail) = identify(data)?;
     let mut node = Node::new(NodeKind::Image, format!("{format}{detail}"), span);
     node.field("format", format, None);
-    if format == amdgpu::FORMAT {
+    if format == amdgpu::FORMAT || format == cubin::FORMAT {
         match elf::Elf::parse(data) {
-            Ok(elf) => amdgpu::describe(&elf, &mut node, span),
+            Ok(elf) if format == amdgpu::FORMAT => amdgpu::describe(&elf, &mut node, span),
+            Ok(elf) => cubin::describe(&elf, &mut node, span),
             Err(e) => {
                 node.diag(Severity::Error, format!("unreadable ELF: {e}"), Some(span.sub(e.offset, 1)));
             }
