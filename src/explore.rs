@@ -74,7 +74,13 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
         ex.compressed_file(input, &mut root);
     } else {
         match input.read_bytes_at(0, len) {
-            Ok(data) => root.children = ex.region(data, whole, 0),
+            Ok(data) => {
+                root.children = ex.region(data, whole, 0);
+                // A device image on its own: bitcode, SPIR-V, PTX.
+                if root.children.is_empty() && image::identify(data).is_some_and(|(f, _)| f != "empty") {
+                    root.children.extend(image::describe(data, whole));
+                }
+            }
             Err(()) => {
                 root.diag(Severity::Error, format!("could not read the {len} bytes of the input"), None);
             }

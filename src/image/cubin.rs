@@ -213,10 +213,11 @@ pub fn describe(elf: &Elf<'_>, node: &mut Node, span: Span) {
     for text in elf.sections.iter().filter(|s| s.name.starts_with(".text.")) {
         let name = &text.name[6..];
         let symbol = text.info & 0xff_ffff;
-        let mut k = Node::new(NodeKind::Kernel, format!("kernel {name}"), section_span(text, span));
-        k.field("name", name, None);
         let sym = elf.symbols.get(symbol as usize);
         let entry = sym.is_some_and(|s| s.other & STO_ENTRY != 0);
+        let label = if entry { format!("kernel {name}") } else { format!("device function {name}") };
+        let mut k = Node::new(NodeKind::Kernel, label, section_span(text, span));
+        k.field("name", name, None);
         k.field("entry", entry, None);
         k.field("function_kind", if entry { "entry" } else { "device function" }, None);
         let attrs = by_symbol.get(&symbol);

@@ -3,15 +3,20 @@
 //!
 //! - [`amdgpu`]: AMDGPU code objects (ELF header, `NT_AMDGPU_METADATA` note, kernels).
 //! - [`cubin`]: CUDA cubins (architecture, `.nv.info` attributes, kernels and device functions).
+//! - [`ptx`], [`spirv`], [`bitcode`]: PTX text, SPIR-V modules and LLVM bitcode (header fields,
+//!   entry points, defined functions).
 //! - [`elf`], [`msgpack`]: the readers they share.
 //!
 //! [`describe`] recognises an image by its magic and hands it to its module. It never fails:
 //! what cannot be read becomes a diagnostic on the image's node.
 
 pub mod amdgpu;
+pub mod bitcode;
 pub mod cubin;
 pub mod elf;
 pub mod msgpack;
+pub mod ptx;
+pub mod spirv;
 
 use crate::tree::{Node, NodeKind, Severity, Span};
 use alloc::format;
@@ -34,7 +39,7 @@ pub fn identify(data: &[u8]) -> Option<(&'static str, String)> {
     if data.starts_with(b"BC\xC0\xDE") || data.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
         return Some(("LLVM bitcode", String::new()));
     }
-    if data.starts_with(&[0x03, 0x02, 0x23, 0x07]) {
+    if data.starts_with(&[0x03, 0x02, 0x23, 0x07]) || data.starts_with(&[0x07, 0x23, 0x02, 0x03]) {
         return Some(("SPIR-V module", String::new()));
     }
     if data.starts_with(&[0x50, 0xED, 0x55, 0xBA]) {
@@ -45,7 +50,7 @@ pub fn identify(data: &[u8]) -> Option<(&'static str, String)> {
         && head.windows(8).any(|w| w == b".version")
         && head.windows(7).any(|w| w == b".target")
     {
-        return Some(("PTX", String::new()));
+        return Some((ptx::FORMAT, ptx::target_of(head).map(|t| format!(" {t}")).unwrap_or_default()));
     }
     None
 }
@@ -87,6 +92,12 @@ pub fn describe(data: &[u8], span: Span) -> Option<Node> {
                 node.diag(Severity::Error, format!("unreadable ELF: {e}"), Some(span.sub(e.offset, 1)));
             }
         }
+    }
+    match format {
+        bitcode::FORMAT => bitcode::describe(data, &mut node, span),
+        spirv::FORMAT => spirv::describe(data, &mut node, span),
+        ptx::FORMAT => ptx::describe(data, &mut node, span),
+        _ => {}
     }
     Some(node)
 }
