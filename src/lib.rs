@@ -13,7 +13,8 @@
 //! - [`codec`]: zlib and zstd with output limits, MD5.
 //! - [`util`]: the checked byte reader, LLVM's string table builder and string hash.
 //! - [`tree`], [`error`]: the annotated tree every view draws; errors as values.
-//! - [`explore`], [`edit`], [`replace`], [`targets`], [`file_names`]: whole-file operations.
+//! - [`explore`], [`edit`], [`replace`], [`targets`], [`kernels`], [`file_names`]: whole-file
+//!   operations.
 //!
 //! Parsers never panic and never trust a length.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -28,6 +29,7 @@ pub mod file_names;
 pub mod format;
 pub mod ids;
 pub mod image;
+pub mod kernels;
 pub mod replace;
 pub mod targets;
 pub mod tree;
