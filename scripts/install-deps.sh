@@ -12,6 +12,7 @@ missing=()
 [ -x "$LLVM_BIN/llvm-offload-binary" ] || missing+=(llvm-22)
 [ -x "$LLVM_BIN/ld.lld" ] || missing+=(lld-22)
 command -v cc >/dev/null || missing+=(gcc)
+command -v spirv-dis >/dev/null || missing+=(spirv-tools)  # SPIR-V reference for tests/device_images.rs
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} from Debian"
   $SUDO apt-get update -qq

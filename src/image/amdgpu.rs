@@ -392,8 +392,21 @@ fn read_metadata(node: &mut Node, note: &Note<'_>, span: Span, header: &Header) 
         return;
     };
     node.field("kernels", list.len() as u64, Some(desc_span(note, span, kernels)));
+    // Nodes for kernels and arguments: a real kernel's metadata takes hundreds of bytes and an
+    // argument's tens, so one node per 32 bytes of note is never reached by a real file; a
+    // hostile note of empty maps is held to it.
+    let limit = super::MAX_KERNEL_NODES.min((note.desc.len() / 32).max(64));
+    let mut budget = limit;
     for (i, k) in list.iter().enumerate() {
-        node.children.push(kernel_node(k, i, note, span));
+        if budget == 0 {
+            let message = format!("only the first {i} of {} kernels are shown: with their arguments they reach the limit of {limit} nodes for a {}-byte note (one per 32 bytes)", list.len(), note.desc.len());
+            node.diag(Severity::Error, message, Some(desc_span(note, span, k)));
+            break;
+        }
+        let mut kernel = kernel_node(k, i, note, span, budget - 1);
+        budget = budget.saturating_sub(1 + kernel.children.len());
+        kernel.children.shrink_to_fit();
+        node.children.push(kernel);
     }
 }
 
@@ -431,7 +444,8 @@ const KERNEL_KEYS: &[(&str, &str)] = &[
     (".sgpr_spill_count", "sgpr_spill_count"),
 ];
 
-fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span) -> Node {
+/// The `kernel` node of one metadata map, with at most `max_arguments` argument children.
+fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span, max_arguments: usize) -> Node {
     let at = desc_span(note, span, k);
     let name = k.get(".name").and_then(Mp::as_str);
     let label = match name {
@@ -488,7 +502,18 @@ fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span) -> Node {
         match args.as_array() {
             Some(list) => {
                 node.field("arguments", list.len() as u64, Some(desc_span(note, span, args)));
-                node.children.extend(list.iter().enumerate().map(|(i, a)| argument_node(a, i, note, span)));
+                node.children
+                    .extend(list.iter().take(max_arguments).enumerate().map(|(i, a)| argument_node(a, i, note, span)));
+                if list.len() > max_arguments {
+                    node.diag(
+                        Severity::Error,
+                        format!(
+                            "only {max_arguments} of {} arguments are shown: the limit of kernel nodes is reached",
+                            list.len()
+                        ),
+                        None,
+                    );
+                }
             }
             None => {
                 let aat = Some(desc_span(note, span, args));

@@ -89,7 +89,7 @@ impl<'a> Bits<'a> {
     }
 
     fn error(&self, expected: impl Into<String>, found: impl Into<String>) -> Error {
-        Error::new(self.pos / 8, CONTEXT, expected, found)
+        Error::new((self.pos / 8).min(self.data.len() as u64), CONTEXT, expected, found)
     }
 
     fn read(&mut self, width: u32) -> Result<u64> {
@@ -189,6 +189,8 @@ pub struct Module {
     pub data_layout: Option<(String, u64, u64)>,
     pub source_filename: Option<String>,
     pub functions: Vec<Function>,
+    /// Function records past the limit of what is kept (4 x [`super::MAX_KERNEL_NODES`]).
+    pub functions_not_kept: u64,
 }
 
 struct Reader<'a> {
@@ -369,6 +371,10 @@ impl<'a> Reader<'a> {
         let named = self.module.version.unwrap_or(0) >= 2;
         let at = if named { 2 } else { 0 };
         let (Some(&cc), Some(&proto)) = (r.ops.get(at + 1), r.ops.get(at + 2)) else { return };
+        if self.module.functions.len() >= 4 * super::MAX_KERNEL_NODES {
+            self.module.functions_not_kept += 1;
+            return;
+        }
         self.names.push(if named { (r.ops[0], r.ops[1]) } else { (u64::MAX, 0) });
         self.module.functions.push(Function {
             name: None,
@@ -407,8 +413,12 @@ pub fn read(data: &[u8]) -> Result<Module> {
         strtab: None,
         names: Vec::new(),
     };
-    while r.bits.left() >= 36 {
+    while r.bits.left() > 0 {
         let at = r.bits.pos;
+        // Zero padding after the last block (wrapped files round up to 16 bytes).
+        if stream[(at / 8) as usize..].iter().all(|&b| b == 0) {
+            break;
+        }
         match r.bits.read(2)? {
             1 => {
                 let id = r.bits.vbr(8)?;
@@ -420,8 +430,6 @@ pub fn read(data: &[u8]) -> Result<Module> {
                     _ => r.bits.skip_bits(words * 32)?,
                 }
             }
-            // Zero padding after the last block (wrapped files round up to 16 bytes).
-            0 if stream[(at / 8) as usize..].iter().all(|&b| b == 0) => break,
             other => {
                 return Err(Error::new(
                     base + at / 8,
@@ -466,7 +474,18 @@ pub fn describe(data: &[u8], node: &mut Node, span: Span) {
     if let Some(s) = &m.source_filename {
         node.field("source_filename", s.as_str(), None);
     }
-    let defined: Vec<&Function> = m.functions.iter().filter(|f| !f.declaration).collect();
+    if m.functions_not_kept > 0 {
+        node.diag(
+            Severity::Error,
+            format!(
+                "{} more function records are not read: the limit is {}",
+                m.functions_not_kept,
+                4 * super::MAX_KERNEL_NODES
+            ),
+            None,
+        );
+    }
+    let defined: Vec<&Function> = m.functions.iter().filter(|f| !f.declaration).take(super::MAX_KERNEL_NODES).collect();
     node.field("functions", defined.len() as u64, None);
     node.field("declarations", (m.functions.len() - defined.len()) as u64, None);
     let kernels = defined.iter().filter(|f| is_kernel_cc(f.calling_convention)).count();

@@ -19,6 +19,20 @@ pub mod ptx;
 pub mod spirv;
 
 use crate::tree::{Node, NodeKind, Severity, Span};
+
+/// Most kernel (and kernel argument) nodes one image gets: a hostile image could name millions
+/// in a few megabytes, and each node costs far more memory than the bytes that name it.
+pub const MAX_KERNEL_NODES: usize = 1 << 16;
+
+/// Cuts `node`'s kernel children to [`MAX_KERNEL_NODES`], saying so.
+fn limit_kernels(node: &mut Node) {
+    let kernels = node.children.iter().filter(|c| c.kind == NodeKind::Kernel).count();
+    if kernels > MAX_KERNEL_NODES {
+        node.children.truncate(MAX_KERNEL_NODES);
+        let message = format!("{kernels} kernels: only the first {MAX_KERNEL_NODES} are shown");
+        node.diag(Severity::Error, message, None);
+    }
+}
 use alloc::format;
 use alloc::string::String;
 
@@ -99,5 +113,6 @@ pub fn describe(data: &[u8], span: Span) -> Option<Node> {
         ptx::FORMAT => ptx::describe(data, &mut node, span),
         _ => {}
     }
+    limit_kernels(&mut node);
     Some(node)
 }

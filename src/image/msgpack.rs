@@ -274,8 +274,20 @@ impl<'a> Decoder<'a> {
         n.min(self.rd.remaining_slice().len() as u64 / min_size) as usize
     }
 
+    /// An array or map of `n` items takes at least `n * min_size` bytes: refuse a count the
+    /// bytes left cannot hold, at the array's own header.
+    fn fits(&self, n: u64, min_size: u64, at: u64, what: &str) -> Result<()> {
+        let left = self.rd.remaining_slice().len() as u64;
+        if n.saturating_mul(min_size) > left {
+            let expected = format!("{what} whose {n} items fit in the {left} bytes left (at least {min_size} each)");
+            return Err(Error::new(at, CONTEXT, expected, format!("{n} items declared")));
+        }
+        Ok(())
+    }
+
     fn array(&mut self, n: u64, depth: u32, at: u64) -> Result<MpValue<'a>> {
         let depth = self.deeper(depth, at)?;
+        self.fits(n, 1, at, "an array")?;
         let mut items = Vec::with_capacity(self.capacity(n, 1));
         for _ in 0..n {
             items.push(self.value(depth)?);
@@ -285,6 +297,7 @@ impl<'a> Decoder<'a> {
 
     fn map(&mut self, n: u64, depth: u32, at: u64) -> Result<MpValue<'a>> {
         let depth = self.deeper(depth, at)?;
+        self.fits(n, 2, at, "a map")?;
         let mut pairs = Vec::with_capacity(self.capacity(n, 2));
         for _ in 0..n {
             let k = self.value(depth)?;
@@ -355,9 +368,12 @@ mod tests {
     #[test]
     fn huge_counts_reserve_nothing_unbacked() {
         let e = parse(&[0xdd, 0xff, 0xff, 0xff, 0xff, 0x01]).unwrap_err();
-        assert_eq!(e.offset, 6);
+        assert_eq!(e.offset, 0);
+        assert!(e.found.contains("4294967295 items"), "{e}");
         let e = parse(&[0xdf, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
-        assert_eq!(e.offset, 5);
+        assert_eq!(e.offset, 0);
+        // Three pairs need six bytes.
+        assert_eq!(parse(&[0x83, 1, 2, 3, 4, 5]).unwrap_err().offset, 0);
         let e = parse(&[0xdb, 0xff, 0xff, 0xff, 0xff, b'a']).unwrap_err();
         assert!(e.expected.contains("4294967295"), "{e}");
         assert!(parse(&[0xc1]).is_err());

@@ -75,6 +75,7 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
     let mut depth = 0i64;
     let mut functions = 0u64;
     let mut kernels = Vec::new();
+    let mut dropped = 0u64;
     let mut i = 0;
     while i < toks.len() {
         let t = &toks[i];
@@ -112,7 +113,9 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
             }
             ".func" if depth == 0 => functions += 1,
             ".entry" if depth == 0 => {
-                if toks.get(i + 1).is_some_and(|n| is_word(text[n.start])) {
+                if kernels.len() >= super::MAX_KERNEL_NODES {
+                    dropped += 1;
+                } else if toks.get(i + 1).is_some_and(|n| is_word(text[n.start])) {
                     let (kernel, next) = entry(text, &toks, i + 1, span);
                     kernels.push(kernel);
                     i = next;
@@ -126,7 +129,14 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
     if node.get("ptx_version").is_none() {
         node.diag(Severity::Warning, "no .version directive", None);
     }
-    node.field("kernels", kernels.len() as u64, None);
+    node.field("kernels", kernels.len() as u64 + dropped, None);
+    if dropped > 0 {
+        node.diag(
+            Severity::Error,
+            format!("{dropped} more .entry kernels are not shown: the limit is {}", super::MAX_KERNEL_NODES),
+            None,
+        );
+    }
     node.field("functions", functions, None);
     node.children = kernels;
 }

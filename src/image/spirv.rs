@@ -202,6 +202,7 @@ pub fn describe(data: &[u8], node: &mut Node, span: Span) {
     let mut extensions = Vec::new();
     let mut imports = Vec::new();
     let mut entries: Vec<(u32, Node)> = Vec::new();
+    let mut dropped = 0u64;
     let mut i = 5;
     while i < total {
         let Some(first) = word(i) else { break };
@@ -232,6 +233,7 @@ pub fn describe(data: &[u8], node: &mut Node, span: Span) {
                     node.field("source_version", v as u64, at(i + 2, 1));
                 }
             }
+            OP_ENTRY_POINT if ops.len() >= 3 && entries.len() >= super::MAX_KERNEL_NODES => dropped += 1,
             OP_ENTRY_POINT if ops.len() >= 3 => {
                 let (name, words) = literal(&ops[2..]);
                 let mut k =
@@ -270,7 +272,14 @@ pub fn describe(data: &[u8], node: &mut Node, span: Span) {
     if !imports.is_empty() {
         node.field("ext_inst_imports", imports.join(", "), None);
     }
-    node.field("kernels", entries.len() as u64, None);
+    node.field("kernels", entries.len() as u64 + dropped, None);
+    if dropped > 0 {
+        node.diag(
+            Severity::Error,
+            format!("{dropped} more entry points are not shown: the limit is {}", super::MAX_KERNEL_NODES),
+            None,
+        );
+    }
     node.children.extend(entries.into_iter().map(|(_, k)| k));
 }
 
