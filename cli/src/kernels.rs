@@ -121,11 +121,11 @@ fn print_table(t: &KernelTable) {
         return;
     }
     let device_functions = t.rows.iter().any(|r| r.cells.iter().flatten().any(|c| !c.entry));
+    let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };
     println!(
-        "{} kernels across {} target{} (regs: VGPRs on AMD GPUs, registers on NVIDIA; LDS and scratch in bytes)",
-        t.rows.len(),
-        t.columns.len(),
-        if t.columns.len() == 1 { "" } else { "s" }
+        "{} across {} (regs: VGPRs on AMD GPUs, registers on NVIDIA; LDS and scratch in bytes)",
+        plural(t.rows.len(), "kernel"),
+        plural(t.columns.len(), "target")
     );
     let mut head1 = vec![String::new()];
     let mut head2 = vec!["kernel".to_string()];

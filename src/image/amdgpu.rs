@@ -621,7 +621,7 @@ pub fn check_carrier(image: &mut Node, carrier: &str) {
     if wanted != have {
         image.diag(
             Severity::Warning,
-            format!("the code object is for {have}, but the entry that carries it is for {carrier}"),
+            format!("the entry's target {carrier} does not fit the image, a code object for {have}: the runtime would load it on a GPU it cannot run on"),
             at,
         );
         return;
@@ -633,15 +633,15 @@ pub fn check_carrier(image: &mut Node, carrier: &str) {
         let message = match (asked, setting.as_str()) {
             (Some("+"), "on") | (Some("-"), "off") | (None, "any" | "unsupported") => continue,
             (None, "off") if !v4 => continue, // v2/v3 cannot say "any"
-            (Some(_), "unsupported") => format!("the entry that carries it asks for {feature}{}, which {have} does not have", asked.unwrap_or("")),
+            (Some(_), "unsupported") => format!("the entry's target {carrier} does not fit the image: {have} has no {feature}"),
             (Some(sign), "any") => {
                 // Runs either way: consistent, only not what a compiler writes for that ID.
                 let m = format!("the code object is built for any {feature} setting, the entry that carries it says {feature}{sign}");
                 image.diag(Severity::Note, m, at);
                 continue;
             }
-            (None, s) => format!("the code object needs {feature} {s}, but the entry that carries it ({carrier}) accepts any setting, so it may be loaded where it cannot run"),
-            (Some(sign), s) => format!("the code object has {feature} {s}, but the entry that carries it says {feature}{sign}"),
+            (None, s) => format!("the entry's target {carrier} (any {feature} setting) does not fit the image, which needs {feature} {s}: it may be loaded where it cannot run"),
+            (Some(sign), s) => format!("the entry's target {carrier} ({feature}{sign}) does not fit the image, which has {feature} {s}"),
         };
         image.diag(Severity::Warning, message, at);
     }
@@ -706,13 +706,13 @@ mod tests {
         assert!(warnings(0x73f, 4, "gfx90a:xnack+").is_empty());
         assert!(warnings(0x53f, 4, "gfx90a:xnack+").is_empty(), "any under xnack+ runs: a note only");
         let w = warnings(0x53f, 4, "gfx906");
-        assert!(w[0].contains("is for gfx90a, but the entry that carries it is for gfx906"), "{w:?}");
+        assert!(w[0].contains("the entry's target gfx906 does not fit the image, a code object for gfx90a"), "{w:?}");
         let w = warnings(0x73f, 4, "gfx90a");
-        assert!(w[0].contains("needs xnack on"), "{w:?}");
+        assert!(w[0].contains("which needs xnack on"), "{w:?}");
         let w = warnings(0x63f, 4, "gfx90a:xnack+");
-        assert!(w[0].contains("has xnack off, but the entry that carries it says xnack+"), "{w:?}");
+        assert!(w[0].contains("(xnack+) does not fit the image, which has xnack off"), "{w:?}");
         let w = warnings(0x41, 4, "gfx1100:xnack+");
-        assert!(w[0].contains("does not have"), "{w:?}");
+        assert!(w[0].contains("gfx1100 has no xnack"), "{w:?}");
         // An alias names the same processor; a non-AMD carrier is not compared.
         assert!(warnings(0x2a, 4, "fiji").is_empty());
         assert!(warnings(0x53f, 4, "sm_80").is_empty());

@@ -191,6 +191,8 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// Function records past the limit of what is kept (4 x [`super::MAX_KERNEL_NODES`]).
     pub functions_not_kept: u64,
+    /// Where bytes that are no block start, after the module (`None`: the stream ends cleanly).
+    pub trailing: Option<u64>,
 }
 
 struct Reader<'a> {
@@ -430,6 +432,12 @@ pub fn read(data: &[u8]) -> Result<Module> {
                     _ => r.bits.skip_bits(words * 32)?,
                 }
             }
+            // Bytes after a whole module that are no block (the next file in a concatenation,
+            // an archive's padding): everything wanted is read, and they are reported.
+            _ if r.module.version.is_some() => {
+                r.module.trailing = Some(base + at / 8);
+                break;
+            }
             other => {
                 return Err(Error::new(
                     base + at / 8,
@@ -473,6 +481,14 @@ pub fn describe(data: &[u8], node: &mut Node, span: Span) {
     }
     if let Some(s) = &m.source_filename {
         node.field("source_filename", s.as_str(), None);
+    }
+    if let Some(at) = m.trailing {
+        let size = (data.len() as u64).saturating_sub(at);
+        node.diag(
+            Severity::Warning,
+            format!("{size} bytes after the bitcode's last block are not a block"),
+            Some(span.sub(at, size)),
+        );
     }
     if m.functions_not_kept > 0 {
         node.diag(
@@ -536,5 +552,9 @@ mod tests {
         assert!(read(b"BC").is_err());
         assert!(read(b"nope").is_err());
         assert!(read(&[0xDE, 0xC0, 0x17, 0x0B, 0, 0, 0, 0, 100, 0, 0, 0, 4, 0, 0, 0]).is_err());
+        // Without a module, bytes that are no block are an error at the top level.
+        let e = read(b"BC\xC0\xDE\x02\x00\x00\x00\x00\x00\x00\x00").unwrap_err();
+        assert_eq!(e.offset, 4);
+        assert!(e.expected.contains("top level"), "{e}");
     }
 }
