@@ -355,11 +355,7 @@ impl<'a> Reader<'a> {
                         (MODULE_BLOCK, 3) => self.module.data_layout = Some((r.text(), r.start, r.end - r.start)),
                         (MODULE_BLOCK, 16) => self.module.source_filename = Some(r.text()),
                         (MODULE_BLOCK, 8) => self.function(&r),
-                        (STRTAB_BLOCK, 1) => {
-                            if self.strtab.is_none() {
-                                self.strtab = r.blob;
-                            }
-                        }
+                        (STRTAB_BLOCK, 1) if self.strtab.is_none() => self.strtab = r.blob,
                         _ => {}
                     }
                 }

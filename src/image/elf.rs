@@ -161,7 +161,7 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8], is_64: bool)
             index: i,
             name,
             sh_type,
-            flags: s.sh_flags(endian).0.into(),
+            flags: s.sh_flags(endian).0,
             offset,
             size,
             link: s.sh_link(endian),
@@ -236,7 +236,7 @@ fn walk_notes<'a>(
         let (namesz, descsz, note_type) = (u32_at(pos) as u64, u32_at(pos + 4) as u64, u32_at(pos + 8));
         let name_at = pos + 12;
         let desc_at = name_at + pad(namesz, 4);
-        let next = desc_at.checked_add(pad(descsz, align)).unwrap_or(u64::MAX);
+        let next = desc_at.saturating_add(pad(descsz, align));
         if desc_at > end || desc_at + descsz > end {
             let at = if desc_at > end { pos } else { pos + 4 };
             return Err(Error::new(
