@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
-TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin"}
+TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin msgpack amdgpu cubin spirv bitcode ptx"}
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal
@@ -21,9 +21,9 @@ for target in $TARGETS; do
     # Earlier findings are already kept in tests/fuzz_regressions/: report only new ones.
     rm -f fuzz/artifacts/"$target"/*
     # Seeds: every fixture (cheap to copy again; libFuzzer skips duplicates).
-    for f in tests/fixtures/* tests/fixtures/nvidia/*; do
+    for f in tests/fixtures/* tests/fixtures/nvidia/* tests/images/*; do
         [ -f "$f" ] || continue
-        case "$f" in *.md|*.sh|*.txt|*/SHA256SUMS) continue ;; esac
+        case "$f" in *.md|*.sh|*.txt|*.hip|*.h|*.c|*.cu|*/SHA256SUMS) continue ;; esac
         cp "$f" "$corpus/seed-$(basename "$f")"
     done
     echo "== fuzzing $target for ${SECONDS_PER_TARGET}s"

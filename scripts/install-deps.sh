@@ -17,6 +17,7 @@ command -v zstd >/dev/null || missing+=(zstd)
 command -v g++ >/dev/null || missing+=(g++)
 command -v unzip >/dev/null || missing+=(unzip)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+command -v spirv-dis >/dev/null || missing+=(spirv-tools)  # SPIR-V reference for tests/device_images.rs
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]} from Debian"
   $SUDO apt-get update -qq

@@ -17,6 +17,7 @@ use crate::format::nv_fatbin::{self, tree as nv_tree, wrapper as nv_wrapper};
 use crate::format::offload_binary::{self, ImageKind};
 use crate::format::sycl;
 use crate::ids;
+use crate::image;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
 use crate::util::bytes::human_size;
 use alloc::format;
@@ -70,7 +71,16 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
     // 4096 bytes: a PE file is recognised by its NT headers, which follow the DOS stub.
     let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
-    if host::is_host_file(head) {
+    if image::is_device_elf(head) {
+        // A device image on its own (an AMDGPU code object, a cubin): described, not searched
+        // for offload sections.
+        match input.read_bytes_at(0, len) {
+            Ok(data) => root.children.extend(image::describe(data, whole)),
+            Err(()) => {
+                root.diag(Severity::Error, format!("could not read the {len} bytes of the input"), None);
+            }
+        }
+    } else if host::is_host_file(head) {
         ex.host_file(input, &mut root, 0);
     } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));
@@ -78,7 +88,13 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
         ex.compressed_file(input, &mut root);
     } else {
         match input.read_bytes_at(0, len) {
-            Ok(data) => root.children = ex.region(data, whole, 0),
+            Ok(data) => {
+                root.children = ex.region(data, whole, 0);
+                // A device image on its own: bitcode, SPIR-V, PTX.
+                if root.children.is_empty() && image::identify(data).is_some_and(|(f, _)| f != "empty") {
+                    root.children.extend(image::describe(data, whole));
+                }
+            }
             Err(()) => {
                 root.diag(Severity::Error, format!("could not read the {len} bytes of the input"), None);
             }
@@ -473,6 +489,7 @@ impl Explorer<'_> {
             _ => None,
         };
         let mut mismatch = None;
+        let arch = node.text("arch").map(String::from);
         for child in &mut node.children {
             match child.kind {
                 NodeKind::Image | NodeKind::BundleEntry => {
@@ -481,7 +498,16 @@ impl Explorer<'_> {
                         continue;
                     }
                     let bytes = &data[start as usize..(start + child.span.size) as usize];
-                    let found = self.content(bytes, child.span, depth + 1);
+                    let mut found = self.content(bytes, child.span, depth + 1);
+                    // The target the carrying entry names: a bundle entry's target ID, or an
+                    // offload entry's `arch`.
+                    let carrier = match child.kind {
+                        NodeKind::BundleEntry => child.text("target_id").map(String::from),
+                        _ => arch.clone(),
+                    };
+                    if let (Some(carrier), Some(first)) = (carrier.as_deref(), found.first_mut()) {
+                        image::amdgpu::check_carrier(first, carrier);
+                    }
                     if let (Some(kind), Some(format)) = (image_kind, found.first().and_then(|n| n.text("format"))) {
                         mismatch = kind_mismatch(kind, format);
                     }
@@ -509,14 +535,7 @@ impl Explorer<'_> {
         if is_image_sequence(data) {
             return self.sycl_sequence(data, span, depth);
         }
-        match describe_image(data) {
-            Some((format, detail)) => {
-                let mut node = Node::new(NodeKind::Image, format!("{format}{detail}"), span);
-                node.field("format", format, None);
-                alloc::vec![node]
-            }
-            None => Vec::new(),
-        }
+        image::describe(data, span).into_iter().collect()
     }
 
     /// The device images of a SYCL bundled-object entry ([`sycl`]): zstd frames decompressed
@@ -801,110 +820,5 @@ fn find_magic(data: &[u8], from: usize) -> Option<usize> {
 
 /// What kind of device image `data` is, from its magic: (format, detail).
 pub fn describe_image(data: &[u8]) -> Option<(&'static str, String)> {
-    if data.is_empty() {
-        return Some(("empty", String::new()));
-    }
-    if data.starts_with(b"\x7fELF") {
-        return Some(describe_elf(data));
-    }
-    if data.starts_with(b"BC\xC0\xDE") || data.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
-        return Some(("LLVM bitcode", String::new()));
-    }
-    if data.starts_with(&[0x03, 0x02, 0x23, 0x07]) {
-        return Some(("SPIR-V module", String::new()));
-    }
-    if data.starts_with(&[0x50, 0xED, 0x55, 0xBA]) {
-        return Some(("NVIDIA fatbin", String::new()));
-    }
-    let head = &data[..data.len().min(4096)];
-    if core::str::from_utf8(head).is_ok()
-        && head.windows(8).any(|w| w == b".version")
-        && head.windows(7).any(|w| w == b".target")
-    {
-        return Some(("PTX", String::new()));
-    }
-    None
-}
-
-fn describe_elf(data: &[u8]) -> (&'static str, String) {
-    const EM_CUDA: u16 = 190;
-    const EM_AMDGPU: u16 = 224;
-    let little = data.get(5) == Some(&1);
-    let machine =
-        data.get(18..20)
-            .map(|b| if little { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) });
-    match machine {
-        Some(EM_AMDGPU) => {
-            let flags = data.get(48..52).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
-            let detail = match amdgpu_processor(flags & 0xff) {
-                Some(p) => format!(" {p}"),
-                None => format!(" (e_flags {flags:#x})"),
-            };
-            ("AMDGPU code object", detail)
-        }
-        Some(EM_CUDA) => ("CUDA cubin", String::new()),
-        _ => ("ELF object", String::new()),
-    }
-}
-
-/// The processor an AMDGPU code object is for, from its `EF_AMDGPU_MACH` value.
-fn amdgpu_processor(mach: u32) -> Option<&'static str> {
-    Some(match mach {
-        0x20 => "gfx600",
-        0x21 => "gfx601",
-        0x22 => "gfx700",
-        0x23 => "gfx701",
-        0x24 => "gfx702",
-        0x25 => "gfx703",
-        0x26 => "gfx704",
-        0x28 => "gfx801",
-        0x29 => "gfx802",
-        0x2a => "gfx803",
-        0x2b => "gfx810",
-        0x2c => "gfx900",
-        0x2d => "gfx902",
-        0x2e => "gfx904",
-        0x2f => "gfx906",
-        0x30 => "gfx908",
-        0x31 => "gfx909",
-        0x32 => "gfx90c",
-        0x33 => "gfx1010",
-        0x34 => "gfx1011",
-        0x35 => "gfx1012",
-        0x36 => "gfx1030",
-        0x37 => "gfx1031",
-        0x38 => "gfx1032",
-        0x39 => "gfx1033",
-        0x3a => "gfx602",
-        0x3b => "gfx705",
-        0x3c => "gfx805",
-        0x3d => "gfx1035",
-        0x3e => "gfx1034",
-        0x3f => "gfx90a",
-        0x40 => "gfx940",
-        0x41 => "gfx1100",
-        0x42 => "gfx1013",
-        0x43 => "gfx1150",
-        0x44 => "gfx1103",
-        0x45 => "gfx1036",
-        0x46 => "gfx1101",
-        0x47 => "gfx1102",
-        0x48 => "gfx1200",
-        0x49 => "gfx1250",
-        0x4a => "gfx1151",
-        0x4b => "gfx941",
-        0x4c => "gfx942",
-        0x4e => "gfx1201",
-        0x4f => "gfx950",
-        0x51 => "gfx9-generic",
-        0x52 => "gfx10-1-generic",
-        0x53 => "gfx10-3-generic",
-        0x54 => "gfx11-generic",
-        0x55 => "gfx1152",
-        0x58 => "gfx1153",
-        0x59 => "gfx12-generic",
-        0x5a => "gfx1251",
-        0x5f => "gfx9-4-generic",
-        _ => return None,
-    })
+    image::identify(data)
 }

@@ -7,11 +7,14 @@
 //!   and writing side by side: [`format::offload_binary`], [`format::bundle`] (binary, text,
 //!   compressed, bundled objects), [`format::archive`] (`ar`, device archives),
 //!   [`format::host`] (ELF, COFF and Mach-O offload sections; ELF relocatable rewriting).
+//! - [`image`]: what is inside a device image: AMDGPU code objects, CUDA cubins, PTX, SPIR-V,
+//!   LLVM bitcode (header fields and kernels).
 //! - [`ids`]: target IDs, processors, triples, bundle entry IDs, composition rules.
 //! - [`codec`]: zlib and zstd with output limits, MD5.
 //! - [`util`]: the checked byte reader, LLVM's string table builder and string hash.
 //! - [`tree`], [`error`]: the annotated tree every view draws; errors as values.
-//! - [`explore`], [`edit`], [`replace`], [`targets`], [`file_names`]: whole-file operations.
+//! - [`explore`], [`edit`], [`replace`], [`targets`], [`kernels`], [`file_names`]: whole-file
+//!   operations.
 //!
 //! Parsers never panic and never trust a length.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -25,6 +28,8 @@ pub mod explore;
 pub mod file_names;
 pub mod format;
 pub mod ids;
+pub mod image;
+pub mod kernels;
 pub mod replace;
 pub mod targets;
 pub mod tree;

@@ -61,6 +61,10 @@ pub enum NodeKind {
     FatbinEntry,
     /// The `__fatBinC_Wrapper_t` that points host code at a fatbin.
     FatbinWrapper,
+    /// A kernel (or device function) named by a device image.
+    Kernel,
+    /// One argument of a kernel.
+    KernelArgument,
     Unknown,
 }
 
@@ -86,6 +90,8 @@ impl NodeKind {
             NodeKind::Fatbin => "fatbin",
             NodeKind::FatbinEntry => "fatbin-entry",
             NodeKind::FatbinWrapper => "fatbin-wrapper",
+            NodeKind::Kernel => "kernel",
+            NodeKind::KernelArgument => "kernel-argument",
             NodeKind::Unknown => "unknown",
         }
     }

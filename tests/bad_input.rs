@@ -591,6 +591,130 @@ fn nv_fatbin_cases() -> Vec<Case> {
     cases
 }
 
+// ---------------------------------------------------------------------------------------------
+// Device images (tests/images/, made by tests/images/generate.sh): the AMDGPU metadata note,
+// msgpack, cubin attribute records, SPIR-V and bitcode streams.
+
+fn image(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/images").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn image_cases() -> Vec<Case> {
+    use offload::image::elf::Elf;
+    let co = image("hip_kernels_gfx90a.co");
+    let elf = Elf::parse(&co).unwrap();
+    let (notes, _) = elf.notes();
+    let note = notes.iter().find(|n| n.note_type == 32).unwrap();
+    let (note_at, desc_at, desc_len) = (note.offset as usize, note.desc_offset as usize, note.desc.len());
+    let note_section = elf.sections.iter().find(|s| s.sh_type == 7).unwrap();
+    let e = |name: &str, input: Vec<u8>| case("AMDGPU code object", name.to_string(), input, Parser::Explore);
+    let with_desc = |bytes: &[u8]| {
+        let mut d = co.clone();
+        d[desc_at..desc_at + desc_len].fill(0);
+        d[desc_at..desc_at + bytes.len()].copy_from_slice(bytes);
+        d
+    };
+    let vgpr = find(&co[desc_at..], b"\xab.vgpr_count") + desc_at + 12;
+    let target = find(&co[desc_at..], b"\xadamdhsa.target") + desc_at + 14;
+    let mut bin_target = vec![0xc4, 24];
+    bin_target.extend([b'x'; 24]);
+    let mut cases = vec![
+        e("note descriptor size past the note section", put_u32(co.clone(), note_at + 4, 0xffff_ffff))
+            .at(note_at as u64 + 4)
+            .says(&["descriptor size 4294967295"]),
+        e("note name size past the note section", put_u32(co.clone(), note_at, 0x7fff_ffff))
+            .at(note_at as u64)
+            .says(&["name size"]),
+        e(
+            "note section cut to half a note header",
+            put_u64(co.clone(), section_size_field(&co, note_section.index), 6),
+        )
+        .at(note_section.offset)
+        .says(&["12-byte note header"]),
+        e("msgpack nesting bomb", with_desc(&[0x91; 4096][..desc_len.min(4096)]))
+            .at(desc_at as u64 + 32)
+            .says(&["nested"]),
+        e("msgpack array of 2^32 - 1 elements", with_desc(&[0xdd, 0xff, 0xff, 0xff, 0xff]))
+            .at(desc_at as u64)
+            .says(&["4294967295 items"]),
+        e("msgpack map of 2^32 - 1 pairs", with_desc(&[0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, b'k']))
+            .at(desc_at as u64)
+            .says(&["4294967295 items"]),
+        e(
+            "an amdhsa.kernels array claiming 65535 kernels in a 1.9 KB note",
+            with_desc(&[
+                0x81, 0xae, b'a', b'm', b'd', b'h', b's', b'a', b'.', b'k', b'e', b'r', b'n', b'e', b'l', b's', 0xdc,
+                0xff, 0xff,
+            ]),
+        )
+        .at(desc_at as u64 + 16)
+        .says(&["65535 items"]),
+        e("msgpack string longer than the note", with_desc(&[0xdb, 0x7f, 0xff, 0xff, 0xff, b'a']))
+            .at(desc_at as u64 + 5)
+            .says(&["string"]),
+        e("an amdhsa.kernels array of 1897 empty kernels", with_desc(&many_empty_kernels(desc_len)))
+            .at(desc_at as u64 + 19 + 64)
+            .says(&["only the first 64 of 1897 kernels"]),
+        e("msgpack never-used marker", with_desc(&[0xc1])).at(desc_at as u64).says(&["0xc1"]),
+        e("metadata that is not a map", with_desc(&[0x93, 1, 2, 3]))
+            .at(desc_at as u64)
+            .says(&["expected a map, found an array"]),
+        e(
+            "amdhsa.kernels that is not an array",
+            with_desc(&[
+                0x81, 0xae, b'a', b'm', b'd', b'h', b's', b'a', b'.', b'k', b'e', b'r', b'n', b'e', b'l', b's', 0x07,
+            ]),
+        )
+        .at(desc_at as u64 + 16)
+        .says(&["amdhsa.kernels", "expected an array, found an integer"]),
+        e("a kernel's .vgpr_count that is a boolean", put(co.clone(), vgpr, &[0xc3]))
+            .warning()
+            .at(vgpr as u64)
+            .says(&[".vgpr_count", "expected a non-negative integer, found a boolean"]),
+        e("amdhsa.target that is binary data", put(co.clone(), target, &bin_target))
+            .warning()
+            .at(target as u64)
+            .says(&["amdhsa.target", "expected a string"]),
+        e("an EF_AMDGPU_MACH no processor has", put(co.clone(), 48, &[0xee])).warning().at(48).says(&["0xee"]),
+        e("section table past the end", put_u64(co.clone(), 0x28, co.len() as u64 + 64))
+            .at(0)
+            .says(&["section header"]),
+    ];
+    // Cubin: a record whose size runs past its .nv.info section, a format byte no record has.
+    let cubin = image("cuda_kernels_sm80.cubin");
+    let celf = Elf::parse(&cubin).unwrap();
+    let info = celf.sections.iter().find(|s| s.name == ".nv.info").unwrap().offset as usize;
+    let c = |name: &str, input: Vec<u8>| case("CUDA cubin", name.to_string(), input, Parser::Explore);
+    cases.extend([
+        c(".nv.info record size past its section", put_u16(cubin.clone(), info + 2, 0xffff))
+            .at(info as u64 + 2)
+            .says(&["65535 bytes declared"]),
+        c(".nv.info record format 9", put(cubin.clone(), info, &[9])).at(info as u64).says(&["format 0x9"]),
+    ]);
+    // SPIR-V: an instruction of zero words, a header cut short.
+    let spv = image("hip_kernels_amdgcnspirv.spv");
+    let v = |name: &str, input: Vec<u8>| case("SPIR-V", name.to_string(), input, Parser::Explore);
+    cases.extend([
+        v("an instruction of zero words", put_u32(spv.clone(), 20, 0x0000_0011)).at(20).says(&["declares 0 words"]),
+        v("an instruction longer than the module", put_u32(spv.clone(), 20, 0xffff_0011)).at(20).says(&["65535 words"]),
+        v("a header of 12 bytes", cut(&spv, 12)).at(0).says(&["20 bytes"]),
+    ]);
+    // Bitcode: cut inside the module block; a block length past the end.
+    let bc = image("hip_kernels_gfx90a.bc");
+    let b = |name: &str, input: Vec<u8>| case("LLVM bitcode", name.to_string(), input, Parser::Explore);
+    cases.extend([
+        b("cut 2 bytes after the magic", cut(&bc, 6)).at(6).says(&["bits"]),
+        b(
+            "wrapper offset past the end",
+            [&[0xDE, 0xC0, 0x17, 0x0B, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0][..], &bc[..]].concat(),
+        )
+        .at(8)
+        .says(&["bitcode wrapper"]),
+    ]);
+    cases
+}
+
 /// The fixture with its first entry's payload replaced by a zstd frame of 256 MiB of zeros
 /// (a few KiB) that declares 1 MiB.
 fn zstd_bomb() -> Vec<u8> {
@@ -612,6 +736,22 @@ fn zstd_bomb() -> Vec<u8> {
     .clone()
 }
 
+/// A metadata map whose amdhsa.kernels array fills the note with empty maps: a kernel per byte.
+fn many_empty_kernels(len: usize) -> Vec<u8> {
+    let mut d = vec![0x81, 0xae];
+    d.extend(b"amdhsa.kernels");
+    let n = len - d.len() - 3;
+    d.extend([0xdc, (n >> 8) as u8, n as u8]);
+    d.extend(std::iter::repeat_n(0x80, n));
+    d
+}
+
+/// Where the `sh_size` of section `index` lies in an ELF64 file.
+fn section_size_field(elf: &[u8], index: usize) -> usize {
+    let shoff = u64_at(elf, 0x28) as usize;
+    shoff + index * 64 + 32
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running
 
@@ -626,6 +766,7 @@ fn catalogue() -> Vec<Case> {
     all.extend(explorer_cases());
     all.extend(sycl_cases());
     all.extend(nv_fatbin_cases());
+    all.extend(image_cases());
     all
 }
 

@@ -23,8 +23,10 @@ fn every_fixture_holds_every_property() {
     let fixtures: Vec<PathBuf> = files_in(&root().join("fixtures"))
         .into_iter()
         .chain(files_in(&root().join("fixtures/nvidia")))
+        .chain(files_in(&root().join("images")))
         .filter(|p| {
-            !matches!(p.extension().and_then(|e| e.to_str()), Some("md" | "sh" | "txt")) && !p.ends_with("SHA256SUMS")
+            !matches!(p.extension().and_then(|e| e.to_str()), Some("md" | "sh" | "txt" | "hip" | "h" | "c" | "cu"))
+                && !p.ends_with("SHA256SUMS")
         })
         .collect();
     assert!(fixtures.len() >= 50, "only {} fixtures found", fixtures.len());

@@ -7,6 +7,7 @@ mod codec;
 mod fail;
 mod io;
 mod json;
+mod kernels;
 mod list;
 mod package;
 mod replace;
@@ -55,6 +56,9 @@ enum Command {
     Decompress(codec::DecompressArgs),
     /// Put new contents into an offload section of an object, executable or library.
     ReplaceSection(replace::ReplaceArgs),
+    /// List every kernel of a file in one table, a column group per target (registers, SGPRs,
+    /// LDS, scratch).
+    Kernels(kernels::KernelsArgs),
 }
 
 #[derive(Args)]
@@ -156,6 +160,7 @@ fn main() -> ExitCode {
         Command::Compress(a) => codec::run_compress(&a),
         Command::Decompress(a) => codec::run_decompress(&a),
         Command::ReplaceSection(a) => replace::run(&a),
+        Command::Kernels(a) => kernels::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,8 +20,23 @@ const LIMIT: u64 = 16 << 20;
 
 /// The names of the targets, as in `fuzz/fuzz_targets/<name>.rs` and
 /// `tests/fuzz_regressions/<name>/`.
-pub const TARGETS: &[&str] =
-    &["offload_binary", "bundle", "text_bundle", "compressed", "ids", "archive", "host", "explore", "nv_fatbin"];
+pub const TARGETS: &[&str] = &[
+    "offload_binary",
+    "bundle",
+    "text_bundle",
+    "compressed",
+    "ids",
+    "archive",
+    "host",
+    "explore",
+    "msgpack",
+    "amdgpu",
+    "cubin",
+    "spirv",
+    "bitcode",
+    "ptx",
+    "nv_fatbin",
+];
 
 pub fn run(target: &str, data: &[u8]) {
     match target {
@@ -34,6 +49,12 @@ pub fn run(target: &str, data: &[u8]) {
         "host" => host(data),
         "explore" => explore_all(data),
         "nv_fatbin" => nv_fatbin(data),
+        "msgpack" => images::msgpack(data),
+        "amdgpu" => images::elf_image(data, 224),
+        "cubin" => images::elf_image(data, 190),
+        "spirv" => images::with_magic(data, &[0x03, 0x02, 0x23, 0x07]),
+        "bitcode" => images::with_magic(data, b"BC\xC0\xDE"),
+        "ptx" => images::with_magic(data, b".version 8.0\n.target sm_80\n"),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -249,5 +270,72 @@ fn edit_some_nodes(data: &[u8], tree: &offload::tree::Tree) {
                     explore(&edited.bytes[..], "edited", &Options { max_decompressed: LIMIT, ..Options::default() });
             }
         }
+    }
+}
+
+/// The device image decoders (`src/image/`): no panic, every node and field span inside the
+/// image, and the kernel table agreeing with the tree.
+pub mod images {
+    use offload::image;
+    use offload::tree::{Node, NodeKind, Span, Tree};
+
+    pub fn msgpack(data: &[u8]) {
+        if let Ok(v) = image::msgpack::parse(data) {
+            assert!(v.offset == 0 && v.size <= data.len() as u64, "a value past its input");
+            let _ = v.scalar_text();
+        }
+    }
+
+    /// Bytes as the image decoders see them: the node of the image at a span that is not at 0,
+    /// so that a span computed from the image's start and not from its own shows.
+    fn describe(data: &[u8]) {
+        let span = Span::new(3, 1000, data.len() as u64);
+        let Some(node) = image::describe(data, span) else { return };
+        node.walk(&mut |n, _| {
+            let within = |s: &Span| s.space == 3 && s.offset >= 1000 && s.end() <= 1000 + data.len() as u64;
+            assert!(within(&n.span), "node {} outside its image", n.label);
+            for f in &n.fields {
+                assert!(f.span.as_ref().is_none_or(within), "field {} of {} outside its image", f.name, n.label);
+            }
+            for d in &n.diagnostics {
+                assert!(d.span.as_ref().is_none_or(within), "diagnostic of {} outside its image", n.label);
+            }
+        });
+        let kernels = node.children.iter().filter(|c| c.kind == NodeKind::Kernel).count();
+        let mut root = Node::new(NodeKind::File, "f", Span::new(0, 0, 0));
+        root.children.push(node);
+        let table = offload::kernels::collect(&Tree { spaces: Vec::new(), root });
+        assert_eq!(table.cells(), kernels, "the kernel table lost or invented kernels");
+    }
+
+    /// An ELF file of machine `machine` (AMDGPU 224, CUDA 190): the first 64 bytes of the input
+    /// become the header, with the magic, a 64-bit little-endian class and the machine set.
+    pub fn elf_image(data: &[u8], machine: u16) {
+        let mut bytes = data.to_vec();
+        if bytes.len() < 64 {
+            bytes.resize(64, 0);
+        }
+        bytes[..4].copy_from_slice(b"\x7fELF");
+        bytes[4] = 2;
+        bytes[5] = 1;
+        bytes[18..20].copy_from_slice(&machine.to_le_bytes());
+        describe(&bytes);
+        if let Ok(elf) = image::elf::Elf::parse(&bytes) {
+            for s in &elf.sections {
+                if let Some(d) = s.data {
+                    let (attrs, _) = image::cubin::attributes(d, s.offset);
+                    assert!(attrs
+                        .iter()
+                        .all(|a| a.offset >= s.offset && a.offset + a.size <= s.offset + d.len() as u64));
+                }
+            }
+        }
+    }
+
+    pub fn with_magic(data: &[u8], magic: &[u8]) {
+        describe(data);
+        let mut bytes = magic.to_vec();
+        bytes.extend_from_slice(data);
+        describe(&bytes);
     }
 }

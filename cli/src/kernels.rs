@@ -1,0 +1,196 @@
+//! `offload kernels`: every kernel of a file in one table, a column group per target
+//! (registers, SGPRs, LDS/shared memory, scratch), or the same as JSON.
+
+use crate::fail::{Failure, Outcome};
+use crate::io::{open_lazy, shown};
+use crate::Limits;
+use clap::Args;
+use offload::explore::{self, Options};
+use offload::kernels::{self, KernelCell, KernelTable};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct KernelsArgs {
+    /// The file to read: an object, library, bundle, offload binary, archive or device image.
+    pub file: PathBuf,
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only these targets (a column's name, `gfx90a:xnack+`, or its processor, `gfx90a`);
+    /// repeat or separate with commas.
+    #[arg(long = "target", value_delimiter = ',')]
+    pub targets: Vec<String>,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// Whether the column named `column` is one the user asked for with `wanted`.
+fn matches(column: &str, wanted: &str) -> bool {
+    let processor = column.split([':', ' ']).next().unwrap_or(column);
+    column == wanted || processor == wanted
+}
+
+pub fn run(a: &KernelsArgs) -> Outcome<()> {
+    let file = open_lazy(&a.file)?;
+    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
+    // Every image is needed, so every compressed bundle is decompressed (within the limits).
+    let options = Options { verify_all: true, ..a.limits.options() };
+    let tree = explore::explore(&file, &name, &options);
+    let mut table = kernels::collect(&tree);
+    if !a.targets.is_empty() {
+        let unknown: Vec<&String> =
+            a.targets.iter().filter(|t| !table.columns.iter().any(|c| matches(&c.target, t))).collect();
+        if !unknown.is_empty() {
+            let have: Vec<&str> = table.columns.iter().map(|c| c.target.as_str()).collect();
+            let list = |v: Vec<&str>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+            return Err(Failure::new(format!(
+                "{}: no kernels for target {} (targets with kernels: {})",
+                shown(&a.file),
+                list(unknown.iter().map(|s| s.as_str()).collect()),
+                list(have)
+            )));
+        }
+        table.retain_columns(|c| a.targets.iter().any(|t| matches(&c.target, t)));
+    }
+    if a.json {
+        let doc = document(&shown(&a.file), &table);
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
+    } else {
+        print_table(&table);
+    }
+    match tree.errors().first() {
+        Some((_, d)) => Err(Failure::new(format!("{}: {}", shown(&a.file), d.message))),
+        None => Ok(()),
+    }
+}
+
+fn cell_json(c: &KernelCell) -> Value {
+    let mut m = Map::new();
+    m.insert("entry".into(), json!(c.entry));
+    m.insert("path".into(), json!(c.path));
+    for (k, v) in [
+        ("registers", c.registers),
+        ("sgprs", c.sgprs),
+        ("agprs", c.agprs),
+        ("lds", c.lds),
+        ("scratch", c.scratch),
+        ("spills", c.spills),
+    ] {
+        if let Some(v) = v {
+            m.insert(k.into(), json!(v));
+        }
+    }
+    Value::Object(m)
+}
+
+/// `{file, targets: [{target, format}], kernels: [{name, targets: {target: cell}}]}`; a cell is
+/// `{entry, path, registers?, sgprs?, agprs?, lds?, scratch?, spills?}`, `path` being the child
+/// indices from the root of `offload list --json`'s tree to the kernel's node.
+fn document(file: &str, t: &KernelTable) -> Value {
+    let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
+    let rows: Vec<Value> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells = Map::new();
+            for (col, c) in t.columns.iter().zip(&r.cells) {
+                if let Some(c) = c {
+                    cells.insert(col.target.clone(), cell_json(c));
+                }
+            }
+            json!({"name": r.name, "targets": cells})
+        })
+        .collect();
+    json!({"file": file, "targets": targets, "kernels": rows})
+}
+
+const GROUP: [&str; 4] = ["regs", "SGPR", "LDS", "scratch"];
+
+fn values(c: Option<&KernelCell>) -> [String; 4] {
+    let show = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |n| n.to_string());
+    match c {
+        Some(c) => [show(c.registers), show(c.sgprs), show(c.lds), show(c.scratch)],
+        None => Default::default(),
+    }
+}
+
+fn print_table(t: &KernelTable) {
+    if t.rows.is_empty() {
+        println!("no kernels found");
+        return;
+    }
+    let device_functions = t.rows.iter().any(|r| r.cells.iter().flatten().any(|c| !c.entry));
+    let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };
+    println!(
+        "{} across {} (regs: VGPRs on AMD GPUs, registers on NVIDIA; LDS and scratch in bytes)",
+        plural(t.rows.len(), "kernel"),
+        plural(t.columns.len(), "target")
+    );
+    let mut head1 = vec![String::new()];
+    let mut head2 = vec!["kernel".to_string()];
+    if device_functions {
+        head1.push(String::new());
+        head2.push("kind".into());
+    }
+    let first_value = head2.len();
+    for col in &t.columns {
+        for (i, h) in GROUP.iter().enumerate() {
+            head1.push(if i == 0 { col.target.clone() } else { String::new() });
+            head2.push(h.to_string());
+        }
+    }
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.name.clone()];
+            if device_functions {
+                let entry = r.cells.iter().flatten().any(|c| c.entry);
+                row.push(if entry { "kernel" } else { "device" }.into());
+            }
+            for c in &r.cells {
+                row.extend(values(c.as_ref()));
+            }
+            row
+        })
+        .collect();
+    let mut widths: Vec<usize> =
+        (0..head2.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([head2[i].len()]).max().unwrap_or(0)).collect();
+    // A target's name spans its group: widen the group's last column if the name is longer.
+    for g in 0..t.columns.len() {
+        let start = first_value + g * GROUP.len();
+        let span: usize = widths[start..start + GROUP.len()].iter().sum::<usize>() + 2 * (GROUP.len() - 1);
+        let need = head1[start].len();
+        if need > span {
+            widths[start + GROUP.len() - 1] += need - span;
+        }
+    }
+    let line = |cells: &[String], numeric_from: usize| {
+        cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| if i >= numeric_from { format!("{c:>w$}") } else { format!("{c:<w$}") })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    // The group header: each target's name left-aligned over its group.
+    let mut top = String::new();
+    let mut at = 0usize;
+    for (i, h) in head1.iter().enumerate() {
+        if !h.is_empty() {
+            let pad = at.saturating_sub(top.len());
+            top.push_str(&" ".repeat(pad));
+            top.push_str(h);
+        }
+        at += widths[i] + 2;
+    }
+    println!("{}", top.trim_end());
+    println!("{}", line(&head2, first_value));
+    for r in &rows {
+        println!("{}", line(r, first_value));
+    }
+}

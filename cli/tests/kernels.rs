@@ -1,0 +1,90 @@
+//! `offload kernels`: the table of every kernel across targets, its JSON, and `--target`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn offload(args: &[&str]) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_offload")).current_dir(root).args(args).output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn one_row_per_kernel_a_column_group_per_target() {
+    let text = stdout(&offload(&["kernels", "tests/images/hip_kernels.o"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("4 kernels across 2 targets"), "{text}");
+    assert!(lines[1].contains("gfx90a") && lines[1].contains("gfx1100"), "{text}");
+    assert_eq!(
+        lines[2].split_whitespace().collect::<Vec<_>>(),
+        ["kernel", "regs", "SGPR", "LDS", "scratch", "regs", "SGPR", "LDS", "scratch"]
+    );
+    // The LDS kernel uses 1024 bytes of LDS for both targets.
+    let lds: Vec<&str> =
+        lines.iter().find(|l| l.starts_with("_Z10reduce_ldsPKiPi")).unwrap().split_whitespace().collect();
+    assert_eq!((lds[3], lds[7]), ("1024", "1024"), "{text}");
+}
+
+#[test]
+fn json_cells_point_at_the_kernel_nodes_of_list_json() {
+    let kernels: serde_json::Value =
+        serde_json::from_str(&stdout(&offload(&["kernels", "--json", "tests/images/hip_kernels.o"]))).unwrap();
+    let list: serde_json::Value =
+        serde_json::from_str(&stdout(&offload(&["list", "--json", "tests/images/hip_kernels.o"]))).unwrap();
+    let targets: Vec<&str> =
+        kernels["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();
+    assert_eq!(targets, ["gfx1100", "gfx90a"]);
+    let rows = kernels["kernels"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    let mut cells = 0;
+    for row in rows {
+        for (target, cell) in row["targets"].as_object().unwrap() {
+            let mut node = &list["root"];
+            for i in cell["path"].as_array().unwrap() {
+                node = &node["children"][i.as_u64().unwrap() as usize];
+            }
+            assert_eq!(node["kind"], "kernel", "{target}");
+            assert_eq!(node["fields"]["name"], row["name"]);
+            assert_eq!(node["fields"]["vgpr_count"], cell["registers"]);
+            assert_eq!(node["fields"]["sgpr_count"], cell["sgprs"]);
+            assert_eq!(node["fields"]["lds_size"], cell["lds"]);
+            assert_eq!(node["fields"]["scratch_size"], cell["scratch"]);
+            cells += 1;
+        }
+    }
+    assert_eq!(cells, 8);
+}
+
+#[test]
+fn target_filter_keeps_the_named_columns() {
+    let text = stdout(&offload(&["kernels", "--target", "gfx90a", "tests/images/hip_kernels.o"]));
+    assert!(text.starts_with("4 kernels across 1 target "), "{text}");
+    assert!(!text.contains("gfx1100"), "{text}");
+    // A processor names a column with features too.
+    let text = stdout(&offload(&["kernels", "--target", "gfx90a", "tests/images/omp_kernels.o"]));
+    assert!(text.contains("gfx90a:xnack+"), "{text}");
+    let out = offload(&["kernels", "--target", "sm_90", "tests/images/hip_kernels.o"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no kernels for target sm_90 (targets with kernels: gfx1100, gfx90a)"), "{err}");
+}
+
+#[test]
+fn cubins_show_entry_kernels_and_device_functions() {
+    let text = stdout(&offload(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
+    assert!(text.lines().nth(2).unwrap().starts_with("kernel") && text.contains(" kind "), "{text}");
+    let helper = text.lines().find(|l| l.starts_with("_Z6helperPKfi ")).unwrap();
+    assert!(helper.contains(" device "), "{text}");
+    let lds = text.lines().find(|l| l.starts_with("lds ")).unwrap();
+    assert!(lds.contains(" kernel ") && lds.contains(" 1024 "), "{text}");
+}
+
+#[test]
+fn a_file_without_kernels_says_so() {
+    let text = stdout(&offload(&["kernels", "tests/fixtures/bundle_text.ll"]));
+    assert_eq!(text.trim(), "no kernels found");
+}

@@ -1,0 +1,264 @@
+//! The parts of a device ELF (AMDGPU code object, CUDA cubin) the image decoders read: the file
+//! header, the section headers with names and bytes, the symbols, and the notes. The `object`
+//! crate reads the header and tables, checking every offset against the buffer; notes are walked
+//! here so that each one keeps its byte offset for the views.
+//!
+//! | field | ELF32 offset | ELF64 offset | size |
+//! |---|---|---|---|
+//! | `e_ident[EI_CLASS]`, `[EI_DATA]` | 4, 5 | 4, 5 | 1, 1 |
+//! | `e_ident[EI_OSABI]`, `[EI_ABIVERSION]` | 7, 8 | 7, 8 | 1, 1 |
+//! | `e_type`, `e_machine` | 16, 18 | 16, 18 | 2, 2 |
+//! | `e_flags` | 36 | 48 | 4 |
+//!
+//! A note (in an `SHT_NOTE` section, or a `PT_NOTE` segment when there are no sections) is
+//! `namesz: u32, descsz: u32, type: u32`, the name padded to 4 bytes, the descriptor padded to 4
+//! bytes (8 when the section is 8-aligned).
+
+use crate::error::{Error, Result};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use object::elf;
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
+use object::Endianness;
+
+const CONTEXT: &str = "ELF header";
+
+/// One section: its header fields and, when the file holds them, its bytes.
+#[derive(Clone, Debug)]
+pub struct Section<'a> {
+    pub index: usize,
+    pub name: String,
+    pub sh_type: u32,
+    pub flags: u64,
+    pub offset: u64,
+    pub size: u64,
+    pub link: u32,
+    pub info: u32,
+    pub align: u64,
+    /// `None` for `SHT_NOBITS` and for ranges outside the file.
+    pub data: Option<&'a [u8]>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    pub name: String,
+    pub value: u64,
+    pub size: u64,
+    pub st_type: u8,
+    pub bind: u8,
+    pub other: u8,
+    pub section: usize,
+}
+
+/// A note and where its parts lie in the file.
+#[derive(Clone, Debug)]
+pub struct Note<'a> {
+    /// Offset of the note header in the file.
+    pub offset: u64,
+    pub name: &'a [u8],
+    pub note_type: u32,
+    pub desc: &'a [u8],
+    /// Offset of the descriptor in the file.
+    pub desc_offset: u64,
+}
+
+impl Note<'_> {
+    /// The owner name without its terminating NUL.
+    pub fn owner(&self) -> &[u8] {
+        self.name.strip_suffix(&[0]).unwrap_or(self.name)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Elf<'a> {
+    pub data: &'a [u8],
+    pub is_64: bool,
+    pub little_endian: bool,
+    pub os_abi: u8,
+    pub abi_version: u8,
+    pub e_type: u16,
+    pub machine: u16,
+    pub flags: u32,
+    pub sections: Vec<Section<'a>>,
+    pub symbols: Vec<Symbol>,
+    /// (offset, size, alignment) of every note area: `SHT_NOTE` sections, or `PT_NOTE`
+    /// segments when the file has no section headers.
+    pub note_areas: Vec<(u64, u64, u64)>,
+}
+
+impl<'a> Elf<'a> {
+    pub fn parse(data: &'a [u8]) -> Result<Elf<'a>> {
+        match data.get(4) {
+            Some(1) => parse_as::<elf::FileHeader32<Endianness>>(data, false),
+            Some(2) => parse_as::<elf::FileHeader64<Endianness>>(data, true),
+            other => Err(Error::new(4, CONTEXT, "ELF class 1 (32-bit) or 2 (64-bit)", format!("{other:?}"))),
+        }
+    }
+
+    /// Offset and width of `e_flags` in the header.
+    pub fn flags_field(&self) -> (u64, u64) {
+        (if self.is_64 { 48 } else { 36 }, 4)
+    }
+
+    pub fn class_name(&self) -> &'static str {
+        if self.is_64 {
+            "ELF64"
+        } else {
+            "ELF32"
+        }
+    }
+
+    pub fn section(&self, name: &str) -> Option<&Section<'a>> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// Every note, and the first error met in each note area (the notes before it are kept).
+    pub fn notes(&self) -> (Vec<Note<'a>>, Vec<Error>) {
+        let mut notes = Vec::new();
+        let mut errors = Vec::new();
+        for &(offset, size, align) in &self.note_areas {
+            if let Err(e) = walk_notes(self.data, offset, size, align, self.little_endian, &mut notes) {
+                errors.push(e);
+            }
+        }
+        (notes, errors)
+    }
+}
+
+fn object_error(e: object::read::Error, what: &str) -> Error {
+    Error::new(0, CONTEXT, format!("a readable {what}"), e.to_string())
+}
+
+fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8], is_64: bool) -> Result<Elf<'a>> {
+    let header = H::parse(data).map_err(|e| object_error(e, "ELF file header"))?;
+    let endian = header.endian().map_err(|e| object_error(e, "ELF byte order"))?;
+    let ident = header.e_ident();
+    let mut out = Elf {
+        data,
+        is_64,
+        little_endian: endian == Endianness::Little,
+        os_abi: ident.os_abi.0,
+        abi_version: ident.abi_version,
+        e_type: header.e_type(endian).0,
+        machine: header.e_machine(endian).0,
+        flags: header.e_flags(endian).0,
+        sections: Vec::new(),
+        symbols: Vec::new(),
+        note_areas: Vec::new(),
+    };
+    let table = header.sections(endian, data).map_err(|e| object_error(e, "section header table"))?;
+    for (i, s) in table.iter().enumerate() {
+        let name = table.section_name(endian, s).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+        let sh_type = s.sh_type(endian).0;
+        let bytes = if sh_type == elf::SHT_NOBITS.0 { None } else { s.data(endian, data).ok() };
+        let (offset, size): (u64, u64) = (s.sh_offset(endian).into(), s.sh_size(endian).into());
+        let align: u64 = s.sh_addralign(endian).into();
+        if sh_type == elf::SHT_NOTE.0 {
+            out.note_areas.push((offset, size, align));
+        }
+        out.sections.push(Section {
+            index: i,
+            name,
+            sh_type,
+            flags: s.sh_flags(endian).0,
+            offset,
+            size,
+            link: s.sh_link(endian),
+            info: s.sh_info(endian),
+            align,
+            data: bytes,
+        });
+    }
+    if table.is_empty() {
+        if let Ok(segments) = header.program_headers(endian, data) {
+            for p in segments.iter().filter(|p| p.p_type(endian) == elf::PT_NOTE) {
+                out.note_areas.push((p.p_offset(endian).into(), p.p_filesz(endian).into(), p.p_align(endian).into()));
+            }
+        }
+    }
+    if let Ok(symbols) = table.symbols(endian, data, elf::SHT_SYMTAB) {
+        for sym in symbols.iter() {
+            let name =
+                symbols.symbol_name(endian, sym).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            out.symbols.push(Symbol {
+                name,
+                value: sym.st_value(endian).into(),
+                size: sym.st_size(endian).into(),
+                st_type: sym.st_type().0,
+                bind: sym.st_bind().0,
+                other: sym.st_other().0,
+                section: sym.st_shndx(endian).0 as usize,
+            });
+        }
+    }
+    Ok(out)
+}
+
+const NOTE_CONTEXT: &str = "ELF note";
+
+/// Reads the notes in `data[offset..offset + size]`, checked against the file and the area.
+fn walk_notes<'a>(
+    data: &'a [u8],
+    offset: u64,
+    size: u64,
+    align: u64,
+    little: bool,
+    out: &mut Vec<Note<'a>>,
+) -> Result<()> {
+    let end = offset.checked_add(size).filter(|&e| e <= data.len() as u64).ok_or_else(|| {
+        Error::new(
+            offset,
+            NOTE_CONTEXT,
+            format!("a note area within the {} bytes of the file", data.len()),
+            format!("{size} bytes at {offset}"),
+        )
+    })?;
+    let align = if align == 8 { 8 } else { 4 };
+    let u32_at = |at: u64| {
+        let b = [data[at as usize], data[at as usize + 1], data[at as usize + 2], data[at as usize + 3]];
+        if little {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        }
+    };
+    let mut pos = offset;
+    while pos < end {
+        if end - pos < 12 {
+            return Err(Error::new(
+                pos,
+                NOTE_CONTEXT,
+                "a 12-byte note header",
+                format!("{} bytes left in the note area", end - pos),
+            ));
+        }
+        let (namesz, descsz, note_type) = (u32_at(pos) as u64, u32_at(pos + 4) as u64, u32_at(pos + 8));
+        let name_at = pos + 12;
+        let desc_at = name_at + pad(namesz, 4);
+        let next = desc_at.saturating_add(pad(descsz, align));
+        if desc_at > end || desc_at + descsz > end {
+            let at = if desc_at > end { pos } else { pos + 4 };
+            return Err(Error::new(
+                at,
+                NOTE_CONTEXT,
+                format!("a name and descriptor within the {} bytes left in the note area", end - name_at),
+                format!("name size {namesz}, descriptor size {descsz}"),
+            ));
+        }
+        out.push(Note {
+            offset: pos,
+            name: &data[name_at as usize..(name_at + namesz) as usize],
+            note_type,
+            desc: &data[desc_at as usize..(desc_at + descsz) as usize],
+            desc_offset: desc_at,
+        });
+        pos = next.min(end);
+    }
+    Ok(())
+}
+
+/// `n` rounded up to a multiple of `to` (4 or 8), without overflow for u32-sized `n`.
+fn pad(n: u64, to: u64) -> u64 {
+    n.div_ceil(to) * to
+}

@@ -1,0 +1,237 @@
+//! PTX: NVIDIA's virtual assembly, as text.
+//!
+//! The module's header directives and its kernels are read from a token stream (comments and
+//! string literals skipped; nothing else of PTX's grammar is needed):
+//!
+//! | directive | example | field |
+//! |---|---|---|
+//! | `.version` | `.version 8.7` | `ptx_version` |
+//! | `.target` | `.target sm_80, texmode_independent` | `target` (first item: `target_id`), `target_options` |
+//! | `.address_size` | `.address_size 64` | `address_size` |
+//! | `.entry <name>(...)` | `.visible .entry _Z3fooPi(` | one `kernel` node, `name` spanning the name |
+//! | `.maxntid`, `.reqntid`, `.maxnreg`, `.minnctapersm` after an entry's parameters | `.maxntid 256, 1, 1` | `max_threads`, `reqd_threads`, `max_registers`, `min_ctas_per_sm` |
+//! | `.func <name>` | `.func (.param .b32 r) f(` | counted in `functions` |
+//!
+//! PTX names no resources (registers, shared memory): those are decided by `ptxas`.
+
+use crate::tree::{Node, NodeKind, Severity, Span};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+pub const FORMAT: &str = "PTX";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Token {
+    start: usize,
+    end: usize,
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'%' | b'.')
+}
+
+fn word<'t>(text: &'t [u8], t: &Token) -> &'t str {
+    core::str::from_utf8(&text[t.start..t.end]).unwrap_or("")
+}
+
+/// Words and single punctuation characters, comments and strings left out.
+fn tokens(text: &[u8]) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        if b.is_ascii_whitespace() {
+            i += 1;
+        } else if text[i..].starts_with(b"//") {
+            i = text[i..].iter().position(|&c| c == b'\n').map_or(text.len(), |p| i + p);
+        } else if text[i..].starts_with(b"/*") {
+            i = text[i + 2..].windows(2).position(|w| w == b"*/").map_or(text.len(), |p| i + 2 + p + 2);
+        } else if b == b'"' {
+            let mut j = i + 1;
+            while j < text.len() && text[j] != b'"' {
+                j += if text[j] == b'\\' { 2 } else { 1 };
+            }
+            i = j.saturating_add(1).min(text.len());
+        } else if is_word(b) {
+            let start = i;
+            while i < text.len() && is_word(text[i]) {
+                i += 1;
+            }
+            out.push(Token { start, end: i });
+        } else {
+            out.push(Token { start: i, end: i + 1 });
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Describes a PTX module on its image node (lying at `span`).
+pub fn describe(text: &[u8], node: &mut Node, span: Span) {
+    let toks = tokens(text);
+    let word = |t: &Token| word(text, t);
+    let at = |t: &Token| Some(span.sub(t.start as u64, (t.end - t.start) as u64));
+    let mut depth = 0i64;
+    let mut functions = 0u64;
+    let mut kernels = Vec::new();
+    let mut dropped = 0u64;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        match word(t) {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            ".version" if depth == 0 => {
+                if let Some(v) = toks.get(i + 1) {
+                    node.field("ptx_version", word(v), at(v));
+                }
+            }
+            ".address_size" if depth == 0 => {
+                if let Some(v) = toks.get(i + 1) {
+                    match word(v).parse::<u64>() {
+                        Ok(n) => node.field("address_size", n, at(v)),
+                        Err(_) => node.diag(
+                            Severity::Warning,
+                            format!(".address_size: expected a number, found '{}'", word(v)),
+                            at(v),
+                        ),
+                    };
+                }
+            }
+            ".target" if depth == 0 => {
+                // The items run to the end of the line.
+                let line_end = text[t.end..].iter().position(|&c| c == b'\n').map_or(text.len(), |p| t.end + p);
+                let items: Vec<&Token> =
+                    toks[i + 1..].iter().take_while(|x| x.start < line_end).filter(|x| word(x) != ",").collect();
+                if let Some(first) = items.first() {
+                    let all: Vec<&str> = items.iter().map(|x| word(x)).collect();
+                    let whole = Some(span.sub(first.start as u64, (items[items.len() - 1].end - first.start) as u64));
+                    node.field("target", all.join(", "), whole);
+                    node.field("target_id", word(first), at(first));
+                }
+            }
+            ".func" if depth == 0 => functions += 1,
+            ".entry" if depth == 0 => {
+                if kernels.len() >= super::MAX_KERNEL_NODES {
+                    dropped += 1;
+                } else if toks.get(i + 1).is_some_and(|n| is_word(text[n.start])) {
+                    let (kernel, next) = entry(text, &toks, i + 1, span);
+                    kernels.push(kernel);
+                    i = next;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if node.get("ptx_version").is_none() {
+        node.diag(Severity::Warning, "no .version directive", None);
+    }
+    node.field("kernels", kernels.len() as u64 + dropped, None);
+    if dropped > 0 {
+        node.diag(
+            Severity::Error,
+            format!("{dropped} more .entry kernels are not shown: the limit is {}", super::MAX_KERNEL_NODES),
+            None,
+        );
+    }
+    node.field("functions", functions, None);
+    node.children = kernels;
+}
+
+/// The kernel whose name is `toks[name]`, with the performance directives between its
+/// parameter list and its body; returns it and the index of the token to go on from.
+fn entry(text: &[u8], toks: &[Token], name: usize, span: Span) -> (Node, usize) {
+    let word = |t: &Token| word(text, t);
+    let n = &toks[name];
+    let name_span = span.sub(n.start as u64, (n.end - n.start) as u64);
+    let mut k = Node::new(NodeKind::Kernel, format!("kernel {}", word(n)), name_span);
+    k.field("name", word(n), Some(name_span));
+    k.field("entry", true, None);
+    k.field("function_kind", "entry", None);
+    let mut i = name + 1;
+    let mut parens = 0i64;
+    while i < toks.len() {
+        let w = word(&toks[i]);
+        match w {
+            "(" => parens += 1,
+            ")" => parens -= 1,
+            "{" | ";" if parens <= 0 => break,
+            ".maxntid" | ".reqntid" | ".maxnreg" | ".minnctapersm" if parens <= 0 => {
+                let values: Vec<&Token> = toks[i + 1..]
+                    .iter()
+                    .take_while(|t| word(t) == "," || word(t).bytes().all(|c| c.is_ascii_digit()))
+                    .filter(|t| word(t) != ",")
+                    .collect();
+                if let (Some(first), Some(last)) = (values.first(), values.last()) {
+                    let at = Some(span.sub(first.start as u64, (last.end - first.start) as u64));
+                    let joined: Vec<&str> = values.iter().map(|t| word(t)).collect();
+                    let field = match w {
+                        ".maxntid" => "max_threads",
+                        ".reqntid" => "reqd_threads",
+                        ".maxnreg" => "max_registers",
+                        _ => "min_ctas_per_sm",
+                    };
+                    match joined[..] {
+                        [one] if matches!(w, ".maxnreg" | ".minnctapersm") => {
+                            k.field(field, one.parse::<u64>().unwrap_or(0), at);
+                        }
+                        _ => {
+                            k.field(field, joined.join(", "), at);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (k, i)
+}
+
+/// The text of a PTX module's `.target` (for labels): `sm_80`.
+pub fn target_of(text: &[u8]) -> Option<String> {
+    let toks = tokens(&text[..text.len().min(1 << 16)]);
+    let pos = toks.iter().position(|t| &text[t.start..t.end] == b".target")?;
+    let t = toks.get(pos + 1)?;
+    core::str::from_utf8(&text[t.start..t.end]).ok().map(String::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = "//\n// Generated by NVIDIA NVVM Compiler\n/* .entry fake( */\n.version 8.7\n.target sm_80, texmode_independent\n.address_size 64\n\n\t// .globl\tstore42\n.func (.param .b32 r) helper(.param .b64 p)\n{\n ret;\n}\n.visible .entry store42(\n\t.param .u64 store42_param_0\n)\n.maxntid 256, 1, 1\n.maxnreg 32\n{\n\tret;\n}\n.entry other() { ret; }\n";
+
+    #[test]
+    fn header_and_entries() {
+        let mut n = Node::new(NodeKind::Image, "PTX", Span::new(0, 100, PTX.len() as u64));
+        let span = n.span;
+        describe(PTX.as_bytes(), &mut n, span);
+        assert_eq!(n.text("ptx_version"), Some("8.7"));
+        assert_eq!(n.text("target"), Some("sm_80, texmode_independent"));
+        assert_eq!(n.text("target_id"), Some("sm_80"));
+        assert_eq!(n.get("address_size"), Some(&crate::tree::Value::Uint(64)));
+        assert_eq!(n.get("functions"), Some(&crate::tree::Value::Uint(1)));
+        let names: Vec<&str> = n.children.iter().map(|k| k.text("name").unwrap()).collect();
+        assert_eq!(names, ["store42", "other"]);
+        let k = &n.children[0];
+        assert_eq!(k.text("max_threads"), Some("256, 1, 1"));
+        assert_eq!(k.get("max_registers"), Some(&crate::tree::Value::Uint(32)));
+        let at = PTX.find("store42(").unwrap() as u64;
+        assert_eq!(k.span, Span::new(0, 100 + at, 7));
+        assert_eq!(target_of(PTX.as_bytes()).as_deref(), Some("sm_80"));
+    }
+
+    #[test]
+    fn unterminated_comments_and_strings_end_the_text() {
+        for text in ["/* never closed .entry a(", "\"never closed .entry a(", ".entry", ".target", ".version"] {
+            let mut n = Node::new(NodeKind::Image, "PTX", Span::new(0, 0, text.len() as u64));
+            let span = n.span;
+            describe(text.as_bytes(), &mut n, span);
+            assert!(n.children.is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Every kernel of an explored file as one table: a row per kernel name, a column group per
+//! target, so that the same kernel built for gfx90a, gfx1100 and sm_80 reads across one line.
+//! What `offload kernels` prints and what a Kernels view draws.
+//!
+//! A column is a target: the image's own target ID for AMDGPU code objects (`gfx90a:xnack+`)
+//! and cubins (`sm_80`); for PTX, bitcode and SPIR-V, the target of the entry that carries the
+//! image (or the image's triple) followed by the format: `gfx90a (bitcode)`, `sm_80 (PTX)`. Each
+//! cell keeps the path of its `kernel` node, for linking a row to the selection.
+//!
+//! | cell | AMDGPU | CUDA cubin |
+//! |---|---|---|
+//! | `registers` | `vgpr_count` | `registers` (REG) |
+//! | `sgprs` | `sgpr_count` | - |
+//! | `agprs` | `agpr_count` | - |
+//! | `lds` (bytes per work-group / block) | `lds_size` | `shared_size` |
+//! | `scratch` (bytes per work-item / thread) | `scratch_size` | `stack_size` + `local_size` |
+//! | `spills` | `vgpr_spill_count` + `sgpr_spill_count` | - |
+
+use crate::tree::{Node, NodeKind, Tree, Value};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// One kernel built for one target.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct KernelCell {
+    /// Path of child indices from the tree's root to the `kernel` node.
+    pub path: Vec<usize>,
+    /// An entry kernel (`false`: a device function).
+    pub entry: bool,
+    pub registers: Option<u64>,
+    pub sgprs: Option<u64>,
+    pub agprs: Option<u64>,
+    pub lds: Option<u64>,
+    pub scratch: Option<u64>,
+    pub spills: Option<u64>,
+}
+
+/// A kernel name and its cell in each column (`None` where that target lacks it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct KernelRow {
+    pub name: String,
+    pub cells: Vec<Option<KernelCell>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct KernelColumn {
+    /// The column's name: `gfx90a`, `sm_80`, `gfx90a (bitcode)`.
+    pub target: String,
+    /// The image format, as the image node's `format` field says.
+    pub format: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct KernelTable {
+    pub columns: Vec<KernelColumn>,
+    pub rows: Vec<KernelRow>,
+}
+
+impl KernelTable {
+    /// Only the columns `keep` accepts, and the rows that still have a cell.
+    pub fn retain_columns(&mut self, keep: impl Fn(&KernelColumn) -> bool) {
+        let kept: Vec<bool> = self.columns.iter().map(&keep).collect();
+        let mut i = 0;
+        self.columns.retain(|_| {
+            i += 1;
+            kept[i - 1]
+        });
+        for row in &mut self.rows {
+            let mut i = 0;
+            row.cells.retain(|_| {
+                i += 1;
+                kept[i - 1]
+            });
+        }
+        self.rows.retain(|r| r.cells.iter().any(Option::is_some));
+    }
+
+    /// How many kernel nodes the table holds.
+    pub fn cells(&self) -> usize {
+        self.rows.iter().map(|r| r.cells.iter().flatten().count()).sum()
+    }
+}
+
+fn uint(node: &Node, name: &str) -> Option<u64> {
+    match node.get(name) {
+        Some(Value::Uint(n)) => Some(*n),
+        _ => None,
+    }
+}
+
+fn text(node: &Node, name: &str) -> Option<String> {
+    match node.get(name) {
+        Some(Value::Text(t)) if !t.is_empty() => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// The column an image's kernels go in, given the target of the entry that carries it.
+fn column_of(image: &Node, carrier: Option<&str>) -> KernelColumn {
+    let format = text(image, "format").unwrap_or_default();
+    let own = text(image, "target_id");
+    let target = match format.as_str() {
+        "AMDGPU code object" | "CUDA cubin" => own.or(carrier.map(String::from)).unwrap_or_else(|| "?".into()),
+        _ => {
+            let short = match format.as_str() {
+                "LLVM bitcode" => "bitcode",
+                "SPIR-V module" => "SPIR-V",
+                other => other,
+            };
+            let base = own.or(carrier.map(String::from)).or_else(|| text(image, "triple"));
+            match base {
+                Some(b) => format!("{b} ({short})"),
+                None => short.to_string(),
+            }
+        }
+    };
+    KernelColumn { target, format }
+}
+
+fn cell(kernel: &Node, path: Vec<usize>) -> KernelCell {
+    let cuda = kernel.get("registers").is_some();
+    let spills = match (uint(kernel, "vgpr_spill_count"), uint(kernel, "sgpr_spill_count")) {
+        (None, None) => None,
+        (v, s) => Some(v.unwrap_or(0).saturating_add(s.unwrap_or(0))),
+    };
+    KernelCell {
+        path,
+        entry: !matches!(kernel.get("entry"), Some(Value::Bool(false))),
+        registers: if cuda { uint(kernel, "registers") } else { uint(kernel, "vgpr_count") },
+        sgprs: uint(kernel, "sgpr_count"),
+        agprs: uint(kernel, "agpr_count"),
+        lds: uint(kernel, "lds_size").or_else(|| uint(kernel, "shared_size")),
+        scratch: uint(kernel, "scratch_size").or_else(|| {
+            match (uint(kernel, "stack_size"), uint(kernel, "local_size")) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+            }
+        }),
+        spills,
+    }
+}
+
+/// The kernel table of an explored file, columns and rows in tree order.
+pub fn collect(tree: &Tree) -> KernelTable {
+    let mut table = KernelTable::default();
+    let mut path = Vec::new();
+    visit(&tree.root, None, &mut path, &mut table);
+    table
+}
+
+fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut KernelTable) {
+    let own = match node.kind {
+        NodeKind::BundleEntry => text(node, "target_id"),
+        NodeKind::OffloadEntry => text(node, "arch"),
+        _ => None,
+    };
+    let carrier = own.as_deref().or(carrier);
+    if node.kind == NodeKind::Image && node.children.iter().any(|c| c.kind == NodeKind::Kernel) {
+        let column = column_of(node, carrier);
+        let col = match table.columns.iter().position(|c| *c == column) {
+            Some(i) => i,
+            None => {
+                table.columns.push(column);
+                for row in &mut table.rows {
+                    row.cells.push(None);
+                }
+                table.columns.len() - 1
+            }
+        };
+        for (i, k) in node.children.iter().enumerate().filter(|(_, c)| c.kind == NodeKind::Kernel) {
+            path.push(i);
+            let name = text(k, "name").unwrap_or_else(|| k.label.clone());
+            let c = cell(k, path.clone());
+            path.pop();
+            // The first row of that name with this column free; a name seen twice for one
+            // target (two translation units) gets a second row.
+            match table.rows.iter_mut().find(|r| r.name == name && r.cells[col].is_none()) {
+                Some(row) => row.cells[col] = Some(c),
+                None => {
+                    let mut cells = alloc::vec![None; table.columns.len()];
+                    cells[col] = Some(c);
+                    table.rows.push(KernelRow { name, cells });
+                }
+            }
+        }
+        return;
+    }
+    for (i, child) in node.children.iter().enumerate() {
+        path.push(i);
+        visit(child, carrier, path, table);
+        path.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::{Span, Tree};
+
+    fn kernel(name: &str, vgpr: u64, lds: u64) -> Node {
+        let mut k = Node::new(NodeKind::Kernel, name, Span::default());
+        k.field("name", name, None).field("vgpr_count", vgpr, None).field("sgpr_count", 8u64, None);
+        k.field("lds_size", lds, None).field("scratch_size", 0u64, None);
+        k.field("vgpr_spill_count", 2u64, None).field("sgpr_spill_count", 1u64, None);
+        k
+    }
+
+    fn image(target: &str, kernels: Vec<Node>) -> Node {
+        let mut i = Node::new(NodeKind::Image, "AMDGPU code object", Span::default());
+        i.field("format", "AMDGPU code object", None).field("target_id", target, None);
+        i.children = kernels;
+        i
+    }
+
+    #[test]
+    fn rows_by_name_columns_by_target() {
+        let mut root = Node::new(NodeKind::File, "f", Span::default());
+        root.children.push(image("gfx90a", alloc::vec![kernel("a", 10, 0), kernel("b", 20, 1024)]));
+        root.children.push(image("gfx1100", alloc::vec![kernel("b", 30, 1024), kernel("c", 5, 0)]));
+        root.children.push(image("gfx90a", alloc::vec![kernel("a", 11, 0)]));
+        let tree = Tree { spaces: Vec::new(), root };
+        let t = collect(&tree);
+        let cols: Vec<&str> = t.columns.iter().map(|c| c.target.as_str()).collect();
+        assert_eq!(cols, ["gfx90a", "gfx1100"]);
+        let names: Vec<&str> = t.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "a"]);
+        let b = &t.rows[1];
+        assert_eq!(b.cells[0].as_ref().unwrap().registers, Some(20));
+        assert_eq!(b.cells[1].as_ref().unwrap().registers, Some(30));
+        assert_eq!(b.cells[1].as_ref().unwrap().path, [1, 0]);
+        assert_eq!(b.cells[1].as_ref().unwrap().spills, Some(3));
+        assert_eq!(t.cells(), 5);
+        let mut only = t.clone();
+        only.retain_columns(|c| c.target == "gfx1100");
+        assert_eq!(only.rows.len(), 2);
+        assert_eq!(only.columns.len(), 1);
+    }
+}
