@@ -4,7 +4,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use offload::explore::{explore, Options};
+use offload::file_names::{image_extension, image_stem, UniqueNames};
 use offload_www::page::downloads::plan::{bytes_available, Plan};
+use offload_www::wire::doc::explore_bytes;
 use offload_www::wire::doc::Doc;
 use offload_www::worker::read_back::check_read_back;
 use std::path::{Path, PathBuf};
@@ -52,4 +54,27 @@ fn every_offer_of_every_fixture_reads_back() {
         }
     }
     assert!(checked > 300, "only {checked} offers checked");
+}
+
+/// The names of the device images, on every fixture, are the ones `offload extract` gives
+/// (its loop, rebuilt from the same core functions: collect, bytes, describe, number).
+#[test]
+fn every_fixture_names_its_images_as_extract_does() {
+    for name in all_fixtures() {
+        let data = std::fs::read(fixtures().join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let tree = explore(&data[..], &name, &Options { verify_all: true, ..Options::default() });
+        let mut names = UniqueNames::new();
+        let extract: Vec<String> = offload::targets::collect(&tree)
+            .iter()
+            .map(|t| {
+                names.take(
+                    &image_stem(&name, &t.target_id, t.member.as_deref()),
+                    tree.bytes(&data, t.span).map_or("bin", image_extension),
+                )
+            })
+            .collect();
+        let doc = explore_bytes(&data, &name);
+        let ours: Vec<String> = Plan::of(&doc).images().map(|o| o.name.clone()).collect();
+        assert_eq!(ours, extract, "{name}");
+    }
 }

@@ -1,10 +1,8 @@
-//! Download names on the real fixtures. (That every offer reads back is checked with the
-//! worker's rule in `www/tests/downloads.rs`.)
+//! Download names on the real fixtures. (That every fixture's images are named as extract names
+//! them, and that every offer reads back with the worker's rule: `www/tests/downloads.rs`.)
 
 use super::*;
 use crate::wire::doc::explore_bytes;
-use offload::explore::{explore, Options};
-use offload::file_names::image_extension;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
@@ -17,19 +15,6 @@ fn fixture(name: &str) -> Vec<u8> {
 
 fn node_named(doc: &Doc, label_start: &str) -> NodeId {
     doc.nodes.iter().position(|n| n.label.starts_with(label_start)).unwrap_or_else(|| panic!("no node {label_start}"))
-}
-
-/// Every fixture that is a real file (not the generator's notes).
-fn all_fixtures() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixtures())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file()) // not tests/fixtures/nvidia/
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .filter(|n| !matches!(n.as_str(), "README.md" | "SHA256SUMS" | "generate.sh" | "expected.txt"))
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]
@@ -96,29 +81,6 @@ fn offload_binaries_and_archive_members_are_named_by_what_they_hold() {
         plan.for_node(&doc, node_named(&doc, "symbol table")).unwrap().name,
         "hip_rdc_archive.a.symbol-table.bin"
     );
-}
-
-/// The names of the device images, on every fixture, are the ones `offload extract` gives
-/// (its loop, rebuilt from the same core functions: collect, bytes, describe, number).
-#[test]
-fn every_fixture_names_its_images_as_extract_does() {
-    for name in all_fixtures() {
-        let data = fixture(&name);
-        let tree = explore(&data[..], &name, &Options { verify_all: true, ..Options::default() });
-        let mut names = UniqueNames::new();
-        let extract: Vec<String> = offload::targets::collect(&tree)
-            .iter()
-            .map(|t| {
-                names.take(
-                    &image_stem(&name, &t.target_id, t.member.as_deref()),
-                    tree.bytes(&data, t.span).map_or("bin", image_extension),
-                )
-            })
-            .collect();
-        let doc = explore_bytes(&data, &name);
-        let ours: Vec<String> = Plan::of(&doc).images().map(|o| o.name.clone()).collect();
-        assert_eq!(ours, extract, "{name}");
-    }
 }
 
 #[test]
