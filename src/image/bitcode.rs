@@ -446,9 +446,13 @@ pub fn read(data: &[u8]) -> Result<Module> {
     }
     if let Some((at, len)) = r.strtab {
         let table = &stream[at..at + len];
+        // Names are copied: held to what the file can hold, as many records may name one
+        // long string. Functions past that keep no name.
+        let mut budget = (data.len() as u64).saturating_mul(2).saturating_add(1 << 16);
         for (f, &(offset, size)) in r.module.functions.iter_mut().zip(&r.names) {
-            let end = offset.checked_add(size).filter(|&e| e <= len as u64);
+            let end = offset.checked_add(size).filter(|&e| e <= len as u64 && size <= budget);
             f.name = end.map(|e| String::from_utf8_lossy(&table[offset as usize..e as usize]).into_owned());
+            budget = budget.saturating_sub(size);
         }
     }
     Ok(r.module)

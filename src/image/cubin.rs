@@ -209,9 +209,24 @@ pub fn describe(elf: &Elf<'_>, node: &mut Node, span: Span) {
             }
         }
     }
+    // Sections by name (the first of a name), looked up for every function.
+    let mut by_name: BTreeMap<&str, &Section<'_>> = BTreeMap::new();
+    for s in &elf.sections {
+        by_name.entry(s.name).or_insert(s);
+    }
     let mut kernels = 0u64;
+    // Names are copied into the nodes: held to what the file can hold, as many section
+    // headers may name one long string.
+    let mut name_budget = (elf.data.len() as u64).saturating_mul(2).saturating_add(1 << 16);
+    let functions = elf.sections.iter().filter(|s| s.name.starts_with(".text.")).count();
     for text in elf.sections.iter().filter(|s| s.name.starts_with(".text.")) {
         let name = &text.name[6..];
+        if name.len() as u64 > name_budget || kernels as usize >= super::MAX_KERNEL_NODES {
+            let message = format!("only {kernels} of {functions} functions are shown: their names or their number pass what the file can hold");
+            node.diag(Severity::Error, message, None);
+            break;
+        }
+        name_budget -= name.len() as u64;
         let symbol = text.info & 0xff_ffff;
         let sym = elf.symbols.get(symbol as usize);
         let entry = sym.is_some_and(|s| s.other & STO_ENTRY != 0);
@@ -236,12 +251,12 @@ pub fn describe(elf: &Elf<'_>, node: &mut Node, span: Span) {
         for (field, prefix) in
             [("shared_size", ".nv.shared."), ("local_size", ".nv.local."), ("constant_size", ".nv.constant0.")]
         {
-            match elf.sections.iter().find(|s| s.name.strip_prefix(prefix) == Some(name)) {
+            match by_name.get(format!("{prefix}{name}").as_str()) {
                 Some(s) => k.field(field, s.size, Some(section_span(s, span))),
                 None => k.field(field, 0u64, None),
             };
         }
-        if let Some(info) = elf.section(&format!(".nv.info.{name}")) {
+        if let Some(info) = by_name.get(format!(".nv.info.{name}").as_str()) {
             function_attributes(&mut k, info, span);
         }
         k.field("symbol_index", symbol as u64, None);

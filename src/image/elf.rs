@@ -16,7 +16,7 @@
 
 use crate::error::{Error, Result};
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::ToString;
 use alloc::vec::Vec;
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
@@ -28,7 +28,9 @@ const CONTEXT: &str = "ELF header";
 #[derive(Clone, Debug)]
 pub struct Section<'a> {
     pub index: usize,
-    pub name: String,
+    /// The name, borrowed from the string table (empty when it is not UTF-8): names are never
+    /// copied here, since many headers may name one long string.
+    pub name: &'a str,
     pub sh_type: u32,
     pub flags: u64,
     pub offset: u64,
@@ -41,8 +43,8 @@ pub struct Section<'a> {
 }
 
 #[derive(Clone, Debug)]
-pub struct Symbol {
-    pub name: String,
+pub struct Symbol<'a> {
+    pub name: &'a str,
     pub value: u64,
     pub size: u64,
     pub st_type: u8,
@@ -81,7 +83,7 @@ pub struct Elf<'a> {
     pub machine: u16,
     pub flags: u32,
     pub sections: Vec<Section<'a>>,
-    pub symbols: Vec<Symbol>,
+    pub symbols: Vec<Symbol<'a>>,
     /// (offset, size, alignment) of every note area: `SHT_NOTE` sections, or `PT_NOTE`
     /// segments when the file has no section headers.
     pub note_areas: Vec<(u64, u64, u64)>,
@@ -149,7 +151,7 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8], is_64: bool)
     };
     let table = header.sections(endian, data).map_err(|e| object_error(e, "section header table"))?;
     for (i, s) in table.iter().enumerate() {
-        let name = table.section_name(endian, s).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+        let name = table.section_name(endian, s).ok().and_then(|n| core::str::from_utf8(n).ok()).unwrap_or("");
         let sh_type = s.sh_type(endian).0;
         let bytes = if sh_type == elf::SHT_NOBITS.0 { None } else { s.data(endian, data).ok() };
         let (offset, size): (u64, u64) = (s.sh_offset(endian).into(), s.sh_size(endian).into());
@@ -179,8 +181,7 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8], is_64: bool)
     }
     if let Ok(symbols) = table.symbols(endian, data, elf::SHT_SYMTAB) {
         for sym in symbols.iter() {
-            let name =
-                symbols.symbol_name(endian, sym).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            let name = symbols.symbol_name(endian, sym).ok().and_then(|n| core::str::from_utf8(n).ok()).unwrap_or("");
             out.symbols.push(Symbol {
                 name,
                 value: sym.st_value(endian).into(),

@@ -35,66 +35,85 @@ fn word<'t>(text: &'t [u8], t: &Token) -> &'t str {
     core::str::from_utf8(&text[t.start..t.end]).unwrap_or("")
 }
 
-/// Words and single punctuation characters, comments and strings left out.
-fn tokens(text: &[u8]) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        let b = text[i];
-        if b.is_ascii_whitespace() {
-            i += 1;
-        } else if text[i..].starts_with(b"//") {
-            i = text[i..].iter().position(|&c| c == b'\n').map_or(text.len(), |p| i + p);
-        } else if text[i..].starts_with(b"/*") {
-            i = text[i + 2..].windows(2).position(|w| w == b"*/").map_or(text.len(), |p| i + 2 + p + 2);
-        } else if b == b'"' {
-            let mut j = i + 1;
-            while j < text.len() && text[j] != b'"' {
-                j += if text[j] == b'\\' { 2 } else { 1 };
+/// Words and single punctuation characters, comments and strings left out, read one at a time
+/// (a large PTX module is never held as a list of tokens).
+#[derive(Clone)]
+struct Lexer<'t> {
+    text: &'t [u8],
+    pos: usize,
+}
+
+impl Iterator for Lexer<'_> {
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        let text = self.text;
+        let mut i = self.pos;
+        let token = loop {
+            if i >= text.len() {
+                break None;
             }
-            i = j.saturating_add(1).min(text.len());
-        } else if is_word(b) {
-            let start = i;
-            while i < text.len() && is_word(text[i]) {
+            let b = text[i];
+            if b.is_ascii_whitespace() {
                 i += 1;
+            } else if text[i..].starts_with(b"//") {
+                i = text[i..].iter().position(|&c| c == b'\n').map_or(text.len(), |p| i + p);
+            } else if text[i..].starts_with(b"/*") {
+                i = text[i + 2..].windows(2).position(|w| w == b"*/").map_or(text.len(), |p| i + 2 + p + 2);
+            } else if b == b'"' {
+                let mut j = i + 1;
+                while j < text.len() && text[j] != b'"' {
+                    j += if text[j] == b'\\' { 2 } else { 1 };
+                }
+                i = j.saturating_add(1).min(text.len());
+            } else if is_word(b) {
+                let start = i;
+                while i < text.len() && is_word(text[i]) {
+                    i += 1;
+                }
+                break Some(Token { start, end: i });
+            } else {
+                i += 1;
+                break Some(Token { start: i - 1, end: i });
             }
-            out.push(Token { start, end: i });
-        } else {
-            out.push(Token { start: i, end: i + 1 });
-            i += 1;
-        }
+        };
+        self.pos = i;
+        token
     }
-    out
+}
+
+impl Lexer<'_> {
+    fn peek(&self) -> Option<Token> {
+        self.clone().next()
+    }
 }
 
 /// Describes a PTX module on its image node (lying at `span`).
 pub fn describe(text: &[u8], node: &mut Node, span: Span) {
-    let toks = tokens(text);
+    let mut lex = Lexer { text, pos: 0 };
     let word = |t: &Token| word(text, t);
     let at = |t: &Token| Some(span.sub(t.start as u64, (t.end - t.start) as u64));
     let mut depth = 0i64;
     let mut functions = 0u64;
     let mut kernels = Vec::new();
     let mut dropped = 0u64;
-    let mut i = 0;
-    while i < toks.len() {
-        let t = &toks[i];
-        match word(t) {
+    while let Some(t) = lex.next() {
+        match word(&t) {
             "{" => depth += 1,
             "}" => depth -= 1,
             ".version" if depth == 0 => {
-                if let Some(v) = toks.get(i + 1) {
-                    node.field("ptx_version", word(v), at(v));
+                if let Some(v) = lex.peek() {
+                    node.field("ptx_version", word(&v), at(&v));
                 }
             }
             ".address_size" if depth == 0 => {
-                if let Some(v) = toks.get(i + 1) {
-                    match word(v).parse::<u64>() {
-                        Ok(n) => node.field("address_size", n, at(v)),
+                if let Some(v) = lex.peek() {
+                    match word(&v).parse::<u64>() {
+                        Ok(n) => node.field("address_size", n, at(&v)),
                         Err(_) => node.diag(
                             Severity::Warning,
-                            format!(".address_size: expected a number, found '{}'", word(v)),
-                            at(v),
+                            format!(".address_size: expected a number, found '{}'", word(&v)),
+                            at(&v),
                         ),
                     };
                 }
@@ -102,11 +121,16 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
             ".target" if depth == 0 => {
                 // The items run to the end of the line.
                 let line_end = text[t.end..].iter().position(|&c| c == b'\n').map_or(text.len(), |p| t.end + p);
-                let items: Vec<&Token> =
-                    toks[i + 1..].iter().take_while(|x| x.start < line_end).filter(|x| word(x) != ",").collect();
-                if let Some(first) = items.first() {
-                    let all: Vec<&str> = items.iter().map(|x| word(x)).collect();
-                    let whole = Some(span.sub(first.start as u64, (items[items.len() - 1].end - first.start) as u64));
+                let mut items = Vec::new();
+                while let Some(x) = lex.peek().filter(|x| x.start < line_end) {
+                    lex.next();
+                    if word(&x) != "," {
+                        items.push(x);
+                    }
+                }
+                if let (Some(first), Some(last)) = (items.first(), items.last()) {
+                    let all: Vec<&str> = items.iter().map(word).collect();
+                    let whole = Some(span.sub(first.start as u64, (last.end - first.start) as u64));
                     node.field("target", all.join(", "), whole);
                     node.field("target_id", word(first), at(first));
                 }
@@ -115,16 +139,13 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
             ".entry" if depth == 0 => {
                 if kernels.len() >= super::MAX_KERNEL_NODES {
                     dropped += 1;
-                } else if toks.get(i + 1).is_some_and(|n| is_word(text[n.start])) {
-                    let (kernel, next) = entry(text, &toks, i + 1, span);
-                    kernels.push(kernel);
-                    i = next;
-                    continue;
+                } else if let Some(name) = lex.peek().filter(|n| is_word(text[n.start])) {
+                    lex.next();
+                    kernels.push(entry(text, &mut lex, name, span));
                 }
             }
             _ => {}
         }
-        i += 1;
     }
     if node.get("ptx_version").is_none() {
         node.diag(Severity::Warning, "no .version directive", None);
@@ -141,33 +162,35 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
     node.children = kernels;
 }
 
-/// The kernel whose name is `toks[name]`, with the performance directives between its
-/// parameter list and its body; returns it and the index of the token to go on from.
-fn entry(text: &[u8], toks: &[Token], name: usize, span: Span) -> (Node, usize) {
+/// The kernel named by the token `n`, with the performance directives between its parameter
+/// list and its body, which `lex` reads up to (and, for `{`, including) the body's start.
+fn entry(text: &[u8], lex: &mut Lexer<'_>, n: Token, span: Span) -> Node {
     let word = |t: &Token| word(text, t);
-    let n = &toks[name];
     let name_span = span.sub(n.start as u64, (n.end - n.start) as u64);
-    let mut k = Node::new(NodeKind::Kernel, format!("kernel {}", word(n)), name_span);
-    k.field("name", word(n), Some(name_span));
+    let mut k = Node::new(NodeKind::Kernel, format!("kernel {}", word(&n)), name_span);
+    k.field("name", word(&n), Some(name_span));
     k.field("entry", true, None);
     k.field("function_kind", "entry", None);
-    let mut i = name + 1;
     let mut parens = 0i64;
-    while i < toks.len() {
-        let w = word(&toks[i]);
+    while let Some(t) = lex.peek() {
+        let w = word(&t);
         match w {
+            "{" | ";" if parens <= 0 => break,
             "(" => parens += 1,
             ")" => parens -= 1,
-            "{" | ";" if parens <= 0 => break,
             ".maxntid" | ".reqntid" | ".maxnreg" | ".minnctapersm" if parens <= 0 => {
-                let values: Vec<&Token> = toks[i + 1..]
-                    .iter()
-                    .take_while(|t| word(t) == "," || word(t).bytes().all(|c| c.is_ascii_digit()))
-                    .filter(|t| word(t) != ",")
-                    .collect();
+                lex.next();
+                let mut values = Vec::new();
+                while let Some(v) = lex.peek().filter(|v| word(v) == "," || word(v).bytes().all(|c| c.is_ascii_digit()))
+                {
+                    lex.next();
+                    if word(&v) != "," {
+                        values.push(v);
+                    }
+                }
                 if let (Some(first), Some(last)) = (values.first(), values.last()) {
                     let at = Some(span.sub(first.start as u64, (last.end - first.start) as u64));
-                    let joined: Vec<&str> = values.iter().map(|t| word(t)).collect();
+                    let joined: Vec<&str> = values.iter().map(word).collect();
                     let field = match w {
                         ".maxntid" => "max_threads",
                         ".reqntid" => "reqd_threads",
@@ -183,20 +206,22 @@ fn entry(text: &[u8], toks: &[Token], name: usize, span: Span) -> (Node, usize) 
                         }
                     }
                 }
+                continue;
             }
             _ => {}
         }
-        i += 1;
+        lex.next();
     }
-    (k, i)
+    k
 }
 
 /// The text of a PTX module's `.target` (for labels): `sm_80`.
 pub fn target_of(text: &[u8]) -> Option<String> {
-    let toks = tokens(&text[..text.len().min(1 << 16)]);
-    let pos = toks.iter().position(|t| &text[t.start..t.end] == b".target")?;
-    let t = toks.get(pos + 1)?;
-    core::str::from_utf8(&text[t.start..t.end]).ok().map(String::from)
+    let head = &text[..text.len().min(1 << 16)];
+    let mut lex = Lexer { text: head, pos: 0 };
+    lex.find(|t| &head[t.start..t.end] == b".target")?;
+    let t = lex.next()?;
+    core::str::from_utf8(&head[t.start..t.end]).ok().map(String::from)
 }
 
 #[cfg(test)]
