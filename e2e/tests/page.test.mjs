@@ -333,12 +333,14 @@ test('clicking a byte selects the innermost node there and go-to-offset jumps', 
 test('a damaged file shows its error in place, with the byte offset, and stays explorable', async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'offload-damaged-'));
   t.after(() => rmSync(work, { recursive: true, force: true }));
-  // Corrupt 16 bytes in the middle of the compressed payload of a real HIP object.
+  // Corrupt the stored hash of the compressed bundle in a real HIP object (the 8 bytes before
+  // its payload). Not the payload itself: what a zstd decoder makes of a corrupt stream differs
+  // between libzstd (the CLI) and ruzstd (the page), and so would the errors found inside it.
   const good = join(FIXTURES, 'hip_elf_2arch_compressed.o');
   const payload = walk(cliList(good).root).find((n) => n.kind === 'compressed-payload');
   const bytes = readFileSync(good);
-  const at = payload.offset + (payload.size >> 1);
-  for (let i = at; i < at + 16; i++) bytes[i] ^= 0x5a;
+  const at = payload.offset - 8;
+  for (let i = at; i < at + 8; i++) bytes[i] ^= 0x5a;
   const damaged = join(work, 'damaged.o');
   writeFileSync(damaged, bytes);
   const errors = walk(cliList(damaged).root).flatMap((n) => n.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ node: n, d })));
