@@ -6,11 +6,13 @@
 //! - [`format`]: one module per container format, its byte layout in its doc comment, reading
 //!   and writing side by side: [`format::offload_binary`], [`format::bundle`] (binary, text,
 //!   compressed, bundled objects), [`format::archive`] (`ar`, device archives),
-//!   [`format::host`] (ELF, COFF and Mach-O offload sections; ELF relocatable rewriting).
+//!   [`format::host`] (ELF, COFF and Mach-O offload sections; ELF relocatable rewriting),
+//!   [`format::nv_fatbin`] (NVIDIA fatbins and their wrapper), [`format::sycl`] (the image
+//!   sequence of a SYCL entry).
 //! - [`image`]: what is inside a device image: AMDGPU code objects, CUDA cubins, PTX, SPIR-V,
 //!   LLVM bitcode (header fields and kernels).
 //! - [`ids`]: target IDs, processors, triples, bundle entry IDs, composition rules.
-//! - [`codec`]: zlib and zstd with output limits, MD5.
+//! - [`codec`]: zlib and zstd with output limits (ruzstd, or libzstd with `zstd-c`), MD5.
 //! - [`util`]: the checked byte reader, LLVM's string table builder and string hash.
 //! - [`tree`], [`error`]: the annotated tree every view draws; errors as values.
 //! - [`explore`], [`edit`], [`replace`], [`targets`], [`kernels`], [`file_names`]: whole-file
