@@ -171,8 +171,12 @@ fn offload_entries(tree: &Tree) -> Vec<Entry> {
 /// The images under LLVM's names in the current directory: `<stem>-<triple>-<arch>.<n>.<ext>`.
 fn write_named<'e>(input: &Path, chosen: &[&'e Entry], bytes: &dyn Fn(&'e Entry) -> Outcome<&'e [u8]>) -> Outcome<()> {
     let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    // The triple and arch come from the file: a separator in them must not lead the write out of
+    // the current directory (LLVM writes such names as they are).
+    let part = |s: &str| s.replace(['/', '\\', '\0'], "_");
     for (n, e) in chosen.iter().enumerate() {
-        let name = format!("{stem}-{}-{}.{n}.{}", e.string("triple"), e.string("arch"), e.image_kind.extension());
+        let (triple, arch) = (part(e.string("triple")), part(e.string("arch")));
+        let name = format!("{stem}-{triple}-{arch}.{n}.{}", e.image_kind.extension());
         write_atomic(Path::new(&name), bytes(e)?)?;
         println!("{name}  {}", e.describe());
     }
