@@ -139,7 +139,7 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
                 Some((stem, ext)) => names.take(stem, ext),
                 None => names.take(&image_stem(&name, &t.target_id, t.member.as_deref()), image_extension(bytes)),
             };
-            images.push((file_name, t, bytes));
+            images.push((file_name, t.target_id.as_str(), bytes));
         }
     }
     match &a.archive {
@@ -148,7 +148,7 @@ pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
     }
 }
 
-fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
+fn write_files(dir: &Path, images: &[(String, &str, &[u8])]) -> Outcome<()> {
     std::fs::create_dir_all(dir).map_err(|e| Failure::io(dir, "create directory", e))?;
     // Every file is written before the first line is printed: a reader that closes the pipe
     // early (`offload extract f | head -1`) ends the process without leaving files half done.
@@ -156,21 +156,23 @@ fn write_files(dir: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
         write_atomic(&dir.join(name), bytes)?;
     }
     for (name, t, bytes) in images {
-        println!("{}  {}  {} bytes", dir.join(name).display(), t.target_id, bytes.len());
+        println!("{}  {t}  {} bytes", dir.join(name).display(), bytes.len());
     }
     Ok(())
 }
 
-/// `--archive`: the images as members of one GNU archive, in the order found.
-fn write_archive(out: &Path, images: &[(String, &Target, &[u8])]) -> Outcome<()> {
+/// `--archive` (here and in `offload package IN`): the images, each `(member name, what it
+/// is, bytes)`, as the members of one GNU archive in the order given, read back before it is
+/// written; then one line per member.
+pub fn write_archive(out: &Path, images: &[(String, &str, &[u8])]) -> Outcome<()> {
     let members: Vec<NewMember> =
         images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
     let bytes = ar::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
     let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
     crate::verify::reads_back(&bytes, crate::verify::Written::Archive(&names))?;
     write_atomic(out, &bytes)?;
-    for (name, t, bytes) in images {
-        println!("{}({name})  {}  {} bytes", out.display(), t.target_id, bytes.len());
+    for (name, what, bytes) in images {
+        println!("{}({name})  {what}  {} bytes", out.display(), bytes.len());
     }
     Ok(())
 }

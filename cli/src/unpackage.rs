@@ -23,7 +23,6 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
 use offload::explore::{self, Options};
 use offload::file_names::{image_stem, UniqueNames};
-use offload::format::archive::ar::{self, NewMember};
 use offload::format::offload_binary::{ImageKind, OffloadKind};
 use offload::tree::{NodeKind, Span, Tree, Value};
 use std::path::Path;
@@ -183,7 +182,8 @@ fn write_named<'e>(input: &Path, chosen: &[&'e Entry], bytes: &dyn Fn(&'e Entry)
     Ok(())
 }
 
-/// The images as the members of one GNU archive, in entry order.
+/// The images as the members of one GNU archive, in entry order, named as `extract --archive`
+/// names them (`offload::file_names`).
 fn write_archive<'e>(
     out: &Path,
     file: &str,
@@ -191,21 +191,15 @@ fn write_archive<'e>(
     bytes: &dyn Fn(&'e Entry) -> Outcome<&'e [u8]>,
 ) -> Outcome<()> {
     let mut names = UniqueNames::new();
+    let descriptions: Vec<String> = chosen.iter().map(|e| e.describe()).collect();
     let mut members = Vec::with_capacity(chosen.len());
-    for e in chosen {
+    for (e, what) in chosen.iter().zip(&descriptions) {
         let target = format!("{}-{}", e.string("triple"), e.string("arch"));
         let ext = match e.image_kind.extension() {
             "" => "bin",
             ext => ext,
         };
-        members.push(NewMember { name: names.take(&image_stem(file, &target, None), ext), data: bytes(e)? });
+        members.push((names.take(&image_stem(file, &target, None), ext), what.as_str(), bytes(e)?));
     }
-    let archive = ar::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
-    let member_names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
-    crate::verify::reads_back(&archive, crate::verify::Written::Archive(&member_names))?;
-    write_atomic(out, &archive)?;
-    for (m, e) in members.iter().zip(chosen) {
-        println!("{}({})  {}", out.display(), m.name, e.describe());
-    }
-    Ok(())
+    crate::package::write_archive(out, &members)
 }
