@@ -298,7 +298,42 @@ impl Explorer<'_> {
         if depth > self.opts.max_depth {
             return alloc::vec![too_deep(span, self.opts.max_depth)];
         }
-        nv_tree::nodes(data, span, &mut self.spaces, &mut self.nv_budget)
+        let mut nodes = nv_tree::nodes(data, span, &mut self.spaces, &mut self.nv_budget);
+        for node in &mut nodes {
+            self.describe_nv_images(node, data, span);
+        }
+        nodes
+    }
+
+    /// Decodes the cubins and PTX of fatbin entries (kernels, resources) like any device image.
+    /// An image lies in `data` (at `span`) when stored plainly, or in the byte space its entry
+    /// was decompressed into; one whose bytes were not kept stays undescribed.
+    fn describe_nv_images(&self, node: &mut Node, data: &[u8], span: Span) {
+        if node.kind != NodeKind::Image {
+            for child in &mut node.children {
+                self.describe_nv_images(child, data, span);
+            }
+            return;
+        }
+        let at = node.span;
+        let (bytes, start) = if at.space == span.space {
+            (data, at.offset.checked_sub(span.offset))
+        } else {
+            match self.spaces.get(at.space as usize).and_then(|s| s.data.as_deref()) {
+                Some(bytes) => (bytes, Some(at.offset)),
+                None => return,
+            }
+        };
+        let image = start
+            .and_then(|start| usize::try_from(start).ok())
+            .and_then(|start| bytes.get(start..start.checked_add(usize::try_from(at.size).ok()?)?));
+        let Some(described) = image.and_then(|image| image::describe(image, at)) else { return };
+        // The fatbin's own label and findings stay; the decoder adds fields and kernels.
+        let label = core::mem::take(&mut node.label);
+        let diagnostics = core::mem::take(&mut node.diagnostics);
+        *node = described;
+        node.label = label;
+        node.diagnostics.splice(0..0, diagnostics);
     }
 
     fn offload_binaries(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {

@@ -105,7 +105,13 @@ fn column_of(image: &Node, carrier: Option<&str>) -> KernelColumn {
     let format = text(image, "format").unwrap_or_default();
     let own = text(image, "target_id");
     let target = match format.as_str() {
-        "AMDGPU code object" | "CUDA cubin" => own.or(carrier.map(String::from)).unwrap_or_else(|| "?".into()),
+        // CUDA 13 cubins for `sm_90a` or `sm_100f` carry the plain `sm_NN` in their ELF flags;
+        // the fatbin entry that holds one names the variant.
+        "CUDA cubin" => match (own, carrier) {
+            (Some(own), Some(c)) if c.starts_with(own.as_str()) => c.to_string(),
+            (own, c) => own.or(c.map(String::from)).unwrap_or_else(|| "?".into()),
+        },
+        "AMDGPU code object" => own.or(carrier.map(String::from)).unwrap_or_else(|| "?".into()),
         _ => {
             let short = match format.as_str() {
                 "LLVM bitcode" => "bitcode",
@@ -157,6 +163,7 @@ fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut 
     let own = match node.kind {
         NodeKind::BundleEntry => text(node, "target_id"),
         NodeKind::OffloadEntry => text(node, "arch"),
+        NodeKind::FatbinEntry => text(node, "file_arch"),
         _ => None,
     };
     let carrier = own.as_deref().or(carrier);

@@ -8,6 +8,8 @@
 //! A reference tool that dies by a signal gave no answer: that case is reported and skipped.
 
 mod common;
+#[path = "common/nvidia.rs"]
+mod nvidia;
 
 use offload::explore::{explore, Options};
 use offload::tree::{Node, NodeKind, Severity, Tree, Value};
@@ -409,17 +411,6 @@ fn hip_kernels_compiled_here_match_llvm_readelf() {
 // ---------------------------------------------------------------------------------------------
 // CUDA
 
-fn nvidia_dir() -> PathBuf {
-    std::env::var_os("NVIDIA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/nvidia/root/nvidia/cu13"))
-}
-
-fn cuobjdump() -> Option<PathBuf> {
-    let p = nvidia_dir().join("bin/cuobjdump");
-    p.exists().then_some(p)
-}
-
 /// `Function <name>:` blocks of `cuobjdump --dump-resource-usage`, each with its values.
 fn resource_usage(text: &str) -> Vec<(String, BTreeMap<String, u64>)> {
     let mut out: Vec<(String, BTreeMap<String, u64>)> = Vec::new();
@@ -445,8 +436,13 @@ fn compare_cubin(data: &[u8], usage: &str, what: &str) -> usize {
     let tree = explored(data, what);
     let images = image_nodes(&tree, "CUDA cubin");
     assert_eq!(images.len(), 1, "{what}");
-    let ours = kernels(images[0]);
-    let want = resource_usage(usage);
+    compare_kernels(images[0], &resource_usage(usage), what)
+}
+
+/// Compares the kernel nodes of a cubin's image node with cuobjdump's resource usage of that
+/// cubin; returns the count.
+fn compare_kernels(image: &Node, want: &[(String, BTreeMap<String, u64>)], what: &str) -> usize {
+    let ours = kernels(image);
     let names: Vec<&str> = ours.iter().map(|k| k.text("name").unwrap()).collect();
     let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, want_names, "{what}: functions");
@@ -454,7 +450,7 @@ fn compare_cubin(data: &[u8], usage: &str, what: &str) -> usize {
         Some(Value::Uint(n)) => *n,
         other => panic!("{what}: {f} is {other:?}"),
     };
-    for (k, (name, w)) in ours.iter().zip(&want) {
+    for (k, (name, w)) in ours.iter().zip(want) {
         assert_eq!(get(k, "registers"), w["REG"], "{what}: {name}: REG");
         assert_eq!(get(k, "stack_size"), w["STACK"], "{what}: {name}: STACK");
         assert_eq!(get(k, "shared_size"), w["SHARED"], "{what}: {name}: SHARED");
@@ -469,7 +465,7 @@ fn committed_cubins_match_cuobjdump() {
     let mut compared = 0;
     for c in ["cuda_kernels_sm80", "cuda_kernels_sm120"] {
         let path = images_dir().join(format!("{c}.cubin"));
-        let usage = match cuobjdump() {
+        let usage = match nvidia::cuobjdump("the committed cubins against cuobjdump") {
             Some(tool) => match run(Command::new(tool).arg("--dump-resource-usage").arg(&path), "cuobjdump") {
                 Some(u) => u,
                 None => continue,
@@ -495,24 +491,17 @@ fn committed_cubins_match_cuobjdump() {
 }
 
 /// Every cubin of two real CUDA libraries from PyPI (nvJPEG for CUDA 12, whose cubins up to sm_90
-/// use the old e_flags encoding, and for CUDA 13), extracted by cuobjdump: every function, its
-/// registers, stack, shared, local and constant sizes as cuobjdump reports them, the
-/// architecture as llvm-readelf names it, and the attribute ids we decode as cuobjdump names
-/// them. Runs when tests/images/nvidia-tools.sh has fetched the tools and libraries.
+/// use the old e_flags encoding, and for CUDA 13; see `nvidia::REAL_LIBRARIES`), extracted by
+/// cuobjdump: every function, its registers, stack, shared, local and constant sizes as
+/// cuobjdump reports them, the architecture as llvm-readelf names it. Then the same from the
+/// library as it is: the kernel nodes under each fatbin entry of the explored library against
+/// `cuobjdump --dump-resource-usage` of the library, cubin by cubin.
 #[test]
 fn real_library_cubins_match_cuobjdump() {
-    let Some(tool) = cuobjdump() else {
-        println!("skipping real_library_cubins_match_cuobjdump: no cuobjdump (run tests/images/nvidia-tools.sh)");
-        return;
-    };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/nvidia");
-    let libs: Vec<PathBuf> = ["nvjpeg12/nvidia/nvjpeg/lib/libnvjpeg.so.12", "nvjpeg13/nvidia/cu13/lib/libnvjpeg.so.13"]
-        .iter()
-        .map(|l| root.join(l))
-        .filter(|p| p.exists())
-        .collect();
+    let Some(tool) = nvidia::cuobjdump("real_library_cubins_match_cuobjdump") else { return };
+    let libs: Vec<PathBuf> = nvidia::REAL_LIBRARIES.iter().filter_map(nvidia::real_library).collect();
     if libs.is_empty() {
-        println!("skipping real_library_cubins_match_cuobjdump: no nvJPEG libraries in {} (run tests/images/nvidia-tools.sh)", root.display());
+        println!("skipping real_library_cubins_match_cuobjdump: no real CUDA library could be had");
         return;
     }
     let readelf = common::llvm_bin().join("llvm-readelf");
@@ -557,15 +546,55 @@ fn real_library_cubins_match_cuobjdump() {
     }
     println!("compared {functions} functions of {cubins} cubins ({old_abi} with ABI version 7) with cuobjdump; architecture of {named_by_readelf} compared with llvm-readelf, which names none for {unnamed:?}");
     assert!(cubins > 0 && functions > cubins);
+
+    let mut in_place = 0;
+    for lib in &libs {
+        let Some(usage) =
+            run(Command::new(&tool).arg("--dump-resource-usage").arg(lib), "cuobjdump --dump-resource-usage")
+        else {
+            continue;
+        };
+        in_place += compare_library(&std::fs::read(lib).unwrap(), &usage, &lib.display().to_string());
+    }
+    println!("compared {in_place} functions of the cubins in the libraries as explored");
+    assert!(in_place >= functions / 2, "{in_place} of {functions}");
+}
+
+/// The `Fatbin elf code:` blocks of `cuobjdump --dump-resource-usage` of a whole file, in order.
+fn resource_usage_per_cubin(text: &str) -> Vec<Vec<(String, BTreeMap<String, u64>)>> {
+    text.split("Fatbin ").filter(|b| b.starts_with("elf code:")).map(resource_usage).collect()
+}
+
+/// The cubins of an explored library (the images of its fatbin ELF entries, in order) against
+/// cuobjdump's resource usage of the library; returns the functions compared.
+fn compare_library(data: &[u8], usage: &str, what: &str) -> usize {
+    let tree = explored(data, what);
+    let mut images = Vec::new();
+    tree.root.walk(&mut |n, _| {
+        if n.kind == NodeKind::FatbinEntry && n.text("kind") == Some("elf") {
+            let mut image = None;
+            n.walk(&mut |c, _| {
+                if image.is_none() && c.kind == NodeKind::Image {
+                    image = Some(c);
+                }
+            });
+            images.push((n.text("arch").unwrap_or("").to_string(), image));
+        }
+    });
+    let want = resource_usage_per_cubin(usage);
+    assert_eq!(images.len(), want.len(), "{what}: cubins");
+    let mut functions = 0;
+    for (i, ((arch, image), want)) in images.iter().zip(&want).enumerate() {
+        let image = image.unwrap_or_else(|| panic!("{what}: cubin {i} ({arch}) has no image node (not decompressed?)"));
+        functions += compare_kernels(image, want, &format!("{what}: cubin {i} ({arch})"));
+    }
+    functions
 }
 
 /// The attribute ids the cubin reader decodes, named as `cuobjdump -elf` names them.
 #[test]
 fn decoded_attribute_ids_are_named_as_cuobjdump_names_them() {
-    let Some(tool) = cuobjdump() else {
-        println!("skipping: no cuobjdump (run tests/images/nvidia-tools.sh)");
-        return;
-    };
+    let Some(tool) = nvidia::cuobjdump("decoded_attribute_ids_are_named_as_cuobjdump_names_them") else { return };
     let path = images_dir().join("cuda_kernels_sm80.cubin");
     let Some(dump) = run(Command::new(tool).arg("-elf").arg(&path), "cuobjdump -elf") else { return };
     let data = read("cuda_kernels_sm80.cubin");

@@ -88,3 +88,22 @@ fn a_file_without_kernels_says_so() {
     let text = stdout(&offload(&["kernels", "tests/fixtures/bundle_text.ll"]));
     assert_eq!(text.trim(), "no kernels found");
 }
+
+#[test]
+fn cubins_inside_a_fatbin_have_their_kernels_under_the_entry_arch() {
+    let kernels: serde_json::Value =
+        serde_json::from_str(&stdout(&offload(&["kernels", "--json", "tests/fixtures/nvidia/nv_3arch_size.fatbin"])))
+            .unwrap();
+    let targets: Vec<&str> =
+        kernels["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();
+    // The sm_90a cubin says sm_90 in its ELF flags (CUDA 13); the entry names the variant.
+    assert_eq!(targets, ["sm_75", "sm_80", "sm_80 (PTX)", "sm_90a"]);
+    let names: Vec<&str> = kernels["kernels"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["_Z3addPKfS0_Pfi", "_Z5scalePffi"]);
+    // Every compressed cubin is decoded: registers for each of the three.
+    for row in kernels["kernels"].as_array().unwrap() {
+        for t in ["sm_75", "sm_80", "sm_90a"] {
+            assert!(row["targets"][t]["registers"].as_u64().unwrap() > 0, "{row}");
+        }
+    }
+}

@@ -8,7 +8,7 @@
 # Usage: tests/images/generate.sh [OUTDIR]        (default: this directory)
 #   CLANG_BIN_DIR  LLVM 22 tools (default /usr/lib/llvm-22/bin)
 #   NVIDIA_DIR     the unpacked PyPI NVIDIA toolchain, holding bin/nvcc and bin/cuobjdump
-#                  (default .tools/nvidia/root/nvidia/cu13, which tests/images/nvidia-tools.sh
+#                  (default .tools/nvidia/root/nvidia/cu13, which scripts/install-nvidia.sh
 #                  fills); without it the CUDA fixtures are left as they are.
 #
 # Compiles run in a scratch directory with relative paths, fixed -cuid values and no debug
@@ -104,7 +104,7 @@ if [ -x "$NVIDIA_DIR/bin/nvcc" ] && [ -x "$NVIDIA_DIR/bin/cuobjdump" ]; then
     "$NVIDIA_DIR/bin/cuobjdump" --dump-resource-usage "$OUT/$c.cubin" > "$OUT/$c.resource-usage.txt"
   done
 else
-  echo "generate.sh: no NVIDIA toolchain in $NVIDIA_DIR (tests/images/nvidia-tools.sh fetches it): CUDA fixtures not rewritten" >&2
+  echo "generate.sh: no NVIDIA toolchain in $NVIDIA_DIR (scripts/install-nvidia.sh fetches it): CUDA fixtures not rewritten" >&2
 fi
 
 cd "$OUT"

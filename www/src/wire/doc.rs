@@ -141,14 +141,23 @@ impl Doc {
 
     /// The node a target was collected from: the one whose ancestors' labels are the target's
     /// chain and whose span (or whose image child's span, for an offload entry) is the target's.
+    /// A fatbin entry's image can lie deeper, in the space its payload decompresses into.
     fn target_node(&self, t: &Target) -> Option<NodeId> {
         (0..self.nodes.len()).find(|&id| {
             let n = &self.nodes[id];
-            matches!(n.kind, NodeKind::BundleEntry | NodeKind::OffloadEntry)
-                && (n.span == t.span
-                    || n.children
-                        .iter()
-                        .any(|&c| self.nodes[c].kind == NodeKind::Image && self.nodes[c].span == t.span))
+            let holds_image = match n.kind {
+                NodeKind::BundleEntry | NodeKind::OffloadEntry => {
+                    n.span == t.span
+                        || n.children
+                            .iter()
+                            .any(|&c| self.nodes[c].kind == NodeKind::Image && self.nodes[c].span == t.span)
+                }
+                NodeKind::FatbinEntry => {
+                    (id..n.subtree_end.min(self.nodes.len())).any(|d| self.nodes[d].span == t.span)
+                }
+                _ => false,
+            };
+            holds_image
                 && self
                     .ancestors(id)
                     .iter()
@@ -345,6 +354,21 @@ mod tests {
         longer.push(7);
         assert_eq!(doc.nearest_at(&longer), Some(deepest));
         assert_eq!(doc.nearest_at(&[999]), Some(0));
+    }
+
+    #[test]
+    fn every_target_of_a_fatbin_has_its_entry_node() {
+        for (name, bytes) in [
+            ("size.fatbin", &include_bytes!("../../../tests/fixtures/nvidia/nv_3arch_size.fatbin")[..]),
+            ("none.fatbin", &include_bytes!("../../../tests/fixtures/nvidia/nv_3arch_none.fatbin")[..]),
+        ] {
+            let doc = explore_bytes(bytes, name);
+            assert_eq!(doc.targets.len(), 4, "{name}");
+            for t in &doc.targets {
+                let node = t.node.unwrap_or_else(|| panic!("{name}: no node for {}", t.target.target_id));
+                assert_eq!(doc.nodes[node].kind, NodeKind::FatbinEntry, "{name}: {}", t.target.target_id);
+            }
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! Names follow `offload extract` where it has a rule (`offload::file_names`): a device image
 //! is `<file>.<target>.<ext>` (`<file>.<member>.<target>.<ext>` inside an archive member), `:`
-//! made `_`, numbered when the same target appears again, in target order. Other nodes:
+//! made `_`, numbered when the same target appears again, in target order; an NVIDIA fatbin
+//! entry's image is named as cuobjdump names it (`<file>.<n>.sm_80.cubin`). Other nodes:
 //!
 //! | node | name |
 //! |---|---|
@@ -73,8 +74,16 @@ impl Plan {
         let format = owner.and_then(|n| image_format(doc, n, t.target.span));
         let target_id = &t.target.target_id;
         let extension = format.map_or("bin", extension_for_format);
-        let name = names.take(&image_stem(file, target_id, member.as_deref()), extension);
-        let what = format!("{} for {target_id}", format.unwrap_or("device image"));
+        // NVIDIA fatbin entries are named as cuobjdump (and `offload extract`) name them.
+        let name = match t.target.file_name.as_deref().and_then(|f| f.rsplit_once('.')) {
+            Some((stem, ext)) => names.take(stem, ext),
+            None => names.take(&image_stem(file, target_id, member.as_deref()), extension),
+        };
+        // NVIDIA target IDs say what they are already (`sm_80 cubin`, `compute_80 PTX`).
+        let what = match t.target.file_name {
+            Some(_) => target_id.clone(),
+            None => format!("{} for {target_id}", format.unwrap_or("device image")),
+        };
         let source_errors = owner.map_or(0, |n| doc.errors_within(n));
         let index = self.push(Offer { name, what, span: t.target.span, source_errors });
         self.images.push(index);

@@ -1,8 +1,9 @@
 //! Actions on the selected node as a whole: remove or move an entry among its container's
-//! entries, replace a node's contents with a file's bytes, add an entry from a file (see
+//! entries (a fatbin entry is removed, not moved), replace a node's contents with a file's bytes, add an entry from a file (see
 //! `add_entry`).
 
 use super::add_entry::{AddEntry, NewEntryKind};
+use super::edit_fatbin_entry::is_own_fatbin_entry;
 use super::form::{is_binary_bundle, EditFormProps};
 use crate::page::bytes::read_blob;
 use crate::wire::doc::{Doc, NodeId};
@@ -49,9 +50,11 @@ fn new_entry_kind(doc: &Doc, node: NodeId) -> Option<NewEntryKind> {
 pub fn EntryActions(props: &EditFormProps) -> Html {
     let read_error = use_state(|| None::<String>);
     let kind = props.kind();
-    let is_entry = matches!(kind, NodeKind::BundleEntry | NodeKind::OffloadEntry);
+    let own_fatbin_entry = is_own_fatbin_entry(props);
+    let is_entry = matches!(kind, NodeKind::BundleEntry | NodeKind::OffloadEntry) || own_fatbin_entry;
     let replaceable =
-        matches!(kind, NodeKind::Image | NodeKind::BundleEntry | NodeKind::OffloadEntry | NodeKind::ArchiveMember);
+        matches!(kind, NodeKind::Image | NodeKind::BundleEntry | NodeKind::OffloadEntry | NodeKind::ArchiveMember)
+            || own_fatbin_entry;
     let adds = new_entry_kind(&props.doc, props.node);
     if !is_entry && !replaceable && adds.is_none() {
         return html! {};
@@ -60,7 +63,8 @@ pub fn EntryActions(props: &EditFormProps) -> Html {
         let props = props.clone();
         Callback::from(move |_: MouseEvent| props.send(edit(props.path())))
     };
-    let moves = position(&props.doc, props.node).map(|(index, count)| {
+    // Fatbin entries are not moved: the CUDA runtime picks an image by architecture, not order.
+    let moves = position(&props.doc, props.node).filter(|_| !own_fatbin_entry).map(|(index, count)| {
         let move_to = |to: usize| {
             let props = props.clone();
             Callback::from(move |_: MouseEvent| props.send(Edit::MoveEntry { node: props.path(), to }))

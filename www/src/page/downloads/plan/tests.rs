@@ -57,6 +57,27 @@ fn shared_library_images_are_named_as_offload_extract_names_them() {
 }
 
 #[test]
+fn fatbin_images_are_named_as_cuobjdump_names_them() {
+    let data = fixture("nvidia/nv_3arch_size.fatbin");
+    let doc = explore_bytes(&data, "nv_3arch_size.fatbin");
+    let plan = Plan::of(&doc);
+    let names: Vec<&str> = plan.images().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "nv_3arch_size.1.sm_75.cubin",
+            "nv_3arch_size.2.sm_80.cubin",
+            "nv_3arch_size.1.sm_80.ptx",
+            "nv_3arch_size.3.sm_90a.cubin"
+        ]
+    );
+    // Selecting the entry offers its decompressed image.
+    let entry = doc.targets[0].node.unwrap();
+    let offer = plan.for_node(&doc, entry).unwrap();
+    assert_eq!((offer.name.as_str(), offer.what.as_str()), ("nv_3arch_size.1.sm_75.cubin", "sm_75 cubin"));
+}
+
+#[test]
 fn offload_binaries_and_archive_members_are_named_by_what_they_hold() {
     let data = fixture("omp_elf_2arch.o");
     let doc = explore_bytes(&data, "omp_elf_2arch.o");
