@@ -738,6 +738,37 @@ test('the tree can be used with the keyboard alone', async () => {
   await page.locator('section.summary').screenshot({ path: join(SHOTS, '09-summary.png') });
 });
 
+test('the Kernels view shows every kernel offload kernels finds, across targets, and selects one', async () => {
+  const file = join(ROOT, 'tests/images/hip_kernels.o');
+  const theirs = JSON.parse(must(OFFLOAD, ['kernels', '--json', file]));
+  await dropFile(file);
+  const panel = page.locator('section.kernels-panel');
+  await panel.waitFor();
+  const targets = await panel.locator('th.kernel-target').allTextContents();
+  assert.deepEqual(targets, theirs.targets.map((t) => t.target));
+  const rows = await panel.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+    name: tr.dataset.kernel,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.deepEqual(rows.map((r) => r.name), theirs.kernels.map((k) => k.name));
+  for (const [row, k] of rows.map((r, i) => [r, theirs.kernels[i]])) {
+    const want = theirs.targets.flatMap((t) => {
+      const c = k.targets[t.target];
+      return [c?.registers, c?.lds, c?.scratch].map((v) => (v === undefined ? '—' : String(v)));
+    });
+    assert.deepEqual(row.cells, want, row.name);
+  }
+  // The LDS kernel's value selects its kernel node for gfx90a in the tree and the inspector.
+  await panel.getByRole('button', { name: 'LDS of _Z10reduce_ldsPKiPi on gfx90a: 1024' }).click();
+  await page.locator('.inspector .node-label', { hasText: '_Z10reduce_ldsPKiPi' }).waitFor();
+  await panel.locator('tr.selected[data-kernel="_Z10reduce_ldsPKiPi"]').waitFor();
+  await shot('12-kernels');
+  await page.keyboard.press('6');
+  assert.equal(await page.locator('section.kernels-panel').count(), 0, '6 hides the kernels view');
+  await page.keyboard.press('6');
+  await page.locator('section.kernels-panel').waitFor();
+});
+
 test('views toggle, the shortcuts dialog lists the keys, dark theme follows the system', async () => {
   await page.locator('body').click({ position: { x: 5, y: 300 } }).catch(() => {});
   await page.keyboard.press('4');

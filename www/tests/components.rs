@@ -3,6 +3,7 @@
 //! for (the actions each view emits).
 #![cfg(target_arch = "wasm32")]
 
+use offload::kernels::{KernelCell, KernelRow};
 use offload::tree::NodeKind;
 use offload_www::page::bytes::{Bytes, MemoryBytes};
 use offload_www::page::components::dialogs::settings_dialog::{
@@ -10,6 +11,9 @@ use offload_www::page::components::dialogs::settings_dialog::{
 };
 use offload_www::page::components::views::hex_view::{HexProps, HexView};
 use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
+use offload_www::page::components::views::kernels_view::{
+    largest, visible_rows, KernelsView, KernelsViewProps, Metric, SortKey,
+};
 use offload_www::page::components::views::layout_map::{LayoutMap, LayoutMapProps};
 use offload_www::page::components::views::summary::{Summary, SummaryProps};
 use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
@@ -453,4 +457,75 @@ async fn settings_dialog_explains_wrong_values_and_saves_only_valid_settings() {
     assert_eq!(*log.borrow(), vec![Action::ShowSettings(false)]);
     // A modal dialog left open would make the rest of the test page inert.
     el.query_selector("dialog").unwrap().unwrap().unchecked_into::<HtmlDialogElement>().close();
+}
+
+#[wasm_bindgen_test]
+async fn kernels_view_lines_up_targets_highlights_the_largest_and_selects_kernels() {
+    let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
+    let (on_action, log) = recorder();
+    let el = root();
+    Renderer::<KernelsView>::with_root_and_props(
+        el.clone(),
+        KernelsViewProps { doc: doc.clone(), selected: None, on_action },
+    )
+    .render();
+    assert!(settle(|| el.query_selector("table.kernels").unwrap().is_some()).await);
+    let targets: Vec<String> = all(&el, "th.kernel-target").iter().map(|t| t.text_content().unwrap()).collect();
+    assert_eq!(targets, ["gfx906:xnack-", "gfx90a"]);
+    let names = |el: &Element| -> Vec<String> {
+        all(el, "table.kernels tbody tr").iter().map(|r| r.get_attribute("data-kernel").unwrap()).collect()
+    };
+    assert_eq!(names(&el), ["_Z4axpyfPKfPfi", "_Z6reducePKiPi", "_Z6lookupPKiPi"]);
+    // reduce uses 18 VGPRs for gfx906 and 21 for gfx90a: the 21 stands out, nothing else does.
+    let largest: Vec<String> = all(&el, "td.largest").iter().map(|t| t.text_content().unwrap()).collect();
+    assert_eq!(largest, ["21"]);
+
+    // A value selects its kernel node; the row of the selected kernel is marked.
+    let cell = el.query_selector("button[aria-label='regs of _Z6reducePKiPi on gfx90a: 21']").unwrap().unwrap();
+    cell.unchecked_into::<HtmlElement>().click();
+    let selected = match log.borrow().last() {
+        Some(Action::Select(n)) => *n,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(doc.nodes[selected].kind, NodeKind::Kernel);
+    assert_eq!(doc.text(selected, "name"), Some("_Z6reducePKiPi"));
+    assert_eq!(doc.field(selected, "vgpr_count"), Some(&offload::tree::Value::Uint(21)));
+
+    // Filter by name, then sort by a column.
+    let filter: HtmlInputElement = el.query_selector("input.kernel-filter").unwrap().unwrap().unchecked_into();
+    filter.set_value("PKiPi");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    filter.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    assert!(settle(|| names(&el).len() == 2).await);
+    assert_eq!(names(&el), ["_Z6reducePKiPi", "_Z6lookupPKiPi"]);
+    let sort = el.query_selector("button[aria-label='Sort kernels by name']").unwrap().unwrap();
+    sort.unchecked_into::<HtmlElement>().click();
+    assert!(settle(|| names(&el) == ["_Z6lookupPKiPi", "_Z6reducePKiPi"]).await);
+}
+
+#[wasm_bindgen_test]
+fn kernel_rows_sort_filter_and_mark_the_largest() {
+    fn row(name: &str, regs: &[Option<u64>]) -> KernelRow {
+        let cells = regs
+            .iter()
+            .map(|r| r.map(|r| KernelCell { registers: Some(r), lds: Some(0), entry: true, ..KernelCell::default() }))
+            .collect();
+        KernelRow { name: name.into(), cells }
+    }
+    assert_eq!(
+        largest(&row("a", &[Some(10), Some(30), None, Some(30)]), Metric::Registers),
+        [false, true, false, true]
+    );
+    assert_eq!(largest(&row("a", &[Some(8), Some(8)]), Metric::Registers), [false, false]);
+    assert_eq!(largest(&row("a", &[Some(8), Some(9)]), Metric::Lds), [false, false]);
+    let rows =
+        [row("Reduce", &[Some(10), None]), row("axpy", &[Some(40), Some(2)]), row("lds_reduce", &[None, Some(7)])];
+    let names = |v: Vec<&KernelRow>| v.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(visible_rows(&rows, "reduce", SortKey::File)), ["Reduce", "lds_reduce"]);
+    assert_eq!(names(visible_rows(&rows, "", SortKey::Name)), ["Reduce", "axpy", "lds_reduce"]);
+    let by_second = SortKey::Value { column: 1, metric: Metric::Registers };
+    assert_eq!(names(visible_rows(&rows, "", by_second)), ["lds_reduce", "axpy", "Reduce"]);
+    let by_first = SortKey::Value { column: 0, metric: Metric::Registers };
+    assert_eq!(names(visible_rows(&rows, " ", by_first)), ["axpy", "Reduce", "lds_reduce"]);
 }

@@ -39,6 +39,7 @@ pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("3", Command::Toggle(View::Map), "Show or hide the layout map"),
     ("4", Command::Toggle(View::Hex), "Show or hide the hex view"),
     ("5", Command::Toggle(View::Inspector), "Show or hide the inspector"),
+    ("6", Command::Toggle(View::Kernels), "Show or hide the kernels table"),
     ("l", Command::CopyLink, "Copy a link to the file and its selected node"),
     (",", Command::Settings, "Settings: limits for the files opened next"),
     ("?", Command::Help, "Show this list"),

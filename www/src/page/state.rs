@@ -73,7 +73,7 @@ pub enum DownloadStage {
     Refused(Refusal),
 }
 
-/// Views that can be shown or hidden, in the order of their shortcuts (1 to 5).
+/// Views that can be shown or hidden, in the order of their shortcuts (1 to 6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
     Summary,
@@ -81,10 +81,11 @@ pub enum View {
     Map,
     Hex,
     Inspector,
+    Kernels,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector];
+    pub const ALL: [View; 6] = [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector, View::Kernels];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -93,6 +94,7 @@ impl View {
             View::Map => "Layout map",
             View::Hex => "Hex",
             View::Inspector => "Inspector",
+            View::Kernels => "Kernels",
         }
     }
 
@@ -376,7 +378,7 @@ pub struct AppState {
     pub tabs: Vec<Tab>,
     pub active: Option<TabId>,
     /// Shown views, indexed by `View as usize`.
-    pub views: [bool; 5],
+    pub views: [bool; 6],
     pub help_open: bool,
     /// What files opened from now on are explored with.
     pub settings: Settings,
@@ -403,7 +405,7 @@ impl AppState {
         AppState {
             tabs: Vec::new(),
             active: None,
-            views: [true; 5],
+            views: [true; 6],
             help_open: false,
             settings,
             settings_open: false,

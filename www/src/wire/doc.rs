@@ -9,6 +9,7 @@
 //! [`Diagnostic`], [`Target`]): only the arena's links are the page's.
 
 use offload::edit::NodePath;
+use offload::kernels::KernelTable;
 use offload::targets::Target;
 use offload::tree::{Diagnostic, Field, Node, NodeKind, Severity, Span, Tree, Value};
 use serde::{Deserialize, Serialize};
@@ -105,6 +106,8 @@ pub struct Doc {
     pub spaces: Vec<SpaceInfo>,
     pub nodes: Vec<NodeInfo>,
     pub targets: Vec<TargetInfo>,
+    /// Every kernel of the file, a column per target ([`offload::kernels::collect`]).
+    pub kernels: KernelTable,
     /// Time the worker spent exploring, in microseconds (an integer, so that `Doc` stays `Eq`).
     pub explore_us: u64,
 }
@@ -127,6 +130,7 @@ impl Doc {
             spaces: space_infos(tree),
             nodes,
             targets: Vec::new(),
+            kernels: offload::kernels::collect(tree),
             explore_us: 0,
         };
         let targets = offload::targets::collect(tree);

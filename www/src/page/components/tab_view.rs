@@ -1,8 +1,9 @@
-//! One open file: its progress while it is explored, then the five linked views laid out on a
+//! One open file: its progress while it is explored, then the six linked views laid out on a
 //! grid (views hidden with their toggles give their room to the others).
 
 use super::views::hex_view::HexView;
 use super::views::inspector::Inspector;
+use super::views::kernels_view::KernelsView;
 use super::views::layout_map::LayoutMap;
 use super::views::loading::Loading;
 use super::views::summary::Summary;
@@ -17,7 +18,7 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct TabViewProps {
     pub tab: Tab,
-    pub views: [bool; 5],
+    pub views: [bool; 6],
     /// The page's settings now (the tab has those it was explored with).
     pub settings: Settings,
     pub bytes: Bytes,
@@ -52,11 +53,13 @@ pub fn TabView(props: &TabViewProps) -> Html {
     let id = tab.id;
     let marked = tab.marked();
     let shows = |v: View| props.views[v as usize];
+    let shows_kernels = shows(View::Kernels) && !doc.kernels.rows.is_empty();
+    let shows_center = shows(View::Summary) || shows_kernels || shows(View::Map) || shows(View::Hex);
     let grid_class = classes!(
         "workspace",
         (!shows(View::Tree)).then_some("no-tree"),
         (!shows(View::Inspector)).then_some("no-inspector"),
-        (!shows(View::Summary) && !shows(View::Map) && !shows(View::Hex)).then_some("no-center"),
+        (!shows_center).then_some("no-center"),
     );
     html! {
         <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel"
@@ -65,12 +68,15 @@ pub fn TabView(props: &TabViewProps) -> Html {
                 if shows(View::Tree) {
                     <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={props.on_action.clone()} marked={marked.clone()} />
                 }
-                if shows(View::Summary) || shows(View::Map) || shows(View::Hex) {
+                if shows_center {
                     <div class="center">
                         if shows(View::Summary) {
                             <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
                                 settings={tab.settings} current_settings={props.settings}
                                 on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()} />
+                        }
+                        if shows_kernels {
+                            <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />
                         }
                         if shows(View::Map) {
                             <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} marked={marked.clone()} />

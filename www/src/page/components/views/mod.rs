@@ -1,6 +1,6 @@
 //! The views of an explored file and what they are made of: the tree, the summary (targets,
 //! diagnostics, container chain, limits explored with), the layout map, the hex view (with its
-//! space picker and go-to box), the inspector, and what a tab shows before its file is explored
+//! space picker and go-to box), the inspector, the kernels table, and what a tab shows before its file is explored
 //! (progress, failure, cancellation).
 //!
 //! Imports: views use other views, the inspector uses the edit forms (`super::edit`) and the
@@ -13,6 +13,7 @@ pub mod explored_with;
 pub mod goto_offset;
 pub mod hex_view;
 pub mod inspector;
+pub mod kernels_view;
 pub mod layout_map;
 pub mod loading;
 pub mod progress;
