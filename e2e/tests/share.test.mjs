@@ -266,6 +266,16 @@ test('a #url= link asks first, then fetches with CORS and opens the file with it
   assert.deepEqual(await selectedRow(page), { label: expected.label, level: REMOTE_SEL.length + 1 }, 'the selection of the link');
   assert.ok(seen.requests.includes(address), 'fetched from the other server');
 
+  // The same link written with encodeURIComponent (as URLSearchParams and most tools write it)
+  // opens the same address, not a path under the page.
+  await page.getByRole('button', { name: `Close ${REMOTE_FILE}` }).click();
+  await page.evaluate((hash) => { location.hash = hash; }, `#sel=${REMOTE_SEL.join('.')}&url=${encodeURIComponent(address)}`);
+  await dialog.locator('code', { hasText: address }).waitFor();
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await waitExplored(page, REMOTE_FILE);
+  assert.deepEqual(await pageTargets(page), json.targets.map((t) => t.target_id), 'targets of the encoded link');
+  assert.deepEqual(await selectedRow(page), { label: expected.label, level: REMOTE_SEL.length + 1 }, 'the selection of the encoded link');
+
   // Cancel: nothing is fetched, no tab opens.
   const before = await page.locator('[role=tab]').count();
   await page.evaluate((hash) => { location.hash = hash; }, `#url=${filesUrl}${NOISE_FILE}`);

@@ -9,7 +9,7 @@
 //! | `file=`   | the file's name, percent-encoded (UTF-8) |
 //! | `sel=`    | the selected node as child indices from the root, joined by `.` (`0.2.1`); absent or empty: the root |
 //! | `zlib=`   | the file's bytes, zlib-compressed (deflate, best level) and base64url-encoded without padding |
-//! | `url=`    | the address of a file to fetch instead; always last, it takes the rest of the fragment as it is, so a hand-written `#url=https://host/f?a=1&b=2` works |
+//! | `url=`    | the address of a file to fetch instead; always last, it takes the rest of the fragment as it is, so a hand-written `#url=https://host/f?a=1&b=2` works; percent-encoded (`https%3A%2F%2F…`, as `encodeURIComponent` writes it) it is decoded |
 //!
 //! A file link is `file=…&sel=…&zlib=…`, a remote link `sel=…&url=…`. A fragment that starts
 //! with none of these keys is not a share link (an in-page anchor) and is left alone.
@@ -262,7 +262,7 @@ pub fn parse_fragment(fragment: &str) -> Result<Option<SharedLink>, LinkError> {
             return Err(LinkError::EmptyAddress);
         }
         let selection = parse_path(params.sel.unwrap_or(""))?;
-        return Ok(Some(SharedLink::Remote { address: address.to_string(), selection }));
+        return Ok(Some(SharedLink::Remote { address: address_as_meant(address), selection }));
     }
     let name = decode_name(params.file.ok_or(LinkError::MissingKey { key: "file" })?)?;
     let data = params.zlib.ok_or(LinkError::MissingKey { key: "zlib" })?;
@@ -305,6 +305,30 @@ fn split_parameters(fragment: &str) -> Result<Parameters<'_>, LinkError> {
         }
     }
     Ok(params)
+}
+
+/// The address a `url=` parameter names. Links we write carry it raw; a link written with
+/// `encodeURIComponent` or `URLSearchParams` carries it percent-encoded (`https%3A%2F%2F…`, `+`
+/// for a space), which a browser would resolve as a path under the page. An address whose
+/// scheme's colon is encoded is decoded; any other is taken as it is (its own `%20`s stay).
+fn address_as_meant(address: &str) -> String {
+    if address.contains(':') {
+        return address.to_string();
+    }
+    // Form encoding writes a space as `+`; a `+` of the address itself is `%2B`.
+    let decoded = percent_decode(&address.replace('+', " ")).ok().and_then(|bytes| String::from_utf8(bytes).ok());
+    match decoded {
+        Some(decoded) if has_scheme(&decoded) => decoded,
+        _ => address.to_string(),
+    }
+}
+
+/// Whether `address` starts with a URL scheme and its colon (`https:`).
+fn has_scheme(address: &str) -> bool {
+    let Some((scheme, _)) = address.split_once(':') else { return false };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
 fn parse_path(text: &str) -> Result<NodePath, LinkError> {
@@ -618,6 +642,28 @@ mod tests {
             Some(SharedLink::Remote { address: "http://localhost:8000/x.so".into(), selection: vec![] })
         );
         assert_eq!(parse_fragment("url=  ").unwrap_err(), LinkError::EmptyAddress);
+    }
+
+    #[test]
+    fn percent_encoded_addresses_are_decoded_and_raw_ones_kept() {
+        let remote = |f: &str| match parse_fragment(f).unwrap() {
+            Some(SharedLink::Remote { address, .. }) => address,
+            other => panic!("{other:?}"),
+        };
+        // encodeURIComponent("https://example.org/lib v2.so?a=1&b=2")
+        assert_eq!(
+            remote("#url=https%3A%2F%2Fexample.org%2Flib%20v2.so%3Fa%3D1%26b%3D2"),
+            "https://example.org/lib v2.so?a=1&b=2"
+        );
+        // new URLSearchParams({url: "http://localhost:8000/a b.so"}).toString()
+        assert_eq!(remote("#sel=1&url=http%3A%2F%2Flocalhost%3A8000%2Fa+b.so"), "http://localhost:8000/a b.so");
+        // Raw addresses keep their own escapes and plus signs.
+        assert_eq!(remote("#url=https://example.org/lib%20v2+x.so"), "https://example.org/lib%20v2+x.so");
+        // Relative addresses, and escapes that do not decode to an absolute address, stay.
+        assert_eq!(remote("#url=files/lib.so"), "files/lib.so");
+        assert_eq!(remote("#url=files%2Flib.so"), "files%2Flib.so");
+        assert_eq!(remote("#url=https%3Z%2F%2Fx"), "https%3Z%2F%2Fx");
+        assert_eq!(remote("#url=%FF%3A%2F%2Fx"), "%FF%3A%2F%2Fx");
     }
 
     #[test]
