@@ -197,3 +197,57 @@ fn extract_filters_by_arch_and_lists_targets() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A CUDA 11.8 library, which cuobjdump 13.5 refuses: every ELF entry is extracted, decompressed
+/// from LZ4, and is a cubin whose architecture, as llvm-readelf reads its header, is the entry's;
+/// the kernels of every cubin are decoded.
+#[test]
+fn a_cuda_11_library_reads_and_its_cubins_are_what_their_entries_say() {
+    let Some(path) = nvidia::real_library(&nvidia::CUDA11_LIBRARY) else { return };
+    let json = list_json(&path);
+    let mut entries = Vec::new();
+    listed_entries(&json["root"], &mut entries);
+    let cubins: Vec<&(String, String)> = entries.iter().filter(|(k, _)| k == "elf").collect();
+    assert!(cubins.len() >= 50, "{} cubins", cubins.len());
+    assert!(cubins.iter().any(|(_, a)| a == "sm_35"), "the CUDA 11 library has sm_35 cubins");
+    let dir = scratch("cu11");
+    let t = Instant::now();
+    let out = Command::new(ours()).arg("extract").arg(&path).arg("-o").arg(&dir).output().unwrap();
+    let took = t.elapsed();
+    assert!(out.status.success(), "offload extract: {}", String::from_utf8_lossy(&out.stderr));
+    let files = nvidia::files_in(&dir);
+    let extracted: Vec<&(String, Vec<u8>)> = files.iter().filter(|(n, _)| n.ends_with(".cubin")).collect();
+    assert_eq!(extracted.len(), cubins.len(), "one file per ELF entry");
+    let readelf = std::path::PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
+        .join("llvm-readelf");
+    let mut named = 0;
+    for (name, bytes) in &extracted {
+        assert!(bytes.starts_with(b"\x7fELF"), "{name} is an ELF file");
+        // `<stem>.<n>.sm_NN.cubin`: the arch the entry declares.
+        let arch = name.rsplit('.').nth(1).unwrap();
+        if readelf.exists() {
+            let header = Command::new(&readelf).arg("-h").arg(dir.join(name)).output().unwrap();
+            let text = String::from_utf8_lossy(&header.stdout);
+            if let Some((_, said)) =
+                text.lines().find(|l| l.trim_start().starts_with("Flags:")).and_then(|l| l.split_once(", "))
+            {
+                assert_eq!(said.trim(), arch, "{name}: llvm-readelf says {said}");
+                named += 1;
+            }
+        }
+    }
+    let kernels = Command::new(ours()).arg("kernels").arg("--json").arg(&path).output().unwrap();
+    assert!(kernels.status.success(), "{}", String::from_utf8_lossy(&kernels.stderr));
+    let kernels: Value = serde_json::from_slice(&kernels.stdout).unwrap();
+    let columns = kernels["targets"].as_array().unwrap().iter().filter(|t| t["format"] == "CUDA cubin").count();
+    assert!(columns >= 5, "kernels of the cubins of {columns} architectures");
+    println!(
+        "{} {}: {} cubins extracted in {:.0} ms, {named} of them named by llvm-readelf as their entry says; {} kernel rows",
+        nvidia::CUDA11_LIBRARY.package,
+        nvidia::CUDA11_LIBRARY.version,
+        extracted.len(),
+        took.as_secs_f64() * 1e3,
+        kernels["kernels"].as_array().unwrap().len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -139,6 +139,12 @@ pub const REAL_LIBRARIES: &[RealLibrary] = &[
     RealLibrary { package: "nvidia-nvjpeg", version: "13.3.2.43", member: "nvidia/cu13/lib/libnvjpeg.so.13" },
 ];
 
+/// nvJPEG built with CUDA 11.8 (LZ4-compressed cubins from sm_35): cuobjdump 13.5 refuses any
+/// file with an sm_35 image ("Support for 'sm_35' has been removed"), and PyPI has no older
+/// cuobjdump, so this one is checked against LLVM's reading of its cubins instead.
+pub const CUDA11_LIBRARY: RealLibrary =
+    RealLibrary { package: "nvidia-nvjpeg-cu11", version: "11.9.0.86", member: "nvidia/nvjpeg/lib/libnvjpeg.so.11" };
+
 /// The library, downloaded once into .tools/nvidia/libs (`pip download --no-deps
 /// --only-binary=:all:`) and taken out of its wheel; `None` with a message when it cannot be
 /// had (offline).
