@@ -35,6 +35,7 @@ pub mod image;
 pub mod kernels;
 pub mod replace;
 pub mod runs_on;
+pub mod sizes;
 pub mod targets;
 pub mod tree;
 pub mod util;
