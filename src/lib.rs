@@ -25,6 +25,7 @@
 extern crate alloc;
 
 pub mod codec;
+pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod explore;
