@@ -60,6 +60,14 @@ pub struct Sizes {
     pub targets: Vec<TargetSize>,
 }
 
+impl Sizes {
+    /// The bytes device data takes in the file: images stored as they are, and every
+    /// compressed container holding images. Exact (only its split among targets is estimated).
+    pub fn device_stored(&self) -> u64 {
+        self.targets.iter().map(|t| t.stored_exact).fold(self.compressed_stored, u64::saturating_add)
+    }
+}
+
 /// The per-target sizes of an explored file.
 pub fn sizes(tree: &Tree) -> Sizes {
     let file_size = tree.spaces.first().map_or(0, |s| s.size);
@@ -196,5 +204,6 @@ mod tests {
         // The estimates share out the stored bytes (rounding down, a byte per image at most).
         let estimated: u64 = s.targets.iter().map(|t| t.stored_estimate).sum();
         assert!(s.compressed_stored - estimated <= 6, "{estimated}");
+        assert_eq!(s.device_stored(), s.compressed_stored);
     }
 }
