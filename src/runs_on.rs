@@ -225,7 +225,7 @@ fn from_images<'t>(images: impl Iterator<Item = (&'t Target, Option<String>)>) -
     for line in &mut lines {
         line.note = note_for(line, &cubins);
     }
-    lines.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
+    lines.sort_by_key(order_key);
     RunsOn { lines }
 }
 
@@ -486,6 +486,10 @@ fn on_off(on: bool) -> &'static str {
     }
 }
 
+/// A line that runs on the GPU asked about: whether through a generic target, and the
+/// feature settings it needs that the question left open.
+type Serving<'l> = (&'l RunsOnLine, bool, &'l Vec<(String, bool)>);
+
 fn amd_answer(runs_on: &RunsOn, asked: &str) -> (Verdict, Vec<String>, String) {
     let parsed = TargetId::parse_amdgpu(asked).or_else(|_| TargetId::parse(asked));
     let asked = match parsed {
@@ -509,7 +513,7 @@ fn amd_answer(runs_on: &RunsOn, asked: &str) -> (Verdict, Vec<String>, String) {
     }
     let matches: Vec<(&RunsOnLine, AmdMatch)> = amd().map(|l| (l, amd_match(l, &asked))).collect();
     // Best first: unconditional before conditional, own processor before a generic target.
-    let mut runs: Vec<(&RunsOnLine, bool, &Vec<(String, bool)>)> = matches
+    let mut runs: Vec<Serving<'_>> = matches
         .iter()
         .filter_map(|(l, m)| match m {
             AmdMatch::Runs { via_generic, conditions } => Some((*l, *via_generic, conditions)),

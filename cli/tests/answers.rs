@@ -33,8 +33,9 @@ fn offload(args: &[&str]) -> Output {
 }
 
 fn json_of(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    })
 }
 
 fn strings(v: &serde_json::Value) -> BTreeSet<String> {
@@ -131,11 +132,22 @@ fn bundler_ids(file: &str, work: &Work) -> Option<BTreeSet<String>> {
         return None;
     }
     assert!(listed.status.success(), "clang-offload-bundler --list: {}", String::from_utf8_lossy(&listed.stderr));
-    Some(String::from_utf8_lossy(&listed.stdout).lines().filter(|l| !l.is_empty() && !l.starts_with("host-")).map(String::from).collect())
+    Some(
+        String::from_utf8_lossy(&listed.stdout)
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with("host-"))
+            .map(String::from)
+            .collect(),
+    )
 }
 
 /// `offload diff --json OLD NEW` against the reference lists of both files.
-fn check_diff_against(old: &str, new: &str, old_ids: &BTreeSet<String>, new_ids: &BTreeSet<String>) -> serde_json::Value {
+fn check_diff_against(
+    old: &str,
+    new: &str,
+    old_ids: &BTreeSet<String>,
+    new_ids: &BTreeSet<String>,
+) -> serde_json::Value {
     let out = offload(&["diff", "--json", old, new]);
     let doc = json_of(&out);
     let expected_added: BTreeSet<String> = new_ids.difference(old_ids).cloned().collect();
@@ -193,7 +205,11 @@ fn diff_lists_kernels_added_removed_and_changed() {
     assert_eq!(out.status.code(), Some(1));
     let doc = json_of(&out);
     let names = |list: &serde_json::Value| -> Vec<String> {
-        list.as_array().unwrap().iter().map(|k| format!("{} {}", k["target"].as_str().unwrap(), k["name"].as_str().unwrap())).collect()
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|k| format!("{} {}", k["target"].as_str().unwrap(), k["name"].as_str().unwrap()))
+            .collect()
     };
     assert_eq!(names(&doc["kernels"]["added"]), ["gfx90a _Z5addedPi"]);
     assert_eq!(names(&doc["kernels"]["removed"]), ["gfx90a _Z7removedPi"]);
@@ -235,12 +251,16 @@ fn sizes_drop_writes_a_file_the_reference_tools_read_with_exactly_the_rest() {
         assert_eq!(doc["drop"]["size"].as_u64(), Some(written), "{name}: the exact size is the size written");
         assert_eq!(
             strings(&doc["drop"]["removed_entries"]),
-            BTreeSet::from(["hipv4-amdgcn-amd-amdhsa--gfx906:xnack-".into(), "hipv4-amdgcn-amd-amdhsa--gfx1030".into()])
+            BTreeSet::from([
+                "hipv4-amdgcn-amd-amdhsa--gfx906:xnack-".into(),
+                "hipv4-amdgcn-amd-amdhsa--gfx1030".into()
+            ])
         );
         assert!(doc["drop"]["device_stored_after"].as_u64() < doc["drop"]["device_stored"].as_u64());
         // The written file, measured again, holds gfx90a alone.
         let again = json_of(&offload(&["sizes", "--json", &output]));
-        let targets: Vec<&str> = again["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();
+        let targets: Vec<&str> =
+            again["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();
         assert_eq!(targets, ["gfx90a"]);
     }
 }
@@ -299,7 +319,9 @@ fn sizes_drop_of_an_absent_target_says_what_is_there() {
 fn wheel(requirement: &str) -> Option<PathBuf> {
     let dir = match std::env::var("OFFLOAD_WHEEL_CACHE") {
         Ok(d) => PathBuf::from(d),
-        Err(_) => Path::new(&std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache/offload-explorer/wheels"),
+        Err(_) => {
+            Path::new(&std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache/offload-explorer/wheels")
+        }
     };
     fs::create_dir_all(&dir).ok()?;
     let (name, version) = requirement.split_once("==")?;
