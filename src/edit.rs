@@ -36,7 +36,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
 
+mod drop_targets;
 mod nv_fatbin;
+
+pub use drop_targets::{drop_targets, names_target, Dropped};
 
 /// Child indices from the root of a [`Tree`] to a node.
 pub type NodePath = Vec<usize>;

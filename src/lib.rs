@@ -15,8 +15,9 @@
 //! - [`codec`]: zlib and zstd with output limits (ruzstd, or libzstd with `zstd-c`), MD5.
 //! - [`util`]: the checked byte reader, LLVM's string table builder and string hash.
 //! - [`tree`], [`error`]: the annotated tree every view draws; errors as values.
-//! - [`explore`], [`edit`], [`replace`], [`targets`], [`kernels`], [`file_names`]: whole-file
-//!   operations.
+//! - [`explore`], [`edit`], [`replace`], [`targets`], [`kernels`], [`file_names`], [`runs_on`]
+//!   (what runs where), [`sizes`] (what each target costs), [`diff`] (two files compared):
+//!   whole-file operations.
 //!
 //! Parsers never panic and never trust a length.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -24,6 +25,7 @@
 extern crate alloc;
 
 pub mod codec;
+pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod explore;
@@ -33,6 +35,8 @@ pub mod ids;
 pub mod image;
 pub mod kernels;
 pub mod replace;
+pub mod runs_on;
+pub mod sizes;
 pub mod targets;
 pub mod tree;
 pub mod util;

@@ -36,6 +36,10 @@ pub struct Target {
     /// The name `cuobjdump -xelf all` / `-xptx all` gives the image (NVIDIA fatbin entries):
     /// `<file>.<n>.sm_80.cubin`, or `<identifier>.sm_80.cubin` when the entry names its source.
     pub file_name: Option<String>,
+    /// Child indices from the tree's root to the entry node (a bundle entry, an offload entry,
+    /// a fatbin entry): what [`crate::edit::Edit::RemoveEntry`] takes to remove this image.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub path: Vec<usize>,
 }
 
 fn text(node: &Node, name: &str) -> String {
@@ -52,7 +56,8 @@ pub fn collect(tree: &Tree) -> Vec<Target> {
     let mut chain: Vec<&Node> = Vec::new();
     let file = tree.spaces.first().map_or("", |s| s.label.as_str());
     let mut counts = NvCounts { file: cuobjdump_stem(file), elf: 0, ptx: 0 };
-    visit(&tree.root, &mut chain, &mut out, &mut counts);
+    let mut path = Vec::new();
+    visit(&tree.root, &mut chain, &mut path, &mut out, &mut counts);
     out
 }
 
@@ -73,21 +78,33 @@ fn cuobjdump_stem(name: &str) -> String {
     }
 }
 
-fn visit<'t>(node: &'t Node, chain: &mut Vec<&'t Node>, out: &mut Vec<Target>, counts: &mut NvCounts) {
-    match node.kind {
-        NodeKind::FatbinEntry if nv_tree::is_listed_entry(node) => out.push(nv_target(node, chain, counts)),
+fn visit<'t>(
+    node: &'t Node,
+    chain: &mut Vec<&'t Node>,
+    path: &mut Vec<usize>,
+    out: &mut Vec<Target>,
+    counts: &mut NvCounts,
+) {
+    let found = match node.kind {
+        NodeKind::FatbinEntry if nv_tree::is_listed_entry(node) => Some(nv_target(node, chain, counts)),
         NodeKind::BundleEntry if text(node, "offload_kind") != "host" && !wraps_container(node) => {
-            out.push(target_of(node, chain, text(node, "id")))
+            Some(target_of(node, chain, text(node, "id")))
         }
         NodeKind::OffloadEntry => {
             let id = alloc::format!("{}-{}", text(node, "triple"), text(node, "arch"));
-            out.push(target_of(node, chain, id));
+            Some(target_of(node, chain, id))
         }
-        _ => {}
+        _ => None,
+    };
+    if let Some(mut target) = found {
+        target.path = path.clone();
+        out.push(target);
     }
     chain.push(node);
-    for c in &node.children {
-        visit(c, chain, out, counts);
+    for (i, c) in node.children.iter().enumerate() {
+        path.push(i);
+        visit(c, chain, path, out, counts);
+        path.pop();
     }
     chain.pop();
 }
@@ -129,6 +146,7 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
         member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
         parts: parts_of(node),
         file_name: None,
+        path: Vec::new(),
     }
 }
 
@@ -187,6 +205,7 @@ fn nv_target(node: &Node, chain: &[&Node], counts: &mut NvCounts) -> Target {
         member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
         file_name: Some(file_name),
         parts: Vec::new(),
+        path: Vec::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 mod archive;
 mod bundler;
 mod codec;
+mod diff;
 mod fail;
 mod io;
 mod json;
@@ -12,6 +13,7 @@ mod list;
 mod package;
 mod replace;
 mod response_file;
+mod sizes;
 mod unpackage;
 mod verify;
 
@@ -59,6 +61,13 @@ enum Command {
     /// List every kernel of a file in one table, a column group per target (registers, SGPRs,
     /// LDS, scratch).
     Kernels(kernels::KernelsArgs),
+    /// What each target costs: bytes of its images, share of the file (estimated inside
+    /// compressed containers), a bar per target; `--drop` gives the exact size without some
+    /// targets, and `-o` writes that file.
+    Sizes(sizes::SizesArgs),
+    /// Compare two files: targets added, removed and common, size changes, images that differ,
+    /// kernels added, removed or changed. Exit 0 when equal, 1 when different, 2 on error.
+    Diff(diff::DiffArgs),
 }
 
 #[derive(Args)]
@@ -161,6 +170,9 @@ fn main() -> ExitCode {
         Command::Decompress(a) => codec::run_decompress(&a),
         Command::ReplaceSection(a) => replace::run(&a),
         Command::Kernels(a) => kernels::run(&a),
+        Command::Sizes(a) => sizes::run(&a),
+        // `diff` answers with its own exit status, as diff(1) does.
+        Command::Diff(a) => return diff::exit_code(diff::run(&a)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

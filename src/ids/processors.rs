@@ -94,3 +94,29 @@ pub fn canonical_amdgcn_processor(name: &str) -> Option<&'static str> {
 pub(super) fn amdgcn_features(canonical: &str) -> &'static [&'static str] {
     known_processor(canonical).map_or(NONE, |p| p.features)
 }
+
+/// LLVM's generic AMD GPU targets and the processors each one runs on: the table "AMDGPU
+/// Generic Processors" of LLVM 22's `AMDGPUUsage.rst` (`llvm/docs/AMDGPUUsage.rst`), which
+/// matches `TargetParser`'s generic entries. gfx940 and gfx941, which older LLVM listed under
+/// gfx9-4-generic, are gone from LLVM 22. The ROCm runtime also requires the code object's
+/// generic version to be at least the one each processor joined the family at; every
+/// processor listed here joined at version 1.
+#[rustfmt::skip]
+pub static AMDGPU_GENERIC_FAMILIES: &[(&str, &[&str])] = &[
+    ("gfx9-generic", &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"]),
+    ("gfx9-4-generic", &["gfx942", "gfx950"]),
+    ("gfx10-1-generic", &["gfx1010", "gfx1011", "gfx1012", "gfx1013"]),
+    ("gfx10-3-generic", &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]),
+    ("gfx11-generic", &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"]),
+    ("gfx12-generic", &["gfx1200", "gfx1201"]),
+];
+
+/// The processors a generic AMD GPU target runs on; empty for any other name.
+pub fn generic_members(generic: &str) -> &'static [&'static str] {
+    AMDGPU_GENERIC_FAMILIES.iter().find(|(g, _)| *g == generic).map_or(NONE, |&(_, members)| members)
+}
+
+/// The generic target whose code objects run on `processor`, if it belongs to a family.
+pub fn generic_family_of(processor: &str) -> Option<&'static str> {
+    AMDGPU_GENERIC_FAMILIES.iter().find(|(_, members)| members.contains(&processor)).map(|&(g, _)| g)
+}
