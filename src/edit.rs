@@ -104,6 +104,11 @@ pub enum Edit {
     Decompress {
         node: NodePath,
     },
+    /// Removes every image of the named targets everywhere in the file (see [`drop_targets`]:
+    /// a target name, an entry ID, or an AMD processor for all its feature variants).
+    DropTargets {
+        targets: Vec<String>,
+    },
 }
 
 /// An entry to add. Bundles use `id`; offload binaries use the rest.
@@ -183,12 +188,30 @@ pub fn apply(input: &[u8], tree: &Tree, edit: &Edit) -> EditResult<Edited> {
         Edit::ReplaceContent { node, data } => (node, cx.replace_content(node, data)?),
         Edit::Compress { node, method, level, version } => (node, cx.compress(node, *method, *level, *version)?),
         Edit::Decompress { node } => (node, cx.decompress(node)?),
+        // Several removals, each explored again: not one change to one container.
+        Edit::DropTargets { targets } => return drop_targets_edit(input, tree, targets),
     };
     let chain = cx.chain(&change.container)?;
     let mut notes = change.notes;
     let bytes = cx.put_back(&chain, change.bytes, &mut notes)?;
     let mark = if change.keeps_node { path.clone() } else { change.container };
     Ok(Edited { bytes, mark, notes })
+}
+
+/// [`Edit::DropTargets`]: the file without the named targets, with a note of what went. The
+/// file's name (for re-exploring between removals) is its tree's first space's.
+fn drop_targets_edit(input: &[u8], tree: &Tree, targets: &[String]) -> EditResult<Edited> {
+    let name = tree.spaces.first().map_or("", |s| s.label.as_str());
+    let dropped = drop_targets(input, name, targets, &crate::explore::Options::default())?;
+    let mut notes = alloc::vec![format!(
+        "removed {} image{} of {}: {}",
+        dropped.removed.len(),
+        if dropped.removed.len() == 1 { "" } else { "s" },
+        targets.join(", "),
+        dropped.removed.join(", ")
+    )];
+    notes.extend(dropped.notes);
+    Ok(Edited { bytes: dropped.bytes, mark: NodePath::new(), notes })
 }
 
 /// The ID clang-offload-bundler 22 writes for `id`, with its target ID in canonical form
@@ -1156,6 +1179,8 @@ pub fn selection_after(edit: &Edit, before: &Tree, after: &Tree, mark: &[usize])
         | Edit::ReplaceContent { node, .. }
         | Edit::Compress { node, .. }
         | Edit::Decompress { node } => Some(node.clone()),
+        // Images everywhere in the file went: the selection goes back to the file.
+        Edit::DropTargets { .. } => None,
     };
     followed.filter(|p| after.node_at(p).is_some()).unwrap_or_else(|| mark.to_vec())
 }

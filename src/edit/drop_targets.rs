@@ -159,4 +159,18 @@ mod tests {
         assert_eq!(e.to_string(), "no target gfx1201 in the file (targets here: gfx906:xnack-, gfx90a)");
         assert!(drop("hip_elf_2arch.o", &[]).is_err());
     }
+
+    #[test]
+    fn the_drop_targets_edit_removes_them_and_says_which() {
+        let input = fixture("libhip_3tu_compressed.hipfb");
+        let tree = explore(&input[..], "libhip_3tu_compressed.hipfb", &Options::default());
+        let edited = apply(&input, &tree, &Edit::DropTargets { targets: alloc::vec!["gfx906".into()] }).unwrap();
+        assert_eq!(names(&edited.bytes), ["gfx90a", "gfx90a", "gfx90a"]);
+        assert!(
+            edited.notes[0].starts_with("removed 3 images of gfx906: hipv4-amdgcn-amd-amdhsa--gfx906:xnack-"),
+            "{:?}",
+            edited.notes
+        );
+        assert!(edited.mark.is_empty());
+    }
 }

@@ -15,9 +15,11 @@ use offload_www::page::components::views::kernels_view::{
     largest, visible_rows, KernelsView, KernelsViewProps, Metric, SortKey,
 };
 use offload_www::page::components::views::layout_map::{LayoutMap, LayoutMapProps};
+use offload_www::page::components::views::runs_on_view::{RunsOnProps, RunsOnView};
 use offload_www::page::components::views::summary::{Summary, SummaryProps};
+use offload_www::page::components::views::target_sizes::{TargetSizes, TargetSizesProps};
 use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
-use offload_www::page::state::{Action, HexState, Nav};
+use offload_www::page::state::{Action, FileRequest, HexState, Nav};
 use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
 use offload_www::wire::settings::Settings;
 use std::cell::{Cell, RefCell};
@@ -162,6 +164,9 @@ async fn summary_lists_every_target_and_selects_it() {
             current_settings: Settings::default(),
             on_reopen: Callback::noop(),
             on_action,
+            tab: 1,
+            on_file: Callback::noop(),
+            busy: false,
         },
     )
     .render();
@@ -348,6 +353,9 @@ async fn summary_shows_the_limits_and_the_diagnostic_of_a_limit_that_stopped_the
             current_settings: current,
             on_reopen,
             on_action,
+            tab: 1,
+            on_file: Callback::noop(),
+            busy: false,
         };
     let el = root();
     Renderer::<Summary>::with_root_and_props(el.clone(), props(Settings::default(), on_reopen, on_action.clone()))
@@ -528,4 +536,63 @@ fn kernel_rows_sort_filter_and_mark_the_largest() {
     assert_eq!(names(visible_rows(&rows, "", by_second)), ["lds_reduce", "axpy", "Reduce"]);
     let by_first = SortKey::Value { column: 0, metric: Metric::Registers };
     assert_eq!(names(visible_rows(&rows, " ", by_first)), ["axpy", "Reduce", "lds_reduce"]);
+}
+
+#[wasm_bindgen_test]
+async fn runs_on_lists_targets_by_vendor_and_answers_the_search() {
+    let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
+    let el = root();
+    Renderer::<RunsOnView>::with_root_and_props(el.clone(), RunsOnProps { doc: doc.clone() }).render();
+    assert!(settle(|| el.query_selector("section.runs-on").unwrap().is_some()).await);
+    let lines: Vec<String> =
+        all(&el, "li.runs-on-line").iter().map(|l| l.get_attribute("data-target").unwrap()).collect();
+    assert_eq!(lines, doc.runs_on.lines.iter().map(|l| l.target.clone()).collect::<Vec<_>>());
+    assert_eq!(lines.len(), 2, "two distinct targets in six images: {lines:?}");
+    assert!(el.text_content().unwrap().contains("3 images"));
+    let ask = |q: &str| {
+        let field: HtmlInputElement = el.query_selector("#runs-on-query").unwrap().unwrap().unchecked_into();
+        field.set_value(q);
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        field.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    };
+    let answer =
+        || el.query_selector(".runs-on-answer").unwrap().map(|a| a.text_content().unwrap()).unwrap_or_default();
+    ask("gfx90a");
+    assert!(settle(|| answer().starts_with("gfx90a: yes")).await, "{}", answer());
+    ask("gfx1201");
+    assert!(settle(|| answer().starts_with("gfx1201: no")).await, "{}", answer());
+}
+
+#[wasm_bindgen_test]
+async fn target_sizes_draw_a_bar_per_target_and_drop_the_ticked_ones() {
+    let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
+    let requests = Rc::new(RefCell::new(Vec::new()));
+    let r = requests.clone();
+    let on_file = Callback::from(move |req| r.borrow_mut().push(req));
+    let el = root();
+    Renderer::<TargetSizes>::with_root_and_props(
+        el.clone(),
+        TargetSizesProps { doc: doc.clone(), tab: 7, on_file, busy: false },
+    )
+    .render();
+    assert!(settle(|| el.query_selector("table.sizes").unwrap().is_some()).await);
+    let rows: Vec<String> =
+        all(&el, "table.sizes tbody tr").iter().map(|r| r.get_attribute("data-target").unwrap()).collect();
+    assert_eq!(rows, ["gfx90a", "gfx906:xnack-"], "largest first");
+    assert_eq!(all(&el, "svg.size-bar rect").len(), 2);
+    // The images are in compressed bundles: the shares are estimates, marked ~.
+    assert!(all(&el, "table.sizes .share").iter().all(|s| s.text_content().unwrap().starts_with('~')));
+    let tick: HtmlElement =
+        el.query_selector("input[aria-label='Drop gfx906:xnack-']").unwrap().unwrap().unchecked_into();
+    tick.click();
+    assert!(settle(|| el.query_selector("button.drop-targets").unwrap().is_some()).await);
+    assert!(el.query_selector(".drop-row").unwrap().unwrap().text_content().unwrap().contains("about"));
+    let button: HtmlElement = el.query_selector("button.drop-targets").unwrap().unwrap().unchecked_into();
+    assert_eq!(button.text_content().unwrap(), "Remove 1 target everywhere");
+    button.click();
+    assert_eq!(
+        *requests.borrow(),
+        vec![FileRequest::Edit(7, offload::edit::Edit::DropTargets { targets: vec!["gfx906:xnack-".into()] })]
+    );
 }

@@ -10,6 +10,8 @@
 
 use offload::edit::NodePath;
 use offload::kernels::KernelTable;
+use offload::runs_on::RunsOn;
+use offload::sizes::Sizes;
 use offload::targets::Target;
 use offload::tree::{Diagnostic, Field, Node, NodeKind, Severity, Span, Tree, Value};
 use serde::{Deserialize, Serialize};
@@ -108,12 +110,17 @@ pub struct Doc {
     pub targets: Vec<TargetInfo>,
     /// Every kernel of the file, a column per target ([`offload::kernels::collect`]).
     pub kernels: KernelTable,
+    /// One line per distinct target, by vendor ([`offload::runs_on::summarize`]).
+    pub runs_on: RunsOn,
+    /// What each target costs ([`offload::sizes::sizes`]).
+    pub sizes: Sizes,
     /// Time the worker spent exploring, in microseconds (an integer, so that `Doc` stays `Eq`).
     pub explore_us: u64,
 }
 
 /// `Eq` by hand: the core's tree types derive `PartialEq` only, but hold no floating-point
-/// number, so their equality is an equivalence. Being `Eq` makes an `Rc<Doc>` compare by
+/// number but the sizes' shares of the file, which are always finite (0 for an empty file), so
+/// their equality is an equivalence. Being `Eq` makes an `Rc<Doc>` compare by
 /// pointer first, so the views' props compare in constant time.
 impl Eq for Doc {}
 
@@ -131,6 +138,8 @@ impl Doc {
             nodes,
             targets: Vec::new(),
             kernels: offload::kernels::collect(tree),
+            runs_on: offload::runs_on::summarize(tree),
+            sizes: offload::sizes::sizes(tree),
             explore_us: 0,
         };
         let targets = offload::targets::collect(tree);

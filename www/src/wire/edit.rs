@@ -36,6 +36,7 @@ pub fn edited_node(edit: &Edit) -> &[usize] {
         | Edit::Compress { node, .. }
         | Edit::Decompress { node } => node,
         Edit::AddEntry { container, .. } => container,
+        Edit::DropTargets { .. } => &[],
     }
 }
 
@@ -57,6 +58,7 @@ pub fn describe(edit: &Edit) -> String {
             format!("compressing with {} level {level}, format version {version}", method.name())
         }
         Edit::Decompress { .. } => "decompressing".into(),
+        Edit::DropTargets { targets } => format!("removing every image of {}", targets.join(", ")),
     }
 }
 

@@ -73,7 +73,8 @@ pub fn TabView(props: &TabViewProps) -> Html {
                         if shows(View::Summary) {
                             <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
                                 settings={tab.settings} current_settings={props.settings}
-                                on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()} />
+                                on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()}
+                                tab={id} on_file={props.on_file.clone()} busy={tab.edit.is_running()} />
                         }
                         if shows_kernels {
                             <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />

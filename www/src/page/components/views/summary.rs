@@ -1,12 +1,15 @@
-//! The summary: what the file is and the limits it was explored with, its device targets, the
-//! container chain of the selection, and every diagnostic with where it points.
+//! The summary: what the file is and the limits it was explored with, what it runs on, its
+//! device targets, what each target costs, the container chain of the selection, and every
+//! diagnostic with where it points.
 
 use super::container_chain::Chain;
 use super::diagnostics_list::Diagnostics;
 use super::explored_with::ExploredWith;
+use super::runs_on_view::RunsOnView;
+use super::target_sizes::TargetSizes;
 use super::target_table::TargetTable;
 use crate::page::format::human_size;
-use crate::page::state::Action;
+use crate::page::state::{Action, FileRequest, TabId};
 use crate::wire::doc::{display_value, Doc, NodeId};
 use crate::wire::settings::Settings;
 use std::rc::Rc;
@@ -23,6 +26,12 @@ pub struct SummaryProps {
     /// Explore the file again with the current settings.
     pub on_reopen: Callback<MouseEvent>,
     pub on_action: Callback<Action>,
+    /// The tab, and where its edits go (dropping targets).
+    pub tab: TabId,
+    pub on_file: Callback<FileRequest>,
+    /// An edit is running.
+    #[prop_or_default]
+    pub busy: bool,
 }
 
 #[function_component]
@@ -46,7 +55,9 @@ pub fn Summary(props: &SummaryProps) -> Html {
                 <span class="timing" data-first-render-ms={props.first_render_ms.map(|ms| format!("{ms:.1}"))}>{ format!(" ({timing})") }</span>
             </p>
             <ExploredWith used={props.settings} current={props.current_settings} on_reopen={props.on_reopen.clone()} on_action={props.on_action.clone()} />
+            <RunsOnView doc={doc.clone()} />
             <TargetTable doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
+            <TargetSizes doc={doc.clone()} tab={props.tab} on_file={props.on_file.clone()} busy={props.busy} />
             <Chain doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
             <Diagnostics doc={doc.clone()} on_action={props.on_action.clone()} />
         </section>
