@@ -458,3 +458,21 @@ test('Ctrl+Z undoes an edit and Ctrl+Shift+Z redoes it; the edited node is marke
   await page.keyboard.press('Escape');
   await closeTab('hip_elf_2arch.o');
 });
+
+test('"Size by target": ticking a target and removing it everywhere gives a file the bundler reads without it', async () => {
+  await dropFile(page, join(FIXTURES, 'hip_elf_2arch_compressed.o'));
+  const runsOn = await page.locator('li.runs-on-line').evaluateAll((lis) => lis.map((li) => li.dataset.target));
+  assert.deepEqual(runsOn, ['gfx906:xnack-', 'gfx90a']);
+  await page.getByLabel('Is my GPU in here?').fill('gfx90a:xnack+');
+  await page.locator('.runs-on-answer', { hasText: 'gfx90a:xnack+: yes' }).waitFor();
+  await page.getByRole('checkbox', { name: 'Drop gfx906:xnack-' }).check();
+  await page.locator('.drop-row', { hasText: 'Without gfx906:xnack-' }).waitFor();
+  await editShot('22-size-by-target');
+  await page.getByRole('button', { name: 'Remove 1 target everywhere' }).click();
+  await waitVersion(1);
+  await page.locator('.edit-status.done', { hasText: 'removed 1 image of gfx906:xnack-' }).waitFor();
+  const edited = await downloadFile();
+  assert.deepEqual(bundlerIdsOfObject(edited.path), ['hipv4-amdgcn-amd-amdhsa--gfx90a', 'host-x86_64-unknown-linux-gnu-']);
+  assert.deepEqual(cliList(edited.path).targets.map((t) => t.target_id), ['hipv4-amdgcn-amd-amdhsa--gfx90a']);
+  await closeTab('hip_elf_2arch_compressed.o');
+});
