@@ -158,14 +158,26 @@ pub fn decompress_unsized(method: Method, data: &[u8], limit: u64) -> Result<Vec
     Ok(out)
 }
 
-/// Inflates one raw deflate stream (RFC 1951: a zip member, the body of a gzip member) into at
-/// most `limit` bytes, an error as soon as more come out. Returns the output and how many input
-/// bytes the stream took (a gzip trailer follows them).
-pub fn inflate_raw(data: &[u8], limit: u64) -> Result<(Vec<u8>, usize)> {
-    let bound = usize::try_from(limit).unwrap_or(usize::MAX);
+/// Inflates one raw deflate stream (RFC 1951: a zip member, the body of a gzip member), handing
+/// its output to `sink` in chunks; an error as soon as more than `limit` bytes come out. Returns
+/// how many input bytes the stream took (a gzip trailer follows them) and how many came out.
+pub fn inflate_raw_chunks(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<(usize, u64)> {
+    let mut produced = 0u64;
+    let used = raw_deflate(data, limit, Overflow::Fail, &mut |chunk| {
+        produced += chunk.len() as u64;
+        sink(chunk)
+    })?;
+    Ok((used, produced))
+}
+
+/// Inflates one raw deflate stream that must come out as exactly `size` bytes (a zip member's
+/// declared size, at most `limit`): a stream that would expand past it fails as soon as it does.
+pub fn inflate_raw(data: &[u8], size: u64, limit: u64) -> Result<Vec<u8>> {
+    let budget = checked_budget(size, limit)?;
     let mut out = Vec::new();
-    let used = raw_deflate(data, limit, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, bound))?;
-    Ok((out, used))
+    raw_deflate(data, budget, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, budget as usize))?;
+    check_complete(out.len() as u64, size, data.len())?;
+    Ok(out)
 }
 
 /// The first `n` bytes of a raw deflate stream (or all of it when shorter): enough to tell what a
@@ -187,14 +199,16 @@ fn raw_deflate(_data: &[u8], _budget: u64, _overflow: Overflow, _sink: &mut dyn 
     Err(not_built_in(Method::Zlib))
 }
 
-/// Decompresses every xz stream of `data` (`.deb` and `.rpm` payloads) into at most `limit`
-/// bytes, an error as soon as more come out; `Overflow::Stop` semantics when `prefix` is set:
-/// then only the first `limit` bytes are decoded and returned.
-pub fn unxz(data: &[u8], limit: u64, prefix: bool) -> Result<Vec<u8>> {
-    let bound = usize::try_from(limit).unwrap_or(usize::MAX);
-    let overflow = if prefix { Overflow::Stop } else { Overflow::Fail };
+/// Decompresses every xz stream of `data` (`.deb` and `.rpm` payloads), handing the output to
+/// `sink` in chunks; an error as soon as more than `limit` bytes come out. Returns how many did.
+pub fn unxz_chunks(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
+    xz::decode(data, limit, Overflow::Fail, sink)
+}
+
+/// The first `n` bytes of what an xz stream holds.
+pub fn unxz_prefix(data: &[u8], n: usize) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    xz::decode(data, limit, overflow, &mut |chunk| push_bounded(&mut out, chunk, bound))?;
+    xz::decode(data, n as u64, Overflow::Stop, &mut |chunk| push_bounded(&mut out, chunk, n))?;
     Ok(out)
 }
 

@@ -74,11 +74,12 @@ pub fn header(data: &[u8]) -> Result<Header> {
     Ok(Header { name, size: pos })
 }
 
-/// Decompresses every gzip member of `data` into at most `limit` bytes. The size in each
-/// trailer must match what its member gave (modulo 2^32); bytes after the last member must be
-/// zero padding (as tape tools leave).
-pub fn decompress(data: &[u8], limit: u64) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
+/// Decompresses every gzip member of `data`, handing the output to `sink`; an error as soon as
+/// more than `limit` bytes come out in all. The size in each trailer must match what its member
+/// gave (modulo 2^32); bytes after the last member must be zero padding (as tape tools leave).
+/// Returns how many bytes came out.
+pub fn decode(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
+    let mut total = 0u64;
     let mut pos = 0usize;
     while pos < data.len() {
         if pos > 0 && data[pos..].iter().all(|&b| b == 0) {
@@ -86,29 +87,47 @@ pub fn decompress(data: &[u8], limit: u64) -> Result<Vec<u8>> {
         }
         let rest = &data[pos..];
         let h = header(rest).map_err(|e| e.shifted(pos as u64))?;
-        let body = &rest[h.size..];
-        let left = limit - out.len() as u64;
-        let (plain, used) = codec::inflate_raw(body, left).map_err(|e| e.shifted((pos + h.size) as u64))?;
+        let (used, produced) =
+            codec::inflate_raw_chunks(&rest[h.size..], limit - total, sink).map_err(|e| e.shifted((pos + h.size) as u64))?;
         let trailer_at = pos + h.size + used;
         let trailer = data.get(trailer_at..trailer_at + 8).ok_or_else(|| {
             Error::new(trailer_at as u64, "gzip trailer", "8 bytes (CRC-32, size)", "the end of the data")
         })?;
         let isize = le(trailer, 4, 4);
-        if isize != plain.len() as u64 & 0xFFFF_FFFF {
+        if isize != produced & 0xFFFF_FFFF {
             return Err(Error::new(
                 trailer_at as u64 + 4,
                 "gzip trailer",
-                format!("the size of the member's data modulo 2^32, {}", plain.len() as u64 & 0xFFFF_FFFF),
+                format!("the size of the member's data modulo 2^32, {}", produced & 0xFFFF_FFFF),
                 format!("{isize}"),
             ));
         }
-        if out.is_empty() {
-            out = plain;
-        } else {
-            out.extend_from_slice(&plain);
-        }
+        total += produced;
         pos = trailer_at + 8;
     }
+    Ok(total)
+}
+
+/// Decompresses every gzip member of `data` into at most `limit` bytes (see [`decode`]). The
+/// last trailer's size is taken as the size to expect, so that the output is allocated once;
+/// when the data expands past it (several members, 4 GiB or more, or a trailer that lies), the
+/// data is decoded once to count, then again, so a bomb fails before any of it is held.
+pub fn decompress(data: &[u8], limit: u64) -> Result<Vec<u8>> {
+    let hint = data.len().checked_sub(4).map_or(0, |at| le(data, at, 4));
+    if hint <= limit {
+        let mut out = Vec::new();
+        let mut sink = |chunk: &[u8]| {
+            if out.len() + chunk.len() <= hint as usize {
+                out.extend_from_slice(chunk);
+            }
+        };
+        if decode(data, hint, &mut sink).is_ok_and(|n| n == out.len() as u64) {
+            return Ok(out);
+        }
+    }
+    let size = decode(data, limit, &mut |_| {})?;
+    let mut out = Vec::with_capacity(size as usize);
+    decode(data, size, &mut |chunk| out.extend_from_slice(chunk))?;
     Ok(out)
 }
 

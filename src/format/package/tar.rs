@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::tree::Severity;
 use alloc::format;
 use alloc::string::{String, ToString};
-use alloc::vec::Vec;
+
 use object::ReadRef;
 
 const BLOCK: u64 = 512;
