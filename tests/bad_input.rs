@@ -778,8 +778,11 @@ fn zip_of(members: &[ZipMember]) -> (Vec<u8>, Vec<u64>) {
     for m in members {
         let offset = out.len() as u32;
         let big = m.size > u32::MAX as u64;
-        let extra: Vec<u8> =
-            if big { [&1u16.to_le_bytes()[..], &8u16.to_le_bytes(), &m.size.to_le_bytes()].concat() } else { Vec::new() };
+        let extra: Vec<u8> = if big {
+            [&1u16.to_le_bytes()[..], &8u16.to_le_bytes(), &m.size.to_le_bytes()].concat()
+        } else {
+            Vec::new()
+        };
         let common = |h: &mut Vec<u8>| {
             h.extend_from_slice(&45u16.to_le_bytes());
             h.extend_from_slice(&0u16.to_le_bytes());
@@ -901,9 +904,7 @@ fn package_cases() -> Vec<Case> {
             .at(so_header as u64 + 124)
             .says(&["107374182400 bytes"]),
         e("gzip truncated inside its header", cut(&tgz, 6)).at(0).says(&["10-byte header"]),
-        e("deb truncated inside its data member", cut(&deb, deb.len() - 100))
-            .at(deb_data as u64 + 48)
-            .says(&["size"]),
+        e("deb truncated inside its data member", cut(&deb, deb.len() - 100)).at(deb_data as u64 + 48).says(&["size"]),
     ]
 }
 

@@ -144,12 +144,18 @@ fn bundler_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>> {
     if sections.contains(" .hip_fatbin ") {
         input = work.join("hip_fatbin.bin");
         let dump = format!(".hip_fatbin={}", input.display());
-        let objcopy = run(&llvm_bin().join("llvm-objcopy"), &["--dump-section", &dump, lib, work.join("host.o").to_str().unwrap()]);
+        let objcopy = run(
+            &llvm_bin().join("llvm-objcopy"),
+            &["--dump-section", &dump, lib, work.join("host.o").to_str().unwrap()],
+        );
         assert!(objcopy.status.success(), "llvm-objcopy: {}", String::from_utf8_lossy(&objcopy.stderr));
     } else if !sections.contains("__CLANG_OFFLOAD_BUNDLE__") {
         return None;
     }
-    let listed = run(&llvm_bin().join("clang-offload-bundler"), &["--list", "--type=o", &format!("--input={}", input.display())]);
+    let listed = run(
+        &llvm_bin().join("clang-offload-bundler"),
+        &["--list", "--type=o", &format!("--input={}", input.display())],
+    );
     if listed.status.code().is_none() {
         eprintln!("clang-offload-bundler died by a signal on {lib}: no answer to compare with");
         return None;
@@ -195,7 +201,10 @@ fn a_rocm_wheel_lists_every_bundle_entry_of_every_library() {
     let mut found = BTreeMap::new();
     ids_by_member(&json["root"], None, &mut found);
     assert!(reference.len() >= 3, "the wheel has libraries with bundles: {:?}", reference.keys());
-    assert_eq!(found, reference, "bundle entry IDs per library: ours in the wheel vs the bundler on the unzipped library");
+    assert_eq!(
+        found, reference,
+        "bundle entry IDs per library: ours in the wheel vs the bundler on the unzipped library"
+    );
     let entries: usize = reference.values().flat_map(|ids| ids.values()).sum();
     eprintln!("{}: {entries} bundle entries in {} libraries, all found in the wheel", wheel.display(), reference.len());
 }
@@ -293,7 +302,10 @@ fn packages_made_by_real_tools_hold_what_their_libraries_hold() {
         bytes.sort();
         assert_eq!(bytes, reference_bytes, "{package}: the extracted images are the libraries' own");
         let names = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(names.contains("libhip_3tu.so.hipv4-amdgcn-amd-amdhsa--gfx90a"), "{package}: images named by member: {names}");
+        assert!(
+            names.contains("libhip_3tu.so.hipv4-amdgcn-amd-amdhsa--gfx90a"),
+            "{package}: images named by member: {names}"
+        );
     }
     // What the tools list is what we list, member for member.
     let listed = fs::read_to_string(dir.join("expected.txt")).unwrap();
@@ -304,7 +316,10 @@ fn packages_made_by_real_tools_hold_what_their_libraries_hold() {
         let section = listed.split("== ").find(|s| s.contains(package)).unwrap();
         let theirs: Vec<&str> = section.lines().skip(1).filter(|l| !l.is_empty()).collect();
         for name in theirs {
-            assert!(ours_names.iter().any(|n| n == name), "{package}: `{name}` is listed by the tool, not by us: {ours_names:?}");
+            assert!(
+                ours_names.iter().any(|n| n == name),
+                "{package}: `{name}` is listed by the tool, not by us: {ours_names:?}"
+            );
         }
     }
     let _ = fs::remove_dir_all(&work);

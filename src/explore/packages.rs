@@ -129,7 +129,11 @@ impl Explorer<'_> {
             Ok(data) if image::is_device_elf(head) => node.children.extend(image::describe(data, span)),
             Ok(data) => node.children.extend(self.content(data, span, depth)),
             Err(()) => {
-                node.diag(Severity::Error, format!("the {} bytes of this member could not be read", span.size), Some(span));
+                node.diag(
+                    Severity::Error,
+                    format!("the {} bytes of this member could not be read", span.size),
+                    Some(span),
+                );
             }
         }
     }
@@ -205,7 +209,8 @@ impl Explorer<'_> {
         level: u32,
     ) -> Node {
         let name = method.name();
-        let mut node = Node::new(NodeKind::CompressedPayload, format!("{name} stream ({})", human_size(span.size)), span);
+        let mut node =
+            Node::new(NodeKind::CompressedPayload, format!("{name} stream ({})", human_size(span.size)), span);
         node.field("method", name, None);
         node.field("size", span.size, None);
         let Ok(bytes) = input.read_bytes_at(0, span.size) else {

@@ -74,16 +74,26 @@ fn member<'a, R: ReadRef<'a>>(input: R, pos: u64, len: u64) -> Result<Option<(Me
         .filter(|_| pos + HEADER <= len)
         .ok_or_else(|| Error::new(pos, CONTEXT, "a 110-byte header", format!("{} bytes", len - pos)))?;
     if !is_cpio(head) {
-        return Err(Error::new(pos, CONTEXT, "the magic 070701 or 070702", format!("{:?}", String::from_utf8_lossy(&head[..6]))));
+        return Err(Error::new(
+            pos,
+            CONTEXT,
+            "the magic 070701 or 070702",
+            format!("{:?}", String::from_utf8_lossy(&head[..6])),
+        ));
     }
     let field = |i: u64| hex(&head[6 + 8 * i as usize..14 + 8 * i as usize], pos + 6 + 8 * i);
     let (mode, size, name_size) = (field(1)?, field(6)?, field(11)?);
     if name_size == 0 || name_size > MAX_NAME {
-        return Err(Error::new(pos + 94, CONTEXT, format!("a name size of 1 to {MAX_NAME} bytes"), format!("{name_size}")));
+        return Err(Error::new(
+            pos + 94,
+            CONTEXT,
+            format!("a name size of 1 to {MAX_NAME} bytes"),
+            format!("{name_size}"),
+        ));
     }
-    let name_bytes = input
-        .read_bytes_at(pos + HEADER, name_size)
-        .map_err(|()| Error::new(pos + HEADER, CONTEXT, format!("a name of {name_size} bytes"), "the end of the data"))?;
+    let name_bytes = input.read_bytes_at(pos + HEADER, name_size).map_err(|()| {
+        Error::new(pos + HEADER, CONTEXT, format!("a name of {name_size} bytes"), "the end of the data")
+    })?;
     let name = String::from_utf8_lossy(&name_bytes[..name_bytes.len() - 1]).into_owned();
     if name == TRAILER {
         return Ok(None);

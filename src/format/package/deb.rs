@@ -37,7 +37,8 @@ pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
         listing.problems.push(Problem::error(e));
     }
     check_order(&mut listing);
-    if let Some(version) = listing.members.first().and_then(|m| input.read_bytes_at(m.data_offset, m.size.min(16)).ok()) {
+    if let Some(version) = listing.members.first().and_then(|m| input.read_bytes_at(m.data_offset, m.size.min(16)).ok())
+    {
         let version = alloc::string::String::from_utf8_lossy(version);
         let version = version.trim();
         listing.field("format_version", alloc::string::String::from(version), None);
@@ -75,7 +76,10 @@ mod tests {
         let deb = write_gnu(&members).unwrap();
         assert!(is_deb(&deb), "{:?}", &deb[..24]);
         let l = read(&deb[..]).unwrap();
-        assert_eq!(l.members.iter().map(|m| m.name.as_str()).collect::<alloc::vec::Vec<_>>(), ["debian-binary", "control.tar.gz", "data.tar.gz"]);
+        assert_eq!(
+            l.members.iter().map(|m| m.name.as_str()).collect::<alloc::vec::Vec<_>>(),
+            ["debian-binary", "control.tar.gz", "data.tar.gz"]
+        );
         assert!(l.problems.is_empty(), "{:?}", l.problems);
         assert_eq!(l.fields[0].value, crate::tree::Value::Text("2.0".into()));
     }

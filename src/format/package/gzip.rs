@@ -87,8 +87,8 @@ pub fn decode(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<u6
         }
         let rest = &data[pos..];
         let h = header(rest).map_err(|e| e.shifted(pos as u64))?;
-        let (used, produced) =
-            codec::inflate_raw_chunks(&rest[h.size..], limit - total, sink).map_err(|e| e.shifted((pos + h.size) as u64))?;
+        let (used, produced) = codec::inflate_raw_chunks(&rest[h.size..], limit - total, sink)
+            .map_err(|e| e.shifted((pos + h.size) as u64))?;
         let trailer_at = pos + h.size + used;
         let trailer = data.get(trailer_at..trailer_at + 8).ok_or_else(|| {
             Error::new(trailer_at as u64, "gzip trailer", "8 bytes (CRC-32, size)", "the end of the data")

@@ -224,9 +224,7 @@ impl Member {
 
     /// Whether the explorer should look inside: a regular file whose bytes can be read.
     pub fn is_explorable(&self) -> bool {
-        self.kind == EntryKind::File
-            && self.readable
-            && !self.problems.iter().any(|p| p.severity == Severity::Error)
+        self.kind == EntryKind::File && self.readable && !self.problems.iter().any(|p| p.severity == Severity::Error)
     }
 
     /// Where its bytes end, relative to the package's start (saturating: checked by the readers).

@@ -118,7 +118,9 @@ fn header<'a, R: ReadRef<'a>>(
             format!("{count} entries and a store of {store_size} bytes"),
         ));
     }
-    let read = |o: u64, n: u64| input.read_bytes_at(o, n).map_err(|()| Error::new(o, context, "readable bytes", "a read error"));
+    let read = |o: u64, n: u64| {
+        input.read_bytes_at(o, n).map_err(|()| Error::new(o, context, "readable bytes", "a read error"))
+    };
     let index = read(index_at, 16 * count)?;
     let store = read(store_at, store_size)?;
     let mut found = alloc::vec::Vec::new();

@@ -240,9 +240,8 @@ fn pax(data: &[u8], at: u64, pending: &mut Pending) -> Result<()> {
         if data[pos..].iter().all(|&b| b == 0) {
             break;
         }
-        let bad = |what: &str| {
-            Error::new(at + pos as u64, "pax record", "`<length> <key>=<value>\\n`", what.to_string())
-        };
+        let bad =
+            |what: &str| Error::new(at + pos as u64, "pax record", "`<length> <key>=<value>\\n`", what.to_string());
         let space = data[pos..].iter().position(|&b| b == b' ').ok_or_else(|| bad("no length"))?;
         let length: usize = core::str::from_utf8(&data[pos..pos + space])
             .ok()

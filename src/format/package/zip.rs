@@ -396,9 +396,9 @@ fn zip64_sizes(extra: &[u8], sizes: &mut [u64; 3], at: u64) -> Result<()> {
 fn local_header<'a, R: ReadRef<'a>>(input: R, m: &mut Member, cd_start: u64) {
     const CONTEXT: &str = "zip local header";
     let at = m.header.0;
-    let Some(fixed) = at.checked_add(LOCAL_SIZE).filter(|&e| e <= cd_start).and_then(|_| {
-        input.read_bytes_at(at, LOCAL_SIZE).ok()
-    }) else {
+    let Some(fixed) =
+        at.checked_add(LOCAL_SIZE).filter(|&e| e <= cd_start).and_then(|_| input.read_bytes_at(at, LOCAL_SIZE).ok())
+    else {
         let e = Error::new(
             at,
             CONTEXT,
