@@ -8,7 +8,6 @@
 //! default `~/.cache/offload-explorer/wheels`); without a network the test says so and skips.
 
 #[path = "../../tests/common/nvidia.rs"]
-#[allow(dead_code)]
 mod nvidia;
 
 use std::collections::BTreeMap;

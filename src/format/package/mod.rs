@@ -298,7 +298,7 @@ pub fn check_names(listing: &mut Listing) {
             continue;
         }
         match first.get(normal_name(&name)) {
-            Some(&earlier) if normal_name(&name) != "" => {
+            Some(&earlier) if !normal_name(&name).is_empty() => {
                 let at = listing.members[earlier].header.0;
                 let message =
                     format!("the name `{name}` is also the name of the member at byte {at}: unpacking keeps only one");
