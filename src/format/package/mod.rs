@@ -37,7 +37,7 @@ use crate::tree::{Node, NodeKind, Severity, Span, Value};
 use crate::util::bytes::human_size;
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 /// Packages inside packages are opened this many levels deep (a conda package is a zip holding
