@@ -16,6 +16,10 @@ command -v zstd >/dev/null || missing+=(zstd)
 # nvcc preprocesses and compiles host code with the system g++.
 command -v g++ >/dev/null || missing+=(g++)
 command -v unzip >/dev/null || missing+=(unzip)
+# tests/fixtures/packages/generate.sh makes the package fixtures with the real tools.
+command -v zip >/dev/null || missing+=(zip)
+command -v xz >/dev/null || missing+=(xz-utils)
+command -v dpkg-deb >/dev/null || missing+=(dpkg)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 command -v spirv-dis >/dev/null || missing+=(spirv-tools)  # SPIR-V reference for tests/device_images.rs
 if [ ${#missing[@]} -gt 0 ]; then

@@ -148,6 +148,109 @@ pub fn decompress_chunks(method: Method, data: &[u8], limit: u64, sink: &mut dyn
     run(method, data, limit, Overflow::Fail, sink)
 }
 
+/// Decompresses `data`, whose size is not declared, into at most `limit` bytes: an error as
+/// soon as more come out. For package streams (a `.tar.zst`, a conda member), whose frames may
+/// leave their size out.
+pub fn decompress_unsized(method: Method, data: &[u8], limit: u64) -> Result<Vec<u8>> {
+    let bound = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    run(method, data, limit, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, bound))?;
+    Ok(out)
+}
+
+/// Inflates one raw deflate stream (RFC 1951: a zip member, the body of a gzip member), handing
+/// its output to `sink` in chunks; an error as soon as more than `limit` bytes come out. Returns
+/// how many input bytes the stream took (a gzip trailer follows them) and how many came out.
+pub fn inflate_raw_chunks(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<(usize, u64)> {
+    let mut produced = 0u64;
+    let used = raw_deflate(data, limit, Overflow::Fail, &mut |chunk| {
+        produced += chunk.len() as u64;
+        sink(chunk)
+    })?;
+    Ok((used, produced))
+}
+
+/// Inflates one raw deflate stream that must come out as exactly `size` bytes (a zip member's
+/// declared size, at most `limit`): a stream that would expand past it fails as soon as it does.
+pub fn inflate_raw(data: &[u8], size: u64, limit: u64) -> Result<Vec<u8>> {
+    let budget = checked_budget(size, limit)?;
+    let mut out = Vec::new();
+    raw_deflate(data, budget, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, budget as usize))?;
+    check_complete(out.len() as u64, size, data.len())?;
+    Ok(out)
+}
+
+/// The first `n` bytes of a raw deflate stream (or all of it when shorter): enough to tell what a
+/// zip member holds without inflating it.
+pub fn inflate_raw_prefix(data: &[u8], n: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    raw_deflate(data, n as u64, Overflow::Stop, &mut |chunk| push_bounded(&mut out, chunk, n))?;
+    Ok(out)
+}
+
+#[cfg(feature = "zlib")]
+fn raw_deflate(data: &[u8], budget: u64, overflow: Overflow, sink: &mut dyn FnMut(&[u8])) -> Result<usize> {
+    let mut out = Output { produced: 0, budget, overflow, sink };
+    zlib::inflate_stream(data, true, &mut out)
+}
+
+#[cfg(not(feature = "zlib"))]
+fn raw_deflate(_data: &[u8], _budget: u64, _overflow: Overflow, _sink: &mut dyn FnMut(&[u8])) -> Result<usize> {
+    Err(not_built_in(Method::Zlib))
+}
+
+/// Decompresses every xz stream of `data` (`.deb` and `.rpm` payloads), handing the output to
+/// `sink` in chunks; an error as soon as more than `limit` bytes come out. Returns how many did.
+pub fn unxz_chunks(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
+    xz::decode(data, limit, Overflow::Fail, sink)
+}
+
+/// The first `n` bytes of what an xz stream holds.
+pub fn unxz_prefix(data: &[u8], n: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    xz::decode(data, n as u64, Overflow::Stop, &mut |chunk| push_bounded(&mut out, chunk, n))?;
+    Ok(out)
+}
+
+/// xz through `lzma-rust2` (pure Rust, no_std), feature `xz`.
+mod xz {
+    use super::*;
+
+    /// The dictionary an xz block may ask for before it is refused: xz's preset 9 uses 64 MiB.
+    #[cfg(feature = "xz")]
+    const MEMORY_LIMIT_KIB: u32 = 256 << 10;
+
+    #[cfg(feature = "xz")]
+    pub(super) fn decode(data: &[u8], budget: u64, overflow: Overflow, sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
+        use lzma_rust2::{Read as _, XzReader};
+        const CONTEXT: &str = "xz stream";
+        let mut out = Output { produced: 0, budget, overflow, sink };
+        let mut reader = XzReader::new_mem_limit(data, true, MEMORY_LIMIT_KIB);
+        let mut buf = alloc::vec![0u8; CHUNK];
+        while out.flow() == Flow::Continue {
+            let at = (data.len() - reader.inner().len()) as u64;
+            let n = reader.read(&mut buf).map_err(|e| corrupt(at, CONTEXT, format_args!("{e:?}")))?;
+            if n == 0 {
+                break;
+            }
+            if out.emit(&buf[..n], at, CONTEXT)? == Flow::Done {
+                break;
+            }
+        }
+        Ok(out.produced)
+    }
+
+    #[cfg(not(feature = "xz"))]
+    pub(super) fn decode(_data: &[u8], _budget: u64, _overflow: Overflow, _sink: &mut dyn FnMut(&[u8])) -> Result<u64> {
+        Err(Error::new(
+            0,
+            "compression method",
+            "a build of offload with the `xz` feature",
+            "xz compression, which this build does not include: xz members are not decoded",
+        ))
+    }
+}
+
 /// MD5 of decompressed data, computed while decompressing in chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamDigest {
@@ -293,7 +396,7 @@ fn run(method: Method, data: &[u8], budget: u64, overflow: Overflow, sink: &mut 
 }
 
 /// Whether decoding should go on after some output was handed over.
-#[cfg(any(feature = "zlib", feature = "zstd"))]
+#[cfg(any(feature = "zlib", feature = "zstd", feature = "xz"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {
     Continue,
@@ -302,7 +405,7 @@ enum Flow {
 }
 
 /// Counts output against the budget on its way to the sink.
-#[cfg(any(feature = "zlib", feature = "zstd"))]
+#[cfg(any(feature = "zlib", feature = "zstd", feature = "xz"))]
 struct Output<'s> {
     produced: u64,
     budget: u64,
@@ -310,7 +413,7 @@ struct Output<'s> {
     sink: &'s mut dyn FnMut(&[u8]),
 }
 
-#[cfg(any(feature = "zlib", feature = "zstd"))]
+#[cfg(any(feature = "zlib", feature = "zstd", feature = "xz"))]
 impl Output<'_> {
     /// Hands `chunk` on. `at` is the input position, for the error.
     fn emit(&mut self, chunk: &[u8], at: u64, context: &'static str) -> Result<Flow> {
@@ -348,12 +451,12 @@ impl Output<'_> {
     }
 }
 
-#[cfg(any(feature = "zlib", feature = "zstd"))]
+#[cfg(any(feature = "zlib", feature = "zstd", feature = "xz"))]
 fn corrupt(at: u64, context: &'static str, what: impl fmt::Display) -> Error {
     Error::new(at, context, format!("a valid {context}"), format!("{what}"))
 }
 
-#[cfg(any(feature = "zlib", feature = "zstd"))]
+#[cfg(any(feature = "zlib", feature = "zstd", feature = "xz"))]
 fn truncated(at: u64, context: &'static str) -> Error {
     Error::new(at, context, format!("the rest of the {context}"), "the end of the compressed data")
 }
@@ -375,30 +478,38 @@ mod zlib {
     /// ignored, as zlib's `uncompress` (which LLVM uses) ignores them.
     #[cfg(feature = "zlib")]
     pub(super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
+        inflate_stream(data, false, out).map(|_| ())
+    }
+
+    /// Inflates one zlib stream (`raw` false) or one raw deflate stream (`raw` true: zip and
+    /// gzip members) into `out`; returns how many input bytes the stream took.
+    #[cfg(feature = "zlib")]
+    pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Result<usize> {
         use miniz_oxide::inflate::stream::{inflate, InflateState};
         use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
-        const CONTEXT: &str = "zlib stream";
+        let context: &'static str = if raw { "deflate stream" } else { "zlib stream" };
 
         if out.flow() == Flow::Done {
-            return Ok(());
+            return Ok(0);
         }
-        let mut state = InflateState::new_boxed(DataFormat::Zlib);
+        let format = if raw { DataFormat::Raw } else { DataFormat::Zlib };
+        let mut state = InflateState::new_boxed(format);
         let mut buf = alloc::vec![0u8; CHUNK];
         let mut pos = 0usize;
         loop {
             let step = inflate(&mut state, &data[pos..], &mut buf, MZFlush::None);
             pos += step.bytes_consumed;
-            if out.emit(&buf[..step.bytes_written], pos as u64, CONTEXT)? == Flow::Done {
-                return Ok(());
+            if out.emit(&buf[..step.bytes_written], pos as u64, context)? == Flow::Done {
+                return Ok(pos);
             }
             match step.status {
-                Ok(MZStatus::StreamEnd) => return Ok(()),
+                Ok(MZStatus::StreamEnd) => return Ok(pos),
                 Ok(_) if step.bytes_consumed == 0 && step.bytes_written == 0 => {
-                    return Err(truncated(pos as u64, CONTEXT))
+                    return Err(truncated(pos as u64, context))
                 }
                 Ok(_) => {}
-                Err(MZError::Buf) => return Err(truncated(pos as u64, CONTEXT)),
-                Err(e) => return Err(corrupt(pos as u64, CONTEXT, format_args!("corrupt data ({e:?})"))),
+                Err(MZError::Buf) => return Err(truncated(pos as u64, context)),
+                Err(e) => return Err(corrupt(pos as u64, context, format_args!("corrupt data ({e:?})"))),
             }
         }
     }

@@ -15,6 +15,7 @@ use crate::format::bundle::text;
 use crate::format::host::{self, SectionRole};
 use crate::format::nv_fatbin::{self, tree as nv_tree, wrapper as nv_wrapper};
 use crate::format::offload_binary::{self, ImageKind};
+use crate::format::package;
 use crate::format::sycl;
 use crate::ids;
 use crate::image;
@@ -24,6 +25,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use object::ReadRef;
+
+mod packages;
 
 /// How much work exploring may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +44,10 @@ pub struct Options {
     /// Most children shown under one node (entries of a bundle, members of an archive, binaries
     /// in a section); the rest are dropped with an error that says how many.
     pub max_entries: usize,
+    /// Most bytes decompressed in all from the members and streams of packages (wheels,
+    /// tarballs, `.deb`, `.rpm`) in one exploration; each member or stream is also held to
+    /// `max_decompressed`.
+    pub max_package_decompressed: u64,
 }
 
 impl Default for Options {
@@ -51,6 +58,7 @@ impl Default for Options {
             full_decompress_up_to: 32 << 20,
             verify_all: false,
             max_entries: 100_000,
+            max_package_decompressed: 32 << 30,
         }
     }
 }
@@ -65,7 +73,7 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
         remaining: nv_tree::LISTING_BUDGET,
         all: opts.verify_all,
     };
-    let mut ex = Explorer { opts, spaces: Vec::new(), nv_budget };
+    let mut ex = Explorer { opts, spaces: Vec::new(), nv_budget, package_budget: opts.max_package_decompressed };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
@@ -82,6 +90,9 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
         }
     } else if host::is_host_file(head) {
         ex.host_file(input, &mut root, 0);
+    } else if let Some(kind) = package::detect(head) {
+        // Before `ar`: a `.deb` is an ar archive too.
+        root.children.push(ex.package(ar::Window::new(input, 0, len), kind, whole, 0, 0));
     } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
@@ -129,6 +140,8 @@ struct Explorer<'o> {
     spaces: Vec<ByteSpace>,
     /// What decompressing NVIDIA fatbin entries may still do in this exploration.
     nv_budget: nv_tree::Budget,
+    /// What decompressing package members and streams may still do in this exploration.
+    package_budget: u64,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {
@@ -735,7 +748,7 @@ impl Explorer<'_> {
     /// root spanning the member's bytes from 0, in byte space 0. What it finds is then moved to
     /// where the member lies (`span`) and added to the member's node; spaces it opens
     /// (decompressed bundles) keep their own coordinates, their origins are moved too.
-    fn host_member<'a, R: ReadRef<'a>>(&mut self, member: ar::Window<R>, node: &mut Node, span: Span, depth: u32) {
+    fn host_member<'a, R: ReadRef<'a>>(&mut self, member: R, node: &mut Node, span: Span, depth: u32) {
         let spaces = self.spaces.len();
         let mut alone = Node::new(NodeKind::File, node.label.clone(), Span::new(0, 0, span.size));
         self.host_file(member, &mut alone, depth);

@@ -26,7 +26,8 @@ pub struct Target {
     pub span: Span,
     /// Labels of the containers from the file down to this image.
     pub chain: Vec<String>,
-    /// The archive member the image is in (the innermost, for archives in archives).
+    /// The archive member the image is in (the innermost, for archives in archives); in a
+    /// package, the package member (the library), with `(object)` for an archive's member.
     pub member: Option<String>,
     /// The separate device images of an entry that holds several, in order: a SYCL entry's
     /// decompressed zstd frames and SPIR-V modules ([`crate::format::sycl`]). Empty when the
@@ -100,6 +101,10 @@ fn visit<'t>(
         target.path = path.clone();
         out.push(target);
     }
+    // cuobjdump names images after the library it reads: inside a package, that is the member
+    // (`lib/libfoo.so.12` gives `libfoo.so`), counted from 1 in each.
+    let outer = (node.kind == NodeKind::PackageMember)
+        .then(|| core::mem::replace(counts, NvCounts { file: cuobjdump_stem(&text(node, "name")), elf: 0, ptx: 0 }));
     chain.push(node);
     for (i, c) in node.children.iter().enumerate() {
         path.push(i);
@@ -107,6 +112,33 @@ fn visit<'t>(
         path.pop();
     }
     chain.pop();
+    if let Some(outer) = outer {
+        *counts = outer;
+    }
+}
+
+/// The member an image is in: the innermost archive member, or inside a package the innermost
+/// package member (the library), followed by `(object)` when the image is in a member of an
+/// archive in the package (`lib/libfoo.a(foo.o)`).
+fn member_of(chain: &[&Node]) -> Option<String> {
+    let package = chain.iter().rposition(|n| n.kind == NodeKind::PackageMember);
+    let archive = chain.iter().rposition(|n| n.kind == NodeKind::ArchiveMember);
+    match (package, archive) {
+        (Some(p), Some(a)) if a > p => Some(format!("{}({})", text(chain[p], "name"), text(chain[a], "name"))),
+        (Some(p), _) => Some(text(chain[p], "name")),
+        (None, Some(a)) => Some(text(chain[a], "name")),
+        (None, None) => None,
+    }
+}
+
+/// How the bytes holding an image are compressed by the package around it, if they are: the
+/// innermost deflated zip member or compressed stream (`gzip`, `zstd`, `xz`).
+fn package_compression(chain: &[&Node]) -> Option<String> {
+    chain.iter().rev().find_map(|n| match n.kind {
+        NodeKind::PackageMember => Some(text(n, "compression")).filter(|c| c != "stored"),
+        NodeKind::CompressedPayload => Some(text(n, "method")),
+        _ => None,
+    })
 }
 
 /// An entry that holds another container (a bundled object's section holding a compressed
@@ -123,7 +155,8 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
         .rev()
         .find(|n| n.kind == NodeKind::CompressedBundle)
         .map(|n| text(n, "method"))
-        .or_else(|| frames_method(node));
+        .or_else(|| frames_method(node))
+        .or_else(|| package_compression(chain));
     let (processor, features) = processor_and_features(node);
     // An offload entry's node spans its 40-byte header; its image is a child.
     let image = match node.kind {
@@ -143,7 +176,7 @@ fn target_of(node: &Node, chain: &[&Node], target_id: String) -> Target {
         compression,
         span: image,
         chain: chain.iter().map(|n| n.label.clone()).collect(),
-        member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
+        member: member_of(chain),
         parts: parts_of(node),
         file_name: None,
         path: Vec::new(),
@@ -168,6 +201,7 @@ fn nv_target(node: &Node, chain: &[&Node], counts: &mut NvCounts) -> Target {
         NodeKind::CompressedBundle => Some(text(n, "method")),
         _ => None,
     });
+    let compression = compression.or_else(|| package_compression(chain));
     let (span, size) = match first_image(node) {
         Some(image) => (image.span, image.span.size),
         None => {
@@ -202,7 +236,7 @@ fn nv_target(node: &Node, chain: &[&Node], counts: &mut NvCounts) -> Target {
         compression,
         span,
         chain: chain.iter().map(|n| n.label.clone()).collect(),
-        member: chain.iter().rev().find(|n| n.kind == NodeKind::ArchiveMember).map(|n| text(n, "name")),
+        member: member_of(chain),
         file_name: Some(file_name),
         parts: Vec::new(),
         path: Vec::new(),

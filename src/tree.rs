@@ -61,6 +61,10 @@ pub enum NodeKind {
     FatbinEntry,
     /// The `__fatBinC_Wrapper_t` that points host code at a fatbin.
     FatbinWrapper,
+    /// A package that holds files: a zip (wheel, conda), tar, cpio, `.deb` or `.rpm`.
+    Package,
+    /// One member of a package: a file, directory or link, with its name and sizes.
+    PackageMember,
     /// A kernel (or device function) named by a device image.
     Kernel,
     /// One argument of a kernel.
@@ -90,6 +94,8 @@ impl NodeKind {
             NodeKind::Fatbin => "fatbin",
             NodeKind::FatbinEntry => "fatbin-entry",
             NodeKind::FatbinWrapper => "fatbin-wrapper",
+            NodeKind::Package => "package",
+            NodeKind::PackageMember => "package-member",
             NodeKind::Kernel => "kernel",
             NodeKind::KernelArgument => "kernel-argument",
             NodeKind::Unknown => "unknown",

@@ -753,6 +753,162 @@ fn section_size_field(elf: &[u8], index: usize) -> usize {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Packages (made by zip, tar, gzip and dpkg-deb: tests/fixtures/packages/generate.sh), and zips
+// written here where the tools will not write the hostile thing
+
+fn package_fixture(name: &str) -> Vec<u8> {
+    fixture(&format!("packages/{name}"))
+}
+
+/// One zip member for [`zip_of`]: its name, the bytes stored, the method, and the uncompressed
+/// size the headers declare (written in a ZIP64 extra field when it does not fit 32 bits).
+struct ZipMember<'a> {
+    name: &'a str,
+    stored: Vec<u8>,
+    method: u16,
+    size: u64,
+}
+
+/// A zip of `members`, as `zip` lays it out: local headers and data, central directory, end
+/// record. Returns the bytes and where each member's data starts.
+fn zip_of(members: &[ZipMember]) -> (Vec<u8>, Vec<u64>) {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    let mut data_at = Vec::new();
+    for m in members {
+        let offset = out.len() as u32;
+        let big = m.size > u32::MAX as u64;
+        let extra: Vec<u8> = if big {
+            [&1u16.to_le_bytes()[..], &8u16.to_le_bytes(), &m.size.to_le_bytes()].concat()
+        } else {
+            Vec::new()
+        };
+        let common = |h: &mut Vec<u8>| {
+            h.extend_from_slice(&45u16.to_le_bytes());
+            h.extend_from_slice(&0u16.to_le_bytes());
+            h.extend_from_slice(&m.method.to_le_bytes());
+            h.extend_from_slice(&[0; 8]); // time, date, CRC-32
+            h.extend_from_slice(&(m.stored.len() as u32).to_le_bytes());
+            h.extend_from_slice(&(if big { u32::MAX } else { m.size as u32 }).to_le_bytes());
+            h.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+            h.extend_from_slice(&(extra.len() as u16).to_le_bytes());
+        };
+        out.extend_from_slice(b"PK\x03\x04");
+        common(&mut out);
+        out.extend_from_slice(m.name.as_bytes());
+        out.extend_from_slice(&extra);
+        data_at.push(out.len() as u64);
+        out.extend_from_slice(&m.stored);
+        central.extend_from_slice(b"PK\x01\x02");
+        central.extend_from_slice(&45u16.to_le_bytes());
+        common(&mut central);
+        central.extend_from_slice(&[0; 10]); // comment length, disk, attributes
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(m.name.as_bytes());
+        central.extend_from_slice(&extra);
+    }
+    let cd = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    (out, data_at)
+}
+
+fn stored<'a>(name: &'a str, data: &[u8]) -> ZipMember<'a> {
+    ZipMember { name, stored: data.to_vec(), method: 0, size: data.len() as u64 }
+}
+
+/// Zips in zips, `depth` levels, the innermost holding a ROCm library.
+fn nested_zips(depth: usize) -> Vec<u8> {
+    let mut inner = fixture("libhip_3tu_compressed.so");
+    for _ in 0..depth {
+        inner = zip_of(&[stored("z", &inner)]).0;
+    }
+    inner
+}
+
+/// `tar` with `bytes` written at `field` of the header at `header`, its checksum made right, so
+/// that the header is read and the field is what is wrong.
+fn tar_header_changed(tar: &[u8], header: usize, field: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut t = put(tar.to_vec(), header + field, bytes);
+    t[header + 148..header + 156].copy_from_slice(b"        ");
+    let sum: u32 = t[header..header + 512].iter().map(|&b| u32::from(b)).sum();
+    t[header + 148..header + 156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    t
+}
+
+fn package_cases() -> Vec<Case> {
+    let e = |name: &str, input: Vec<u8>| case("package", name.to_string(), input, Parser::Explore);
+    let whl = package_fixture("gpu_libs-1.0-py3-none-linux_x86_64.whl");
+    let stored_zip = package_fixture("stored.zip");
+    let tar = package_fixture("pkg.tar");
+    let tgz = package_fixture("pkg.tar.gz");
+    let deb = package_fixture("gpu-libs_1.0_amd64.deb");
+    let end = whl.len() - 22;
+    let so = fixture("libhip_3tu_compressed.so");
+    let so_header = find(&tar, b"./pkg/lib/libhip_3tu.so");
+
+    // A deflated library that claims 100 GiB (ZIP64), and one whose 64 MiB of zeros are
+    // declared as 1 KiB (a deflate bomb).
+    let elf = miniz_oxide::deflate::compress_to_vec(&so, 6);
+    let (claims_100_gib, at_100) = zip_of(&[ZipMember { name: "lib.so", stored: elf, method: 8, size: 100 << 30 }]);
+    let mut zeros = so[..64].to_vec();
+    zeros.resize(64 << 20, 0);
+    let bomb_data = miniz_oxide::deflate::compress_to_vec(&zeros, 6);
+    let bomb_at = offload::codec::inflate_raw(&bomb_data, 1024, 1 << 30).unwrap_err().offset;
+    let (bomb, bomb_data_at) = zip_of(&[ZipMember { name: "bomb.so", stored: bomb_data, method: 8, size: 1024 }]);
+    // Two members whose central entries point at the same local header.
+    let (two, _) = zip_of(&[stored("a.so", &so), stored("b.so", &so)]);
+    let cd = u32::from_le_bytes(two[two.len() - 6..two.len() - 2].try_into().unwrap()) as usize;
+    let second = cd + 46 + "a.so".len();
+    let overlapping = put_u32(two, second + 42, 0);
+    // Names that climb out: every `pkg/` in the wheel made `..//`.
+    let mut climbing = whl.clone();
+    while let Some(at) = climbing.windows(4).position(|w| w == b"pkg/") {
+        climbing[at..at + 4].copy_from_slice(b"..//");
+    }
+    let deb_data = find(&deb, b"data.tar");
+    let cd_start = find(&stored_zip, b"PK\x01\x02");
+    let readme = cd_start + find(&stored_zip[cd_start..], b"pkg/doc/README.txt") - 46;
+    let max = offload::format::package::MAX_PACKAGE_DEPTH as u64;
+    vec![
+        e("zip truncated inside its end record", cut(&whl, whl.len() - 10)).at(0).says(&["no end record"]),
+        e("zip whose entry count is past its central directory", put_u16(whl.clone(), end + 10, 60000))
+            .at(end as u64 + 10)
+            .says(&["entries"]),
+        e("zip whose central directory is larger than the file", put_u32(whl.clone(), end + 12, 1 << 30))
+            .at(end as u64 + 12)
+            .says(&["central directory size"]),
+        e("zip stored member whose sizes disagree", put_u32(stored_zip.clone(), readme + 24, 1 << 30))
+            .at(readme as u64 + 20)
+            .says(&["stored member"]),
+        e("zip member that claims 100 GiB", claims_100_gib).at(at_100[0]).says(&["107374182400", "limit"]),
+        e("zip deflate bomb: 64 MiB of zeros declared as 1 KiB", bomb)
+            .at(bomb_data_at[0] + bomb_at)
+            .says(&["expands to more"]),
+        e("zip members that overlap", overlapping).at(0).says(&["overlap"]),
+        e("zip member names with ../", climbing).warning().at(0).says(&["never used as a path"]),
+        e("zips nested deeper than the package limit", nested_zips(6))
+            .warning()
+            .at(31 * max)
+            .says(&["nested deeper than 4"]),
+        e("tar truncated inside a header", cut(&tar, 1024 + 100)).at(1024).says(&["512-byte header"]),
+        e("tar header checksum damaged", put(tar.clone(), so_header + 10, b"X"))
+            .at(so_header as u64 + 148)
+            .says(&["checksum"]),
+        e("tar member that claims 100 GiB", tar_header_changed(&tar, so_header, 124, b"\x80\0\0\0\0\0\0\x19\0\0\0\0"))
+            .at(so_header as u64 + 124)
+            .says(&["107374182400 bytes"]),
+        e("gzip truncated inside its header", cut(&tgz, 6)).at(0).says(&["10-byte header"]),
+        e("deb truncated inside its data member", cut(&deb, deb.len() - 100)).at(deb_data as u64 + 48).says(&["size"]),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
 // Running
 
 fn catalogue() -> Vec<Case> {
@@ -766,6 +922,7 @@ fn catalogue() -> Vec<Case> {
     all.extend(explorer_cases());
     all.extend(sycl_cases());
     all.extend(nv_fatbin_cases());
+    all.extend(package_cases());
     all.extend(image_cases());
     all
 }

@@ -23,6 +23,7 @@ fn every_fixture_holds_every_property() {
     let fixtures: Vec<PathBuf> = files_in(&root().join("fixtures"))
         .into_iter()
         .chain(files_in(&root().join("fixtures/nvidia")))
+        .chain(files_in(&root().join("fixtures/packages")))
         .chain(files_in(&root().join("images")))
         .filter(|p| {
             !matches!(p.extension().and_then(|e| e.to_str()), Some("md" | "sh" | "txt" | "hip" | "h" | "c" | "cu"))

@@ -98,6 +98,10 @@ pub struct Limits {
     /// Most entries shown under one container (bundle entries, archive members, binaries).
     #[arg(long, default_value_t = Options::default().max_entries)]
     pub max_entries: usize,
+    /// Most bytes decompressed in all from the members and streams of a package (wheel, zip,
+    /// tarball, conda, deb, rpm); each member is also held to --max-decompressed.
+    #[arg(long, default_value_t = Options::default().max_package_decompressed)]
+    pub max_package_decompressed: u64,
 }
 
 impl Limits {
@@ -107,6 +111,7 @@ impl Limits {
             max_decompressed: self.max_decompressed,
             max_depth: self.max_depth,
             max_entries: self.max_entries,
+            max_package_decompressed: self.max_package_decompressed,
             ..Options::default()
         }
     }

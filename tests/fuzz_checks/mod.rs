@@ -36,6 +36,7 @@ pub const TARGETS: &[&str] = &[
     "bitcode",
     "ptx",
     "nv_fatbin",
+    "package",
 ];
 
 pub fn run(target: &str, data: &[u8]) {
@@ -49,6 +50,7 @@ pub fn run(target: &str, data: &[u8]) {
         "host" => host(data),
         "explore" => explore_all(data),
         "nv_fatbin" => nv_fatbin(data),
+        "package" => package(data),
         "msgpack" => images::msgpack(data),
         "amdgpu" => images::elf_image(data, 224),
         "cubin" => images::elf_image(data, 190),
@@ -199,6 +201,30 @@ pub fn archive(data: &[u8]) {
         assert_eq!(m.name, want.name);
         assert_eq!(m.data(&written[..]).unwrap(), want.data);
     }
+}
+
+/// Every package reader on the input: members and problems lie within the input, every member
+/// a reader lists reads back in place, and exploring it as a package keeps every span in its
+/// byte space (decompression held to the fuzzing limit).
+pub fn package(data: &[u8]) {
+    use offload::format::package::{cpio, deb, rpm, tar, zip, Compression};
+    let len = data.len() as u64;
+    for listing in [zip::read(data), tar::read(data), cpio::read(data), deb::read(data), rpm::read(data)] {
+        let Ok(listing) = listing else { continue };
+        for m in listing.members.iter().filter(|m| m.is_explorable()) {
+            assert!(m.data_end() <= len, "member `{}` runs past the input", m.name);
+            if m.compression == Compression::Stored {
+                assert_eq!(m.stored_size, m.size, "stored member `{}` has two sizes", m.name);
+            }
+        }
+    }
+    let opts = Options { max_decompressed: LIMIT, max_package_decompressed: 4 * LIMIT, ..Options::default() };
+    let tree = explore(data, "fuzz.whl", &opts);
+    tree.root.walk(&mut |node, _| {
+        let space = tree.spaces.get(node.span.space as usize).expect("a node in a byte space that exists");
+        assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
+    });
+    let _ = offload::targets::collect(&tree);
 }
 
 pub fn host(data: &[u8]) {

@@ -793,6 +793,13 @@ impl<R> Window<R> {
     pub fn new(inner: R, offset: u64, len: u64) -> Self {
         Window { inner, offset, len }
     }
+
+    /// The bytes `offset..offset + len` of this window, as a window on the same input (so that
+    /// windows in windows stay one type), cut to lie within this one.
+    pub fn sub(self, offset: u64, len: u64) -> Self {
+        let offset = offset.min(self.len);
+        Window { inner: self.inner, offset: self.offset + offset, len: len.min(self.len - offset) }
+    }
 }
 
 impl<'a, R: ReadRef<'a>> ReadRef<'a> for Window<R> {

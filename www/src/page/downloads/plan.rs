@@ -171,12 +171,18 @@ fn file_part(name: &str) -> String {
     name
 }
 
-/// The name of the innermost archive member holding `node`, as `Target::member` gives it.
+/// The member holding `node`, as `Target::member` gives it: the innermost archive member, or
+/// in a package the innermost package member, with `(object)` for an archive member in it.
 fn member_of(doc: &Doc, node: NodeId) -> Option<String> {
-    doc.ancestors(node)
-        .into_iter()
-        .find(|&a| doc.nodes[a].kind == NodeKind::ArchiveMember)
-        .and_then(|a| doc.nodes[a].text("name").map(str::to_string))
+    let ancestors = doc.ancestors(node);
+    let nearest = |kind: NodeKind| ancestors.iter().position(|&a| doc.nodes[a].kind == kind);
+    let name = |at: usize| doc.nodes[ancestors[at]].text("name").unwrap_or("").to_string();
+    match (nearest(NodeKind::PackageMember), nearest(NodeKind::ArchiveMember)) {
+        (Some(p), Some(a)) if a < p => Some(format!("{}({})", name(p), name(a))),
+        (Some(p), _) => Some(name(p)),
+        (None, Some(a)) => Some(name(a)),
+        (None, None) => None,
+    }
 }
 
 /// The format of the image at `span` below `node`: the `format` field the explorer gives an
@@ -216,7 +222,7 @@ fn node_name(doc: &Doc, id: NodeId, file: &str, numbered: Option<usize>) -> (Str
     };
     match node.kind {
         NodeKind::File => (file.to_string(), ""),
-        NodeKind::ArchiveMember => (sanitize(node.text("name").unwrap_or("member")), ""),
+        NodeKind::ArchiveMember | NodeKind::PackageMember => (sanitize(node.text("name").unwrap_or("member")), ""),
         NodeKind::Section => (format!("{prefix}.{}", sanitize(node.text("name").unwrap_or("section"))), "bin"),
         NodeKind::BundleEntry => {
             (format!("{prefix}.{}", sanitize(node.text("id").unwrap_or("entry"))), content_extension(doc, id))

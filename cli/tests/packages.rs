@@ -1,0 +1,334 @@
+//! Whole packages, read without unpacking them: `offload list --json` on a wheel finds every
+//! bundle entry (ROCm) and every cubin and PTX (CUDA) that the per-library references find in
+//! the libraries once the wheel is unzipped (`clang-offload-bundler --list` as in
+//! real_libraries.rs; `cuobjdump --list-elf --list-ptx`), and small packages made by the real
+//! tools (tests/fixtures/packages/generate.sh) list and extract what their libraries hold.
+//!
+//! Real wheels come from PyPI into the cache real_libraries.rs uses (`OFFLOAD_WHEEL_CACHE`,
+//! default `~/.cache/offload-explorer/wheels`); without a network the test says so and skips.
+
+#[path = "../../tests/common/nvidia.rs"]
+mod nvidia;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ours() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_offload"))
+}
+
+fn llvm_bin() -> PathBuf {
+    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+fn run(program: &Path, args: &[&str]) -> Output {
+    Command::new(program).args(args).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+}
+
+fn cache_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("OFFLOAD_WHEEL_CACHE") {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/tmp".into());
+    Path::new(&home).join(".cache/offload-explorer/wheels")
+}
+
+/// The wheel for `requirement` in the cache, downloaded first when missing; `None` with a
+/// message when pip cannot get it.
+fn wheel_file(requirement: &str) -> Option<PathBuf> {
+    let dir = cache_dir();
+    fs::create_dir_all(&dir).ok()?;
+    let (name, version) = requirement.split_once("==").expect("pinned requirement");
+    let prefix = format!("{}-{version}-", name.replace('-', "_"));
+    let find = || {
+        fs::read_dir(&dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+            let file = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            file.starts_with(&prefix) && file.ends_with(".whl")
+        })
+    };
+    if let Some(found) = find() {
+        return Some(found);
+    }
+    let status = Command::new("python3")
+        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11"])
+        .args(["--implementation", "cp", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64"])
+        .arg("-d")
+        .arg(&dir)
+        .arg(requirement)
+        .status();
+    match status {
+        Ok(s) if s.success() => find(),
+        other => {
+            eprintln!("SKIPPED {requirement}: pip download failed ({other:?}); offline?");
+            None
+        }
+    }
+}
+
+/// Unpacks `wheel` into the cache, once (as real_libraries.rs does).
+fn unpacked(wheel: &Path) -> PathBuf {
+    let dir = wheel.with_extension("unpacked");
+    if !dir.join(".complete").exists() {
+        let _ = fs::remove_dir_all(&dir);
+        let ok = Command::new("python3")
+            .args(["-m", "zipfile", "-e"])
+            .arg(wheel)
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "cannot unpack {}", wheel.display());
+        fs::write(dir.join(".complete"), b"").unwrap();
+    }
+    dir
+}
+
+/// Every file below `dir` that is an ELF file, as a path relative to `dir` with `/`.
+fn elf_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if fs::File::open(&p).ok().and_then(|mut f| {
+                let mut magic = [0u8; 4];
+                std::io::Read::read_exact(&mut f, &mut magic).ok().map(|_| magic == *b"\x7fELF")
+            }) == Some(true)
+            {
+                out.push(p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `offload list --json FILE`, which must succeed.
+fn list_json(file: &Path) -> serde_json::Value {
+    let out = run(&ours(), &["list", "--json", file.to_str().unwrap()]);
+    assert!(out.status.success(), "offload list {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("offload list --json prints JSON")
+}
+
+/// Bundle entry IDs under each package member node (the innermost member holding them).
+fn ids_by_member(node: &serde_json::Value, member: Option<&str>, out: &mut BTreeMap<String, BTreeMap<String, usize>>) {
+    let member = match node["kind"].as_str() {
+        Some("package-member") => node["fields"]["name"].as_str(),
+        _ => member,
+    };
+    if node["kind"] == "bundle-entry" {
+        if let (Some(id), Some(m)) = (node["fields"]["id"].as_str(), member) {
+            *out.entry(m.to_string()).or_default().entry(id.to_string()).or_default() += 1;
+        }
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        ids_by_member(child, member, out);
+    }
+}
+
+/// What clang-offload-bundler 22 lists for a library's `.hip_fatbin` bundle (or its bundled
+/// object sections); `None` when it has neither or the bundler died.
+fn bundler_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>> {
+    let lib = library.to_str().unwrap();
+    let sections = run(&llvm_bin().join("llvm-readelf"), &["-S", "-W", lib]);
+    let sections = String::from_utf8_lossy(&sections.stdout).into_owned();
+    let mut input = library.to_path_buf();
+    if sections.contains(" .hip_fatbin ") {
+        input = work.join("hip_fatbin.bin");
+        let dump = format!(".hip_fatbin={}", input.display());
+        let objcopy = run(
+            &llvm_bin().join("llvm-objcopy"),
+            &["--dump-section", &dump, lib, work.join("host.o").to_str().unwrap()],
+        );
+        assert!(objcopy.status.success(), "llvm-objcopy: {}", String::from_utf8_lossy(&objcopy.stderr));
+    } else if !sections.contains("__CLANG_OFFLOAD_BUNDLE__") {
+        return None;
+    }
+    let listed = run(
+        &llvm_bin().join("clang-offload-bundler"),
+        &["--list", "--type=o", &format!("--input={}", input.display())],
+    );
+    if listed.status.code().is_none() {
+        eprintln!("clang-offload-bundler died by a signal on {lib}: no answer to compare with");
+        return None;
+    }
+    assert!(listed.status.success(), "clang-offload-bundler --list {lib}: {}", String::from_utf8_lossy(&listed.stderr));
+    let mut ids = BTreeMap::new();
+    for line in String::from_utf8_lossy(&listed.stdout).lines().filter(|l| !l.is_empty()) {
+        *ids.entry(line.to_string()).or_default() += 1;
+    }
+    Some(ids)
+}
+
+fn errors(node: &serde_json::Value, out: &mut Vec<String>) {
+    for d in node["diagnostics"].as_array().into_iter().flatten() {
+        if d["severity"] == "error" {
+            out.push(format!("{}: {}", node["label"], d["message"]));
+        }
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        errors(child, out);
+    }
+}
+
+/// A ROCm wheel of more than 40 MB: every library's bundle entries, as the bundler lists them
+/// after unzipping, are found in the wheel itself, under the member of that library.
+#[test]
+fn a_rocm_wheel_lists_every_bundle_entry_of_every_library() {
+    let Some(wheel) = wheel_file("cupy-rocm-5-0==13.3.0") else { return };
+    let root = unpacked(&wheel);
+    let work = std::env::temp_dir().join(format!("offload-rocm-wheel-{}", std::process::id()));
+    fs::create_dir_all(&work).unwrap();
+    let mut reference = BTreeMap::new();
+    for lib in elf_files(&root) {
+        if let Some(ids) = bundler_ids(&root.join(&lib), &work) {
+            reference.insert(lib, ids);
+        }
+    }
+    let _ = fs::remove_dir_all(&work);
+    let json = list_json(&wheel);
+    let mut problems = Vec::new();
+    errors(&json["root"], &mut problems);
+    assert!(problems.is_empty(), "errors where LLVM reads every library: {problems:?}");
+    let mut found = BTreeMap::new();
+    ids_by_member(&json["root"], None, &mut found);
+    assert!(reference.len() >= 3, "the wheel has libraries with bundles: {:?}", reference.keys());
+    assert_eq!(
+        found, reference,
+        "bundle entry IDs per library: ours in the wheel vs the bundler on the unzipped library"
+    );
+    let entries: usize = reference.values().flat_map(|ids| ids.values()).sum();
+    eprintln!("{}: {entries} bundle entries in {} libraries, all found in the wheel", wheel.display(), reference.len());
+}
+
+/// A CUDA wheel: every cubin and PTX cuobjdump lists in each unzipped library is a target of the
+/// wheel, in that library's member, under the name cuobjdump gives it.
+#[test]
+fn a_cuda_wheel_lists_every_cubin_and_ptx_of_every_library() {
+    let Some(cuobjdump) = nvidia::cuobjdump("a CUDA wheel") else { return };
+    let Some(wheel) = wheel_file("nvidia-curand-cu12==10.3.5.147") else { return };
+    let root = unpacked(&wheel);
+    let json = list_json(&wheel);
+    let mut reference: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for lib in elf_files(&root) {
+        let answer = nvidia::run(&cuobjdump, &["--list-elf", "--list-ptx", root.join(&lib).to_str().unwrap()], &root);
+        if answer.crashed(&lib) {
+            continue;
+        }
+        let mut names: Vec<String> = nvidia::parse_list(&answer.stdout).into_iter().map(|l| l.name).collect();
+        if !names.is_empty() {
+            names.sort();
+            reference.insert(lib, names);
+        }
+    }
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in json["targets"].as_array().unwrap() {
+        if let (Some(member), Some(name)) = (t["member"].as_str(), t["file_name"].as_str()) {
+            found.entry(member.to_string()).or_default().push(name.to_string());
+        }
+    }
+    found.values_mut().for_each(|v| v.sort());
+    assert!(!reference.is_empty(), "cuobjdump finds images in the wheel's libraries");
+    assert_eq!(found, reference, "cubins and PTX per library: ours in the wheel vs cuobjdump on the unzipped library");
+    let images: usize = reference.values().map(Vec::len).sum();
+    eprintln!("{}: {images} images in {} libraries, all found in the wheel", wheel.display(), reference.len());
+}
+
+/// The targets of a list document as (member, target ID) pairs, sorted.
+fn targets(json: &serde_json::Value) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = json["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let member = t["member"].as_str().unwrap_or("").trim_start_matches("./").to_string();
+            let member = member.rsplit('/').next().unwrap().to_string();
+            (member, t["target_id"].as_str().unwrap().to_string())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every package the packaging tools made holds the same two libraries: each lists the targets
+/// the libraries list on their own, and extracts the same images, byte for byte.
+#[test]
+fn packages_made_by_real_tools_hold_what_their_libraries_hold() {
+    let dir = fixtures().join("packages");
+    let libs = [fixtures().join("libhip_3tu_compressed.so"), fixtures().join("nvidia/libnv_2arch.so")];
+    let mut expected = Vec::new();
+    for (lib, name) in libs.iter().zip(["libhip_3tu.so", "libnv_2arch.so"]) {
+        expected.extend(targets(&list_json(lib)).into_iter().map(|(_, id)| (name.to_string(), id)));
+    }
+    expected.sort();
+    let work = std::env::temp_dir().join(format!("offload-package-fixtures-{}", std::process::id()));
+    let reference = work.join("reference");
+    for lib in &libs {
+        let out = run(&ours(), &["extract", lib.to_str().unwrap(), "-o", reference.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let mut reference_bytes: Vec<Vec<u8>> = nvidia::files_in(&reference).into_iter().map(|(_, b)| b).collect();
+    reference_bytes.sort();
+    let packages = [
+        "gpu_libs-1.0-py3-none-linux_x86_64.whl",
+        "stored.zip",
+        "pkg.tar",
+        "pkg.tar.gz",
+        "pkg.tar.zst",
+        "pkg.tar.xz",
+        "gpu-libs-1.0-0.conda",
+        "gpu-libs_1.0_amd64.deb",
+        "gpu-libs-gzip_1.0_amd64.deb",
+    ];
+    for package in packages {
+        let path = dir.join(package);
+        let json = list_json(&path);
+        let mut problems = Vec::new();
+        errors(&json["root"], &mut problems);
+        assert!(problems.is_empty(), "{package}: {problems:?}");
+        assert_eq!(targets(&json), expected, "{package}: the targets of its two libraries");
+        let out_dir = work.join(package);
+        let out = run(&ours(), &["extract", path.to_str().unwrap(), "-o", out_dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{package}: {}", String::from_utf8_lossy(&out.stderr));
+        let mut bytes: Vec<Vec<u8>> = nvidia::files_in(&out_dir).into_iter().map(|(_, b)| b).collect();
+        bytes.sort();
+        assert_eq!(bytes, reference_bytes, "{package}: the extracted images are the libraries' own");
+        let names = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            names.contains("libhip_3tu.so.hipv4-amdgcn-amd-amdhsa--gfx90a"),
+            "{package}: images named by member: {names}"
+        );
+    }
+    // What the tools list is what we list, member for member.
+    let listed = fs::read_to_string(dir.join("expected.txt")).unwrap();
+    for package in ["gpu_libs-1.0-py3-none-linux_x86_64.whl", "pkg.tar.gz", "gpu-libs-1.0-0.conda"] {
+        let json = list_json(&dir.join(package));
+        let mut ours_names = Vec::new();
+        member_names(&json["root"], &mut ours_names);
+        let section = listed.split("== ").find(|s| s.contains(package)).unwrap();
+        let theirs: Vec<&str> = section.lines().skip(1).filter(|l| !l.is_empty()).collect();
+        for name in theirs {
+            assert!(
+                ours_names.iter().any(|n| n == name),
+                "{package}: `{name}` is listed by the tool, not by us: {ours_names:?}"
+            );
+        }
+    }
+    let _ = fs::remove_dir_all(&work);
+}
+
+fn member_names(node: &serde_json::Value, out: &mut Vec<String>) {
+    if node["kind"] == "package-member" {
+        out.push(node["fields"]["name"].as_str().unwrap_or("").to_string());
+    }
+    for child in node["children"].as_array().into_iter().flatten() {
+        member_names(child, out);
+    }
+}

@@ -1,0 +1,304 @@
+//! Packages in the explorer ([`crate::format::package`]): one node per member; each member that
+//! is an object, library, archive, bundle or device image is explored like a dropped file, in
+//! place when it is stored, in a new byte space when it is compressed. Packages inside packages
+//! (a conda zip's `pkg-*.tar.zst`, a `.deb`'s `data.tar.xz`) are opened up to
+//! [`MAX_PACKAGE_DEPTH`] levels.
+//!
+//! Bounds: a member is inflated only when its first bytes say it is worth it, and only to its
+//! declared size (at most `max_decompressed`); what all members and streams of one exploration
+//! inflate is at most `max_package_decompressed`. A decompressed space is kept only when
+//! offload data was found in it, so memory follows what is shown, not the package's size.
+
+use super::{error_node, too_deep, Explorer};
+use crate::codec::{self, Method};
+use crate::format::archive::ar;
+use crate::format::bundle::{binary, compressed};
+use crate::format::host;
+use crate::format::nv_fatbin;
+use crate::format::offload_binary;
+use crate::format::package::{
+    self, cpio, deb, gzip, rpm, tar, zip, Compression, Kind, Member, StreamMethod, MAX_PACKAGE_DEPTH,
+};
+use crate::image;
+use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span};
+use crate::util::bytes::human_size;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use object::ReadRef;
+
+/// Bytes of a member looked at to tell what it is: a tar's magic is at 257.
+const HEAD: u64 = 512;
+
+impl Explorer<'_> {
+    /// A package (or compressed stream) whose bytes are `input`, lying at `span`; `level` is
+    /// how many packages enclose it.
+    pub(super) fn package<'a, R: ReadRef<'a>>(
+        &mut self,
+        input: ar::Window<R>,
+        kind: Kind,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) -> Node {
+        if depth > self.opts.max_depth {
+            return too_deep(span, self.opts.max_depth);
+        }
+        let listing = match kind {
+            Kind::Stream(method) => return self.stream(input, method, span, depth, level),
+            Kind::Zip => zip::read(input),
+            Kind::Tar => tar::read(input),
+            Kind::Cpio => cpio::read(input),
+            Kind::Deb => deb::read(input),
+            Kind::Rpm => rpm::read(input),
+        };
+        let listing = match listing {
+            Ok(l) => l,
+            Err(e) => return error_node(&e, span, "package"),
+        };
+        let mut node = package::to_node(&listing, span);
+        for (child, member) in node.children.iter_mut().zip(&listing.members) {
+            if member.is_explorable() && member.stored_size > 0 {
+                self.member(input, member, child, span, depth + 1, level + 1);
+            }
+        }
+        node
+    }
+
+    /// One member of a package lying at `package`: explored in place when stored, inflated
+    /// into a new byte space when deflated.
+    fn member<'a, R: ReadRef<'a>>(
+        &mut self,
+        input: ar::Window<R>,
+        m: &Member,
+        node: &mut Node,
+        package: Span,
+        depth: u32,
+        level: u32,
+    ) {
+        let span = package.sub(m.data_offset, m.stored_size);
+        match m.compression {
+            Compression::Stored => {
+                self.member_bytes(input.sub(m.data_offset, m.stored_size), node, span, depth, level);
+            }
+            Compression::Deflate => self.deflated_member(input, m, node, span, depth, level),
+            Compression::Unsupported(_) => {}
+        }
+    }
+
+    /// What a member's bytes (`input`, lying at `span`) hold: another package, a host file, an
+    /// archive, an offload container or a device image. Anything else is listed only.
+    /// Every reader here takes a window on the input (a window in a window is one window), so
+    /// that packages in packages do not make ever longer reader types.
+    fn member_bytes<'a, R: ReadRef<'a>>(
+        &mut self,
+        input: ar::Window<R>,
+        node: &mut Node,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) {
+        if depth > self.opts.max_depth {
+            node.children.push(too_deep(span, self.opts.max_depth));
+            return;
+        }
+        let head = input.read_bytes_at(0, span.size.min(HEAD)).unwrap_or(&[]);
+        if let Some(kind) = package::detect(head) {
+            if level >= MAX_PACKAGE_DEPTH {
+                let message = format!(
+                    "a package inside {level} levels of packages: packages nested deeper than {MAX_PACKAGE_DEPTH} levels are listed, not opened"
+                );
+                node.diag(Severity::Warning, message, Some(span.sub(0, 0)));
+                return;
+            }
+            node.children.push(self.package(input, kind, span, depth, level));
+            return;
+        }
+        if !worth_opening(head) {
+            return;
+        }
+        if host::is_host_file(head) && !image::is_device_elf(head) {
+            self.host_member(input, node, span, depth);
+            return;
+        }
+        if ar::is_archive(head) {
+            node.children.push(self.archive(input, span, depth));
+            return;
+        }
+        match input.read_bytes_at(0, span.size) {
+            Ok(data) if image::is_device_elf(head) => node.children.extend(image::describe(data, span)),
+            Ok(data) => node.children.extend(self.content(data, span, depth)),
+            Err(()) => {
+                node.diag(
+                    Severity::Error,
+                    format!("the {} bytes of this member could not be read", span.size),
+                    Some(span),
+                );
+            }
+        }
+    }
+
+    /// A deflated zip member: its first bytes are inflated to tell what it is, and only an
+    /// object, library, archive, bundle or package is inflated in full, to its declared size.
+    fn deflated_member<'a, R: ReadRef<'a>>(
+        &mut self,
+        input: ar::Window<R>,
+        m: &Member,
+        node: &mut Node,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) {
+        let Ok(stored) = input.read_bytes_at(m.data_offset, m.stored_size) else {
+            node.diag(Severity::Error, format!("the {} stored bytes could not be read", m.stored_size), Some(span));
+            return;
+        };
+        let head = match codec::inflate_raw_prefix(stored, HEAD as usize) {
+            Ok(head) => head,
+            Err(e) => {
+                node.diag(Severity::Error, format!("inflating failed: {e}"), Some(span.sub(e.offset, 0)));
+                return;
+            }
+        };
+        if package::detect(&head).is_none() && !worth_opening(&head) {
+            return;
+        }
+        if let Some(message) = self.over_limits(m.size) {
+            node.diag(Severity::Error, message, Some(span));
+            return;
+        }
+        match codec::inflate_raw(stored, m.size, self.opts.max_decompressed) {
+            Ok(plain) => {
+                let label = format!("inflated {}", m.name);
+                self.open_space(plain, span, label, node, depth, level);
+            }
+            Err(e) => {
+                let message = format!("inflating to the declared {} bytes failed: {e}", m.size);
+                node.diag(Severity::Error, message, Some(span.sub(e.offset, 0)));
+            }
+        }
+    }
+
+    /// Why `size` more decompressed bytes are refused, if they are: over the limit for one
+    /// member, or over what this exploration may still decompress.
+    fn over_limits(&self, size: u64) -> Option<String> {
+        if size > self.opts.max_decompressed {
+            return Some(format!(
+                "declares {size} bytes ({}) uncompressed, over the limit of {} bytes (--max-decompressed): not inflated",
+                human_size(size),
+                self.opts.max_decompressed
+            ));
+        }
+        if size > self.package_budget {
+            return Some(format!(
+                "declares {size} bytes uncompressed, more than the {} bytes this package may still decompress (--max-package-decompressed): not inflated",
+                self.package_budget
+            ));
+        }
+        None
+    }
+
+    /// A gzip, zstd or xz stream: decompressed (within the limits) into a new byte space, and
+    /// what comes out explored like a member.
+    fn stream<'a, R: ReadRef<'a>>(
+        &mut self,
+        input: ar::Window<R>,
+        method: StreamMethod,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) -> Node {
+        let name = method.name();
+        let mut node =
+            Node::new(NodeKind::CompressedPayload, format!("{name} stream ({})", human_size(span.size)), span);
+        node.field("method", name, None);
+        node.field("size", span.size, None);
+        let Ok(bytes) = input.read_bytes_at(0, span.size) else {
+            node.diag(Severity::Error, format!("the {} bytes of the stream could not be read", span.size), Some(span));
+            return node;
+        };
+        let limit = self.opts.max_decompressed.min(self.package_budget);
+        match decompress_stream(method, bytes, limit) {
+            Ok(plain) => {
+                let label = format!("decompressed {name} stream at {:#x}", span.offset);
+                self.open_space(plain, span, label, &mut node, depth, level);
+            }
+            Err(e) => {
+                let message = format!(
+                    "decompression failed: {e} (limits: --max-decompressed {}, --max-package-decompressed: {} bytes left)",
+                    self.opts.max_decompressed, self.package_budget
+                );
+                node.diag(Severity::Error, message, Some(span.sub(e.offset, 0)));
+            }
+        }
+        node
+    }
+
+    /// Puts `plain`, decompressed from `origin`, in a new byte space, explores it under a
+    /// [`NodeKind::Decompressed`] child of `node`, and keeps its bytes only when offload data
+    /// was found in it (a library without any is shown by its member node alone).
+    fn open_space(&mut self, plain: Vec<u8>, origin: Span, label: String, node: &mut Node, depth: u32, level: u32) {
+        self.package_budget = self.package_budget.saturating_sub(plain.len() as u64);
+        let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
+        self.spaces.push(ByteSpace { label, size: inner.size, origin: Some(origin), data: None });
+        let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed ({})", human_size(inner.size)), inner);
+        self.member_bytes(ar::Window::new(&plain[..], 0, inner.size), &mut dec, inner, depth + 1, level);
+        let space = &mut self.spaces[inner.space as usize];
+        if holds_offload(&dec) {
+            space.data = Some(plain);
+        } else {
+            space.label += " (bytes not kept: no offload data in them)";
+        }
+        node.children.push(dec);
+    }
+}
+
+/// Whether a member starting with `head` is explored: an object or library (ELF, COFF, PE,
+/// Mach-O), an archive, an offload container or a device image. Text, Python and data files are
+/// listed only.
+fn worth_opening(head: &[u8]) -> bool {
+    host::is_host_file(head)
+        || ar::is_archive(head)
+        || compressed::is_compressed(head)
+        || binary::is_bundle(head)
+        || offload_binary::is_offload_binary(head)
+        || nv_fatbin::is_fatbin(head)
+        || image::is_device_elf(head)
+}
+
+/// Whether a node's subtree holds offload data (so that its byte space is worth keeping).
+fn holds_offload(node: &Node) -> bool {
+    let mut found = false;
+    node.walk(&mut |n, _| {
+        found |= matches!(
+            n.kind,
+            NodeKind::Section
+                | NodeKind::OffloadBinary
+                | NodeKind::Bundle
+                | NodeKind::TextBundle
+                | NodeKind::CompressedBundle
+                | NodeKind::Fatbin
+                | NodeKind::Image
+        )
+    });
+    found
+}
+
+/// Decompresses a whole stream into at most `limit` bytes. Sizes are not declared (or cannot be
+/// trusted), so zstd and xz are decoded once to count and then again into a buffer of exactly
+/// that size: a bomb fails before any of its output is held. gzip uses its trailer's size.
+fn decompress_stream(method: StreamMethod, bytes: &[u8], limit: u64) -> crate::Result<Vec<u8>> {
+    match method {
+        StreamMethod::Gzip => gzip::decompress(bytes, limit),
+        StreamMethod::Zstd => {
+            let size = codec::decompress_chunks(Method::Zstd, bytes, limit, &mut |_| {})?;
+            codec::decompress(Method::Zstd, bytes, size, size)
+        }
+        StreamMethod::Xz => {
+            let size = codec::unxz_chunks(bytes, limit, &mut |_| {})?;
+            let mut out = Vec::with_capacity(size as usize);
+            codec::unxz_chunks(bytes, size, &mut |chunk| out.extend_from_slice(chunk))?;
+            Ok(out)
+        }
+    }
+}
