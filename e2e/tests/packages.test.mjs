@@ -1,0 +1,60 @@
+// Whole packages in the page: a ROCm wheel and a CUDA wheel from PyPI (cached by the CLI's
+// package tests in ~/.cache/offload-explorer/wheels or $OFFLOAD_WHEEL_CACHE) opened through the
+// file input, as a user would pick them. The "Runs on" summary must list the targets `offload
+// sizes --json` finds in the same wheel (AMD ones for the ROCm wheel, NVIDIA ones for the CUDA
+// wheel), with no page error. The time from picking to the explored summary is printed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { OFFLOAD, must, openPage, shot, startSite } from '../support.mjs';
+
+const CACHE = process.env.OFFLOAD_WHEEL_CACHE ?? join(homedir(), '.cache/offload-explorer/wheels');
+const WHEELS = [
+  ['cupy_rocm_4_3-13.3.0-cp311-cp311-manylinux2014_x86_64.whl', 'AMD'],
+  ['nvidia_curand_cu12-10.3.5.147-py3-none-manylinux2014_x86_64.whl', 'NVIDIA'],
+];
+
+let site, page, context;
+const problems = [];
+
+before(async () => {
+  site = await startSite();
+  ({ context, page } = await openPage(site.browser, site.siteUrl, problems));
+});
+
+after(async () => {
+  await context?.close();
+  await site?.browser.close();
+  site?.server.close();
+});
+
+test('wheels picked through the file input show their AMD and NVIDIA targets under "Runs on"', async (t) => {
+  const present = WHEELS.filter(([w]) => existsSync(join(CACHE, w)));
+  if (present.length === 0) {
+    t.skip(`no wheels in ${CACHE} (the CLI's package tests download them; offline?)`);
+    return;
+  }
+  for (const [wheel, vendor] of present) {
+    const path = join(CACHE, wheel);
+    const expected = JSON.parse(must(OFFLOAD, ['sizes', '--json', path])).targets.map((x) => x.target);
+    assert.ok(expected.length > 0, `${wheel}: the CLI finds targets`);
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Open file…' }).click();
+    const started = Date.now();
+    await (await chooser).setFiles(path);
+    // A ROCm wheel holds about 110,000 nodes (kernels and their arguments): exploring takes
+    // seconds, drawing the views more, so this waits longer than a fixture's drop does.
+    await page.locator('[role=tab][aria-selected=true]', { hasText: wheel }).waitFor();
+    await page.locator('#tab-panel section.summary').waitFor({ timeout: 180_000 });
+    const lines = page.locator('.runs-on-vendor', { has: page.locator('.runs-on-vendor-name', { hasText: vendor }) }).locator('li.runs-on-line');
+    await lines.first().waitFor();
+    const ms = Date.now() - started;
+    const shown = await lines.evaluateAll((lis) => lis.map((li) => li.dataset.target));
+    assert.deepEqual([...shown].sort(), [...expected].sort(), `${wheel}: Runs on lists the targets offload sizes finds`);
+    console.log(`${wheel}: ${shown.length} ${vendor} targets under "Runs on", ${ms} ms from picking the file to the summary`);
+    await shot(page, `package-${vendor.toLowerCase()}`);
+  }
+  assert.deepEqual(problems, []);
+});
