@@ -302,18 +302,71 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
     }
     let path = inputs[0];
     let raw = read_all(path)?;
-    let data = if compressed::is_compressed(&raw) {
-        crate::codec::decompress_single(path, &raw, a.decompress_limit())?
-    } else {
-        raw
-    };
-    let parsed = parse_input(path, &a.file_type, &data)?;
+    if compressed::is_compressed(&raw) {
+        return crate::stream_unbundle::run(a, path, &raw);
+    }
+    unbundle_whole(a, path, &raw)
+}
+
+/// Whether `--type` names a binary layout (as opposed to a text one).
+pub fn is_binary_type(file_type: &str) -> bool {
+    text::comment_for_type(file_type).is_none()
+}
+
+/// Lists or unbundles `data`, a whole (uncompressed) input.
+pub fn unbundle_whole(a: &BundlerArgs, path: &Path, data: &[u8]) -> Outcome<()> {
+    let parsed = parse_input(path, &a.file_type, data)?;
+    let ids = parsed.ids();
     if a.list {
-        for id in parsed.ids() {
-            println!("{id}");
-        }
+        print_ids(&ids);
         return Ok(());
     }
+    let plan = plan(a, path, &ids, matches!(parsed, Parsed::NotBundled))?;
+    let mut results = Vec::with_capacity(plan.len());
+    for (out, source) in plan {
+        let bytes = match source {
+            Source::Entry(id) => entry_bytes(path, data, &parsed, id)?,
+            Source::WholeInput => data.to_vec(),
+            Source::Empty => Vec::new(),
+        };
+        results.push((out, bytes));
+    }
+    for (out, bytes) in results {
+        write_atomic(out, &bytes)?;
+        if a.verbose {
+            eprintln!("wrote {} ({} bytes)", out.display(), bytes.len());
+        }
+    }
+    Ok(())
+}
+
+/// `--list`'s output: one entry ID a line.
+pub fn print_ids(ids: &[&str]) {
+    for id in ids {
+        println!("{id}");
+    }
+}
+
+/// What one output of an unbundling receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source<'i> {
+    /// The bytes of the first entry with this ID.
+    Entry(&'i str),
+    /// The whole input: a host target asked of an input that holds no bundle.
+    WholeInput,
+    /// Nothing (`--allow-missing-bundles` and no such entry).
+    Empty,
+}
+
+/// Which output receives what, for an input whose entries have the IDs `ids` (none when
+/// `not_bundled`). Refused as clang-offload-bundler 22 refuses: output and target counts that
+/// differ, a target that does not parse, targets missing without `--allow-missing-bundles`.
+pub fn plan<'a, 'i>(
+    a: &'a BundlerArgs,
+    path: &Path,
+    ids: &[&'i str],
+    not_bundled: bool,
+) -> Outcome<Vec<(&'a Path, Source<'i>)>> {
     let outputs = a.outputs();
     if outputs.len() != a.targets.len() {
         return Err(Failure::new(format!(
@@ -322,21 +375,19 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
             a.targets.len()
         )));
     }
-    let ids = parsed.ids();
     let mut missing = Vec::new();
-    let mut results = Vec::with_capacity(outputs.len());
-    for (target, out) in a.targets.iter().zip(&outputs) {
+    let mut plan = Vec::with_capacity(outputs.len());
+    for (target, out) in a.targets.iter().zip(outputs) {
         let requested = EntryId::parse(target).map_err(|e| Failure::new(format!("invalid target '{target}': {e}")))?;
-        let found = ids::find_entry(&ids, &requested, a.hip_openmp_compatible);
-        match (found, &parsed) {
-            (Some(id), _) => results.push((*out, entry_bytes(path, &data, &parsed, id)?)),
+        match ids::find_entry(ids, &requested, a.hip_openmp_compatible) {
+            Some(id) => plan.push((out, Source::Entry(id))),
             // As clang-offload-bundler 22: an input without bundles is the host entry itself, but
             // only with --allow-missing-bundles (otherwise every target is missing).
-            (None, Parsed::NotBundled) if a.allow_missing_bundles && requested.is_host() => {
-                results.push((*out, data.clone()))
+            None if not_bundled && a.allow_missing_bundles && requested.is_host() => {
+                plan.push((out, Source::WholeInput))
             }
-            (None, _) if a.allow_missing_bundles => results.push((*out, Vec::new())),
-            (None, _) => missing.push(target.as_str()),
+            None if a.allow_missing_bundles => plan.push((out, Source::Empty)),
+            None => missing.push(target.as_str()),
         }
     }
     if !missing.is_empty() {
@@ -351,11 +402,5 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
             missing.join(" and ")
         )));
     }
-    for (out, bytes) in results {
-        write_atomic(out, &bytes)?;
-        if a.verbose {
-            eprintln!("wrote {} ({} bytes)", out.display(), bytes.len());
-        }
-    }
-    Ok(())
+    Ok(plan)
 }

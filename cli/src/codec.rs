@@ -1,7 +1,7 @@
 //! `offload compress` and `offload decompress`.
 
 use crate::fail::{Failure, InFile, Outcome};
-use crate::io::{read_all, write_atomic};
+use crate::io::{read_all, write_atomic, AtomicFile};
 use clap::Args;
 use offload::codec::Method;
 use offload::format::bundle::compressed;
@@ -97,8 +97,30 @@ pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
             return write_atomic(&a.output, &plain);
         }
     }
-    let plain = decompress_single(&a.input, &data, a.max_decompressed)?;
-    write_atomic(&a.output, &plain)
+    decompress_to_file(&a.input, &data, a.max_decompressed, &a.output)
+}
+
+/// Decompresses the one compressed bundle `data` holds into `output` as it is decoded, never
+/// holding the decompressed bundle: the bytes go to a temporary file next to `output`, which is
+/// renamed to `output` only once the stream has ended at its declared size and its hash has
+/// matched; on any failure the temporary file is removed and `output` is left as it was.
+/// Errors come in the order, and with the words and offsets, of reading the whole bundle first.
+fn decompress_to_file(path: &Path, data: &[u8], limit: u64, output: &Path) -> Outcome<()> {
+    let cb = single_bundle(path, data)?;
+    // Made now, but a failure to make it is reported only after the decoding and hash errors,
+    // which come first when the bundle is read whole.
+    let mut out = AtomicFile::create(output);
+    let computed = stream_hashing(&cb, limit, &mut |chunk| {
+        if let Ok(file) = &mut out {
+            if let Err(e) = file.write(chunk) {
+                // Dropping the file removes what was written of it.
+                out = Err(e);
+            }
+        }
+    })
+    .in_file(path)?;
+    check_hash(path, &cb, computed)?;
+    out?.commit()
 }
 
 /// The NVIDIA fatbin containers of `data`: the file itself when it is a fatbin, or those of a
@@ -118,10 +140,9 @@ fn nv_fatbins(path: &Path, data: &[u8]) -> Outcome<Option<Vec<u8>>> {
     Ok((!sections.is_empty()).then(|| sections.concat()))
 }
 
-/// The bundle inside the one compressed bundle `data` holds, its hash checked. Several
-/// compressed bundles back to back (a linked `.hip_fatbin`) or stray bytes after one are
-/// refused, never silently reduced to the first bundle.
-pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8>> {
+/// The one compressed bundle `data` holds. Several compressed bundles back to back (a linked
+/// `.hip_fatbin`) or stray bytes after one are refused, never silently reduced to the first.
+pub fn single_bundle<'a>(path: &Path, data: &'a [u8]) -> Outcome<compressed::CompressedBundle<'a>> {
     let mut bundles = Vec::new();
     for found in compressed::walk(data) {
         match found.piece {
@@ -144,61 +165,80 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
             compressed::Piece::Padding => {}
         }
     }
-    let cb = match bundles.as_slice() {
-        [] => return Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", path.display()))),
-        [one] => one,
-        many => {
-            return Err(Failure::new(format!(
-                "{}: holds {} compressed bundles back to back (a linked .hip_fatbin); `offload extract` writes the entries of all of them",
-                path.display(),
-                many.len()
-            )))
-        }
-    };
-    let (plain, computed) = decompress_hashing(cb, limit).in_file(path)?;
-    if computed != cb.header.hash {
-        return Err(Failure::new(format!(
-            "{}: {}; nothing written",
-            path.display(),
-            compressed::hash_mismatch(&cb.header, computed)
-        )));
+    let count = bundles.len();
+    match (bundles.pop(), count) {
+        (Some(one), 1) => Ok(one),
+        (None, _) => Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", path.display()))),
+        (Some(_), many) => Err(Failure::new(format!(
+            "{}: holds {many} compressed bundles back to back (a linked .hip_fatbin); `offload extract` writes the entries of all of them",
+            path.display()
+        ))),
     }
-    Ok(plain)
 }
 
-/// Decompresses `cb` and computes the truncated MD5 of the result at the same time: each piece
-/// is hashed on a second thread while the next ones are decoded, so checking the hash costs
-/// about nothing beyond the slower of the two. The output is one buffer of the declared size
-/// (within the limit, checked first; the kernel commits its pages only as they are written),
-/// handed to the hasher piece by piece as disjoint slices: nothing is copied twice.
-fn decompress_hashing(cb: &compressed::CompressedBundle<'_>, limit: u64) -> offload::Result<(Vec<u8>, u64)> {
-    use std::sync::mpsc::sync_channel;
+/// Refuses a bundle whose decompressed bytes do not have the hash its header stores.
+pub fn check_hash(path: &Path, cb: &compressed::CompressedBundle<'_>, computed: u64) -> Outcome<()> {
+    if computed == cb.header.hash {
+        return Ok(());
+    }
+    Err(Failure::new(format!(
+        "{}: {}; nothing written",
+        path.display(),
+        compressed::hash_mismatch(&cb.header, computed)
+    )))
+}
+
+/// How many decoded chunks may wait for the hashing thread: enough to ride out its hiccups,
+/// few enough to stay a couple of MiB.
+const IN_FLIGHT: usize = 16;
+
+/// Decodes the payload of `cb` chunk by chunk (at most [`offload::codec::CHUNK`] bytes each),
+/// handing each chunk to `sink` on this thread while a second thread computes the truncated
+/// MD5 of the same bytes, so the hash costs about nothing beyond the slower of the two; returns
+/// that hash. Nothing is held but a few chunks in flight (copied into reused buffers, as the
+/// decoder's own buffer is overwritten by the next chunk) and the decoder's window.
+///
+/// Errors are the core's `CompressedBundle::decompress` errors, with the same words and the
+/// same offsets from the start of the compressed bundle: a limit refused before decoding, a
+/// corrupt or truncated stream, a stream longer or shorter than its declared size. `sink` has
+/// then seen some bytes of a bundle that is not valid: callers write only to temporary files.
+pub fn stream_hashing(
+    cb: &compressed::CompressedBundle<'_>,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> offload::Result<u64> {
+    use std::sync::mpsc::{channel, sync_channel};
     let declared = cb.header.uncompressed_size;
     if declared > limit || usize::try_from(declared).is_err() {
-        // The core's error for it, with its offset.
+        // The core's error for it, with its offset; it refuses such a size before decoding.
         return cb.decompress(limit).map(|_| unreachable!("refused by the limit"));
     }
-    let mut plain = vec![0u8; declared as usize];
     let (produced, computed) = std::thread::scope(|scope| {
-        let (pieces, received) = sync_channel::<&[u8]>(64);
+        let (full, received) = sync_channel::<Vec<u8>>(IN_FLIGHT);
+        let (give_back, free) = channel::<Vec<u8>>();
+        for _ in 0..IN_FLIGHT {
+            let _ = give_back.send(Vec::with_capacity(offload::codec::CHUNK));
+        }
         let hasher = scope.spawn(move || {
             let mut md5 = offload::codec::Md5Stream::new();
             for piece in received {
-                md5.update(piece);
+                md5.update(&piece);
+                // The decoding side stops taking buffers back only when it is done.
+                let _ = give_back.send(piece);
             }
             md5.truncated()
         });
-        let mut rest: &mut [u8] = &mut plain[..];
-        // decompress_chunks stops with an error before more than `declared` bytes come out, so
-        // every chunk fits in what is left.
         let decoded = offload::codec::decompress_chunks(cb.header.method, cb.payload, declared, &mut |chunk| {
-            let (done, tail) = std::mem::take(&mut rest).split_at_mut(chunk.len());
-            done.copy_from_slice(chunk);
-            rest = tail;
-            // The hasher only stops early if it panicked, which join reports below.
-            let _ = pieces.send(done);
+            // A buffer comes back for every one sent, so this waits only while IN_FLIGHT
+            // chunks are queued; should the hasher be gone (it panicked, which join reports
+            // below), a fresh buffer keeps decoding going.
+            let mut piece = free.recv().unwrap_or_default();
+            piece.clear();
+            piece.extend_from_slice(chunk);
+            let _ = full.send(piece);
+            sink(chunk);
         });
-        drop(pieces);
+        drop(full);
         (decoded, hasher.join().expect("the hashing thread does not panic"))
     });
     let produced = produced.map_err(|e| e.shifted(cb.payload_offset()))?;
@@ -210,5 +250,5 @@ fn decompress_hashing(cb: &compressed::CompressedBundle<'_>, limit: u64) -> offl
             format!("a stream that ends after {produced} bytes"),
         ));
     }
-    Ok((plain, computed))
+    Ok(computed)
 }

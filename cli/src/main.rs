@@ -12,6 +12,7 @@ mod list;
 mod package;
 mod replace;
 mod response_file;
+mod stream_unbundle;
 mod unpackage;
 mod verify;
 

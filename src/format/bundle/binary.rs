@@ -21,7 +21,7 @@
 
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
-use crate::util::bytes::{align_up, checked_end, human_size, slice_at, Reader};
+use crate::util::bytes::{align_up, checked_end, human_size, Reader};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
@@ -51,6 +51,27 @@ pub struct EntryHeader {
     pub size: u64,
     /// Where this entry's 24-byte header plus ID starts in the bundle.
     pub header_at: u64,
+}
+
+impl EntryHeader {
+    /// Where this entry's bytes lie in a bundle of `bundle_size` bytes, checked as
+    /// [`Bundle::parse`] checks them (same errors): for a reader that sees the bundle go past as
+    /// a stream and knows only its size when it reads the header.
+    pub fn range_in(&self, bundle_size: u64) -> Result<core::ops::Range<u64>> {
+        if self.offset == 0 {
+            return Err(Error::new(self.header_at, "bundle entry offset", "a non-zero offset", "0"));
+        }
+        let end = checked_end(self.offset, self.size, self.header_at, "bundle entry range")?;
+        if end > bundle_size {
+            return Err(Error::new(
+                self.header_at,
+                "bundle entry range",
+                format!("a range within the {bundle_size} bytes of input"),
+                format!("bytes {}..{end}", self.offset),
+            ));
+        }
+        Ok(self.offset..end)
+    }
 }
 
 /// The header of a binary bundle: what `--list` needs, readable from a prefix of the bundle.
@@ -152,10 +173,8 @@ impl<'a> Bundle<'a> {
         let header = read_header(data)?;
         let mut entries = Vec::with_capacity(header.entries.len());
         for e in &header.entries {
-            if e.offset == 0 {
-                return Err(Error::new(e.header_at, "bundle entry offset", "a non-zero offset", "0"));
-            }
-            let bytes = slice_at(data, e.offset, e.size, e.header_at, "bundle entry range")?;
+            let range = e.range_in(data.len() as u64)?;
+            let bytes = &data[range.start as usize..range.end as usize];
             let raw_id =
                 e.id_lossy.then(|| Cow::Borrowed(&data[(e.header_at + ENTRY_HEADER) as usize..][..e.id_len as usize]));
             entries.push(BundleEntry { id: e.id.clone(), offset: e.offset, data: Cow::Borrowed(bytes), raw_id });
