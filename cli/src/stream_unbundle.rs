@@ -155,7 +155,9 @@ impl<'a> Reader<'a> {
     fn finish(self) -> Outcome<()> {
         match self.state {
             State::Failed(f) => Err(f),
-            State::Start { prefix: data, .. } | State::Whole(data) => bundler::unbundle_whole(self.args, self.path, &data),
+            State::Start { prefix: data, .. } | State::Whole(data) => {
+                bundler::unbundle_whole(self.args, self.path, &data)
+            }
             State::Streaming { ids, outputs } => {
                 if self.args.list {
                     bundler::print_ids(&ids.iter().map(String::as_str).collect::<Vec<_>>());
