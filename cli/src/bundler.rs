@@ -142,6 +142,9 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         return Err(Failure::new("type 'a' (archives) can only be unbundled"));
     }
     let ids = standardized_targets(&a.targets)?;
+    if let Some(sizes) = streamable_sizes(a, &ids, &inputs)? {
+        return bundle_streamed(a, &ids, &inputs, &sizes, outputs[0]);
+    }
     let contents: Vec<Vec<u8>> = inputs.iter().map(|p| read_all(p)).collect::<Outcome<_>>()?;
     if a.file_type == "o" {
         if let Some(host) = object_host(&ids, &contents) {
@@ -161,7 +164,7 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         Some(comment) => verify::reads_back(&bytes, Written::TextBundle(comment, &ids))?,
         None => verify::reads_back(&bytes, Written::Bundle(&ids))?,
     }
-    let bytes = if a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1") {
+    let bytes = if compress_requested(a) {
         let packed = compress_bundle(a, &bytes)?;
         verify::reads_back(&packed, Written::Compressed(&bytes))?;
         packed
@@ -169,6 +172,81 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         bytes
     };
     write_atomic(outputs[0], &bytes)
+}
+
+fn compress_requested(a: &BundlerArgs) -> bool {
+    a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1")
+}
+
+/// The inputs' sizes when the bundle can be written without holding it: a binary bundle,
+/// uncompressed (compressing needs the whole bundle), not a bundled object (whose host object
+/// is rewritten), every input a regular file. `None` otherwise.
+fn streamable_sizes(a: &BundlerArgs, ids: &[String], inputs: &[&Path]) -> Outcome<Option<Vec<u64>>> {
+    if text::comment_for_type(&a.file_type).is_some() || compress_requested(a) {
+        return Ok(None);
+    }
+    let mut sizes = Vec::with_capacity(inputs.len());
+    for (id, path) in ids.iter().zip(inputs) {
+        let Some(size) = crate::io::input_size(path)? else { return Ok(None) };
+        // Only a host input that is an object makes a bundled object; host inputs are small,
+        // and only they are read to tell.
+        let host = EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false);
+        if a.file_type == "o" && host && offload::format::host::is_host_file(&read_all(path)?) {
+            return Ok(None);
+        }
+        sizes.push(size);
+    }
+    Ok(Some(sizes))
+}
+
+/// Writes a binary bundle as clang-offload-bundler 22 does (byte-identical to [`Bundle::write`]),
+/// without holding it: the header, then each input's bytes copied into place by the kernel
+/// (`copy_file_range` through `std::io::copy`), with zero bytes for the alignment between them,
+/// into a temporary file renamed to `output` once complete.
+fn bundle_streamed(a: &BundlerArgs, ids: &[String], inputs: &[&Path], sizes: &[u64], output: &Path) -> Outcome<()> {
+    let entries: Vec<(&str, u64)> = ids.iter().map(String::as_str).zip(sizes.iter().copied()).collect();
+    let layout = binary::layout(&entries, a.bundle_align)
+        .map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?;
+    verify::layout_reads_back(&layout, ids, sizes)?;
+    let mut out = crate::io::AtomicFile::create(output)?;
+    out.write(&layout.header)?;
+    let mut pos = layout.header.len() as u64;
+    for ((path, &offset), &size) in inputs.iter().zip(&layout.offsets).zip(sizes) {
+        write_zeros(&mut out, offset - pos)?;
+        copy_input(&mut out, path, size)?;
+        pos = offset + size;
+    }
+    write_zeros(&mut out, layout.size - pos)?;
+    out.commit()
+}
+
+/// Appends `n` zero bytes: the padding that aligns the next entry.
+fn write_zeros(out: &mut crate::io::AtomicFile, mut n: u64) -> Outcome<()> {
+    const ZEROS: [u8; 4096] = [0; 4096];
+    while n > 0 {
+        let step = n.min(ZEROS.len() as u64);
+        out.write(&ZEROS[..step as usize])?;
+        n -= step;
+    }
+    Ok(())
+}
+
+/// Appends the `size` bytes of the input at `path`, refusing an input whose size changed since
+/// the layout was made (the header would lie).
+fn copy_input(out: &mut crate::io::AtomicFile, path: &Path, size: u64) -> Outcome<()> {
+    use std::io::Read;
+    let input = crate::io::open_input(path)?;
+    let shown = out.path().to_path_buf();
+    let file =
+        out.file().ok_or_else(|| Failure::new(format!("{}: cannot write: already committed", shown.display())))?;
+    let copied = std::io::copy(&mut input.take(size), file).map_err(|e| Failure::io(&shown, "write", e))?;
+    if copied != size {
+        return Err(Failure::new(format!(
+            "{}: expected {size} bytes (its size when the bundle was laid out), found {copied}: the file changed while it was read; nothing written",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The position of the host input when it is an object file: clang-offload-bundler then makes a

@@ -51,6 +51,21 @@ pub fn read_all(path: &Path) -> Outcome<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The size of the input file at `path` when it is a regular file (whose bytes can then be copied
+/// by the kernel), or `None` for anything else (a pipe, a device), which must be read whole.
+pub fn input_size(path: &Path) -> Outcome<Option<u64>> {
+    let meta = std::fs::metadata(path).map_err(|e| Failure::io(path, "read", e))?;
+    note_input(path);
+    Ok(meta.is_file().then_some(meta.len()))
+}
+
+/// Opens an input file for reading.
+pub fn open_input(path: &Path) -> Outcome<File> {
+    let file = File::open(path).map_err(|e| Failure::io(path, "read", e))?;
+    note_input(path);
+    Ok(file)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Outcome<()> {
     let mut file = AtomicFile::create(path)?;

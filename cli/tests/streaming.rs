@@ -204,6 +204,32 @@ fn zlib_bundles_stream_to_the_references_outputs() {
     }
 }
 
+/// Bundling copies each input into place instead of holding the bundle: the bundle must still be
+/// byte-identical to clang-offload-bundler's, whatever the alignment.
+#[test]
+fn streamed_bundles_are_the_references() {
+    let Some(bundler) = common::tool("clang-offload-bundler", "streamed_bundles_are_the_references") else {
+        return;
+    };
+    let dir = Scratch::new("streaming", "bundle");
+    let images = write_images(&dir);
+    for align in [1u64, 3, 8, 4096] {
+        let reference = dir.path(&format!("ref-{align}.bundle"));
+        reference_bundle(&bundler, &images, &reference, align, None);
+        let mine = dir.path(&format!("ours-{align}.bundle"));
+        let mut args = vec![
+            "bundle".to_string(),
+            "--type=o".into(),
+            format!("--targets={}", TARGETS.join(",")),
+            format!("--output={}", s(&mine)),
+            format!("--bundle-align={align}"),
+        ];
+        args.extend(images.iter().map(|p| format!("--input={}", s(p))));
+        ok(ours(), &args, &[]);
+        assert!(std::fs::read(&mine).unwrap() == std::fs::read(&reference).unwrap(), "align {align}: bundles differ");
+    }
+}
+
 /// The names in `dir`, sorted: what a failed command must leave there is what was there.
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =
