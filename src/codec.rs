@@ -621,15 +621,18 @@ mod zstd {
                     if out.emit(&buf[..written], read + input.pos as u64, CONTEXT)? == Flow::Done {
                         return Ok(());
                     }
-                    frame_open = left != 0;
-                    if input.pos == n && written < buf.len() {
-                        break;
-                    }
+                    // libzstd may take the last bytes of a chunk into its own buffer and decode
+                    // them only on the next call: the chunk is done once a call moves nothing.
                     if written == 0 && input.pos == before {
-                        // libzstd always moves with room on both sides; should it not, stop
-                        // rather than spin.
+                        if input.pos == n {
+                            break;
+                        }
+                        // With input and room it always moves; should it not, stop, not spin.
                         return Err(corrupt(read + before as u64, CONTEXT, "a decoder that makes no progress"));
                     }
+                    // `left` is 0 exactly when a call has completed and flushed a frame (a call
+                    // that moves nothing hints at the next frame's header instead).
+                    frame_open = left != 0;
                 }
                 read += n as u64;
             }

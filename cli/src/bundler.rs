@@ -379,11 +379,10 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
         )));
     }
     let path = inputs[0];
-    let raw = read_all(path)?;
-    if compressed::is_compressed(&raw) {
-        return crate::stream_unbundle::run(a, path, &raw);
+    match crate::codec::open_input(path)? {
+        crate::codec::Input::Compressed(single) => crate::stream_unbundle::run(a, path, single),
+        crate::codec::Input::Other(raw) => unbundle_whole(a, path, &raw),
     }
-    unbundle_whole(a, path, &raw)
 }
 
 /// Whether `--type` names a binary layout (as opposed to a text one).

@@ -27,12 +27,12 @@ use offload::format::bundle::binary;
 use std::ops::Range;
 use std::path::Path;
 
-/// Lists or unbundles the compressed bundle `raw` (the whole input file at `path`).
-pub fn run(a: &BundlerArgs, path: &Path, raw: &[u8]) -> Outcome<()> {
-    let cb = codec::single_bundle(path, raw)?;
-    let mut reader = Reader::new(a, path, cb.header.uncompressed_size);
-    let computed = codec::stream_hashing(&cb, a.decompress_limit(), &mut |chunk| reader.take(chunk)).in_file(path)?;
-    codec::check_hash(path, &cb, computed)?;
+/// Lists or unbundles the compressed bundle of the input file at `path`.
+pub fn run(a: &BundlerArgs, path: &Path, mut single: codec::Single) -> Outcome<()> {
+    let mut reader = Reader::new(a, path, single.header.uncompressed_size);
+    let computed =
+        codec::stream_hashing(&mut single, a.decompress_limit(), &mut |chunk| reader.take(chunk)).in_file(path)?;
+    codec::check_hash(path, &single.header, computed)?;
     reader.finish()
 }
 

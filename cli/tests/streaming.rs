@@ -204,6 +204,40 @@ fn zlib_bundles_stream_to_the_references_outputs() {
     }
 }
 
+/// A compressed bundle that is not alone in a regular file (zero padding after it, as in a
+/// `.hip_fatbin`; or read from a pipe) is read whole instead of from disk: the same outputs.
+#[test]
+fn bundles_read_whole_give_the_same_outputs() {
+    let Some(bundler) = common::tool("clang-offload-bundler", "bundles_read_whole_give_the_same_outputs") else {
+        return;
+    };
+    let dir = Scratch::new("streaming", "whole");
+    let images = write_images(&dir);
+    let packed = dir.path("zstd.ccob");
+    reference_bundle(&bundler, &images, &packed, 1, Some(3));
+    let mut padded = std::fs::read(&packed).unwrap();
+    padded.resize(padded.len().next_multiple_of(4096) + 4096, 0);
+    let padded = dir.write("padded.ccob", &padded);
+    for (k, target) in TARGETS.iter().enumerate() {
+        let out = dir.path(&format!("padded-{k}"));
+        let mut args = vec!["unbundle".to_string()];
+        args.extend(unbundle_args(&padded, &[target], std::slice::from_ref(&out)));
+        ok(ours(), &args, &[]);
+        assert!(std::fs::read(&out).unwrap() == std::fs::read(&images[k]).unwrap(), "padded: {target}");
+        let piped = dir.path(&format!("piped-{k}"));
+        let mut args = vec!["unbundle".to_string()];
+        args.extend(unbundle_args(Path::new("/dev/stdin"), &[target], std::slice::from_ref(&piped)));
+        let mut child =
+            Command::new(ours()).args(&args).stdin(std::process::Stdio::piped()).spawn().expect("offload runs");
+        let bytes = std::fs::read(&packed).unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
+        assert!(child.wait().unwrap().success(), "piped: {target}");
+        feeder.join().unwrap().unwrap();
+        assert!(std::fs::read(&piped).unwrap() == std::fs::read(&images[k]).unwrap(), "piped: {target}");
+    }
+}
+
 /// Bundling copies each input into place instead of holding the bundle: the bundle must still be
 /// byte-identical to clang-offload-bundler's, whatever the alignment.
 #[test]
