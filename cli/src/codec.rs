@@ -269,7 +269,7 @@ fn read_error(at: u64, e: std::io::Error) -> offload::Error {
 
 /// The one compressed bundle `data` holds. Several compressed bundles back to back (a linked
 /// `.hip_fatbin`) or stray bytes after one are refused, never silently reduced to the first.
-pub fn single_bundle<'a>(path: &Path, data: &'a [u8]) -> Outcome<compressed::CompressedBundle<'a>> {
+fn single_bundle<'a>(path: &Path, data: &'a [u8]) -> Outcome<compressed::CompressedBundle<'a>> {
     let mut bundles = Vec::new();
     for found in compressed::walk(data) {
         match found.piece {
@@ -315,11 +315,12 @@ pub fn check_hash(path: &Path, header: &compressed::Header, computed: u64) -> Ou
 /// few enough to stay a couple of MiB.
 const IN_FLIGHT: usize = 16;
 
-/// Decodes the payload of `cb` chunk by chunk (at most [`offload::codec::CHUNK`] bytes each),
-/// handing each chunk to `sink` on this thread while a second thread computes the truncated
-/// MD5 of the same bytes, so the hash costs about nothing beyond the slower of the two; returns
-/// that hash. Nothing is held but a few chunks in flight (copied into reused buffers, as the
-/// decoder's own buffer is overwritten by the next chunk) and the decoder's window.
+/// Decodes the payload of `single` chunk by chunk (at most [`offload::codec::CHUNK`] bytes
+/// each; from disk, read [`offload::codec::READ_CHUNK`] bytes at a time), handing each chunk to
+/// `sink` on this thread while a second thread computes the truncated MD5 of the same bytes, so
+/// the hash costs about nothing beyond the slower of the two; returns that hash. Nothing is held
+/// but a few chunks in flight (copied into reused buffers, as the decoder's own buffer is
+/// overwritten by the next chunk) and the decoder's window.
 ///
 /// Errors are the core's `CompressedBundle::decompress` errors, with the same words and the
 /// same offsets from the start of the compressed bundle: a limit refused before decoding, a
