@@ -251,6 +251,60 @@ mod xz {
     }
 }
 
+/// How many compressed bytes [`decompress_read`] reads at a time.
+#[cfg(feature = "std")]
+pub const READ_CHUNK: usize = 1 << 20;
+
+/// Decompresses a stream read from `input`, for callers that hold neither the compressed nor
+/// the decompressed bytes (the CLI on large files): input is read [`READ_CHUNK`] bytes at a time,
+/// output goes to `sink` in chunks of at most [`CHUNK`] bytes and keeping none, counted against
+/// `limit` as [`decompress_chunks`] counts it. Returns how many bytes came out.
+///
+/// A failure is reported, but its offset is only how far reading had got (decoders read ahead
+/// of where a stream goes wrong): [`decompress_chunks`] on the same bytes in memory says exactly
+/// where and why, which is what a caller should show. With `zstd` but not `zstd-c`, ruzstd
+/// decodes zstd from the stream read whole (output is still handed on chunk by chunk).
+#[cfg(feature = "std")]
+pub fn decompress_read(
+    method: Method,
+    input: &mut dyn std::io::Read,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<u64> {
+    let mut out = Output { produced: 0, budget: limit, overflow: Overflow::Fail, sink };
+    match method {
+        #[cfg(feature = "zlib")]
+        Method::Zlib => zlib::decode_read(input, &mut out).map(|_| out.produced),
+        #[cfg(feature = "zstd")]
+        Method::Zstd => zstd::decode_read(input, &mut out).map(|_| out.produced),
+        #[allow(unreachable_patterns)]
+        _ => Err(not_built_in(method)),
+    }
+}
+
+/// Reads up to `buf.len()` bytes (fewer only at the end), retrying interrupted reads; `at` is
+/// how much was read before, for the error.
+#[cfg(feature = "std")]
+fn read_some(input: &mut dyn std::io::Read, buf: &mut [u8], at: u64, context: &'static str) -> Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(Error::new(
+                    at + filled as u64,
+                    context,
+                    "readable compressed data",
+                    format!("a read error: {e}"),
+                ))
+            }
+        }
+    }
+    Ok(filled)
+}
+
 /// MD5 of decompressed data, computed while decompressing in chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamDigest {
@@ -513,10 +567,68 @@ mod zlib {
             }
         }
     }
+
+    /// [`decode`] on a stream read [`READ_CHUNK`] bytes at a time. The end of the input before
+    /// the end of the zlib stream is a truncated stream; bytes after it are not read.
+    #[cfg(all(feature = "std", feature = "zlib"))]
+    pub(super) fn decode_read(input: &mut dyn std::io::Read, out: &mut Output<'_>) -> Result<()> {
+        use miniz_oxide::inflate::stream::{inflate, InflateState};
+        use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+        const CONTEXT: &str = "zlib stream";
+
+        let mut state = InflateState::new_boxed(DataFormat::Zlib);
+        let mut chunk = alloc::vec![0u8; READ_CHUNK];
+        let mut buf = alloc::vec![0u8; CHUNK];
+        let mut read = 0u64;
+        loop {
+            let n = read_some(input, &mut chunk, read, CONTEXT)?;
+            if n == 0 {
+                return Err(truncated(read, CONTEXT));
+            }
+            let mut pos = 0usize;
+            // Until this chunk is used up and the inflater has no more output waiting.
+            loop {
+                let step = inflate(&mut state, &chunk[pos..n], &mut buf, MZFlush::None);
+                pos += step.bytes_consumed;
+                let at = read + pos as u64;
+                if out.emit(&buf[..step.bytes_written], at, CONTEXT)? == Flow::Done {
+                    return Ok(());
+                }
+                match step.status {
+                    Ok(MZStatus::StreamEnd) => return Ok(()),
+                    // `Buf`: no progress possible with what it was given; see below.
+                    Ok(_) | Err(MZError::Buf) => {}
+                    Err(e) => return Err(corrupt(at, CONTEXT, format_args!("corrupt data ({e:?})"))),
+                }
+                // The chunk is used up and no output waits: the next chunk is needed (or its
+                // absence says the stream is truncated).
+                if pos == n && step.bytes_written < buf.len() {
+                    break;
+                }
+                if step.bytes_consumed == 0 && step.bytes_written == 0 {
+                    return Err(corrupt(at, CONTEXT, "a stream that makes no progress"));
+                }
+            }
+            read += n as u64;
+        }
+    }
 }
 
 mod zstd {
     use super::*;
+
+    /// ruzstd decodes from memory: the stream is read whole, then decoded chunk by chunk.
+    #[cfg(all(feature = "std", feature = "zstd", not(feature = "zstd-c")))]
+    pub(super) fn decode_read(input: &mut dyn std::io::Read, out: &mut Output<'_>) -> Result<()> {
+        let mut data = Vec::new();
+        input.read_to_end(&mut data).map_err(|e| {
+            Error::new(data.len() as u64, "zstd stream", "readable compressed data", format!("a read error: {e}"))
+        })?;
+        decode(&data, out)
+    }
+
+    #[cfg(feature = "zstd-c")]
+    pub(super) use libzstd::decode_read;
 
     /// libzstd at the requested level (3, zstd's and LLVM's default, when none), with
     /// long-distance matching as clang-offload-bundler uses it, on every core.
@@ -591,6 +703,50 @@ mod zstd {
                 }
             }
             Ok(())
+        }
+
+        /// libzstd on a stream read [`READ_CHUNK`] bytes at a time: frames back to back and
+        /// skippable frames as [`decode_fast`] takes them; the end of the input inside a frame is
+        /// a truncated stream.
+        #[cfg(feature = "std")]
+        pub(in super::super) fn decode_read(input: &mut dyn std::io::Read, out: &mut Output<'_>) -> Result<()> {
+            let mut decoder = Decoder::new().map_err(|e| corrupt(0, CONTEXT, e))?;
+            let mut chunk = alloc::vec![0u8; READ_CHUNK];
+            let mut buf = alloc::vec![0u8; CHUNK];
+            let mut read = 0u64;
+            let mut frame_open = false;
+            loop {
+                let n = read_some(input, &mut chunk, read, CONTEXT)?;
+                if n == 0 {
+                    return if frame_open { Err(truncated(read, CONTEXT)) } else { Ok(()) };
+                }
+                let mut input = InBuffer::around(&chunk[..n]);
+                // Until this chunk is used up and libzstd has nothing more to give from it (a
+                // full output buffer may mean more is waiting).
+                loop {
+                    let mut output = OutBuffer::around(&mut buf[..]);
+                    let before = input.pos;
+                    let left =
+                        decoder.run(&mut input, &mut output).map_err(|e| corrupt(read + before as u64, CONTEXT, e))?;
+                    let written = output.pos();
+                    if out.emit(&buf[..written], read + input.pos as u64, CONTEXT)? == Flow::Done {
+                        return Ok(());
+                    }
+                    // libzstd may take the last bytes of a chunk into its own buffer and decode
+                    // them only on the next call: the chunk is done once a call moves nothing.
+                    if written == 0 && input.pos == before {
+                        if input.pos == n {
+                            break;
+                        }
+                        // With input and room it always moves; should it not, stop, not spin.
+                        return Err(corrupt(read + before as u64, CONTEXT, "a decoder that makes no progress"));
+                    }
+                    // `left` is 0 exactly when a call has completed and flushed a frame (a call
+                    // that moves nothing hints at the next frame's header instead).
+                    frame_open = left != 0;
+                }
+                read += n as u64;
+            }
         }
 
         pub(super) fn compress(level: i32, data: &[u8]) -> Result<Vec<u8>> {
@@ -856,6 +1012,89 @@ mod tests {
             assert_eq!(decompress(Method::Zstd, &packed, n, n).unwrap(), whole);
             assert_eq!(decompress_prefix(Method::Zstd, &packed, 80_000).unwrap(), whole[..80_000]);
             assert!(decompress(Method::Zstd, &packed, n - 1, n).is_err());
+        }
+
+        /// A reader handing out at most `step` bytes per call, so chunk edges fall everywhere.
+        #[cfg(feature = "std")]
+        struct Dribble<'d> {
+            data: &'d [u8],
+            step: usize,
+        }
+
+        #[cfg(feature = "std")]
+        impl std::io::Read for Dribble<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.step.min(buf.len()).min(self.data.len());
+                buf[..n].copy_from_slice(&self.data[..n]);
+                self.data = &self.data[n..];
+                Ok(n)
+            }
+        }
+
+        #[cfg(feature = "std")]
+        fn read_all_of(method: Method, packed: &[u8], limit: u64, step: usize) -> Result<Vec<u8>> {
+            let mut out = Vec::new();
+            let mut input = Dribble { data: packed, step };
+            decompress_read(method, &mut input, limit, &mut |c| out.extend_from_slice(c)).map(|_| out)
+        }
+
+        /// Reading from a stream gives what decoding from memory gives, and fails where it fails.
+        #[cfg(feature = "std")]
+        #[test]
+        fn streams_read_in_pieces_decode_like_memory() {
+            let big = sample(3 * READ_CHUNK + 12_345);
+            for method in Method::ALL {
+                for data in [Vec::new(), sample(1000), big.clone()] {
+                    let packed = compress(method, None, &data).unwrap();
+                    for step in [1usize << 30, READ_CHUNK - 1, 4093] {
+                        let n = data.len() as u64;
+                        assert_eq!(read_all_of(method, &packed, n, step).unwrap(), data, "{method} {n} by {step}");
+                    }
+                    if !data.is_empty() {
+                        let n = data.len() as u64;
+                        assert!(read_all_of(method, &packed, n - 1, 1 << 30).is_err(), "{method}: over the limit");
+                        for cut in [1, packed.len() / 2, packed.len() - 1] {
+                            assert!(read_all_of(method, &packed[..cut], n, 4093).is_err(), "{method} cut at {cut}");
+                        }
+                    }
+                }
+                let packed = compress(method, None, &big).unwrap();
+                let mut bad = packed.clone();
+                let at = packed.len() / 2;
+                bad[at..at + 16].iter_mut().for_each(|b| *b ^= 0x5a);
+                let (from_memory, from_reader) = (
+                    decompress(method, &bad, big.len() as u64, u64::MAX),
+                    read_all_of(method, &bad, big.len() as u64, 4093),
+                );
+                // Corrupt data may still decode (to other bytes, which the hash catches); the two
+                // ways agree on whether it does.
+                assert_eq!(from_memory.is_ok(), from_reader.is_ok(), "{method}: corrupt");
+                if let (Ok(a), Ok(b)) = (from_memory, from_reader) {
+                    assert_eq!(a, b);
+                }
+            }
+            // zstd: frames back to back and skippable frames; zlib: bytes after the stream ignored.
+            let (a, b) = (sample(70_000), vec![7u8; 2 * READ_CHUNK]);
+            let mut two = vec![0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 9, 9, 9];
+            two.extend(compress(Method::Zstd, None, &a).unwrap());
+            two.extend(compress(Method::Zstd, None, &b).unwrap());
+            let whole = [a.clone(), b].concat();
+            assert_eq!(read_all_of(Method::Zstd, &two, whole.len() as u64, 4093).unwrap(), whole);
+            let mut zlib = compress(Method::Zlib, None, &a).unwrap();
+            zlib.extend_from_slice(b"trailing");
+            assert_eq!(read_all_of(Method::Zlib, &zlib, a.len() as u64, 4093).unwrap(), a);
+        }
+
+        #[cfg(feature = "std")]
+        #[test]
+        fn bombs_read_from_a_stream_fail_fast_under_a_limit() {
+            for (method, bomb) in [(Method::Zlib, zlib_bomb()), (Method::Zstd, zstd_bomb())] {
+                let limit = 8 << 20;
+                let mut seen = 0u64;
+                let mut input = Dribble { data: &bomb, step: 1 << 30 };
+                let e = decompress_read(method, &mut input, limit, &mut |c| seen += c.len() as u64).unwrap_err();
+                assert!(seen <= limit && e.found.contains("more"), "{method}: {e}");
+            }
         }
 
         #[test]

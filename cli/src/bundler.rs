@@ -142,6 +142,9 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         return Err(Failure::new("type 'a' (archives) can only be unbundled"));
     }
     let ids = standardized_targets(&a.targets)?;
+    if let Some(sizes) = streamable_sizes(a, &ids, &inputs)? {
+        return bundle_streamed(a, &ids, &inputs, &sizes, outputs[0]);
+    }
     let contents: Vec<Vec<u8>> = inputs.iter().map(|p| read_all(p)).collect::<Outcome<_>>()?;
     if a.file_type == "o" {
         if let Some(host) = object_host(&ids, &contents) {
@@ -161,7 +164,7 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         Some(comment) => verify::reads_back(&bytes, Written::TextBundle(comment, &ids))?,
         None => verify::reads_back(&bytes, Written::Bundle(&ids))?,
     }
-    let bytes = if a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1") {
+    let bytes = if compress_requested(a) {
         let packed = compress_bundle(a, &bytes)?;
         verify::reads_back(&packed, Written::Compressed(&bytes))?;
         packed
@@ -169,6 +172,81 @@ pub fn run_bundle(a: &BundlerArgs) -> Outcome<()> {
         bytes
     };
     write_atomic(outputs[0], &bytes)
+}
+
+fn compress_requested(a: &BundlerArgs) -> bool {
+    a.compress || env_flag("OFFLOAD_BUNDLER_COMPRESS").as_deref() == Some("1")
+}
+
+/// The inputs' sizes when the bundle can be written without holding it: a binary bundle,
+/// uncompressed (compressing needs the whole bundle), not a bundled object (whose host object
+/// is rewritten), every input a regular file. `None` otherwise.
+fn streamable_sizes(a: &BundlerArgs, ids: &[String], inputs: &[&Path]) -> Outcome<Option<Vec<u64>>> {
+    if text::comment_for_type(&a.file_type).is_some() || compress_requested(a) {
+        return Ok(None);
+    }
+    let mut sizes = Vec::with_capacity(inputs.len());
+    for (id, path) in ids.iter().zip(inputs) {
+        let Some(size) = crate::io::input_size(path)? else { return Ok(None) };
+        // Only a host input that is an object makes a bundled object; host inputs are small,
+        // and only they are read to tell.
+        let host = EntryId::parse(id).map(|e| e.is_host()).unwrap_or(false);
+        if a.file_type == "o" && host && offload::format::host::is_host_file(&read_all(path)?) {
+            return Ok(None);
+        }
+        sizes.push(size);
+    }
+    Ok(Some(sizes))
+}
+
+/// Writes a binary bundle as clang-offload-bundler 22 does (byte-identical to [`Bundle::write`]),
+/// without holding it: the header, then each input's bytes copied into place by the kernel
+/// (`copy_file_range` through `std::io::copy`), with zero bytes for the alignment between them,
+/// into a temporary file renamed to `output` once complete.
+fn bundle_streamed(a: &BundlerArgs, ids: &[String], inputs: &[&Path], sizes: &[u64], output: &Path) -> Outcome<()> {
+    let entries: Vec<(&str, u64)> = ids.iter().map(String::as_str).zip(sizes.iter().copied()).collect();
+    let layout = binary::layout(&entries, a.bundle_align)
+        .map_err(|e| Failure::new(format!("cannot lay out the bundle: {e}")))?;
+    verify::layout_reads_back(&layout, ids, sizes)?;
+    let mut out = crate::io::AtomicFile::create(output)?;
+    out.write(&layout.header)?;
+    let mut pos = layout.header.len() as u64;
+    for ((path, &offset), &size) in inputs.iter().zip(&layout.offsets).zip(sizes) {
+        write_zeros(&mut out, offset - pos)?;
+        copy_input(&mut out, path, size)?;
+        pos = offset + size;
+    }
+    write_zeros(&mut out, layout.size - pos)?;
+    out.commit()
+}
+
+/// Appends `n` zero bytes: the padding that aligns the next entry.
+fn write_zeros(out: &mut crate::io::AtomicFile, mut n: u64) -> Outcome<()> {
+    const ZEROS: [u8; 4096] = [0; 4096];
+    while n > 0 {
+        let step = n.min(ZEROS.len() as u64);
+        out.write(&ZEROS[..step as usize])?;
+        n -= step;
+    }
+    Ok(())
+}
+
+/// Appends the `size` bytes of the input at `path`, refusing an input whose size changed since
+/// the layout was made (the header would lie).
+fn copy_input(out: &mut crate::io::AtomicFile, path: &Path, size: u64) -> Outcome<()> {
+    use std::io::Read;
+    let input = crate::io::open_input(path)?;
+    let shown = out.path().to_path_buf();
+    let file =
+        out.file().ok_or_else(|| Failure::new(format!("{}: cannot write: already committed", shown.display())))?;
+    let copied = std::io::copy(&mut input.take(size), file).map_err(|e| Failure::io(&shown, "write", e))?;
+    if copied != size {
+        return Err(Failure::new(format!(
+            "{}: expected {size} bytes (its size when the bundle was laid out), found {copied}: the file changed while it was read; nothing written",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The position of the host input when it is an object file: clang-offload-bundler then makes a
@@ -301,19 +379,71 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
         )));
     }
     let path = inputs[0];
-    let raw = read_all(path)?;
-    let data = if compressed::is_compressed(&raw) {
-        crate::codec::decompress_single(path, &raw, a.decompress_limit())?
-    } else {
-        raw
-    };
-    let parsed = parse_input(path, &a.file_type, &data)?;
+    match crate::codec::open_input(path)? {
+        crate::codec::Input::Compressed(single) => crate::stream_unbundle::run(a, path, single),
+        crate::codec::Input::Other(raw) => unbundle_whole(a, path, &raw),
+    }
+}
+
+/// Whether `--type` names a binary layout (as opposed to a text one).
+pub fn is_binary_type(file_type: &str) -> bool {
+    text::comment_for_type(file_type).is_none()
+}
+
+/// Lists or unbundles `data`, a whole (uncompressed) input.
+pub fn unbundle_whole(a: &BundlerArgs, path: &Path, data: &[u8]) -> Outcome<()> {
+    let parsed = parse_input(path, &a.file_type, data)?;
+    let ids = parsed.ids();
     if a.list {
-        for id in parsed.ids() {
-            println!("{id}");
-        }
+        print_ids(&ids);
         return Ok(());
     }
+    let plan = plan(a, path, &ids, matches!(parsed, Parsed::NotBundled))?;
+    let mut results = Vec::with_capacity(plan.len());
+    for (out, source) in plan {
+        let bytes = match source {
+            Source::Entry(id) => entry_bytes(path, data, &parsed, id)?,
+            Source::WholeInput => data.to_vec(),
+            Source::Empty => Vec::new(),
+        };
+        results.push((out, bytes));
+    }
+    for (out, bytes) in results {
+        write_atomic(out, &bytes)?;
+        if a.verbose {
+            eprintln!("wrote {} ({} bytes)", out.display(), bytes.len());
+        }
+    }
+    Ok(())
+}
+
+/// `--list`'s output: one entry ID a line.
+pub fn print_ids(ids: &[&str]) {
+    for id in ids {
+        println!("{id}");
+    }
+}
+
+/// What one output of an unbundling receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source<'i> {
+    /// The bytes of the first entry with this ID.
+    Entry(&'i str),
+    /// The whole input: a host target asked of an input that holds no bundle.
+    WholeInput,
+    /// Nothing (`--allow-missing-bundles` and no such entry).
+    Empty,
+}
+
+/// Which output receives what, for an input whose entries have the IDs `ids` (none when
+/// `not_bundled`). Refused as clang-offload-bundler 22 refuses: output and target counts that
+/// differ, a target that does not parse, targets missing without `--allow-missing-bundles`.
+pub fn plan<'a, 'i>(
+    a: &'a BundlerArgs,
+    path: &Path,
+    ids: &[&'i str],
+    not_bundled: bool,
+) -> Outcome<Vec<(&'a Path, Source<'i>)>> {
     let outputs = a.outputs();
     if outputs.len() != a.targets.len() {
         return Err(Failure::new(format!(
@@ -322,21 +452,19 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
             a.targets.len()
         )));
     }
-    let ids = parsed.ids();
     let mut missing = Vec::new();
-    let mut results = Vec::with_capacity(outputs.len());
-    for (target, out) in a.targets.iter().zip(&outputs) {
+    let mut plan = Vec::with_capacity(outputs.len());
+    for (target, out) in a.targets.iter().zip(outputs) {
         let requested = EntryId::parse(target).map_err(|e| Failure::new(format!("invalid target '{target}': {e}")))?;
-        let found = ids::find_entry(&ids, &requested, a.hip_openmp_compatible);
-        match (found, &parsed) {
-            (Some(id), _) => results.push((*out, entry_bytes(path, &data, &parsed, id)?)),
+        match ids::find_entry(ids, &requested, a.hip_openmp_compatible) {
+            Some(id) => plan.push((out, Source::Entry(id))),
             // As clang-offload-bundler 22: an input without bundles is the host entry itself, but
             // only with --allow-missing-bundles (otherwise every target is missing).
-            (None, Parsed::NotBundled) if a.allow_missing_bundles && requested.is_host() => {
-                results.push((*out, data.clone()))
+            None if not_bundled && a.allow_missing_bundles && requested.is_host() => {
+                plan.push((out, Source::WholeInput))
             }
-            (None, _) if a.allow_missing_bundles => results.push((*out, Vec::new())),
-            (None, _) => missing.push(target.as_str()),
+            None if a.allow_missing_bundles => plan.push((out, Source::Empty)),
+            None => missing.push(target.as_str()),
         }
     }
     if !missing.is_empty() {
@@ -351,11 +479,5 @@ pub fn run_unbundle(a: &BundlerArgs) -> Outcome<()> {
             missing.join(" and ")
         )));
     }
-    for (out, bytes) in results {
-        write_atomic(out, &bytes)?;
-        if a.verbose {
-            eprintln!("wrote {} ({} bytes)", out.display(), bytes.len());
-        }
-    }
-    Ok(())
+    Ok(plan)
 }

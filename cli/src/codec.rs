@@ -1,12 +1,13 @@
 //! `offload compress` and `offload decompress`.
 
 use crate::fail::{Failure, InFile, Outcome};
-use crate::io::{read_all, write_atomic};
+use crate::io::{read_all, write_atomic, AtomicFile};
 use clap::Args;
 use offload::codec::Method;
 use offload::format::bundle::compressed;
 use offload::format::bundle::{binary as bundle, text as text_bundle};
 use offload::format::nv_fatbin;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -82,7 +83,10 @@ pub fn run_compress(a: &CompressArgs) -> Outcome<()> {
 }
 
 pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
-    let data = read_all(&a.input)?;
+    let data = match open_input(&a.input)? {
+        Input::Compressed(single) => return decompress_to_file(&a.input, single, a.max_decompressed, &a.output),
+        Input::Other(data) => data,
+    };
     if nv_fatbin::is_fatbin(&data) || offload::format::host::is_host_file(&data) {
         if let Some(fatbin) = nv_fatbins(&a.input, &data)? {
             let plain = nv_fatbin::decompress_all(&fatbin, a.max_decompressed).in_file(&a.input)?;
@@ -97,8 +101,31 @@ pub fn run_decompress(a: &DecompressArgs) -> Outcome<()> {
             return write_atomic(&a.output, &plain);
         }
     }
-    let plain = decompress_single(&a.input, &data, a.max_decompressed)?;
-    write_atomic(&a.output, &plain)
+    // Not a compressed bundle: this says what was expected and found.
+    let single = Single::from_bytes(&a.input, data)?;
+    decompress_to_file(&a.input, single, a.max_decompressed, &a.output)
+}
+
+/// Decompresses the one compressed bundle of `single` into `output` as it is decoded, never
+/// holding the decompressed bundle: the bytes go to a temporary file next to `output`, which is
+/// renamed to `output` only once the stream has ended at its declared size and its hash has
+/// matched; on any failure the temporary file is removed and `output` is left as it was.
+/// Errors come in the order, and with the words and offsets, of reading the whole bundle first.
+fn decompress_to_file(path: &Path, mut single: Single, limit: u64, output: &Path) -> Outcome<()> {
+    // Made now, but a failure to make it is reported only after the decoding and hash errors,
+    // which come first when the bundle is read whole.
+    let mut out = AtomicFile::create(output);
+    let computed = stream_hashing(&mut single, limit, &mut |chunk| {
+        if let Ok(file) = &mut out {
+            if let Err(e) = file.write(chunk) {
+                // Dropping the file removes what was written of it.
+                out = Err(e);
+            }
+        }
+    })
+    .in_file(path)?;
+    check_hash(path, &single.header, computed)?;
+    out?.commit()
 }
 
 /// The NVIDIA fatbin containers of `data`: the file itself when it is a fatbin, or those of a
@@ -118,10 +145,131 @@ fn nv_fatbins(path: &Path, data: &[u8]) -> Outcome<Option<Vec<u8>>> {
     Ok((!sections.is_empty()).then(|| sections.concat()))
 }
 
-/// The bundle inside the one compressed bundle `data` holds, its hash checked. Several
-/// compressed bundles back to back (a linked `.hip_fatbin`) or stray bytes after one are
-/// refused, never silently reduced to the first bundle.
-pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8>> {
+/// An input file, opened by what it starts with.
+pub enum Input {
+    /// A compressed bundle (`CCOB`), the only thing in its file.
+    Compressed(Single),
+    /// Anything else, read whole.
+    Other(Vec<u8>),
+}
+
+/// Opens `path`: a compressed bundle is made ready to be decoded, anything else is read whole.
+/// A regular file holding exactly one compressed bundle (its total size is the file's, or
+/// version 1, which runs to the end) is left on disk, its payload read as it is decoded; any
+/// other compressed input (a damaged header, bytes after the bundle, a linked `.hip_fatbin`,
+/// a pipe) is read whole and checked as before, so its error is the same.
+pub fn open_input(path: &Path) -> Outcome<Input> {
+    let mut file = crate::io::open_input(path)?;
+    let meta = file.metadata().map_err(|e| Failure::io(path, "read", e))?;
+    let mut data = Vec::new();
+    if meta.is_file() {
+        let mut head = (&mut file).take(compressed::MAX_HEADER_SIZE);
+        head.read_to_end(&mut data).map_err(|e| Failure::io(path, "read", e))?;
+        if let Some((header, offset, len)) = on_disk(&data, meta.len()) {
+            return Ok(Input::Compressed(Single { header, payload: Payload::File { file, offset, len } }));
+        }
+    }
+    // Anything else is read whole, from where reading got to.
+    file.read_to_end(&mut data).map_err(|e| Failure::io(path, "read", e))?;
+    if compressed::is_compressed(&data) {
+        Single::from_bytes(path, data).map(Input::Compressed)
+    } else {
+        Ok(Input::Other(data))
+    }
+}
+
+/// The header and the payload's place of the compressed bundle filling a regular file of `len`
+/// bytes that starts with `head`, or `None` when it is not one, its header does not read, or its
+/// total size is not the file's.
+fn on_disk(head: &[u8], len: u64) -> Option<(compressed::Header, u64, u64)> {
+    if !compressed::is_compressed(head) {
+        return None;
+    }
+    let header = compressed::Header::parse(head).ok()?;
+    let offset = header.size();
+    let end = header.total_size.unwrap_or(len);
+    (end == len && offset <= end).then_some((header, offset, end - offset))
+}
+
+/// The one compressed bundle of an input: its header, and its payload in memory or on disk.
+pub struct Single {
+    pub header: compressed::Header,
+    payload: Payload,
+}
+
+enum Payload {
+    /// The whole input; the payload is `data[start..end]`.
+    Memory { data: Vec<u8>, start: usize, end: usize },
+    /// The payload is `len` bytes at `offset` of `file`, read as it is decoded.
+    File { file: std::fs::File, offset: u64, len: u64 },
+}
+
+impl Single {
+    /// The one compressed bundle `data` (the whole input) holds; see [`single_bundle`].
+    pub fn from_bytes(path: &Path, data: Vec<u8>) -> Outcome<Single> {
+        let cb = single_bundle(path, &data)?;
+        let (header, start) = (cb.header.clone(), cb.payload_offset() as usize);
+        let end = start + cb.payload.len();
+        Ok(Single { header, payload: Payload::Memory { data, start, end } })
+    }
+
+    /// Where the payload starts in the compressed bundle.
+    fn payload_offset(&self) -> u64 {
+        self.header.size()
+    }
+
+    fn payload_len(&self) -> u64 {
+        match &self.payload {
+            Payload::Memory { start, end, .. } => (end - start) as u64,
+            Payload::File { len, .. } => *len,
+        }
+    }
+
+    /// Decodes the payload into `sink`, at most `budget` bytes; returns how many came out. The
+    /// error offsets are in the payload; from disk they are the in-memory decoder's (see
+    /// [`Single::exact_error`]).
+    fn decode(&mut self, budget: u64, sink: &mut dyn FnMut(&[u8])) -> offload::Result<u64> {
+        let method = self.header.method;
+        match &mut self.payload {
+            Payload::Memory { data, start, end } => {
+                offload::codec::decompress_chunks(method, &data[*start..*end], budget, sink)
+            }
+            Payload::File { file, offset, len } => {
+                let (offset, len) = (*offset, *len);
+                let read = file.seek(SeekFrom::Start(offset)).map_err(|e| read_error(0, e)).and_then(|_| {
+                    let mut payload = (&*file).take(len);
+                    offload::codec::decompress_read(method, &mut payload, budget, sink)
+                });
+                read.or_else(|streamed| self.exact_error(budget, streamed))
+            }
+        }
+    }
+
+    /// A payload read from disk failed to decode: decoders read ahead, so the error of decoding
+    /// it from memory (read again, now that memory does not matter) says exactly where and why,
+    /// in the words of every other path. `streamed` stands only when that decodes (a read error).
+    fn exact_error(&mut self, budget: u64, streamed: offload::Error) -> offload::Result<u64> {
+        let Payload::File { file, offset, len } = &mut self.payload else { return Err(streamed) };
+        let mut payload = Vec::new();
+        let read = file.seek(SeekFrom::Start(*offset)).and_then(|_| (&*file).take(*len).read_to_end(&mut payload));
+        if read.is_err() || payload.len() as u64 != *len {
+            return Err(streamed);
+        }
+        match offload::codec::decompress_chunks(self.header.method, &payload, budget, &mut |_| {}) {
+            Err(exact) => Err(exact),
+            Ok(_) => Err(streamed),
+        }
+    }
+}
+
+/// A read error at `at` bytes into the payload.
+fn read_error(at: u64, e: std::io::Error) -> offload::Error {
+    offload::Error::new(at, "compressed bundle payload", "readable bytes", format!("a read error: {e}"))
+}
+
+/// The one compressed bundle `data` holds. Several compressed bundles back to back (a linked
+/// `.hip_fatbin`) or stray bytes after one are refused, never silently reduced to the first.
+fn single_bundle<'a>(path: &Path, data: &'a [u8]) -> Outcome<compressed::CompressedBundle<'a>> {
     let mut bundles = Vec::new();
     for found in compressed::walk(data) {
         match found.piece {
@@ -144,71 +292,85 @@ pub fn decompress_single(path: &Path, data: &[u8], limit: u64) -> Outcome<Vec<u8
             compressed::Piece::Padding => {}
         }
     }
-    let cb = match bundles.as_slice() {
-        [] => return Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", path.display()))),
-        [one] => one,
-        many => {
-            return Err(Failure::new(format!(
-                "{}: holds {} compressed bundles back to back (a linked .hip_fatbin); `offload extract` writes the entries of all of them",
-                path.display(),
-                many.len()
-            )))
-        }
-    };
-    let (plain, computed) = decompress_hashing(cb, limit).in_file(path)?;
-    if computed != cb.header.hash {
-        return Err(Failure::new(format!(
-            "{}: {}; nothing written",
-            path.display(),
-            compressed::hash_mismatch(&cb.header, computed)
-        )));
+    let count = bundles.len();
+    match (bundles.pop(), count) {
+        (Some(one), 1) => Ok(one),
+        (None, _) => Err(Failure::new(format!("{}: at byte 0 (compressed bundle): expected magic CCOB, found an empty file", path.display()))),
+        (Some(_), many) => Err(Failure::new(format!(
+            "{}: holds {many} compressed bundles back to back (a linked .hip_fatbin); `offload extract` writes the entries of all of them",
+            path.display()
+        ))),
     }
-    Ok(plain)
 }
 
-/// Decompresses `cb` and computes the truncated MD5 of the result at the same time: each piece
-/// is hashed on a second thread while the next ones are decoded, so checking the hash costs
-/// about nothing beyond the slower of the two. The output is one buffer of the declared size
-/// (within the limit, checked first; the kernel commits its pages only as they are written),
-/// handed to the hasher piece by piece as disjoint slices: nothing is copied twice.
-fn decompress_hashing(cb: &compressed::CompressedBundle<'_>, limit: u64) -> offload::Result<(Vec<u8>, u64)> {
-    use std::sync::mpsc::sync_channel;
-    let declared = cb.header.uncompressed_size;
+/// Refuses a bundle whose decompressed bytes do not have the hash its header stores.
+pub fn check_hash(path: &Path, header: &compressed::Header, computed: u64) -> Outcome<()> {
+    if computed == header.hash {
+        return Ok(());
+    }
+    Err(Failure::new(format!("{}: {}; nothing written", path.display(), compressed::hash_mismatch(header, computed))))
+}
+
+/// How many decoded chunks may wait for the hashing thread: enough to ride out its hiccups,
+/// few enough to stay a couple of MiB.
+const IN_FLIGHT: usize = 16;
+
+/// Decodes the payload of `single` chunk by chunk (at most [`offload::codec::CHUNK`] bytes
+/// each; from disk, read [`offload::codec::READ_CHUNK`] bytes at a time), handing each chunk to
+/// `sink` on this thread while a second thread computes the truncated MD5 of the same bytes, so
+/// the hash costs about nothing beyond the slower of the two; returns that hash. Nothing is held
+/// but a few chunks in flight (copied into reused buffers, as the decoder's own buffer is
+/// overwritten by the next chunk) and the decoder's window.
+///
+/// Errors are the core's `CompressedBundle::decompress` errors, with the same words and the
+/// same offsets from the start of the compressed bundle: a limit refused before decoding, a
+/// corrupt or truncated stream, a stream longer or shorter than its declared size. `sink` has
+/// then seen some bytes of a bundle that is not valid: callers write only to temporary files.
+pub fn stream_hashing(single: &mut Single, limit: u64, sink: &mut dyn FnMut(&[u8])) -> offload::Result<u64> {
+    use std::sync::mpsc::{channel, sync_channel};
+    let declared = single.header.uncompressed_size;
     if declared > limit || usize::try_from(declared).is_err() {
-        // The core's error for it, with its offset.
+        // The core's error for it, with its offset: it refuses such a size from the header
+        // alone, before looking at the payload.
+        let cb = compressed::CompressedBundle { header: single.header.clone(), payload: &[] };
         return cb.decompress(limit).map(|_| unreachable!("refused by the limit"));
     }
-    let mut plain = vec![0u8; declared as usize];
     let (produced, computed) = std::thread::scope(|scope| {
-        let (pieces, received) = sync_channel::<&[u8]>(64);
+        let (full, received) = sync_channel::<Vec<u8>>(IN_FLIGHT);
+        let (give_back, free) = channel::<Vec<u8>>();
+        for _ in 0..IN_FLIGHT {
+            let _ = give_back.send(Vec::with_capacity(offload::codec::CHUNK));
+        }
         let hasher = scope.spawn(move || {
             let mut md5 = offload::codec::Md5Stream::new();
             for piece in received {
-                md5.update(piece);
+                md5.update(&piece);
+                // The decoding side stops taking buffers back only when it is done.
+                let _ = give_back.send(piece);
             }
             md5.truncated()
         });
-        let mut rest: &mut [u8] = &mut plain[..];
-        // decompress_chunks stops with an error before more than `declared` bytes come out, so
-        // every chunk fits in what is left.
-        let decoded = offload::codec::decompress_chunks(cb.header.method, cb.payload, declared, &mut |chunk| {
-            let (done, tail) = std::mem::take(&mut rest).split_at_mut(chunk.len());
-            done.copy_from_slice(chunk);
-            rest = tail;
-            // The hasher only stops early if it panicked, which join reports below.
-            let _ = pieces.send(done);
+        let decoded = single.decode(declared, &mut |chunk| {
+            // A buffer comes back for every one sent, so this waits only while IN_FLIGHT
+            // chunks are queued; should the hasher be gone (it panicked, which join reports
+            // below), a fresh buffer keeps decoding going.
+            let mut piece = free.recv().unwrap_or_default();
+            piece.clear();
+            piece.extend_from_slice(chunk);
+            let _ = full.send(piece);
+            sink(chunk);
         });
-        drop(pieces);
+        drop(full);
         (decoded, hasher.join().expect("the hashing thread does not panic"))
     });
-    let produced = produced.map_err(|e| e.shifted(cb.payload_offset()))?;
+    let produced = produced.map_err(|e| e.shifted(single.payload_offset()))?;
     if produced != declared {
         return Err(offload::Error::new(
-            cb.payload_offset() + cb.payload.len() as u64,
+            single.payload_offset() + single.payload_len(),
             "decompression",
             format!("{declared} decompressed bytes (the declared uncompressed size)"),
             format!("a stream that ends after {produced} bytes"),
         ));
     }
-    Ok((plain, computed))
+    Ok(computed)
 }

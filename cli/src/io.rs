@@ -7,7 +7,7 @@ use crate::fail::{Failure, Outcome};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
 /// The files this run has read, canonicalized, so that no output lands on one of them.
@@ -51,37 +51,107 @@ pub fn read_all(path: &Path) -> Outcome<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The size of the input file at `path` when it is a regular file (whose bytes can then be copied
+/// by the kernel), or `None` for anything else (a pipe, a device), which must be read whole.
+pub fn input_size(path: &Path) -> Outcome<Option<u64>> {
+    let meta = std::fs::metadata(path).map_err(|e| Failure::io(path, "read", e))?;
+    note_input(path);
+    Ok(meta.is_file().then_some(meta.len()))
+}
+
+/// Opens an input file for reading.
+pub fn open_input(path: &Path) -> Outcome<File> {
+    let file = File::open(path).map_err(|e| Failure::io(path, "read", e))?;
+    note_input(path);
+    Ok(file)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Outcome<()> {
-    if is_input(path) && !OVERWRITE_INPUT.load(Ordering::Relaxed) {
-        return Err(Failure::new(format!(
-            "{}: is also an input of this command; refusing to overwrite it (write elsewhere, or pass --overwrite-input)",
-            path.display()
-        )));
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.offload-tmp-{}", std::process::id()));
-    // Forcing the bytes to disk costs seconds for large outputs, and LLVM's tools never do it;
-    // we do it only where the rename replaces one of the command's inputs (--overwrite-input),
-    // whose old contents a power loss could otherwise take with the new ones.
-    let replaces = is_input(path);
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        if replaces {
-            f.sync_all().ok();
+    let mut file = AtomicFile::create(path)?;
+    file.write(bytes)?;
+    file.commit()
+}
+
+/// An output being written: the bytes go to a temporary file next to `path` (same directory,
+/// so the rename cannot cross file systems), which becomes `path` only on [`AtomicFile::commit`].
+/// Dropped without a commit (an error, a hash that does not match), the temporary file is
+/// removed: a failed command never leaves a file that looks valid.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+    /// The rename replaces one of the command's inputs (`--overwrite-input`).
+    replaces: bool,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file, refusing an output that is one of the command's inputs
+    /// unless `--overwrite-input` was given.
+    pub fn create(path: &Path) -> Outcome<AtomicFile> {
+        let replaces = is_input(path);
+        if replaces && !OVERWRITE_INPUT.load(Ordering::Relaxed) {
+            return Err(Failure::new(format!(
+                "{}: is also an input of this command; refusing to overwrite it (write elsewhere, or pass --overwrite-input)",
+                path.display()
+            )));
         }
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Failure::io(path, "write", e));
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        // One run may write the same name twice (an output given twice): each temporary file
+        // gets its own number.
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.offload-tmp-{}-{n}", std::process::id()));
+        let file = File::create(&tmp).map_err(|e| Failure::io(path, "write", e))?;
+        Ok(AtomicFile { path: path.to_path_buf(), tmp, file: Some(file), replaces })
     }
-    Ok(())
+
+    /// The path the file will have once committed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `bytes` to the temporary file.
+    pub fn write(&mut self, bytes: &[u8]) -> Outcome<()> {
+        let Some(file) = self.file.as_mut() else {
+            return Err(Failure::new(format!("{}: cannot write: already committed", self.path.display())));
+        };
+        file.write_all(bytes).map_err(|e| Failure::io(&self.path, "write", e))
+    }
+
+    /// The open temporary file, for copies done by the kernel (`std::io::copy`).
+    pub fn file(&mut self) -> Option<&mut File> {
+        self.file.as_mut()
+    }
+
+    /// Renames the temporary file to its path. Forcing the bytes to disk costs seconds for
+    /// large outputs, and LLVM's tools never do it; we do it only where the rename replaces one
+    /// of the command's inputs, whose old contents a power loss could otherwise take with the
+    /// new ones.
+    pub fn commit(mut self) -> Outcome<()> {
+        let Some(file) = self.file.take() else { return Ok(()) };
+        if self.replaces {
+            file.sync_all().ok();
+        }
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| Failure::io(&self.path, "write", e))?;
+        // Renamed: nothing left for Drop to remove.
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        self.file.take();
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// The file name a user sees for a path.

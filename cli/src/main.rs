@@ -14,6 +14,7 @@ mod package;
 mod replace;
 mod response_file;
 mod sizes;
+mod stream_unbundle;
 mod unpackage;
 mod verify;
 

@@ -48,6 +48,23 @@ pub fn reads_back(bytes: &[u8], what: Written) -> Outcome<()> {
     }
 }
 
+/// A bundle about to be written from its layout (its entries' bytes copied from files): its
+/// header must read back with these IDs and sizes, at the planned offsets, each entry within the
+/// bundle's size.
+pub fn layout_reads_back(layout: &bundle::Layout, ids: &[String], sizes: &[u64]) -> Outcome<()> {
+    let header = bundle::read_header(&layout.header).map_err(bug)?;
+    let read: Vec<(&str, u64, u64)> = header.entries.iter().map(|e| (e.id.as_str(), e.offset, e.size)).collect();
+    let planned: Vec<(&str, u64, u64)> =
+        ids.iter().zip(&layout.offsets).zip(sizes).map(|((id, &offset), &size)| (id.as_str(), offset, size)).collect();
+    if read != planned {
+        return Err(bug(format!("its header reads back as {read:?} instead of {planned:?}")));
+    }
+    for e in &header.entries {
+        e.range_in(layout.size).map_err(bug)?;
+    }
+    Ok(())
+}
+
 fn compressed_holds(bytes: &[u8], plain: &[u8]) -> Result<(), String> {
     let cb = compressed::CompressedBundle::parse(bytes).map_err(|e| e.to_string())?;
     let back = cb.decompress(plain.len() as u64).map_err(|e| e.to_string())?;

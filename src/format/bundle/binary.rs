@@ -21,11 +21,10 @@
 
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
-use crate::util::bytes::{align_up, checked_end, human_size, slice_at, Reader};
+use crate::util::bytes::{align_up, checked_end, human_size, Reader};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
-use alloc::vec;
 use alloc::vec::Vec;
 
 pub const MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
@@ -51,6 +50,27 @@ pub struct EntryHeader {
     pub size: u64,
     /// Where this entry's 24-byte header plus ID starts in the bundle.
     pub header_at: u64,
+}
+
+impl EntryHeader {
+    /// Where this entry's bytes lie in a bundle of `bundle_size` bytes, checked as
+    /// [`Bundle::parse`] checks them (same errors): for a reader that sees the bundle go past as
+    /// a stream and knows only its size when it reads the header.
+    pub fn range_in(&self, bundle_size: u64) -> Result<core::ops::Range<u64>> {
+        if self.offset == 0 {
+            return Err(Error::new(self.header_at, "bundle entry offset", "a non-zero offset", "0"));
+        }
+        let end = checked_end(self.offset, self.size, self.header_at, "bundle entry range")?;
+        if end > bundle_size {
+            return Err(Error::new(
+                self.header_at,
+                "bundle entry range",
+                format!("a range within the {bundle_size} bytes of input"),
+                format!("bytes {}..{end}", self.offset),
+            ));
+        }
+        Ok(self.offset..end)
+    }
 }
 
 /// The header of a binary bundle: what `--list` needs, readable from a prefix of the bundle.
@@ -152,10 +172,8 @@ impl<'a> Bundle<'a> {
         let header = read_header(data)?;
         let mut entries = Vec::with_capacity(header.entries.len());
         for e in &header.entries {
-            if e.offset == 0 {
-                return Err(Error::new(e.header_at, "bundle entry offset", "a non-zero offset", "0"));
-            }
-            let bytes = slice_at(data, e.offset, e.size, e.header_at, "bundle entry range")?;
+            let range = e.range_in(data.len() as u64)?;
+            let bytes = &data[range.start as usize..range.end as usize];
             let raw_id =
                 e.id_lossy.then(|| Cow::Borrowed(&data[(e.header_at + ENTRY_HEADER) as usize..][..e.id_len as usize]));
             entries.push(BundleEntry { id: e.id.clone(), offset: e.offset, data: Cow::Borrowed(bytes), raw_id });
@@ -170,12 +188,9 @@ impl<'a> Bundle<'a> {
     /// Recomputes every entry's offset as the bundler does (header, then each entry at the next
     /// multiple of `align`), forgetting the layout that was read.
     pub fn relayout(&mut self, align: u64) -> Result<()> {
-        let align = align.max(1);
-        let mut pos = self.header_size();
-        for e in &mut self.entries {
-            pos = align_up(pos, align).ok_or_else(|| overflow("bundle layout"))?;
-            e.offset = pos;
-            pos = checked_end(pos, e.data.len() as u64, 0, "bundle layout")?;
+        let offsets = entry_offsets(self.header_size(), self.entries.iter().map(|e| e.data.len() as u64), align)?;
+        for (e, offset) in self.entries.iter_mut().zip(offsets) {
+            e.offset = offset;
         }
         self.size = 0;
         self.unused.clear();
@@ -197,20 +212,9 @@ impl<'a> Bundle<'a> {
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check_layout()?;
         let total = usize::try_from(self.written_size()).map_err(|_| overflow("bundle size"))?;
-        let mut out = vec![0u8; total];
-        let mut pos = 0usize;
-        let mut put = |bytes: &[u8], out: &mut Vec<u8>| {
-            out[pos..pos + bytes.len()].copy_from_slice(bytes);
-            pos += bytes.len();
-        };
-        put(MAGIC, &mut out);
-        put(&(self.entries.len() as u64).to_le_bytes(), &mut out);
-        for e in &self.entries {
-            put(&e.offset.to_le_bytes(), &mut out);
-            put(&(e.data.len() as u64).to_le_bytes(), &mut out);
-            put(&(e.id_bytes().len() as u64).to_le_bytes(), &mut out);
-            put(e.id_bytes(), &mut out);
-        }
+        let mut out = Vec::with_capacity(total);
+        header_bytes(&mut out, self.entries.iter().map(|e| (e.offset, e.data.len() as u64, e.id_bytes())));
+        out.resize(total, 0);
         for (at, bytes) in &self.unused {
             let at = *at as usize;
             out[at..at + bytes.len()].copy_from_slice(bytes);
@@ -263,6 +267,58 @@ impl<'a> Bundle<'a> {
             unused: self.unused.into_iter().map(|(at, b)| (at, Cow::Owned(b.into_owned()))).collect(),
         }
     }
+}
+
+/// Each entry's offset, as the bundler places them: after the header of `header_size` bytes,
+/// each at the next multiple of `align` after the previous one.
+fn entry_offsets(header_size: u64, sizes: impl Iterator<Item = u64>, align: u64) -> Result<Vec<u64>> {
+    let align = align.max(1);
+    let mut pos = header_size;
+    let mut offsets = Vec::with_capacity(sizes.size_hint().0);
+    for size in sizes {
+        pos = align_up(pos, align).ok_or_else(|| overflow("bundle layout"))?;
+        offsets.push(pos);
+        pos = checked_end(pos, size, 0, "bundle layout")?;
+    }
+    Ok(offsets)
+}
+
+/// Appends the header: magic, entry count, then each entry's offset, size, ID length and ID.
+fn header_bytes<'e>(out: &mut Vec<u8>, entries: impl ExactSizeIterator<Item = (u64, u64, &'e [u8])>) {
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    for (offset, size, id) in entries {
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(&(id.len() as u64).to_le_bytes());
+        out.extend_from_slice(id);
+    }
+}
+
+/// A bundle's layout known from its entries' IDs and sizes alone: for a writer that copies the
+/// entries' bytes from elsewhere (files) rather than holding them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The header's bytes.
+    pub header: Vec<u8>,
+    /// Each entry's offset, in the order given.
+    pub offsets: Vec<u64>,
+    /// The whole bundle's size.
+    pub size: u64,
+}
+
+/// The layout [`Bundle::new`] gives entries with these IDs and sizes: the same header bytes and
+/// offsets, so that writing the header, then each entry's bytes at its offset with zero bytes
+/// between, gives exactly what [`Bundle::write`] gives.
+pub fn layout(entries: &[(&str, u64)], align: u64) -> Result<Layout> {
+    let header_size =
+        entries.iter().try_fold(FIXED_HEADER, |n, (id, _)| n.checked_add(ENTRY_HEADER)?.checked_add(id.len() as u64));
+    let header_size = header_size.ok_or_else(|| overflow("bundle layout"))?;
+    let offsets = entry_offsets(header_size, entries.iter().map(|&(_, size)| size), align)?;
+    let mut header = Vec::new();
+    header_bytes(&mut header, entries.iter().zip(&offsets).map(|(&(id, size), &offset)| (offset, size, id.as_bytes())));
+    let data_end = entries.iter().zip(&offsets).map(|(&(_, size), &offset)| offset + size).max().unwrap_or(0);
+    Ok(Layout { header, offsets, size: data_end.max(header_size) })
 }
 
 fn overflow(context: &'static str) -> Error {
@@ -414,6 +470,32 @@ pub fn diagnose_unused(node: &mut Node, data: &[u8], header: &Header, span: Span
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn layout_from_sizes_is_what_the_writer_writes() {
+        for align in [1u64, 3, 8, 4096] {
+            let entries = [
+                ("host-x86_64-unknown-linux-gnu-", &b""[..]),
+                ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"dev1data!!"),
+                ("hip-amdgcn-amd-amdhsa--gfx1030", b"x"),
+            ];
+            let bundle =
+                Bundle::new(entries.iter().map(|(id, d)| (String::from(*id), Cow::Borrowed(*d))).collect(), align)
+                    .unwrap();
+            let written = bundle.write().unwrap();
+            let sized: Vec<(&str, u64)> = entries.iter().map(|(id, d)| (*id, d.len() as u64)).collect();
+            let l = layout(&sized, align).unwrap();
+            assert_eq!(l.size, written.len() as u64, "align {align}");
+            assert_eq!(written[..l.header.len()], l.header[..], "align {align}");
+            assert_eq!(l.offsets, bundle.entries.iter().map(|e| e.offset).collect::<Vec<_>>(), "align {align}");
+        }
+        // The header takes 57 bytes for one entry (82 for two); entry ends must fit in 64 bits.
+        assert_eq!(layout(&[("a", u64::MAX - 57)], 1).unwrap().size, u64::MAX);
+        assert!(layout(&[("a", u64::MAX - 56)], 1).is_err());
+        assert!(layout(&[("a", u64::MAX - 82), ("b", 0)], 1).is_ok());
+        assert!(layout(&[("a", u64::MAX - 82), ("b", 0)], 2).is_err());
+    }
 
     fn sample(align: u64) -> Bundle<'static> {
         Bundle::new(
