@@ -533,25 +533,7 @@ fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span, max_argume
 /// `SGPRs`, `LDS`, `work-group size`, or `none`); nothing when the metadata lacks a register
 /// count or wave size, or the processor is not modelled ([`super::occupancy`]).
 fn add_occupancy(kernel: &mut Node, processor: &str) {
-    let number = |name: &str| match kernel.get(name) {
-        Some(Value::Uint(n)) => Some(u32::try_from(*n).unwrap_or(u32::MAX)),
-        _ => None,
-    };
-    let (Some(vgprs), Some(sgprs), Some(wave_size)) =
-        (number("vgpr_count"), number("sgpr_count"), number("wavefront_size"))
-    else {
-        return;
-    };
-    let resources = super::occupancy::KernelResources {
-        vgprs,
-        sgprs,
-        lds_bytes: number("lds_size").unwrap_or(0),
-        // LLVM's default when a kernel names no size (`getMaxFlatWorkGroupSize`).
-        max_workgroup_size: number("max_flat_workgroup_size").unwrap_or(1024),
-        wave_size,
-        wgp_mode: number("workgroup_processor_mode").map(|m| m != 0),
-    };
-    let Some(occupancy) = super::occupancy::occupancy(processor, &resources) else { return };
+    let Some(occupancy) = super::occupancy::of_kernel_node(kernel, processor) else { return };
     kernel.field("occupancy", occupancy.waves as u64, None);
     kernel.field("max_waves_per_simd", occupancy.max_waves as u64, None);
     kernel.field("occupancy_limited_by", occupancy.limited_by_text(), None);

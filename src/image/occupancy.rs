@@ -46,6 +46,7 @@
 //! gfx1250 and gfx1251 (new register-file and LDS rules) are not modelled: their kernels get
 //! no `occupancy`, rather than a wrong one.
 
+use crate::tree::{Node, Value};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -262,6 +263,26 @@ pub fn occupancy(processor: &str, resources: &KernelResources) -> Option<Occupan
             .collect()
     };
     Some(Occupancy { waves, max_waves: hw.max_waves, limited_by, limits })
+}
+
+/// The occupancy on `processor` of an AMDGPU `kernel` node (its metadata fields `vgpr_count`,
+/// `sgpr_count`, `wavefront_size`, `lds_size`, `max_flat_workgroup_size`,
+/// `workgroup_processor_mode`); `None` when a register count or the wave size is missing.
+pub fn of_kernel_node(kernel: &Node, processor: &str) -> Option<Occupancy> {
+    let number = |name: &str| match kernel.get(name) {
+        Some(Value::Uint(n)) => Some(u32::try_from(*n).unwrap_or(u32::MAX)),
+        _ => None,
+    };
+    let resources = KernelResources {
+        vgprs: number("vgpr_count")?,
+        sgprs: number("sgpr_count")?,
+        lds_bytes: number("lds_size").unwrap_or(0),
+        // LLVM's default when a kernel names no size (`getMaxFlatWorkGroupSize`).
+        max_workgroup_size: number("max_flat_workgroup_size").unwrap_or(1024),
+        wave_size: number("wavefront_size")?,
+        wgp_mode: number("workgroup_processor_mode").map(|m| m != 0),
+    };
+    occupancy(processor, &resources)
 }
 
 /// `getNumWavesPerEUWithNumVGPRs`: the register file divided by the kernel's VGPRs rounded up
