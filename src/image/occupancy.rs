@@ -34,10 +34,10 @@
 //!
 //! Work-groups on a CU (`getMaxWorkGroupsPerCU`): a one-wave work-group takes no barrier, so as
 //! many fit as there are wave slots; otherwise as many as the wave slots hold, at most 16 (32 on
-//! a GFX10+ WGP). A CU has 4 SIMDs; a GFX10+ WGP in WGP mode (the default, `workgroup_processor_mode`
-//! 1) also 4, in CU mode 2. LDS divides among the work-groups that share it: LLVM counts the
-//! work-groups that fit its `LocalMemorySize` (64 KiB, doubled in WGP mode) without rounding
-//! the size to the allocation granule.
+//! a GFX10+ WGP). A CU has 4 SIMDs; a GFX10+ WGP has 4 in WGP mode (the default: metadata
+//! `workgroup_processor_mode` is 1) and 2 in CU mode. LDS divides among the work-groups that
+//! share it: LLVM counts the work-groups that fit its `LocalMemorySize` (64 KiB, doubled in WGP
+//! mode) without rounding the size to the allocation granule.
 //!
 //! The metadata names the largest flat work-group size but not the smallest, which LLVM also
 //! uses; HIP and OpenMP kernels have 1 unless `amdgpu_flat_work_group_size(min, max)` says
