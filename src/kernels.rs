@@ -35,6 +35,9 @@ pub struct KernelCell {
     pub lds: Option<u64>,
     pub scratch: Option<u64>,
     pub spills: Option<u64>,
+    /// AMDGPU: waves per SIMD on the image's processor ([`crate::image::occupancy`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub occupancy: Option<u64>,
 }
 
 /// A kernel name and its cell in each column (`None` where that target lacks it).
@@ -148,6 +151,7 @@ fn cell(kernel: &Node, path: Vec<usize>) -> KernelCell {
             }
         }),
         spills,
+        occupancy: uint(kernel, "occupancy"),
     }
 }
 

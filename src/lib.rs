@@ -16,7 +16,8 @@
 //! - [`util`]: the checked byte reader, LLVM's string table builder and string hash.
 //! - [`tree`], [`error`]: the annotated tree every view draws; errors as values.
 //! - [`explore`], [`edit`], [`replace`], [`targets`], [`kernels`], [`file_names`], [`runs_on`]
-//!   (what runs where), [`sizes`] (what each target costs), [`diff`] (two files compared):
+//!   (what runs where), [`fit`] (will it run on this GPU, per library and kernel),
+//!   [`requirements`] (what the runtime or driver must read), [`sizes`] (what each target costs), [`diff`] (two files compared):
 //!   whole-file operations.
 //!
 //! Parsers never panic and never trust a length.
@@ -30,11 +31,13 @@ pub mod edit;
 pub mod error;
 pub mod explore;
 pub mod file_names;
+pub mod fit;
 pub mod format;
 pub mod ids;
 pub mod image;
 pub mod kernels;
 pub mod replace;
+pub mod requirements;
 pub mod runs_on;
 pub mod sizes;
 pub mod targets;

@@ -185,8 +185,13 @@ fn nvidia_fatbin_name(t: &Target) -> Option<String> {
 
 /// The "runs on" lines of an explored file.
 pub fn summarize(tree: &Tree) -> RunsOn {
-    let found = targets::collect(tree);
-    from_images(found.iter().map(|t| (t, image_format(tree, t))))
+    summarize_images(tree, &targets::collect(tree))
+}
+
+/// The "runs on" lines of some of an explored file's images (one container's, one library's):
+/// what [`crate::fit`] asks [`query`] about.
+pub fn summarize_images(tree: &Tree, images: &[Target]) -> RunsOn {
+    from_images(images.iter().map(|t| (t, image_format(tree, t))))
 }
 
 /// The lines of these images, each with the format of its decoded image, if any.

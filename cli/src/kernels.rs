@@ -1,5 +1,5 @@
 //! `offload kernels`: every kernel of a file in one table, a column group per target
-//! (registers, SGPRs, LDS/shared memory, scratch), or the same as JSON.
+//! (registers, SGPRs, LDS/shared memory, scratch, occupancy), or the same as JSON.
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
@@ -76,6 +76,7 @@ fn cell_json(c: &KernelCell) -> Value {
         ("lds", c.lds),
         ("scratch", c.scratch),
         ("spills", c.spills),
+        ("occupancy", c.occupancy),
     ] {
         if let Some(v) = v {
             m.insert(k.into(), json!(v));
@@ -85,7 +86,7 @@ fn cell_json(c: &KernelCell) -> Value {
 }
 
 /// `{file, targets: [{target, format}], kernels: [{name, targets: {target: cell}}]}`; a cell is
-/// `{entry, path, registers?, sgprs?, agprs?, lds?, scratch?, spills?}`, `path` being the child
+/// `{entry, path, registers?, sgprs?, agprs?, lds?, scratch?, spills?, occupancy?}`, `path` being the child
 /// indices from the root of `offload list --json`'s tree to the kernel's node.
 fn document(file: &str, t: &KernelTable) -> Value {
     let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
@@ -105,12 +106,13 @@ fn document(file: &str, t: &KernelTable) -> Value {
     json!({"file": file, "targets": targets, "kernels": rows})
 }
 
-const GROUP: [&str; 4] = ["regs", "SGPR", "LDS", "scratch"];
+/// `waves` is the occupancy in waves per SIMD (AMD GPUs).
+const GROUP: [&str; 5] = ["regs", "SGPR", "LDS", "scratch", "waves"];
 
-fn values(c: Option<&KernelCell>) -> [String; 4] {
+fn values(c: Option<&KernelCell>) -> [String; 5] {
     let show = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |n| n.to_string());
     match c {
-        Some(c) => [show(c.registers), show(c.sgprs), show(c.lds), show(c.scratch)],
+        Some(c) => [show(c.registers), show(c.sgprs), show(c.lds), show(c.scratch), show(c.occupancy)],
         None => Default::default(),
     }
 }
@@ -123,7 +125,7 @@ fn print_table(t: &KernelTable) {
     let device_functions = t.rows.iter().any(|r| r.cells.iter().flatten().any(|c| !c.entry));
     let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };
     println!(
-        "{} across {} (regs: VGPRs on AMD GPUs, registers on NVIDIA; LDS and scratch in bytes)",
+        "{} across {} (regs: VGPRs on AMD GPUs, registers on NVIDIA; LDS and scratch in bytes; waves: occupancy, waves per SIMD)",
         plural(t.rows.len(), "kernel"),
         plural(t.columns.len(), "target")
     );

@@ -6,6 +6,7 @@ mod bundler;
 mod codec;
 mod diff;
 mod fail;
+mod fit;
 mod io;
 mod json;
 mod kernels;
@@ -69,6 +70,8 @@ enum Command {
     /// Compare two files: targets added, removed and common, size changes, images that differ,
     /// kernels added, removed or changed. Exit 0 when equal, 1 when different, 2 on error.
     Diff(diff::DiffArgs),
+    /// Will the file run on these GPUs? Per library and kernel, the image that would load and why; exit 0 yes, 1 no, 2 trouble.
+    Fit(fit::FitArgs),
 }
 
 #[derive(Args)]
@@ -179,6 +182,8 @@ fn main() -> ExitCode {
         Command::Sizes(a) => sizes::run(&a),
         // `diff` answers with its own exit status, as diff(1) does.
         Command::Diff(a) => return diff::exit_code(diff::run(&a)),
+        // `fit` answers with its exit status too: 0 runs, 1 does not, 2 trouble.
+        Command::Fit(a) => return diff::exit_code(fit::run(&a).map(|runs| !runs)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,12 +21,14 @@ fn one_row_per_kernel_a_column_group_per_target() {
     assert!(lines[1].contains("gfx90a") && lines[1].contains("gfx1100"), "{text}");
     assert_eq!(
         lines[2].split_whitespace().collect::<Vec<_>>(),
-        ["kernel", "regs", "SGPR", "LDS", "scratch", "regs", "SGPR", "LDS", "scratch"]
+        ["kernel", "regs", "SGPR", "LDS", "scratch", "waves", "regs", "SGPR", "LDS", "scratch", "waves"]
     );
     // The LDS kernel uses 1024 bytes of LDS for both targets.
     let lds: Vec<&str> =
         lines.iter().find(|l| l.starts_with("_Z10reduce_ldsPKiPi")).unwrap().split_whitespace().collect();
-    assert_eq!((lds[3], lds[7]), ("1024", "1024"), "{text}");
+    assert_eq!((lds[3], lds[8]), ("1024", "1024"), "{text}");
+    // Occupancy: 16 waves per SIMD on gfx1100, 8 on gfx90a (clang-22's remark for this kernel).
+    assert_eq!((lds[5], lds[10]), ("16", "8"), "{text}");
 }
 
 #[test]
@@ -53,6 +55,7 @@ fn json_cells_point_at_the_kernel_nodes_of_list_json() {
             assert_eq!(node["fields"]["sgpr_count"], cell["sgprs"]);
             assert_eq!(node["fields"]["lds_size"], cell["lds"]);
             assert_eq!(node["fields"]["scratch_size"], cell["scratch"]);
+            assert_eq!(node["fields"]["occupancy"], cell["occupancy"]);
             cells += 1;
         }
     }

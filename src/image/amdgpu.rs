@@ -36,6 +36,7 @@
 //! | `.uses_dynamic_stack` | `uses_dynamic_stack` |
 //! | `.vgpr_spill_count`, `.sgpr_spill_count` | `vgpr_spill_count`, `sgpr_spill_count` |
 //! | any other key | its name without the leading `.` |
+//! | (computed) | `occupancy`, `max_waves_per_simd`, `occupancy_limited_by`: see [`super::occupancy`] |
 //! | `.args` | one `kernel-argument` child per argument, every key a field (`offset`, `size`, `value_kind`, ...) |
 //!
 //! Every field read from the note carries the span of its msgpack value.
@@ -404,6 +405,9 @@ fn read_metadata(node: &mut Node, note: &Note<'_>, span: Span, header: &Header) 
             break;
         }
         let mut kernel = kernel_node(k, i, note, span, budget - 1);
+        if let Some(processor) = header.processor {
+            add_occupancy(&mut kernel, processor);
+        }
         budget = budget.saturating_sub(1 + kernel.children.len());
         kernel.children.shrink_to_fit();
         node.children.push(kernel);
@@ -522,6 +526,17 @@ fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span, max_argume
         }
     }
     node
+}
+
+/// The kernel's `occupancy` (waves per SIMD on `processor`, as LLVM computes it), the
+/// processor's `max_waves_per_simd`, and what limits it (`occupancy_limited_by`: `VGPRs`,
+/// `SGPRs`, `LDS`, `work-group size`, or `none`); nothing when the metadata lacks a register
+/// count or wave size, or the processor is not modelled ([`super::occupancy`]).
+fn add_occupancy(kernel: &mut Node, processor: &str) {
+    let Some(occupancy) = super::occupancy::of_kernel_node(kernel, processor) else { return };
+    kernel.field("occupancy", occupancy.waves as u64, None);
+    kernel.field("max_waves_per_simd", occupancy.max_waves as u64, None);
+    kernel.field("occupancy_limited_by", occupancy.limited_by_text(), None);
 }
 
 fn argument_node(a: &Mp<'_>, index: usize, note: &Note<'_>, span: Span) -> Node {

@@ -5,6 +5,7 @@
 //! - [`cubin`]: CUDA cubins (architecture, `.nv.info` attributes, kernels and device functions).
 //! - [`ptx`], [`spirv`], [`bitcode`]: PTX text, SPIR-V modules and LLVM bitcode (header fields,
 //!   entry points, defined functions).
+//! - [`occupancy`]: waves per SIMD of AMDGPU kernels, as LLVM's AMDGPU backend computes them.
 //! - [`elf`], [`msgpack`]: the readers they share.
 //!
 //! [`describe`] recognises an image by its magic and hands it to its module. It never fails:
@@ -15,6 +16,7 @@ pub mod bitcode;
 pub mod cubin;
 pub mod elf;
 pub mod msgpack;
+pub mod occupancy;
 pub mod ptx;
 pub mod spirv;
 

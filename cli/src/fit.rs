@@ -1,0 +1,111 @@
+//! `offload fit FILE --gpu GPU [--gpu ...] [--json]`: will the file run on these GPUs? Per
+//! library, per container and per kernel, with the image that would load and the rule that
+//! chose it, and the strictest needs the file has of the runtime or driver. Exit status 0 when
+//! it runs on every GPU asked, 1 when not, 2 on trouble.
+
+use crate::fail::{Failure, Outcome};
+use crate::io::{open_lazy, shown};
+use crate::Limits;
+use clap::Args;
+use offload::explore::{self, Options};
+use offload::fit::{self, Fit, LoadedImage};
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct FitArgs {
+    /// The file to read: an object, library, package, bundle, fatbin, archive or device image.
+    pub file: PathBuf,
+    /// A GPU: an AMD processor with its modes (`gfx1201`, `gfx90a:xnack+`) or an NVIDIA
+    /// `sm_NN`; repeat or separate with commas.
+    #[arg(long = "gpu", required = true, value_delimiter = ',')]
+    pub gpus: Vec<String>,
+    /// Print one JSON document instead of the answer.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// Answers for every GPU; `Ok(true)` when the file runs on all of them.
+pub fn run(a: &FitArgs) -> Outcome<bool> {
+    let file = open_lazy(&a.file)?;
+    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
+    // Every image is needed: every compressed container is decompressed (within the limits).
+    let options = Options { verify_all: true, ..a.limits.options() };
+    let tree = explore::explore(&file, &name, &options);
+    let mut fits = Vec::new();
+    for gpu in &a.gpus {
+        let f = fit::fit(&tree, gpu).map_err(|e| Failure::new(format!("--gpu: expected {e}")))?;
+        fits.push(f);
+    }
+    if a.json {
+        let doc = json!({"file": shown(&a.file), "runs": fits.iter().all(|f| f.runs), "gpus": fits});
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
+    } else {
+        for f in &fits {
+            print_fit(&shown(&a.file), f);
+        }
+    }
+    // A file that did not read completely was not completely answered for.
+    if let Some((_, e)) = tree.errors().first() {
+        return Err(Failure::new(format!("{}: {}", shown(&a.file), e.message)));
+    }
+    Ok(fits.iter().all(|f| f.runs))
+}
+
+fn yes_no(runs: bool) -> &'static str {
+    if runs {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// `gfx90a (exact, code object v5)`, `compute_80 (ptx-jit, PTX 8.7)`.
+fn image_phrase(i: &LoadedImage) -> String {
+    let mut notes = vec![i.rule.as_str().to_string()];
+    if let Some(v) = i.code_object_version {
+        notes.push(format!("code object v{v}"));
+    }
+    if let Some(g) = i.generic_version {
+        notes.push(format!("generic version {g}"));
+    }
+    if let Some(p) = &i.ptx_version {
+        notes.push(format!("PTX {p}"));
+    }
+    if !i.needs_mode.is_empty() {
+        notes.push(format!("needs {}", i.needs_mode.join(" ")));
+    }
+    format!("{} ({})", i.target, notes.join(", "))
+}
+
+fn print_fit(file: &str, f: &Fit) {
+    println!("{file} on {}: {} ({})", f.gpu, yes_no(f.runs), f.reason);
+    for l in &f.libraries {
+        println!("  library {}: {}", l.library, yes_no(l.runs));
+        for c in &l.containers {
+            let what = c.image.as_ref().map_or_else(|| "nothing loads".to_string(), image_phrase);
+            println!("    {}: {} — {}", c.container, what, c.reason);
+        }
+        let width = l.kernels.iter().map(|k| k.name.len()).max().unwrap_or(0).max(6);
+        if !l.kernels.is_empty() {
+            println!("    {:<width$}  runs  from            occupancy", "kernel");
+        }
+        for k in &l.kernels {
+            let from = k.target.clone().unwrap_or_else(|| "-".into());
+            let occupancy = match (&k.occupancy, &k.occupancy_limited_by) {
+                (Some(o), Some(by)) => format!("{o} waves/SIMD (limited by {by})"),
+                _ if k.runs => "-".into(),
+                _ => k.reason.clone(),
+            };
+            println!("    {:<width$}  {:<4}  {from:<14}  {occupancy}", k.name, yes_no(k.runs));
+        }
+    }
+    if !f.requirements.is_empty() {
+        println!("  needs (strictest of each kind):");
+        for r in &f.requirements {
+            println!("    {}: {} [{}]", r.what, r.needs, r.source);
+        }
+    }
+}
