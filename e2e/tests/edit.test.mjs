@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURES, LLVM_BIN, OFFLOAD, cliList, download, dropFile, must, openPage, shot, startSite } from '../support.mjs';
+import { FIXTURES, LLVM_BIN, OFFLOAD, cliList, download, dropFile, must, openPage, run, shot, startSite } from '../support.mjs';
 
 const BUNDLER = join(LLVM_BIN, 'clang-offload-bundler');
 const OBJDUMP = join(LLVM_BIN, 'llvm-objdump');
@@ -474,5 +474,22 @@ test('"Size by target": ticking a target and removing it everywhere gives a file
   const edited = await downloadFile();
   assert.deepEqual(bundlerIdsOfObject(edited.path), ['hipv4-amdgcn-amd-amdhsa--gfx90a', 'host-x86_64-unknown-linux-gnu-']);
   assert.deepEqual(cliList(edited.path).targets.map((t) => t.target_id), ['hipv4-amdgcn-amd-amdhsa--gfx90a']);
+
+  // Compare the edited file with the file as opened: what offload diff says of the two.
+  const original = join(FIXTURES, 'hip_elf_2arch_compressed.o');
+  const r = run(OFFLOAD, ['diff', '--json', original, edited.path]);
+  assert.equal(r.status, 1, `offload diff: different (${r.stderr})`);
+  const theirs = JSON.parse(r.stdout);
+  await page.getByLabel('Compare with').selectOption({ label: 'this file as opened (before its edits)' });
+  await page.getByRole('button', { name: 'Compare', exact: true }).click();
+  const panel = page.locator('section.compare-panel');
+  await panel.locator('.compare-verdict').waitFor();
+  assert.equal(await panel.locator('.compare-verdict').textContent(),
+    `Different: ${theirs.targets.added.length} added, ${theirs.targets.removed.length} removed, ${theirs.targets.common.length} common; ` +
+    `${theirs.images.filter((i) => i.equal !== true).length} of ${theirs.images.length} images differ.`);
+  assert.deepEqual(await panel.locator('.compare-targets.removed li').allTextContents(), theirs.targets.removed);
+  await editShot('23-compare');
+  await panel.getByRole('button', { name: 'Close the comparison' }).click();
+  await panel.waitFor({ state: 'detached' });
   await closeTab('hip_elf_2arch_compressed.o');
 });

@@ -9,6 +9,9 @@ use offload_www::page::bytes::{Bytes, MemoryBytes};
 use offload_www::page::components::dialogs::settings_dialog::{
     SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID,
 };
+use offload_www::page::components::views::compare_view::{
+    choices, CompareControl, CompareControlProps, CompareView, CompareViewProps,
+};
 use offload_www::page::components::views::hex_view::{HexProps, HexView};
 use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
 use offload_www::page::components::views::kernels_view::{
@@ -19,7 +22,7 @@ use offload_www::page::components::views::runs_on_view::{RunsOnProps, RunsOnView
 use offload_www::page::components::views::summary::{Summary, SummaryProps};
 use offload_www::page::components::views::target_sizes::{TargetSizes, TargetSizesProps};
 use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
-use offload_www::page::state::{Action, FileRequest, HexState, Nav};
+use offload_www::page::state::{Action, CompareOutcome, CompareWith, Comparison, FileRequest, HexState, Nav};
 use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
 use offload_www::wire::settings::Settings;
 use std::cell::{Cell, RefCell};
@@ -167,6 +170,8 @@ async fn summary_lists_every_target_and_selects_it() {
             tab: 1,
             on_file: Callback::noop(),
             busy: false,
+            others: Vec::new(),
+            current: 0,
         },
     )
     .render();
@@ -356,6 +361,8 @@ async fn summary_shows_the_limits_and_the_diagnostic_of_a_limit_that_stopped_the
             tab: 1,
             on_file: Callback::noop(),
             busy: false,
+            others: Vec::new(),
+            current: 0,
         };
     let el = root();
     Renderer::<Summary>::with_root_and_props(el.clone(), props(Settings::default(), on_reopen, on_action.clone()))
@@ -595,4 +602,58 @@ async fn target_sizes_draw_a_bar_per_target_and_drop_the_ticked_ones() {
         *requests.borrow(),
         vec![FileRequest::Edit(7, offload::edit::Edit::DropTargets { targets: vec!["gfx906:xnack-".into()] })]
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_comparison_says_what_was_removed_and_the_control_asks_for_the_chosen_file() {
+    // Older: two targets; newer: one of them dropped (the core's own edit).
+    let old = include_bytes!("../../tests/fixtures/hip_elf_2arch.o");
+    let old_tree = offload::explore::explore(&old[..], "hip_elf_2arch.o", &Default::default());
+    let dropped = offload::edit::drop_targets(old, "hip_elf_2arch.o", &["gfx906".into()], &Default::default()).unwrap();
+    let new_tree = offload::explore::explore(&dropped.bytes[..], "hip_elf_2arch.o", &Default::default());
+    let diff = offload::diff::diff(old, &old_tree, &dropped.bytes, &new_tree);
+    let (on_action, log) = recorder();
+    let el = root();
+    let comparison =
+        Comparison { against: "hip_elf_2arch.o as opened".into(), outcome: CompareOutcome::Done(Rc::new(diff)) };
+    Renderer::<CompareView>::with_root_and_props(
+        el.clone(),
+        CompareViewProps { tab: 3, name: "hip_elf_2arch.o".into(), comparison, on_action },
+    )
+    .render();
+    assert!(settle(|| el.query_selector(".compare-verdict").unwrap().is_some()).await);
+    let verdict = el.query_selector(".compare-verdict").unwrap().unwrap().text_content().unwrap();
+    assert!(verdict.starts_with("Different: 0 added, 1 removed, 1 common"), "{verdict}");
+    let removed: Vec<String> =
+        all(&el, ".compare-targets.removed li").iter().map(|l| l.text_content().unwrap()).collect();
+    assert_eq!(removed, ["hipv4-amdgcn-amd-amdhsa--gfx906:xnack-"]);
+    el.query_selector("button.close-compare").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert_eq!(*log.borrow(), vec![Action::Compare { id: 3, comparison: None }]);
+
+    // The control: earlier versions first, then the other tabs; Compare asks for the one chosen.
+    assert_eq!(choices(&[(5, "b.o".into())], 0), [("t5".to_string(), "b.o".to_string())]);
+    assert_eq!(choices(&[], 2)[0].0, "v0");
+    let requests = Rc::new(RefCell::new(Vec::new()));
+    let r = requests.clone();
+    let el = root();
+    Renderer::<CompareControl>::with_root_and_props(
+        el.clone(),
+        CompareControlProps {
+            tab: 3,
+            others: vec![(5, "b.o".into())],
+            current: 1,
+            on_file: Callback::from(move |req| r.borrow_mut().push(req)),
+            busy: false,
+        },
+    )
+    .render();
+    assert!(settle(|| el.query_selector("#compare-with").unwrap().is_some()).await);
+    let select: web_sys::HtmlSelectElement = el.query_selector("#compare-with").unwrap().unwrap().unchecked_into();
+    select.set_value("t5");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    select.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+    yew::platform::time::sleep(Duration::ZERO).await;
+    el.query_selector(".compare-control button").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert_eq!(*requests.borrow(), vec![FileRequest::Compare(3, CompareWith::Tab(5))]);
 }

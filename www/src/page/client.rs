@@ -14,6 +14,7 @@ use crate::wire::download::Refusal;
 use crate::wire::messages::{decode, encode, Answer, FromWorker, Job, Report, ToWorker};
 use crate::wire::settings::Settings;
 use futures::channel::oneshot;
+use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -40,6 +41,7 @@ struct Shared {
     queue: Vec<JsValue>,
     replies: HashMap<u32, Reply>,
     jobs: HashMap<u32, JobReply>,
+    compares: HashMap<u32, oneshot::Sender<Result<Diff, String>>>,
     next_request: u32,
 }
 
@@ -68,6 +70,7 @@ impl ExplorerWorker {
             queue: Vec::new(),
             replies: HashMap::new(),
             jobs: HashMap::new(),
+            compares: HashMap::new(),
             next_request: 0,
         }));
         let on_report: Rc<dyn Fn(Report)> = Rc::new(on_report);
@@ -107,6 +110,20 @@ impl ExplorerWorker {
         };
         self.send(&ToWorker::Prepare { request, job }).map_err(Refusal::from)?;
         rx.await.map_err(|_| Refusal::from("the explorer worker was stopped".to_string()))?
+    }
+
+    /// Compares `old` (another file or version, named `old_name`) with the worker's current
+    /// file, both read whole and explored within `settings`.
+    pub async fn compare(&self, old: &Blob, old_name: &str, settings: Settings) -> Result<Diff, String> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut s = self.shared.borrow_mut();
+            let r = s.next_request();
+            s.compares.insert(r, tx);
+            r
+        };
+        self.send(&ToWorker::Compare { request, old: old.clone(), old_name: old_name.to_string(), settings })?;
+        rx.await.map_err(|_| "the explorer worker was stopped".to_string())?
     }
 
     /// Asks the worker to apply an edit to its current file.
@@ -189,6 +206,14 @@ fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
         }
         Answer::Prepared(data) => job_done(shared, request, Ok(data)),
         Answer::NotPrepared(refusal) => job_done(shared, request, Err(refusal)),
+        Answer::Compared(d) => compared(shared, request, Ok(*d)),
+        Answer::NotCompared(message) => compared(shared, request, Err(message)),
+    }
+}
+
+fn compared(shared: &RefCell<Shared>, request: u32, result: Result<Diff, String>) {
+    if let Some(tx) = shared.borrow_mut().compares.remove(&request) {
+        let _ = tx.send(result);
     }
 }
 

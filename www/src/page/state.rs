@@ -12,6 +12,7 @@ use crate::wire::doc::{Doc, NodeId};
 use crate::wire::download::Refusal;
 use crate::wire::edit::Verified;
 use crate::wire::settings::Settings;
+use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
 use offload::tree::Span;
 use std::rc::Rc;
@@ -34,6 +35,32 @@ pub enum FileRequest {
     Redo(TabId),
     /// Save the payload of the tab's last edit that did not fit.
     DownloadPayload(TabId),
+    /// Compare the tab's file (the version shown) with another file or version.
+    Compare(TabId, CompareWith),
+}
+
+/// What a tab's file is compared with: the older side of the comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareWith {
+    /// The file of another tab (the version it shows).
+    Tab(TabId),
+    /// Another version of the same file (0: as opened).
+    Version(usize),
+}
+
+/// A comparison of the tab's file with another, and how far it got.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// What the file is compared with, as the page names it.
+    pub against: String,
+    pub outcome: CompareOutcome,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CompareOutcome {
+    Running,
+    Done(Rc<Diff>),
+    Failed(String),
 }
 
 /// What the user asks to download, always from the active tab.
@@ -193,6 +220,8 @@ pub struct Tab {
     /// The version shown (and downloaded, and edited next).
     pub current: usize,
     pub edit: EditStatus,
+    /// The last comparison asked for in this tab.
+    pub compare: Option<Comparison>,
 }
 
 impl Tab {
@@ -366,6 +395,11 @@ pub enum Action {
         id: TabId,
         verified: Verified,
     },
+    /// A comparison started, ended, or was put away (`None`).
+    Compare {
+        id: TabId,
+        comparison: Option<Comparison>,
+    },
     /// Show another version (undo, redo); `index` counts from the file as opened.
     SwitchVersion {
         id: TabId,
@@ -494,6 +528,7 @@ impl AppState {
             }),
             Action::Verified { id, verified } => self.with_tab(id, |tab| tab.edit = EditStatus::Verified(verified)),
             Action::SwitchVersion { id, index } => self.with_tab(id, |tab| switch_version(tab, index)),
+            Action::Compare { id, comparison } => self.with_tab(id, |tab| tab.compare = comparison),
         }
         self
     }
@@ -529,6 +564,7 @@ impl AppState {
             versions: Vec::new(),
             current: 0,
             edit: EditStatus::Idle,
+            compare: None,
         });
         self.active = Some(id);
     }

@@ -10,6 +10,7 @@ use crate::wire::doc::Doc;
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::edit::Verified;
 use crate::wire::settings::Settings;
+use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
 use offload::tree::Span;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,15 @@ pub enum ToWorker {
     },
     /// Prepare a download (see [`Job`]): the answer is `Prepared` or `NotPrepared`.
     Prepare { request: u32, job: Job },
+    /// Compare `old` (another file, or another version of this one) with the current file:
+    /// the answer is `Compared` or `NotCompared`.
+    Compare {
+        request: u32,
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        old: web_sys::Blob,
+        old_name: String,
+        settings: Settings,
+    },
 }
 
 /// A download the worker prepares: it reads the bytes, explores them again and refuses them
@@ -136,6 +146,10 @@ pub enum Answer {
     Prepared(#[serde(with = "serde_wasm_bindgen::preserve")] JsValue),
     /// A download is refused.
     NotPrepared(Refusal),
+    /// Two files compared ([`offload::diff`]).
+    Compared(Box<Diff>),
+    /// Why two files could not be compared.
+    NotCompared(String),
 }
 
 fn serializer() -> serde_wasm_bindgen::Serializer {

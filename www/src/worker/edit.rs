@@ -139,8 +139,14 @@ pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings:
     }
 }
 
-/// The whole file, refused when it is too large to edit in memory.
+/// The whole file, refused when it is too large to edit in memory, reporting progress.
 fn read_whole(file: &Blob) -> Result<Vec<u8>, String> {
+    read_whole_quietly(file, &|done, size| progress(format!("reading the file ({done} of {size} bytes)")))
+}
+
+/// The whole file, refused when it is too large to hold in memory; `piece` hears
+/// `(bytes read, size)` before each piece.
+pub(crate) fn read_whole_quietly(file: &Blob, piece: &dyn Fn(u64, u64)) -> Result<Vec<u8>, String> {
     let size = file.size() as u64;
     if size > MAX_EDIT_SIZE {
         return Err(format!(
@@ -150,7 +156,7 @@ fn read_whole(file: &Blob) -> Result<Vec<u8>, String> {
     let reader = BlobReader::new(file.clone());
     let mut out = Vec::with_capacity(size as usize);
     while (out.len() as u64) < size {
-        progress(format!("reading the file ({} of {size} bytes)", out.len()));
+        piece(out.len() as u64, size);
         let piece = reader.read_at(out.len() as u64, READ_PIECE)?;
         if piece.is_empty() {
             return Err(format!("the file ended after {} of its {size} bytes", out.len()));

@@ -16,6 +16,8 @@ pub mod read_back;
 pub mod tar;
 
 #[cfg(target_arch = "wasm32")]
+mod compare;
+#[cfg(target_arch = "wasm32")]
 mod edit;
 #[cfg(target_arch = "wasm32")]
 mod explore;
@@ -59,6 +61,10 @@ fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
             answer(request, read.map_or_else(Answer::ReadFailed, Answer::Bytes));
         }
         Ok(ToWorker::Prepare { request, job }) => prepare::run(request, job, kept),
+        Ok(ToWorker::Compare { request, old, old_name, settings }) => {
+            let result = compare::compare(kept, &old, &old_name, &settings);
+            answer(request, result.map_or_else(Answer::NotCompared, |d| Answer::Compared(Box::new(d))));
+        }
         Ok(ToWorker::Edit { edit, settings }) => report(edit::edit(kept, &edit, &settings)),
         Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),
         Ok(ToWorker::Switch { file, settings }) => {

@@ -23,7 +23,9 @@ use crate::page::session::{now_ms, Session};
 use crate::page::settings;
 use crate::page::share::{self, SharedLink};
 use crate::page::shortcuts::{command_for, edit_command_for, Command};
-use crate::page::state::{Action, AppState, DownloadRequest, FileRequest, Tab, TabId};
+use crate::page::state::{
+    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, Tab, TabId,
+};
 use crate::wire::settings::Settings;
 use gloo_events::{EventListener, EventListenerOptions};
 use offload::edit::NodePath;
@@ -138,7 +140,8 @@ pub fn App() -> Html {
                     match (active, bytes) {
                         (Some(tab), Some(bytes)) => html! {
                             <TabView key={tab.id} tab={tab.clone()} views={state.views} settings={state.settings} bytes={bytes}
-                                on_action={dispatch.clone()} on_file={on_file_request.clone()} />
+                                on_action={dispatch.clone()} on_file={on_file_request.clone()}
+                                others={state.tabs.iter().filter(|t| t.id != tab.id && t.doc().is_some()).map(|t| (t.id, t.name.clone())).collect::<Vec<_>>()} />
                         },
                         _ => html! { <Welcome on_file={on_file_request.clone()} /> },
                     }
@@ -265,7 +268,48 @@ fn file_request(
             }
         }
         FileRequest::DownloadPayload(id) => save_payload(&session.borrow(), id, dispatch),
+        FileRequest::Compare(id, with) => {
+            let old = match with {
+                CompareWith::Tab(other) => {
+                    tab(other).and_then(|t| Some((session.borrow().file(other, t.current)?, t.name)))
+                }
+                CompareWith::Version(v) => {
+                    let file = tab(id).map(|t| t.name).unwrap_or_default();
+                    let name = if v == 0 { format!("{file} as opened") } else { format!("{file} after edit {v}") };
+                    session.borrow().file(id, v).map(|f| (f, name))
+                }
+            };
+            compare(id, old, session.borrow().worker(id), settings, dispatch.clone());
+        }
     }
+}
+
+/// Compares the tab's file with `old` (a file and its name) in the tab's worker; the
+/// comparison's progress and result go to the reducer.
+fn compare(
+    id: TabId,
+    old: Option<(web_sys::Blob, String)>,
+    worker: Option<Rc<crate::page::client::ExplorerWorker>>,
+    settings: Settings,
+    dispatch: Callback<Action>,
+) {
+    let (Some((blob, against)), Some(worker)) = (old, worker) else {
+        let comparison = Comparison {
+            against: String::new(),
+            outcome: CompareOutcome::Failed("that file is no longer open, or its explorer was stopped".into()),
+        };
+        dispatch.emit(Action::Compare { id, comparison: Some(comparison) });
+        return;
+    };
+    let running = Comparison { against: against.clone(), outcome: CompareOutcome::Running };
+    dispatch.emit(Action::Compare { id, comparison: Some(running) });
+    wasm_bindgen_futures::spawn_local(async move {
+        let outcome = match worker.compare(&blob, &against, settings).await {
+            Ok(d) => CompareOutcome::Done(Rc::new(d)),
+            Err(message) => CompareOutcome::Failed(message),
+        };
+        dispatch.emit(Action::Compare { id, comparison: Some(Comparison { against, outcome }) });
+    });
 }
 
 /// Saves the new container of the tab's last edit that did not fit in its linked file.

@@ -1,6 +1,7 @@
 //! One open file: its progress while it is explored, then the six linked views laid out on a
 //! grid (views hidden with their toggles give their room to the others).
 
+use super::views::compare_view::CompareView;
 use super::views::hex_view::HexView;
 use super::views::inspector::Inspector;
 use super::views::kernels_view::KernelsView;
@@ -24,6 +25,9 @@ pub struct TabViewProps {
     pub bytes: Bytes,
     pub on_action: Callback<Action>,
     pub on_file: Callback<FileRequest>,
+    /// The other open tabs (id, file name), which this one can be compared with.
+    #[prop_or_default]
+    pub others: Vec<(crate::page::state::TabId, String)>,
 }
 
 #[function_component]
@@ -70,11 +74,15 @@ pub fn TabView(props: &TabViewProps) -> Html {
                 }
                 if shows_center {
                     <div class="center">
+                        if let Some(comparison) = &tab.compare {
+                            <CompareView tab={id} name={tab.name.clone()} comparison={comparison.clone()} on_action={props.on_action.clone()} />
+                        }
                         if shows(View::Summary) {
                             <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
                                 settings={tab.settings} current_settings={props.settings}
                                 on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()}
-                                tab={id} on_file={props.on_file.clone()} busy={tab.edit.is_running()} />
+                                tab={id} on_file={props.on_file.clone()} busy={tab.edit.is_running()}
+                                others={props.others.clone()} current={tab.current} />
                         }
                         if shows_kernels {
                             <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />

@@ -7,6 +7,7 @@
 //! target table and inspector the download buttons (`super::download`); nothing here uses the
 //! app or the frame.
 
+pub mod compare_view;
 pub mod container_chain;
 pub mod diagnostics_list;
 pub mod explored_with;

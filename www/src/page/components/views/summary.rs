@@ -2,6 +2,7 @@
 //! device targets, what each target costs, the container chain of the selection, and every
 //! diagnostic with where it points.
 
+use super::compare_view::CompareControl;
 use super::container_chain::Chain;
 use super::diagnostics_list::Diagnostics;
 use super::explored_with::ExploredWith;
@@ -32,6 +33,11 @@ pub struct SummaryProps {
     /// An edit is running.
     #[prop_or_default]
     pub busy: bool,
+    /// The other open tabs (id, file name) and the version shown, for "Compare with…".
+    #[prop_or_default]
+    pub others: Vec<(TabId, String)>,
+    #[prop_or_default]
+    pub current: usize,
 }
 
 #[function_component]
@@ -54,6 +60,7 @@ pub fn Summary(props: &SummaryProps) -> Html {
                 { format!(", {} byte space{}", doc.spaces.len(), if doc.spaces.len() == 1 { "" } else { "s" }) }
                 <span class="timing" data-first-render-ms={props.first_render_ms.map(|ms| format!("{ms:.1}"))}>{ format!(" ({timing})") }</span>
             </p>
+            <CompareControl tab={props.tab} others={props.others.clone()} current={props.current} on_file={props.on_file.clone()} busy={props.busy} />
             <ExploredWith used={props.settings} current={props.current_settings} on_reopen={props.on_reopen.clone()} on_action={props.on_action.clone()} />
             <RunsOnView doc={doc.clone()} />
             <TargetTable doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
