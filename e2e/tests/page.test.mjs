@@ -754,7 +754,7 @@ test('the Kernels view shows every kernel offload kernels finds, across targets,
   for (const [row, k] of rows.map((r, i) => [r, theirs.kernels[i]])) {
     const want = theirs.targets.flatMap((t) => {
       const c = k.targets[t.target];
-      return [c?.registers, c?.lds, c?.scratch].map((v) => (v === undefined ? '—' : String(v)));
+      return [c?.registers, c?.lds, c?.scratch, c?.occupancy].map((v) => (v === undefined ? '—' : String(v)));
     });
     assert.deepEqual(row.cells, want, row.name);
   }
