@@ -143,86 +143,86 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
         if table.columns.len() == 1 { "" } else { "s" }
     );
     html! {
-           <section class="panel kernels-panel" aria-labelledby="kernels-title">
-               <div class="kernels-header">
-                   <h2 id="kernels-title" class="panel-title">{"Kernels"}</h2>
-                   <span class="muted">{ count }</span>
-                   <input type="search" class="kernel-filter" placeholder="Filter by name" aria-label="Filter kernels by name"
-                       value={(*filter).clone()} oninput={on_filter} />
-               </div>
-               <div class="table-scroll">
-                   <table class="kernels">
-                       <thead>
-                           <tr>
-                               <th scope="col" rowspan="2">
-                                   <button type="button" class="link" onclick={sort_by(SortKey::Name)} aria-pressed={pressed(SortKey::Name)}
-                                       aria-label="Sort kernels by name">{"Kernel"}</button>
-                               </th>
-                               { for table.columns.iter().map(|c| html! {
-                                <th scope="colgroup" colspan="4" class="kernel-target" title={c.format.clone()}>{ &c.target }</th>
-                               }) }
-                           </tr>
-                           <tr>
-                               { for table.columns.iter().enumerate().flat_map(|(column, c)| Metric::ALL.map(|metric| {
-                                   let key = SortKey::Value { column, metric };
-                                   html! {
-                                       <th scope="col" class="num" title={metric.title()}>
-                                           <button type="button" class="link" onclick={sort_by(key)} aria-pressed={pressed(key)}
-                                               aria-label={format!("Sort kernels by {} on {}", metric.heading(), c.target)}>{ metric.heading() }</button>
-                                       </th>
-                                   }
-                               })) }
-                           </tr>
-                       </thead>
-                       <tbody>
-                           { for rows.iter().take(shown).map(|row| {
-                               let nodes: Vec<Option<NodeId>> = row.cells.iter().map(|c| c.as_ref().and_then(node_of)).collect();
-                               let is_selected = props.selected.is_some() && nodes.contains(&props.selected);
-                               let device_only = row.cells.iter().flatten().all(|c| !c.entry);
-                               let first = nodes.iter().flatten().next().copied();
-                               let marks = Metric::ALL.map(|m| largest(row, m));
-                               html! {
-                                   <tr class={classes!(is_selected.then_some("selected"))} data-kernel={row.name.clone()}>
-                                       <th scope="row">
-                                           <button type="button" class="link kernel-name" onclick={select(first)}
-                                               aria-label={format!("Select kernel {}", row.name)}>{ &row.name }</button>
-                                           if device_only {
-                                               <span class="badge device" title="a device function, not an entry kernel">{"device"}</span>
-                                           }
-                                       </th>
-                                       { for row.cells.iter().enumerate().flat_map(|(column, cell)| Metric::ALL.iter().enumerate().map(|(m, metric)| {
-                                           let value = cell.as_ref().and_then(|c| metric.of(c));
-                                           let here = nodes[column];
-                                           let class = classes!(
-                                               "num",
-                                               marks[m][column].then_some("largest"),
-                                               (here.is_some() && here == props.selected).then_some("selected-cell"),
-                                           );
-                                           // What limits the occupancy, from the kernel's own node.
-                                           let title = (*metric == Metric::Waves)
-                                               .then(|| here.and_then(|n| props.doc.text(n, "occupancy_limited_by")).map(|l| format!("limited by {l}")))
-                                               .flatten();
-                                           match (value, cell) {
-                                               (Some(v), Some(_)) => html! {
-                                                   <td {class} {title}>
-                                                       <button type="button" class="link" onclick={select(here)}
-                                                           aria-label={format!("{} of {} on {}: {v}", metric.heading(), row.name, table.columns[column].target)}>{ v.to_string() }</button>
-                                                   </td>
-                                               },
-                                               _ => html! { <td {class}>{"—"}</td> },
-                                           }
-                                       }).collect::<Vec<_>>()) }
-                                   </tr>
-                               }
-                           }) }
-                       </tbody>
-                   </table>
-               </div>
-               if rows.len() > shown {
-                   <p class="muted">{ format!("{shown} of {} kernels shown: filter by name to see the others.", rows.len()) }</p>
-               } else if rows.is_empty() {
-                   <p class="muted">{"No kernel name contains that text."}</p>
-               }
-           </section>
-       }
+        <section class="panel kernels-panel" aria-labelledby="kernels-title">
+            <div class="kernels-header">
+                <h2 id="kernels-title" class="panel-title">{"Kernels"}</h2>
+                <span class="muted">{ count }</span>
+                <input type="search" class="kernel-filter" placeholder="Filter by name" aria-label="Filter kernels by name"
+                    value={(*filter).clone()} oninput={on_filter} />
+            </div>
+            <div class="table-scroll">
+                <table class="kernels">
+                    <thead>
+                        <tr>
+                            <th scope="col" rowspan="2">
+                                <button type="button" class="link" onclick={sort_by(SortKey::Name)} aria-pressed={pressed(SortKey::Name)}
+                                    aria-label="Sort kernels by name">{"Kernel"}</button>
+                            </th>
+                            { for table.columns.iter().map(|c| html! {
+                             <th scope="colgroup" colspan="4" class="kernel-target" title={c.format.clone()}>{ &c.target }</th>
+                            }) }
+                        </tr>
+                        <tr>
+                            { for table.columns.iter().enumerate().flat_map(|(column, c)| Metric::ALL.map(|metric| {
+                                let key = SortKey::Value { column, metric };
+                                html! {
+                                    <th scope="col" class="num" title={metric.title()}>
+                                        <button type="button" class="link" onclick={sort_by(key)} aria-pressed={pressed(key)}
+                                            aria-label={format!("Sort kernels by {} on {}", metric.heading(), c.target)}>{ metric.heading() }</button>
+                                    </th>
+                                }
+                            })) }
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for rows.iter().take(shown).map(|row| {
+                            let nodes: Vec<Option<NodeId>> = row.cells.iter().map(|c| c.as_ref().and_then(node_of)).collect();
+                            let is_selected = props.selected.is_some() && nodes.contains(&props.selected);
+                            let device_only = row.cells.iter().flatten().all(|c| !c.entry);
+                            let first = nodes.iter().flatten().next().copied();
+                            let marks = Metric::ALL.map(|m| largest(row, m));
+                            html! {
+                                <tr class={classes!(is_selected.then_some("selected"))} data-kernel={row.name.clone()}>
+                                    <th scope="row">
+                                        <button type="button" class="link kernel-name" onclick={select(first)}
+                                            aria-label={format!("Select kernel {}", row.name)}>{ &row.name }</button>
+                                        if device_only {
+                                            <span class="badge device" title="a device function, not an entry kernel">{"device"}</span>
+                                        }
+                                    </th>
+                                    { for row.cells.iter().enumerate().flat_map(|(column, cell)| Metric::ALL.iter().enumerate().map(|(m, metric)| {
+                                        let value = cell.as_ref().and_then(|c| metric.of(c));
+                                        let here = nodes[column];
+                                        let class = classes!(
+                                            "num",
+                                            marks[m][column].then_some("largest"),
+                                            (here.is_some() && here == props.selected).then_some("selected-cell"),
+                                        );
+                                        // What limits the occupancy, from the kernel's own node.
+                                        let title = (*metric == Metric::Waves)
+                                            .then(|| here.and_then(|n| props.doc.text(n, "occupancy_limited_by")).map(|l| format!("limited by {l}")))
+                                            .flatten();
+                                        match (value, cell) {
+                                            (Some(v), Some(_)) => html! {
+                                                <td {class} {title}>
+                                                    <button type="button" class="link" onclick={select(here)}
+                                                        aria-label={format!("{} of {} on {}: {v}", metric.heading(), row.name, table.columns[column].target)}>{ v.to_string() }</button>
+                                                </td>
+                                            },
+                                            _ => html! { <td {class}>{"—"}</td> },
+                                        }
+                                    }).collect::<Vec<_>>()) }
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+            if rows.len() > shown {
+                <p class="muted">{ format!("{shown} of {} kernels shown: filter by name to see the others.", rows.len()) }</p>
+            } else if rows.is_empty() {
+                <p class="muted">{"No kernel name contains that text."}</p>
+            }
+        </section>
+    }
 }
