@@ -5,6 +5,9 @@
 //! and checks nothing). The reference target lists come from `llvm-objdump --offloading` and
 //! `clang-offload-bundler --list`; a reference that dies by a signal gave no answer.
 
+#[path = "../../tests/common/wheels.rs"]
+mod wheels;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -314,42 +317,6 @@ fn sizes_drop_of_an_absent_target_says_what_is_there() {
     assert!(stderr.contains("no target gfx1201 in the file (targets here: gfx906:xnack-, gfx90a)"), "{stderr}");
 }
 
-/// The cached wheel of `requirement`, downloaded first with pip if need be (the cache and the
-/// download are those of `real_libraries.rs`); `None`, said, when pip cannot get it.
-fn wheel(requirement: &str) -> Option<PathBuf> {
-    let dir = match std::env::var("OFFLOAD_WHEEL_CACHE") {
-        Ok(d) => PathBuf::from(d),
-        Err(_) => {
-            Path::new(&std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache/offload-explorer/wheels")
-        }
-    };
-    fs::create_dir_all(&dir).ok()?;
-    let (name, version) = requirement.split_once("==")?;
-    let prefix = format!("{}-{version}-", name.replace('-', "_"));
-    let find = || {
-        fs::read_dir(&dir).ok()?.flatten().map(|e| e.path()).find(|p| {
-            let file = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            file.starts_with(&prefix) && file.ends_with(".whl")
-        })
-    };
-    if let Some(found) = find() {
-        return Some(found);
-    }
-    let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11"])
-        .args(["--implementation", "cp", "--platform", "manylinux2014_x86_64", "-d"])
-        .arg(&dir)
-        .arg(requirement)
-        .status();
-    match status {
-        Ok(s) if s.success() => find(),
-        other => {
-            eprintln!("SKIPPED {requirement}: pip download failed ({other:?}); offline?");
-            None
-        }
-    }
-}
-
 /// One library of a wheel, unpacked into the work directory.
 fn library_of(wheel: &Path, member: &str, work: &Work, name: &str) -> String {
     let out = work.at(name);
@@ -361,7 +328,9 @@ fn library_of(wheel: &Path, member: &str, work: &Work, name: &str) -> String {
 #[test]
 fn diff_of_two_rocm_builds_of_a_real_library_matches_the_bundler() {
     const LIBRARY: &str = "cupy/cuda/thrust.cpython-311-x86_64-linux-gnu.so";
-    let (Some(old_wheel), Some(new_wheel)) = (wheel("cupy-rocm-4-3==13.3.0"), wheel("cupy-rocm-5-0==13.3.0")) else {
+    let (Some(old_wheel), Some(new_wheel)) =
+        (wheels::wheel_file("cupy-rocm-4-3==13.3.0"), wheels::wheel_file("cupy-rocm-5-0==13.3.0"))
+    else {
         eprintln!("SKIPPED: the cupy ROCm wheels could not be downloaded; nothing was checked");
         return;
     };

@@ -10,6 +10,9 @@
 #[path = "../../tests/common/nvidia.rs"]
 mod nvidia;
 
+#[path = "../../tests/common/wheels.rs"]
+mod wheels;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -29,63 +32,6 @@ fn fixtures() -> PathBuf {
 
 fn run(program: &Path, args: &[&str]) -> Output {
     Command::new(program).args(args).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
-}
-
-fn cache_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("OFFLOAD_WHEEL_CACHE") {
-        return PathBuf::from(dir);
-    }
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/tmp".into());
-    Path::new(&home).join(".cache/offload-explorer/wheels")
-}
-
-/// The wheel for `requirement` in the cache, downloaded first when missing; `None` with a
-/// message when pip cannot get it.
-fn wheel_file(requirement: &str) -> Option<PathBuf> {
-    let dir = cache_dir();
-    fs::create_dir_all(&dir).ok()?;
-    let (name, version) = requirement.split_once("==").expect("pinned requirement");
-    let prefix = format!("{}-{version}-", name.replace('-', "_"));
-    let find = || {
-        fs::read_dir(&dir).ok()?.flatten().map(|e| e.path()).find(|p| {
-            let file = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            file.starts_with(&prefix) && file.ends_with(".whl")
-        })
-    };
-    if let Some(found) = find() {
-        return Some(found);
-    }
-    let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11"])
-        .args(["--implementation", "cp", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64"])
-        .arg("-d")
-        .arg(&dir)
-        .arg(requirement)
-        .status();
-    match status {
-        Ok(s) if s.success() => find(),
-        other => {
-            eprintln!("SKIPPED {requirement}: pip download failed ({other:?}); offline?");
-            None
-        }
-    }
-}
-
-/// Unpacks `wheel` into the cache, once (as real_libraries.rs does).
-fn unpacked(wheel: &Path) -> PathBuf {
-    let dir = wheel.with_extension("unpacked");
-    if !dir.join(".complete").exists() {
-        let _ = fs::remove_dir_all(&dir);
-        let ok = Command::new("python3")
-            .args(["-m", "zipfile", "-e"])
-            .arg(wheel)
-            .arg(&dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "cannot unpack {}", wheel.display());
-        fs::write(dir.join(".complete"), b"").unwrap();
-    }
-    dir
 }
 
 /// Every file below `dir` that is an ELF file, as a path relative to `dir` with `/`.
@@ -182,8 +128,8 @@ fn errors(node: &serde_json::Value, out: &mut Vec<String>) {
 /// after unzipping, are found in the wheel itself, under the member of that library.
 #[test]
 fn a_rocm_wheel_lists_every_bundle_entry_of_every_library() {
-    let Some(wheel) = wheel_file("cupy-rocm-5-0==13.3.0") else { return };
-    let root = unpacked(&wheel);
+    let Some(wheel) = wheels::wheel_file("cupy-rocm-5-0==13.3.0") else { return };
+    let root = wheels::unpacked(&wheel);
     let work = std::env::temp_dir().join(format!("offload-rocm-wheel-{}", std::process::id()));
     fs::create_dir_all(&work).unwrap();
     let mut reference = BTreeMap::new();
@@ -213,8 +159,8 @@ fn a_rocm_wheel_lists_every_bundle_entry_of_every_library() {
 #[test]
 fn a_cuda_wheel_lists_every_cubin_and_ptx_of_every_library() {
     let Some(cuobjdump) = nvidia::cuobjdump("a CUDA wheel") else { return };
-    let Some(wheel) = wheel_file("nvidia-curand-cu12==10.3.5.147") else { return };
-    let root = unpacked(&wheel);
+    let Some(wheel) = wheels::wheel_file("nvidia-curand-cu12==10.3.5.147") else { return };
+    let root = wheels::unpacked(&wheel);
     let json = list_json(&wheel);
     let mut reference: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for lib in elf_files(&root) {

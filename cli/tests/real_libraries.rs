@@ -9,6 +9,9 @@
 //! and checks nothing. A reference that dies by a signal gave no answer: that library is
 //! reported and its comparison skipped.
 
+#[path = "../../tests/common/wheels.rs"]
+mod wheels;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -63,63 +66,6 @@ fn llvm_bin() -> PathBuf {
 
 fn ours() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_offload"))
-}
-
-fn cache_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("OFFLOAD_WHEEL_CACHE") {
-        return PathBuf::from(dir);
-    }
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/tmp".into());
-    Path::new(&home).join(".cache/offload-explorer/wheels")
-}
-
-/// The wheel file for `requirement` in the cache, downloaded first if it is not there; `None`
-/// (with the reason printed) when pip cannot get it.
-fn wheel_file(requirement: &str) -> Option<PathBuf> {
-    let dir = cache_dir();
-    fs::create_dir_all(&dir).ok()?;
-    let (name, version) = requirement.split_once("==").expect("pinned requirement");
-    let prefix = format!("{}-{version}-", name.replace('-', "_"));
-    let find = || {
-        fs::read_dir(&dir).ok()?.flatten().map(|e| e.path()).find(|p| {
-            let file = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            file.starts_with(&prefix) && file.ends_with(".whl")
-        })
-    };
-    if let Some(found) = find() {
-        return Some(found);
-    }
-    let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11"])
-        .args(["--implementation", "cp", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64"])
-        .arg("-d")
-        .arg(&dir)
-        .arg(requirement)
-        .status();
-    match status {
-        Ok(s) if s.success() => find(),
-        other => {
-            eprintln!("SKIPPED {requirement}: pip download failed ({other:?}); offline?");
-            None
-        }
-    }
-}
-
-/// Unpacks `wheel` (a zip) into the cache, once.
-fn unpacked(wheel: &Path) -> PathBuf {
-    let dir = wheel.with_extension("unpacked");
-    if !dir.join(".complete").exists() {
-        let _ = fs::remove_dir_all(&dir);
-        let ok = Command::new("python3")
-            .args(["-m", "zipfile", "-e"])
-            .arg(wheel)
-            .arg(&dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "cannot unpack {}", wheel.display());
-        fs::write(dir.join(".complete"), b"").unwrap();
-    }
-    dir
 }
 
 fn run(program: &Path, args: &[&str]) -> Output {
@@ -228,8 +174,8 @@ fn real_rocm_and_sycl_libraries_are_read_as_llvm_reads_them() {
     let work = std::env::temp_dir().join(format!("offload-real-libraries-{}", std::process::id()));
     let mut checked = 0;
     for wheel in WHEELS {
-        let Some(file) = wheel_file(wheel.requirement) else { continue };
-        let root = unpacked(&file);
+        let Some(file) = wheels::wheel_file(wheel.requirement) else { continue };
+        let root = wheels::unpacked(&file);
         for library in wheel.libraries {
             let _ = fs::remove_dir_all(&work);
             fs::create_dir_all(&work).unwrap();

@@ -49,6 +49,9 @@ test('the page shows the NVIDIA targets our CLI and cuobjdump find', async () =>
       const r = run(CUOBJDUMP, ['--list-elf', path]);
       if (r.signal) {
         console.log(`${name}: cuobjdump died by ${r.signal}: no answer, comparison skipped`);
+      } else if (r.status !== 0) {
+        // cuobjdump 13.5 refuses CUDA 11 libraries (sm_35): it gave no listing to compare with.
+        console.log(`${name}: cuobjdump refused it (${r.stderr.trim()}): comparison skipped`);
       } else {
         const cubins = r.stdout.split('\n').filter((l) => l.startsWith('ELF file')).length;
         assert.equal(expected.filter((t) => t.endsWith(' cubin')).length, cubins, `${name}: one cubin row per ELF cuobjdump lists`);
