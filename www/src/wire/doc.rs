@@ -130,7 +130,18 @@ impl Doc {
     /// come from: the worker reads them from the file's `Blob`, [`Doc::of_bytes`] from memory.
     pub fn from_tree(tree: &Tree, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Doc {
         let mut nodes = Vec::new();
-        flatten(&tree.root, None, 0, &mut nodes, read);
+        let arguments = count_kernel_arguments(&tree.root);
+        let fold = arguments > FOLD_ARGUMENTS_OVER;
+        flatten(&tree.root, None, 0, &mut nodes, &Flatten { read, fold_arguments: fold });
+        if fold {
+            nodes[0].diagnostics.push(Diagnostic {
+                severity: Severity::Note,
+                message: format!(
+                    "{arguments} kernel arguments are shown as the `arguments` field of their kernels rather than as nodes (over {FOLD_ARGUMENTS_OVER}, nodes would slow the page down); `offload list --json` has each one with its spans"
+                ),
+                span: None,
+            });
+        }
         let mut doc = Doc {
             name: tree.spaces.first().map(|s| s.label.clone()).unwrap_or_default(),
             size: tree.spaces.first().map_or(0, |s| s.size),
@@ -302,19 +313,51 @@ fn space_infos(tree: &Tree) -> Vec<SpaceInfo> {
     infos.collect()
 }
 
-fn flatten(
-    node: &Node,
-    parent: Option<NodeId>,
-    depth: u32,
-    out: &mut Vec<NodeInfo>,
-    read: &dyn Fn(Span) -> Option<Vec<u8>>,
-) -> NodeId {
+/// Files with more kernel arguments than this (a ROCm library has about 100,000) show them as a
+/// field of their kernel: as nodes, they are most of the document and slow every view down.
+pub const FOLD_ARGUMENTS_OVER: usize = 20_000;
+
+/// How [`flatten`] builds the nodes: where small fields' raw bytes come from, and whether kernel
+/// arguments become a field of their kernel.
+struct Flatten<'a> {
+    read: &'a dyn Fn(Span) -> Option<Vec<u8>>,
+    fold_arguments: bool,
+}
+
+fn count_kernel_arguments(node: &Node) -> usize {
+    let own = usize::from(node.kind == NodeKind::KernelArgument);
+    node.children.iter().map(count_kernel_arguments).fold(own, usize::saturating_add)
+}
+
+/// A kernel whose children are all arguments without findings of their own: its arguments can
+/// be one field (its other nodes' paths do not change, arguments being its last level).
+fn foldable(node: &Node) -> bool {
+    node.kind == NodeKind::Kernel
+        && !node.children.is_empty()
+        && node
+            .children
+            .iter()
+            .all(|c| c.kind == NodeKind::KernelArgument && c.diagnostics.is_empty() && c.children.is_empty())
+}
+
+/// The `arguments` field of a folded kernel: each argument's label, in order.
+fn arguments_field(node: &Node) -> FieldInfo {
+    let labels: Vec<&str> = node.children.iter().map(|c| c.label.as_str()).collect();
+    let field = Field { name: "arguments".into(), value: Value::Text(labels.join("; ")), span: None, editable: false };
+    FieldInfo { field, raw: None }
+}
+
+fn flatten(node: &Node, parent: Option<NodeId>, depth: u32, out: &mut Vec<NodeInfo>, how: &Flatten) -> NodeId {
     let id = out.len();
-    let fields = node
+    let fold = how.fold_arguments && foldable(node);
+    let mut fields: Vec<FieldInfo> = node
         .fields
         .iter()
-        .map(|f| FieldInfo { field: f.clone(), raw: f.span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(read) })
+        .map(|f| FieldInfo { field: f.clone(), raw: f.span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(how.read) })
         .collect();
+    if fold {
+        fields.push(arguments_field(node));
+    }
     out.push(NodeInfo {
         kind: node.kind,
         label: node.label.clone(),
@@ -327,8 +370,8 @@ fn flatten(
         diagnostics: node.diagnostics.clone(),
         worst: node.worst_severity(),
     });
-    for child in &node.children {
-        let c = flatten(child, Some(id), depth + 1, out, read);
+    for child in node.children.iter().filter(|_| !fold) {
+        let c = flatten(child, Some(id), depth + 1, out, how);
         out[id].children.push(c);
     }
     out[id].subtree_end = out.len();
@@ -382,6 +425,38 @@ mod tests {
                 assert_eq!(doc.nodes[node].kind, NodeKind::FatbinEntry, "{name}: {}", t.target.target_id);
             }
         }
+    }
+
+    #[test]
+    fn kernel_arguments_fold_into_their_kernels_only_in_files_with_very_many() {
+        fn file(kernels: usize, arguments: usize) -> Tree {
+            let mut image = Node::new(NodeKind::Image, "AMDGPU code object gfx90a", Span::new(0, 0, 8));
+            for k in 0..kernels {
+                let mut kernel = Node::new(NodeKind::Kernel, format!("kernel k{k}"), Span::new(0, 0, 4));
+                for a in 0..arguments {
+                    let label = format!("argument {a}: global_buffer (8 bytes at {})", a * 8);
+                    kernel.children.push(Node::new(NodeKind::KernelArgument, label, Span::new(0, 0, 2)));
+                }
+                image.children.push(kernel);
+            }
+            let mut root = Node::new(NodeKind::File, "f", Span::new(0, 0, 8));
+            root.children.push(image);
+            Tree { spaces: Vec::new(), root }
+        }
+        let small = Doc::from_tree(&file(3, 4), &|_| None);
+        assert_eq!(small.nodes.iter().filter(|n| n.kind == NodeKind::KernelArgument).count(), 12);
+        assert!(small.nodes[0].diagnostics.is_empty());
+
+        let many = FOLD_ARGUMENTS_OVER / 10 + 1;
+        let tree = file(many, 10);
+        let doc = Doc::from_tree(&tree, &|_| None);
+        assert_eq!(doc.nodes.iter().filter(|n| n.kind == NodeKind::KernelArgument).count(), 0);
+        assert_eq!(doc.nodes.len(), 2 + many);
+        let last = doc.nodes.len() - 1;
+        assert_eq!(doc.path_of(last), [0, many - 1], "a kernel keeps its path");
+        let args = doc.text(last, "arguments").unwrap();
+        assert!(args.starts_with("argument 0: global_buffer (8 bytes at 0); argument 1:"), "{args}");
+        assert!(doc.nodes[0].diagnostics[0].message.starts_with(&format!("{} kernel arguments are shown", many * 10)));
     }
 
     #[test]
