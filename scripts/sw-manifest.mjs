@@ -24,8 +24,9 @@ function files(d) {
   }).sort();
 }
 
-// Trunk's content hash: 16 hex digits before the extension (app-ba07055d67f3a7d1_bg.wasm).
-const HASHED_NAME = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
+// Trunk's content hash: hex digits before the extension (app-ba07055d67f3a7d1_bg.wasm). Trunk
+// writes the 64-bit hash without leading zeros, so it can be shorter than 16 digits.
+const HASHED_NAME = /-[0-9a-f]{1,16}(_bg)?\.[a-z0-9]+$/;
 const listed = files(dir).filter((f) => f !== SW);
 const url = (f) => (f === 'index.html' ? './' : f.split('/').map(encodeURIComponent).join('/'));
 const hashed = listed.filter((f) => HASHED_NAME.test(f)).map(url);

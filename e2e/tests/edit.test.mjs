@@ -465,6 +465,15 @@ test('"Size by target": ticking a target and removing it everywhere gives a file
   assert.deepEqual(runsOn, ['gfx906:xnack-', 'gfx90a']);
   await page.getByLabel('Is my GPU in here?').fill('gfx90a:xnack+');
   await page.locator('.runs-on-answer', { hasText: 'gfx90a:xnack+: yes' }).waitFor();
+  // The whole answer, as offload fit gives it.
+  const fit = JSON.parse(must(OFFLOAD, ['fit', '--json', '--gpu', 'gfx90a:xnack+', join(FIXTURES, 'hip_elf_2arch_compressed.o')])).gpus[0];
+  await page.getByRole('button', { name: 'Check every library and kernel' }).click();
+  const verdict = page.locator('.fit-verdict');
+  await verdict.waitFor();
+  assert.equal(await verdict.textContent(), `${fit.gpu}: ${fit.runs ? 'yes' : 'no'} — ${fit.reason}`);
+  assert.equal(await page.locator('.fit-library').count(), fit.libraries.length);
+  await editShot('24-will-it-run');
+  await page.getByRole('button', { name: 'Close the answer' }).click();
   await page.getByRole('checkbox', { name: 'Drop gfx906:xnack-' }).check();
   await page.locator('.drop-row', { hasText: 'Without gfx906:xnack-' }).waitFor();
   await editShot('22-size-by-target');

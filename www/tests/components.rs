@@ -12,6 +12,7 @@ use offload_www::page::components::dialogs::settings_dialog::{
 use offload_www::page::components::views::compare_view::{
     choices, CompareControl, CompareControlProps, CompareView, CompareViewProps,
 };
+use offload_www::page::components::views::fit_view::{FitView, FitViewProps};
 use offload_www::page::components::views::hex_view::{HexProps, HexView};
 use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
 use offload_www::page::components::views::kernels_view::{
@@ -22,7 +23,9 @@ use offload_www::page::components::views::runs_on_view::{RunsOnProps, RunsOnView
 use offload_www::page::components::views::summary::{Summary, SummaryProps};
 use offload_www::page::components::views::target_sizes::{TargetSizes, TargetSizesProps};
 use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
-use offload_www::page::state::{Action, CompareOutcome, CompareWith, Comparison, FileRequest, HexState, Nav};
+use offload_www::page::state::{
+    Action, CompareOutcome, CompareWith, Comparison, FileRequest, FitOutcome, HexState, Nav,
+};
 use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
 use offload_www::wire::settings::Settings;
 use std::cell::{Cell, RefCell};
@@ -172,6 +175,7 @@ async fn summary_lists_every_target_and_selects_it() {
             busy: false,
             others: Vec::new(),
             current: 0,
+            fit: None,
         },
     )
     .render();
@@ -363,6 +367,7 @@ async fn summary_shows_the_limits_and_the_diagnostic_of_a_limit_that_stopped_the
             busy: false,
             others: Vec::new(),
             current: 0,
+            fit: None,
         };
     let el = root();
     Renderer::<Summary>::with_root_and_props(el.clone(), props(Settings::default(), on_reopen, on_action.clone()))
@@ -548,8 +553,12 @@ fn kernel_rows_sort_filter_and_mark_the_largest() {
 #[wasm_bindgen_test]
 async fn runs_on_lists_targets_by_vendor_and_answers_the_search() {
     let doc = Rc::new(explore_bytes(LIB_SO, "libhip_3tu_compressed.so"));
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let a = asked.clone();
+    let on_fit = Callback::from(move |req| a.borrow_mut().push(req));
     let el = root();
-    Renderer::<RunsOnView>::with_root_and_props(el.clone(), RunsOnProps { doc: doc.clone() }).render();
+    Renderer::<RunsOnView>::with_root_and_props(el.clone(), RunsOnProps { doc: doc.clone(), tab: 2, on_file: on_fit })
+        .render();
     assert!(settle(|| el.query_selector("section.runs-on").unwrap().is_some()).await);
     let lines: Vec<String> =
         all(&el, "li.runs-on-line").iter().map(|l| l.get_attribute("data-target").unwrap()).collect();
@@ -569,6 +578,9 @@ async fn runs_on_lists_targets_by_vendor_and_answers_the_search() {
     assert!(settle(|| answer().starts_with("gfx90a: yes")).await, "{}", answer());
     ask("gfx1201");
     assert!(settle(|| answer().starts_with("gfx1201: no")).await, "{}", answer());
+    // The whole answer, library by library and kernel by kernel, is asked of the worker.
+    el.query_selector("button.fit-check").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert_eq!(*asked.borrow(), vec![FileRequest::Fit(2, "gfx1201".into())]);
 }
 
 #[wasm_bindgen_test]
@@ -656,4 +668,29 @@ async fn a_comparison_says_what_was_removed_and_the_control_asks_for_the_chosen_
     yew::platform::time::sleep(Duration::ZERO).await;
     el.query_selector(".compare-control button").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
     assert_eq!(*requests.borrow(), vec![FileRequest::Compare(3, CompareWith::Tab(5))]);
+}
+
+#[wasm_bindgen_test]
+async fn the_fit_answer_says_which_libraries_and_kernels_run() {
+    let tree = offload::explore::explore(LIB_SO, "libhip_3tu_compressed.so", &Default::default());
+    for (gpu, runs) in [("gfx90a", true), ("gfx1201", false)] {
+        let fit = offload::fit::fit(&tree, gpu).unwrap();
+        let el = root();
+        let outcome = FitOutcome::Done(Rc::new(fit));
+        Renderer::<FitView>::with_root_and_props(
+            el.clone(),
+            FitViewProps { tab: 1, outcome, on_action: Callback::noop() },
+        )
+        .render();
+        assert!(settle(|| el.query_selector(".fit-verdict").unwrap().is_some()).await);
+        let verdict = el.query_selector(".fit-verdict").unwrap().unwrap().text_content().unwrap();
+        assert!(verdict.starts_with(&format!("{gpu}: {}", if runs { "yes" } else { "no" })), "{verdict}");
+        let library = el.query_selector(".fit-library").unwrap().unwrap().text_content().unwrap();
+        if runs {
+            assert!(library.contains("3 of 3 kernels run"), "{library}");
+            assert_eq!(all(&el, ".fit-container.yes").len(), 3, "one image loads from each of the three bundles");
+        } else {
+            assert!(library.contains("no image for gfx1201"), "{library}");
+        }
+    }
 }

@@ -16,6 +16,7 @@ use crate::wire::settings::Settings;
 use futures::channel::oneshot;
 use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
+use offload::fit::Fit;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -42,6 +43,7 @@ struct Shared {
     replies: HashMap<u32, Reply>,
     jobs: HashMap<u32, JobReply>,
     compares: HashMap<u32, oneshot::Sender<Result<Diff, String>>>,
+    fits: HashMap<u32, oneshot::Sender<Result<Fit, String>>>,
     next_request: u32,
 }
 
@@ -71,6 +73,7 @@ impl ExplorerWorker {
             replies: HashMap::new(),
             jobs: HashMap::new(),
             compares: HashMap::new(),
+            fits: HashMap::new(),
             next_request: 0,
         }));
         let on_report: Rc<dyn Fn(Report)> = Rc::new(on_report);
@@ -123,6 +126,19 @@ impl ExplorerWorker {
             r
         };
         self.send(&ToWorker::Compare { request, old: old.clone(), old_name: old_name.to_string(), settings })?;
+        rx.await.map_err(|_| "the explorer worker was stopped".to_string())?
+    }
+
+    /// What of the worker's current file runs on `gpu` (`gfx1201`, `gfx90a:xnack+`, `sm_89`).
+    pub async fn fit(&self, gpu: &str) -> Result<Fit, String> {
+        let (tx, rx) = oneshot::channel();
+        let request = {
+            let mut s = self.shared.borrow_mut();
+            let r = s.next_request();
+            s.fits.insert(r, tx);
+            r
+        };
+        self.send(&ToWorker::Fit { request, gpu: gpu.to_string() })?;
         rx.await.map_err(|_| "the explorer worker was stopped".to_string())?
     }
 
@@ -208,6 +224,14 @@ fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
         Answer::NotPrepared(refusal) => job_done(shared, request, Err(refusal)),
         Answer::Compared(d) => compared(shared, request, Ok(*d)),
         Answer::NotCompared(message) => compared(shared, request, Err(message)),
+        Answer::Fitted(f) => fitted(shared, request, Ok(*f)),
+        Answer::NotFitted(message) => fitted(shared, request, Err(message)),
+    }
+}
+
+fn fitted(shared: &RefCell<Shared>, request: u32, result: Result<Fit, String>) {
+    if let Some(tx) = shared.borrow_mut().fits.remove(&request) {
+        let _ = tx.send(result);
     }
 }
 

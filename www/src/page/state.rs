@@ -14,6 +14,7 @@ use crate::wire::edit::Verified;
 use crate::wire::settings::Settings;
 use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
+use offload::fit::Fit;
 use offload::tree::Span;
 use std::rc::Rc;
 
@@ -37,6 +38,16 @@ pub enum FileRequest {
     DownloadPayload(TabId),
     /// Compare the tab's file (the version shown) with another file or version.
     Compare(TabId, CompareWith),
+    /// Will the tab's file run on this GPU: every library, container and kernel.
+    Fit(TabId, String),
+}
+
+/// The answer to "will it run on …" for a tab's file, and how far it got.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FitOutcome {
+    Running(String),
+    Done(Rc<Fit>),
+    Failed(String),
 }
 
 /// What a tab's file is compared with: the older side of the comparison.
@@ -222,6 +233,8 @@ pub struct Tab {
     pub edit: EditStatus,
     /// The last comparison asked for in this tab.
     pub compare: Option<Comparison>,
+    /// The last "will it run on …" asked in this tab.
+    pub fit: Option<FitOutcome>,
 }
 
 impl Tab {
@@ -400,6 +413,11 @@ pub enum Action {
         id: TabId,
         comparison: Option<Comparison>,
     },
+    /// A "will it run on …" started, ended, or was put away (`None`).
+    Fit {
+        id: TabId,
+        fit: Option<FitOutcome>,
+    },
     /// Show another version (undo, redo); `index` counts from the file as opened.
     SwitchVersion {
         id: TabId,
@@ -529,6 +547,7 @@ impl AppState {
             Action::Verified { id, verified } => self.with_tab(id, |tab| tab.edit = EditStatus::Verified(verified)),
             Action::SwitchVersion { id, index } => self.with_tab(id, |tab| switch_version(tab, index)),
             Action::Compare { id, comparison } => self.with_tab(id, |tab| tab.compare = comparison),
+            Action::Fit { id, fit } => self.with_tab(id, |tab| tab.fit = fit),
         }
         self
     }
@@ -565,6 +584,7 @@ impl AppState {
             current: 0,
             edit: EditStatus::Idle,
             compare: None,
+            fit: None,
         });
         self.active = Some(id);
     }

@@ -12,6 +12,7 @@ use crate::wire::edit::Verified;
 use crate::wire::settings::Settings;
 use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
+use offload::fit::Fit;
 use offload::tree::Span;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -50,6 +51,8 @@ pub enum ToWorker {
         old_name: String,
         settings: Settings,
     },
+    /// Will the current file run on `gpu` ([`offload::fit`]): `Fitted` or `NotFitted`.
+    Fit { request: u32, gpu: String },
 }
 
 /// A download the worker prepares: it reads the bytes, explores them again and refuses them
@@ -150,6 +153,10 @@ pub enum Answer {
     Compared(Box<Diff>),
     /// Why two files could not be compared.
     NotCompared(String),
+    /// What of the file runs on a GPU.
+    Fitted(Box<Fit>),
+    /// Why that could not be answered (a GPU name the rules do not know).
+    NotFitted(String),
 }
 
 fn serializer() -> serde_wasm_bindgen::Serializer {

@@ -65,6 +65,13 @@ fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
             let result = compare::compare(kept, &old, &old_name, &settings);
             answer(request, result.map_or_else(Answer::NotCompared, |d| Answer::Compared(Box::new(d))));
         }
+        Ok(ToWorker::Fit { request, gpu }) => {
+            let result = match kept.borrow().as_ref() {
+                Some(k) => offload::fit::fit(&k.tree, &gpu),
+                None => Err("the file has not been explored yet".to_string()),
+            };
+            answer(request, result.map_or_else(Answer::NotFitted, |f| Answer::Fitted(Box::new(f))));
+        }
         Ok(ToWorker::Edit { edit, settings }) => report(edit::edit(kept, &edit, &settings)),
         Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),
         Ok(ToWorker::Switch { file, settings }) => {

@@ -24,7 +24,7 @@ use crate::page::settings;
 use crate::page::share::{self, SharedLink};
 use crate::page::shortcuts::{command_for, edit_command_for, Command};
 use crate::page::state::{
-    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, Tab, TabId,
+    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome, Tab, TabId,
 };
 use crate::wire::settings::Settings;
 use gloo_events::{EventListener, EventListenerOptions};
@@ -281,7 +281,25 @@ fn file_request(
             };
             compare(id, old, session.borrow().worker(id), settings, dispatch.clone());
         }
+        FileRequest::Fit(id, gpu) => fit(id, gpu, session.borrow().worker(id), dispatch.clone()),
     }
+}
+
+/// Asks the tab's worker what of its file runs on `gpu`; the answer goes to the reducer.
+fn fit(id: TabId, gpu: String, worker: Option<Rc<crate::page::client::ExplorerWorker>>, dispatch: Callback<Action>) {
+    let Some(worker) = worker else {
+        let fit = FitOutcome::Failed("the explorer of this file was stopped: re-open the file first".into());
+        dispatch.emit(Action::Fit { id, fit: Some(fit) });
+        return;
+    };
+    dispatch.emit(Action::Fit { id, fit: Some(FitOutcome::Running(gpu.clone())) });
+    wasm_bindgen_futures::spawn_local(async move {
+        let fit = match worker.fit(&gpu).await {
+            Ok(f) => FitOutcome::Done(Rc::new(f)),
+            Err(message) => FitOutcome::Failed(message),
+        };
+        dispatch.emit(Action::Fit { id, fit: Some(fit) });
+    });
 }
 
 /// Compares the tab's file with `old` (a file and its name) in the tab's worker; the

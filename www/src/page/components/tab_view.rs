@@ -82,7 +82,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
                                 settings={tab.settings} current_settings={props.settings}
                                 on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()}
                                 tab={id} on_file={props.on_file.clone()} busy={tab.edit.is_running()}
-                                others={props.others.clone()} current={tab.current} />
+                                others={props.others.clone()} current={tab.current} fit={tab.fit.clone()} />
                         }
                         if shows_kernels {
                             <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />

@@ -11,6 +11,7 @@ pub mod compare_view;
 pub mod container_chain;
 pub mod diagnostics_list;
 pub mod explored_with;
+pub mod fit_view;
 pub mod goto_offset;
 pub mod hex_view;
 pub mod inspector;

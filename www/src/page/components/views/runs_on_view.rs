@@ -2,9 +2,11 @@
 //! how many images it has, their bytes and, where it matters, how it is reached (only as PTX,
 //! through a generic target and which GPUs that covers). A search box answers "is my GPU in
 //! here?" with the core's rules ([`offload::runs_on::query`]): exact, compatible (and why), or
-//! absent (and why).
+//! absent (and why). "Check every library and kernel" asks the tab's worker the whole answer
+//! ([`offload::fit`], shown by `fit_view`).
 
 use crate::page::format::human_size;
+use crate::page::state::{FileRequest, TabId};
 use crate::wire::doc::Doc;
 use offload::runs_on::{query, RunsOnLine, Vendor, Verdict};
 use std::rc::Rc;
@@ -14,6 +16,8 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct RunsOnProps {
     pub doc: Rc<Doc>,
+    pub tab: TabId,
+    pub on_file: Callback<FileRequest>,
 }
 
 const VENDORS: [Vendor; 3] = [Vendor::Amd, Vendor::Nvidia, Vendor::Other];
@@ -51,6 +55,10 @@ pub fn RunsOnView(props: &RunsOnProps) -> Html {
         Callback::from(move |e: InputEvent| question.set(e.target_unchecked_into::<HtmlInputElement>().value()))
     };
     let answer = (!question.trim().is_empty()).then(|| query(runs_on, question.trim()));
+    let check = {
+        let (question, on_file, tab) = (question.clone(), props.on_file.clone(), props.tab);
+        Callback::from(move |_: MouseEvent| on_file.emit(FileRequest::Fit(tab, question.trim().to_string())))
+    };
     html! {
         <section class="runs-on" aria-labelledby="runs-on-title">
             <h3 id="runs-on-title">{"Runs on"}</h3>
@@ -74,6 +82,7 @@ pub fn RunsOnView(props: &RunsOnProps) -> Html {
                         <strong>{ format!("{}: {}", a.query, verdict_word(a.verdict)) }</strong>
                         { format!(" — {}", a.reason) }
                     </p>
+                    <button type="button" class="fit-check" onclick={check}>{"Check every library and kernel"}</button>
                 }
             </div>
         </section>

@@ -6,11 +6,12 @@ use super::compare_view::CompareControl;
 use super::container_chain::Chain;
 use super::diagnostics_list::Diagnostics;
 use super::explored_with::ExploredWith;
+use super::fit_view::FitView;
 use super::runs_on_view::RunsOnView;
 use super::target_sizes::TargetSizes;
 use super::target_table::TargetTable;
 use crate::page::format::human_size;
-use crate::page::state::{Action, FileRequest, TabId};
+use crate::page::state::{Action, FileRequest, FitOutcome, TabId};
 use crate::wire::doc::{display_value, Doc, NodeId};
 use crate::wire::settings::Settings;
 use std::rc::Rc;
@@ -38,6 +39,9 @@ pub struct SummaryProps {
     pub others: Vec<(TabId, String)>,
     #[prop_or_default]
     pub current: usize,
+    /// The last "will it run on …" answer of this tab.
+    #[prop_or_default]
+    pub fit: Option<FitOutcome>,
 }
 
 #[function_component]
@@ -62,7 +66,10 @@ pub fn Summary(props: &SummaryProps) -> Html {
             </p>
             <CompareControl tab={props.tab} others={props.others.clone()} current={props.current} on_file={props.on_file.clone()} busy={props.busy} />
             <ExploredWith used={props.settings} current={props.current_settings} on_reopen={props.on_reopen.clone()} on_action={props.on_action.clone()} />
-            <RunsOnView doc={doc.clone()} />
+            <RunsOnView doc={doc.clone()} tab={props.tab} on_file={props.on_file.clone()} />
+            if let Some(outcome) = &props.fit {
+                <FitView tab={props.tab} outcome={outcome.clone()} on_action={props.on_action.clone()} />
+            }
             <TargetTable doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
             <TargetSizes doc={doc.clone()} tab={props.tab} on_file={props.on_file.clone()} busy={props.busy} />
             <Chain doc={doc.clone()} selected={props.selected} on_action={props.on_action.clone()} />
