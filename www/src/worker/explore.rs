@@ -52,7 +52,7 @@ impl FieldBlocks<'_> {
     fn read(&self, span: Span) -> Option<Vec<u8>> {
         let start = span.offset - span.offset % Self::BLOCK;
         let end = span.offset.checked_add(span.size)?;
-        if end > start + Self::BLOCK {
+        if end > start.saturating_add(Self::BLOCK) {
             // Across a block boundary: read as it is.
             return self.cache.read_bytes_at(span.offset, span.size).ok().map(<[u8]>::to_vec);
         }
