@@ -1,6 +1,6 @@
 //! Actions on the selected node as a whole: remove or move an entry among its container's
-//! entries (a fatbin entry is removed, not moved), replace a node's contents with a file's bytes, add an entry from a file (see
-//! `add_entry`).
+//! entries (a fatbin entry is removed, not moved), replace a node's contents with a file's
+//! bytes, add an entry from a file (see `add_entry`).
 
 use super::add_entry::{AddEntry, NewEntryKind};
 use super::edit_fatbin_entry::is_own_fatbin_entry;
