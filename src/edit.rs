@@ -109,6 +109,12 @@ pub enum Edit {
     DropTargets {
         targets: Vec<String>,
     },
+    /// Writes an offload binary of version 2 or 3 (one binary, several entries, perhaps
+    /// compressed) as version 1 binaries back to back, one per entry: what LLVM 22 and earlier
+    /// read.
+    OffloadBinaryToV1 {
+        node: NodePath,
+    },
 }
 
 /// An entry to add. Bundles use `id`; offload binaries use the rest.
@@ -188,6 +194,7 @@ pub fn apply(input: &[u8], tree: &Tree, edit: &Edit) -> EditResult<Edited> {
         Edit::ReplaceContent { node, data } => (node, cx.replace_content(node, data)?),
         Edit::Compress { node, method, level, version } => (node, cx.compress(node, *method, *level, *version)?),
         Edit::Decompress { node } => (node, cx.decompress(node)?),
+        Edit::OffloadBinaryToV1 { node } => (node, cx.offload_binary_to_v1(node)?),
         // Several removals, each explored again: not one change to one container.
         Edit::DropTargets { targets } => return drop_targets_edit(input, tree, targets),
     };
@@ -732,6 +739,29 @@ impl<'a> Context<'a> {
         Ok(Change::new(container_path, bytes))
     }
 
+    /// An offload binary of version 2 or 3 as version 1 binaries, one per entry, in order.
+    fn offload_binary_to_v1(&self, path: &[usize]) -> EditResult<Change> {
+        let node = self.node(path)?;
+        if node.kind != NodeKind::OffloadBinary {
+            return invalid(format!("expected an offload binary, found '{}' ({})", node.label, node.kind.as_str()));
+        }
+        let binary = offload_binary::parse(self.bytes_of(node)?)?;
+        if binary.version == 1 {
+            return invalid("the offload binary is version 1 already");
+        }
+        let bytes = offload_binary::write_v1_sequence(&binary.entries)?;
+        let mut change = Change::new(path, bytes);
+        change.notes.push(format!(
+            "offload binary version {} with {} entr{} written as {} version 1 binar{} (what LLVM 22 and earlier read)",
+            binary.version,
+            binary.entries.len(),
+            if binary.entries.len() == 1 { "y" } else { "ies" },
+            binary.entries.len(),
+            if binary.entries.len() == 1 { "y" } else { "ies" },
+        ));
+        Ok(change)
+    }
+
     fn compress(&self, path: &[usize], method: Method, level: Option<i32>, version: u16) -> EditResult<Change> {
         let node = self.node(path)?;
         if node.kind == NodeKind::FatbinEntry {
@@ -1178,7 +1208,8 @@ pub fn selection_after(edit: &Edit, before: &Tree, after: &Tree, mark: &[usize])
         | Edit::SetFlags { node, .. }
         | Edit::ReplaceContent { node, .. }
         | Edit::Compress { node, .. }
-        | Edit::Decompress { node } => Some(node.clone()),
+        | Edit::Decompress { node }
+        | Edit::OffloadBinaryToV1 { node } => Some(node.clone()),
         // Images everywhere in the file went: the selection goes back to the file.
         Edit::DropTargets { .. } => None,
     };

@@ -586,3 +586,30 @@ fn an_image_kind_that_does_not_fit_the_image_is_a_warning() {
     assert_eq!(kind(3), Vec::<String>::new(), "cubin is an ELF kind too");
     assert_eq!(kind(0), Vec::<String>::new(), "kind 0 says nothing");
 }
+
+/// A version 2 binary (LLVM main's layout, several entries in one binary) written as version 1
+/// binaries: byte for byte what LLVM 22's `llvm-offload-binary` wrote for the same entries, and
+/// read by LLVM 22's `llvm-objdump --offloading` image by image.
+#[test]
+fn a_version_2_offload_binary_is_written_as_version_1_binaries_llvm_22_reads() {
+    let v1 = fixture("offbin_concat2.offbin");
+    let tree = tree_of(&v1);
+    let walk = offload::format::offload_binary::walk(&v1);
+    let entries: Vec<_> = walk.binaries().flat_map(|(_, b)| b.entries.clone()).collect();
+    assert_eq!(entries.len(), 2);
+    let v2 = offload::format::offload_binary::write_v2(&entries).unwrap();
+    let v2_tree = tree_of(&v2);
+    let node = find(&v2_tree, &|n| n.kind == NodeKind::OffloadBinary);
+    let edited = apply_ok(&v2, &Edit::OffloadBinaryToV1 { node });
+    assert_eq!(edited.bytes, v1, "the bytes llvm-offload-binary wrote");
+    assert!(edited.notes[0].starts_with("offload binary version 2 with 2 entries written as 2 version 1 binaries"));
+    let scratch = Scratch::new("edit", "to_v1");
+    if let Some(images) = objdump_images(&scratch, "v1.offbin", &edited.bytes) {
+        assert_eq!(images.len(), 2, "{images:?}");
+        assert_eq!(images, objdump_images(&scratch, "orig.offbin", &v1).unwrap());
+    }
+    // A version 1 binary is left alone, with the reason.
+    let node = find(&tree, &|n| n.kind == NodeKind::OffloadBinary);
+    let refused = apply(&v1, &tree, &Edit::OffloadBinaryToV1 { node }).unwrap_err();
+    assert_eq!(refused.to_string(), "the offload binary is version 1 already");
+}

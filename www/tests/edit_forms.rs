@@ -161,3 +161,43 @@ async fn an_uncompressed_bundle_offers_compress_with_the_defaults() {
         ))
     );
 }
+
+#[wasm_bindgen_test]
+async fn fatbin_entries_and_version_2_offload_binaries_have_their_forms() {
+    // A compressed fatbin entry: decompress it, remove it, but not move it.
+    let fatbin = Rc::new(explore_bytes(include_bytes!("../../tests/fixtures/nvidia/nv_3arch_size.fatbin"), "f.fatbin"));
+    let entry = node(&fatbin, "cubin sm_75");
+    let (el, log) = panel(fatbin.clone(), entry).await;
+    assert!(text(&el).contains("Stored: zstd"), "{}", text(&el));
+    assert!(el.query_selector("button[aria-label='Compress the entry with zstd']").unwrap().is_none());
+    assert!(!text(&el).contains("Move up"));
+    button(&el, "button[aria-label='Decompress the entry']").click();
+    button(&el, "button.remove-entry").click();
+    let path = fatbin.path_of(entry);
+    assert_eq!(
+        *log.borrow(),
+        vec![
+            FileRequest::Edit(7, Edit::Decompress { node: path.clone() }),
+            FileRequest::Edit(7, Edit::RemoveEntry { node: path })
+        ]
+    );
+
+    // A version 2 offload binary can be written as version 1 binaries; a version 1 one cannot.
+    let v1 = include_bytes!("../../tests/fixtures/offbin_concat2.offbin");
+    let walk = offload::format::offload_binary::walk(v1);
+    let entries: Vec<_> = walk.binaries().flat_map(|(_, b)| b.entries.clone()).collect();
+    let v2 = offload::format::offload_binary::write_v2(&entries).unwrap();
+    let doc = Rc::new(explore_bytes(&v2, "v2.offbin"));
+    let binary = node(&doc, "offload binary v2");
+    let (el, log) = panel(doc.clone(), binary).await;
+    let convert: Vec<Element> = {
+        let list = el.query_selector_all("button").unwrap();
+        (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into::<Element>().ok()).collect()
+    };
+    let convert = convert.into_iter().find(|b| text(b) == "Write as version 1 binaries").expect("the button");
+    convert.unchecked_into::<HtmlButtonElement>().click();
+    assert_eq!(*log.borrow(), vec![FileRequest::Edit(7, Edit::OffloadBinaryToV1 { node: doc.path_of(binary) })]);
+    let old = Rc::new(explore_bytes(v1, "v1.offbin"));
+    let (el, _) = panel(old.clone(), node(&old, "offload binary v1")).await;
+    assert!(!text(&el).contains("Write as version 1 binaries"));
+}

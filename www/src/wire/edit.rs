@@ -34,7 +34,8 @@ pub fn edited_node(edit: &Edit) -> &[usize] {
         | Edit::MoveEntry { node, .. }
         | Edit::ReplaceContent { node, .. }
         | Edit::Compress { node, .. }
-        | Edit::Decompress { node } => node,
+        | Edit::Decompress { node }
+        | Edit::OffloadBinaryToV1 { node } => node,
         Edit::AddEntry { container, .. } => container,
         Edit::DropTargets { .. } => &[],
     }
@@ -59,6 +60,7 @@ pub fn describe(edit: &Edit) -> String {
         }
         Edit::Decompress { .. } => "decompressing".into(),
         Edit::DropTargets { targets } => format!("removing every image of {}", targets.join(", ")),
+        Edit::OffloadBinaryToV1 { .. } => "writing the offload binary as version 1 binaries".into(),
     }
 }
 

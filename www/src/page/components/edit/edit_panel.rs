@@ -5,6 +5,7 @@
 use super::edit_compression::EditCompression;
 use super::edit_entry_id::EditEntryId;
 use super::edit_fatbin_entry::EditFatbinEntry;
+use super::edit_offload_binary::EditOffloadBinary;
 use super::edit_offload_entry::EditOffloadEntry;
 use super::edit_status::EditStatusLine;
 use super::entry_actions::EntryActions;
@@ -49,6 +50,7 @@ pub fn EditPanel(props: &EditPanelProps) -> Html {
         NodeKind::BundleEntry => html! { <EditEntryId key={key.clone()} ..form.clone() /> },
         NodeKind::OffloadEntry => html! { <EditOffloadEntry key={key.clone()} ..form.clone() /> },
         NodeKind::FatbinEntry => html! { <EditFatbinEntry key={key.clone()} ..form.clone() /> },
+        NodeKind::OffloadBinary => html! { <EditOffloadBinary key={key.clone()} ..form.clone() /> },
         NodeKind::CompressedBundle => html! { <EditCompression key={key.clone()} ..form.clone() /> },
         NodeKind::Bundle if is_binary_bundle(&props.doc, props.node) => {
             html! { <EditCompression key={key.clone()} ..form.clone() /> }

@@ -11,6 +11,7 @@ pub mod add_entry;
 pub mod edit_compression;
 pub mod edit_entry_id;
 pub mod edit_fatbin_entry;
+pub mod edit_offload_binary;
 pub mod edit_offload_entry;
 pub mod edit_panel;
 pub mod edit_status;
