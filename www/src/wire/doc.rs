@@ -154,41 +154,15 @@ impl Doc {
             explore_us: 0,
         };
         let targets = offload::targets::collect(tree);
-        doc.targets = targets.into_iter().map(|target| TargetInfo { node: doc.target_node(&target), target }).collect();
+        // The core names each target's entry node by its path from the root.
+        doc.targets =
+            targets.into_iter().map(|target| TargetInfo { node: doc.node_at(&target.path), target }).collect();
         doc
     }
 
     /// [`Doc::from_tree`] for a file held in memory whole (`input`, the bytes of space 0).
     pub fn of_bytes(tree: &Tree, input: &[u8]) -> Doc {
         Doc::from_tree(tree, &|span| tree.bytes(input, span).map(<[u8]>::to_vec))
-    }
-
-    /// The node a target was collected from: the one whose ancestors' labels are the target's
-    /// chain and whose span (or whose image child's span, for an offload entry) is the target's.
-    /// A fatbin entry's image can lie deeper, in the space its payload decompresses into.
-    fn target_node(&self, t: &Target) -> Option<NodeId> {
-        (0..self.nodes.len()).find(|&id| {
-            let n = &self.nodes[id];
-            let holds_image = match n.kind {
-                NodeKind::BundleEntry | NodeKind::OffloadEntry => {
-                    n.span == t.span
-                        || n.children
-                            .iter()
-                            .any(|&c| self.nodes[c].kind == NodeKind::Image && self.nodes[c].span == t.span)
-                }
-                NodeKind::FatbinEntry => {
-                    (id..n.subtree_end.min(self.nodes.len())).any(|d| self.nodes[d].span == t.span)
-                }
-                _ => false,
-            };
-            holds_image
-                && self
-                    .ancestors(id)
-                    .iter()
-                    .rev()
-                    .map(|&a| self.nodes[a].label.as_str())
-                    .eq(t.chain.iter().map(String::as_str))
-        })
     }
 
     /// Parents of `id`, nearest first.
