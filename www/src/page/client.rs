@@ -28,7 +28,8 @@ use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 /// site works from any sub-path.
 pub const WORKER_SCRIPT: &str = "worker_loader.js";
 
-type Reply = oneshot::Sender<Result<Vec<u8>, String>>;
+/// The requests of one kind waiting for their answer, by request number.
+type Waiting<T> = HashMap<u32, oneshot::Sender<Result<T, String>>>;
 
 /// Where the worker's answer to a `Prepare` goes, and who hears its progress.
 struct JobReply {
@@ -40,10 +41,10 @@ struct Shared {
     ready: bool,
     /// Messages posted before the worker's code was loaded (it would drop them).
     queue: Vec<JsValue>,
-    replies: HashMap<u32, Reply>,
+    replies: Waiting<Vec<u8>>,
     jobs: HashMap<u32, JobReply>,
-    compares: HashMap<u32, oneshot::Sender<Result<Diff, String>>>,
-    fits: HashMap<u32, oneshot::Sender<Result<Fit, String>>>,
+    compares: Waiting<Diff>,
+    fits: Waiting<Fit>,
     next_request: u32,
 }
 
@@ -118,28 +119,14 @@ impl ExplorerWorker {
     /// Compares `old` (another file or version, named `old_name`) with the worker's current
     /// file, both read whole and explored within `settings`.
     pub async fn compare(&self, old: &Blob, old_name: &str, settings: Settings) -> Result<Diff, String> {
-        let (tx, rx) = oneshot::channel();
-        let request = {
-            let mut s = self.shared.borrow_mut();
-            let r = s.next_request();
-            s.compares.insert(r, tx);
-            r
-        };
-        self.send(&ToWorker::Compare { request, old: old.clone(), old_name: old_name.to_string(), settings })?;
-        rx.await.map_err(|_| "the explorer worker was stopped".to_string())?
+        let old_name = old_name.to_string();
+        self.ask(|s| &mut s.compares, |request| ToWorker::Compare { request, old: old.clone(), old_name, settings })
+            .await
     }
 
     /// What of the worker's current file runs on `gpu` (`gfx1201`, `gfx90a:xnack+`, `sm_89`).
     pub async fn fit(&self, gpu: &str) -> Result<Fit, String> {
-        let (tx, rx) = oneshot::channel();
-        let request = {
-            let mut s = self.shared.borrow_mut();
-            let r = s.next_request();
-            s.fits.insert(r, tx);
-            r
-        };
-        self.send(&ToWorker::Fit { request, gpu: gpu.to_string() })?;
-        rx.await.map_err(|_| "the explorer worker was stopped".to_string())?
+        self.ask(|s| &mut s.fits, |request| ToWorker::Fit { request, gpu: gpu.to_string() }).await
     }
 
     /// Asks the worker to apply an edit to its current file.
@@ -160,14 +147,24 @@ impl ExplorerWorker {
     /// The bytes `offset..offset+len` of a byte space (fewer where the space ends or was only
     /// partly decompressed).
     pub async fn read(&self, space: u32, offset: u64, len: u32) -> Result<Vec<u8>, String> {
+        self.ask(|s| &mut s.replies, |request| ToWorker::Read { request, space, offset, len }).await
+    }
+
+    /// Sends the message `message` makes for a new request number and waits for the answer,
+    /// which [`route`] hands to the requests `waiting` keeps.
+    async fn ask<T>(
+        &self,
+        waiting: fn(&mut Shared) -> &mut Waiting<T>,
+        message: impl FnOnce(u32) -> ToWorker,
+    ) -> Result<T, String> {
         let (tx, rx) = oneshot::channel();
         let request = {
             let mut s = self.shared.borrow_mut();
             let r = s.next_request();
-            s.replies.insert(r, tx);
+            waiting(&mut s).insert(r, tx);
             r
         };
-        self.send(&ToWorker::Read { request, space, offset, len })?;
+        self.send(&message(request))?;
         rx.await.map_err(|_| "the explorer worker was stopped".to_string())?
     }
 }
@@ -213,8 +210,8 @@ fn error_handler(on_report: Rc<dyn Fn(Report)>) -> Closure<dyn Fn(ErrorEvent)> {
 /// Hands an answer to the request it answers.
 fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
     match answer {
-        Answer::Bytes(data) => reply(shared, request, Ok(data)),
-        Answer::ReadFailed(message) => reply(shared, request, Err(message)),
+        Answer::Bytes(data) => reply(shared, |s| &mut s.replies, request, Ok(data)),
+        Answer::ReadFailed(message) => reply(shared, |s| &mut s.replies, request, Err(message)),
         Answer::Preparing { done, total } => {
             if let Some(job) = shared.borrow().jobs.get(&request) {
                 (job.progress)(done, total);
@@ -222,27 +219,22 @@ fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
         }
         Answer::Prepared(data) => job_done(shared, request, Ok(data)),
         Answer::NotPrepared(refusal) => job_done(shared, request, Err(refusal)),
-        Answer::Compared(d) => compared(shared, request, Ok(*d)),
-        Answer::NotCompared(message) => compared(shared, request, Err(message)),
-        Answer::Fitted(f) => fitted(shared, request, Ok(*f)),
-        Answer::NotFitted(message) => fitted(shared, request, Err(message)),
+        Answer::Compared(d) => reply(shared, |s| &mut s.compares, request, Ok(*d)),
+        Answer::NotCompared(message) => reply(shared, |s| &mut s.compares, request, Err(message)),
+        Answer::Fitted(f) => reply(shared, |s| &mut s.fits, request, Ok(*f)),
+        Answer::NotFitted(message) => reply(shared, |s| &mut s.fits, request, Err(message)),
     }
 }
 
-fn fitted(shared: &RefCell<Shared>, request: u32, result: Result<Fit, String>) {
-    if let Some(tx) = shared.borrow_mut().fits.remove(&request) {
-        let _ = tx.send(result);
-    }
-}
-
-fn compared(shared: &RefCell<Shared>, request: u32, result: Result<Diff, String>) {
-    if let Some(tx) = shared.borrow_mut().compares.remove(&request) {
-        let _ = tx.send(result);
-    }
-}
-
-fn reply(shared: &RefCell<Shared>, request: u32, result: Result<Vec<u8>, String>) {
-    if let Some(tx) = shared.borrow_mut().replies.remove(&request) {
+/// Hands `result` to request `request` among those `waiting` keeps, if it still waits.
+fn reply<T>(
+    shared: &RefCell<Shared>,
+    waiting: fn(&mut Shared) -> &mut Waiting<T>,
+    request: u32,
+    result: Result<T, String>,
+) {
+    let tx = waiting(&mut shared.borrow_mut()).remove(&request);
+    if let Some(tx) = tx {
         let _ = tx.send(result);
     }
 }
