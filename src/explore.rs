@@ -734,13 +734,7 @@ impl Explorer<'_> {
         }
         match member.read_bytes_at(0, span.size) {
             Ok(data) => node.children.extend(self.content(data, span, depth)),
-            Err(()) => {
-                node.diag(
-                    Severity::Error,
-                    format!("the {} bytes of this member could not be read", span.size),
-                    Some(span),
-                );
-            }
+            Err(()) => unreadable_member(node, span),
         }
     }
 
@@ -869,4 +863,9 @@ fn find_magic(data: &[u8], from: usize) -> Option<usize> {
 /// What kind of device image `data` is, from its magic: (format, detail).
 pub fn describe_image(data: &[u8]) -> Option<(&'static str, String)> {
     image::identify(data)
+}
+
+/// A member whose bytes could not be read (its header promises more than the file holds).
+fn unreadable_member(node: &mut Node, span: Span) {
+    node.diag(Severity::Error, format!("the {} bytes of this member could not be read", span.size), Some(span));
 }

@@ -9,7 +9,7 @@
 //! inflate is at most `max_package_decompressed`. A decompressed space is kept only when
 //! offload data was found in it, so memory follows what is shown, not the package's size.
 
-use super::{error_node, too_deep, Explorer};
+use super::{error_node, too_deep, unreadable_member, Explorer};
 use crate::codec::{self, Method};
 use crate::format::archive::ar;
 use crate::format::bundle::{binary, compressed};
@@ -128,13 +128,7 @@ impl Explorer<'_> {
         match input.read_bytes_at(0, span.size) {
             Ok(data) if image::is_device_elf(head) => node.children.extend(image::describe(data, span)),
             Ok(data) => node.children.extend(self.content(data, span, depth)),
-            Err(()) => {
-                node.diag(
-                    Severity::Error,
-                    format!("the {} bytes of this member could not be read", span.size),
-                    Some(span),
-                );
-            }
+            Err(()) => unreadable_member(node, span),
         }
     }
 
