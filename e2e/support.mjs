@@ -2,6 +2,7 @@
 // Chromium driven by playwright-core, and the real tools the page is checked against. Every
 // helper takes the page it works on, so that a test file can open fresh contexts.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -64,6 +65,23 @@ export async function openPage(browser, siteUrl, problems = [], options = {}) {
   await page.goto(siteUrl);
   await page.locator('.welcome').waitFor();
   return { context, page };
+}
+
+/** For a test file that works in one page: registers the hooks that serve the site and open
+ * the page before its tests and close both after them. Returns an object whose `page` is set
+ * once the tests run; `problems` collects the page's errors (see `openPage`). */
+export function sharedPage(problems) {
+  const shared = {};
+  before(async () => {
+    shared.site = await startSite();
+    Object.assign(shared, await openPage(shared.site.browser, shared.site.siteUrl, problems));
+  });
+  after(async () => {
+    await shared.context?.close();
+    await shared.site?.browser.close();
+    shared.site?.server.close();
+  });
+  return shared;
 }
 
 export async function shot(page, name) {

@@ -2,29 +2,18 @@
 // when the differential tests have downloaded them into .tools/nvidia/libs, the two real nvJPEG
 // libraries are dropped on the page, which must show the targets our CLI lists — one `sm_NN cubin`
 // row per cubin cuobjdump lists (when it is installed) — with no page error or CSP violation.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, FIXTURES, OFFLOAD, cliList, download, dropFile, must, openPage, pageTargets, run, shot, startSite } from '../support.mjs';
+import { ROOT, FIXTURES, OFFLOAD, cliList, download, dropFile, must, pageTargets, run, sharedPage, shot } from '../support.mjs';
 
 const NV = join(FIXTURES, 'nvidia');
 const CUOBJDUMP = process.env.NVCC_BIN ? join(process.env.NVCC_BIN, 'cuobjdump') : join(ROOT, '.tools/nvidia/root/nvidia/cu13/bin/cuobjdump');
 
-let site, page, context;
 const problems = [];
-
-before(async () => {
-  site = await startSite();
-  ({ context, page } = await openPage(site.browser, site.siteUrl, problems));
-});
-
-after(async () => {
-  await context?.close();
-  await site?.browser.close();
-  site?.server.close();
-});
+const shared = sharedPage(problems);
 
 function inputs() {
   const files = readdirSync(NV).filter((f) => !/\.(sh|txt|md)$/.test(f)).map((f) => join(NV, f));
@@ -40,6 +29,7 @@ function inputs() {
 }
 
 test('the page shows the NVIDIA targets our CLI and cuobjdump find', async () => {
+  const { page } = shared;
   for (const path of inputs()) {
     const name = await dropFile(page, path);
     const expected = cliList(path).targets.map((t) => t.target_id);
@@ -65,6 +55,7 @@ test('the page shows the NVIDIA targets our CLI and cuobjdump find', async () =>
 });
 
 test('fatbin entries are decompressed and removed in the page; cuobjdump and our CLI read the download', async () => {
+  const { page } = shared;
   const dir = mkdtempSync(join(tmpdir(), 'offload-nv-e2e-'));
   try {
     const path = join(NV, 'nv_3arch_size.fatbin');

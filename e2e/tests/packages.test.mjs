@@ -3,12 +3,12 @@
 // file input, as a user would pick them. The "Runs on" summary must list the targets `offload
 // sizes --json` finds in the same wheel (AMD ones for the ROCm wheel, NVIDIA ones for the CUDA
 // wheel), with no page error. The time from picking to the explored summary is printed.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { OFFLOAD, must, openPage, shot, startSite } from '../support.mjs';
+import { OFFLOAD, must, sharedPage, shot } from '../support.mjs';
 
 const CACHE = process.env.OFFLOAD_WHEEL_CACHE ?? join(homedir(), '.cache/offload-explorer/wheels');
 const WHEELS = [
@@ -16,21 +16,11 @@ const WHEELS = [
   ['nvidia_curand_cu12-10.3.5.147-py3-none-manylinux2014_x86_64.whl', 'NVIDIA'],
 ];
 
-let site, page, context;
 const problems = [];
-
-before(async () => {
-  site = await startSite();
-  ({ context, page } = await openPage(site.browser, site.siteUrl, problems));
-});
-
-after(async () => {
-  await context?.close();
-  await site?.browser.close();
-  site?.server.close();
-});
+const shared = sharedPage(problems);
 
 test('wheels picked through the file input show their AMD and NVIDIA targets under "Runs on"', async (t) => {
+  const { page } = shared;
   const present = WHEELS.filter(([w]) => existsSync(join(CACHE, w)));
   if (present.length === 0) {
     t.skip(`no wheels in ${CACHE} (the CLI's package tests download them; offline?)`);
