@@ -78,7 +78,7 @@ pub fn RunsOnView(props: &RunsOnProps) -> Html {
                 <label for="runs-on-query">{"Is my GPU in here?"}</label>
                 <input id="runs-on-query" type="search" placeholder="gfx1201, gfx90a:xnack+, sm_89" value={(*question).clone()} oninput={on_input} />
                 if let Some(a) = answer {
-                    <p class={classes!("runs-on-answer", format!("verdict-{}", verdict_word(a.verdict).split(',').next().unwrap_or("no")))} role="status">
+                    <p class={classes!("runs-on-answer", if a.verdict == Verdict::Absent { "verdict-no" } else { "verdict-yes" })} role="status">
                         <strong>{ format!("{}: {}", a.query, verdict_word(a.verdict)) }</strong>
                         { format!(" — {}", a.reason) }
                     </p>
