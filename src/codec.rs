@@ -330,6 +330,28 @@ pub fn decompressed_md5(method: Method, data: &[u8], expected_size: u64, limit: 
     Ok(StreamDigest { size, md5: hasher.finalize().into() })
 }
 
+/// Decompresses `data` like [`decompress`] and hashes the output as it comes out, so that the
+/// bytes are walked once: returns them with LLVM's truncated MD5 ([`truncated_md5`]).
+/// `progress` hears how many bytes have come out after each chunk (for a progress bar).
+pub fn decompress_hashed(
+    method: Method,
+    data: &[u8],
+    expected_size: u64,
+    limit: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Vec<u8>, u64)> {
+    let budget = checked_budget(expected_size, limit)?;
+    let mut out = Vec::new();
+    let mut hasher = Md5::new();
+    let produced = run(method, data, budget, Overflow::Fail, &mut |chunk| {
+        hasher.update(chunk);
+        push_bounded(&mut out, chunk, budget as usize);
+        progress(out.len() as u64);
+    })?;
+    check_complete(produced, expected_size, data.len())?;
+    Ok((out, truncate_digest(&hasher.finalize().into())))
+}
+
 /// MD5 computed piece by piece, for callers that hash data as it arrives (on another thread,
 /// say); [`Md5Stream::truncated`] is the hash LLVM stores.
 #[derive(Clone, Default)]

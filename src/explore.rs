@@ -66,6 +66,25 @@ impl Default for Options {
 /// Explores an input. Never fails: what cannot be read becomes an error diagnostic at the
 /// offset where reading stopped, and everything else stays explorable.
 pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree {
+    explore_asked(input, name, opts, None)
+}
+
+/// Explores an input like [`explore`], and decompresses in full (its hash checked, its entries
+/// explored) the compressed bundle at `bundle`, a span of the tree [`explore`] gave with the
+/// same `opts`, whatever its size within `max_decompressed`: a bundle listed from its header
+/// that the user asked to open. `progress` hears `(bytes decompressed, bytes in all)` as
+/// it is decoded.
+pub fn explore_decompressing<'a, R: ReadRef<'a>>(
+    input: R,
+    name: &str,
+    opts: &Options,
+    bundle: Span,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Tree {
+    explore_asked(input, name, opts, Some(Asked { bundle, progress }))
+}
+
+fn explore_asked<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options, asked: Option<Asked<'_>>) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
         limit: opts.max_decompressed,
@@ -73,7 +92,7 @@ pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree
         remaining: nv_tree::LISTING_BUDGET,
         all: opts.verify_all,
     };
-    let mut ex = Explorer { opts, spaces: Vec::new(), nv_budget, package_budget: opts.max_package_decompressed };
+    let mut ex = Explorer { opts, spaces: Vec::new(), nv_budget, package_budget: opts.max_package_decompressed, asked };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
@@ -135,13 +154,20 @@ fn limit_entries(node: &mut Node, max: usize) {
     }
 }
 
-struct Explorer<'o> {
+/// The compressed bundle the user asked to decompress, and who hears how far that has got.
+struct Asked<'p> {
+    bundle: Span,
+    progress: &'p mut dyn FnMut(u64, u64),
+}
+
+struct Explorer<'o, 'p> {
     opts: &'o Options,
     spaces: Vec<ByteSpace>,
     /// What decompressing NVIDIA fatbin entries may still do in this exploration.
     nv_budget: nv_tree::Budget,
     /// What decompressing package members and streams may still do in this exploration.
     package_budget: u64,
+    asked: Option<Asked<'p>>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {
@@ -151,7 +177,7 @@ fn error_node(e: &Error, span: Span, what: &str) -> Node {
     node
 }
 
-impl Explorer<'_> {
+impl Explorer<'_, '_> {
     /// A host file whose headers cannot be read (often a truncated download) may still hold
     /// whole offload containers: look for them by their magic, as in a raw file.
     fn unreadable_host<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node, depth: u32) {
@@ -247,7 +273,7 @@ impl Explorer<'_> {
                 return;
             }
             let span = Span::new(0, pos, size);
-            let node = if self.decompress_in_full(&header) {
+            let node = if self.decompress_in_full(&header, span) {
                 match input.read_bytes_at(pos, size) {
                     Ok(bytes) => self.compressed_bytes(bytes, span, 0),
                     Err(()) => error_node(
@@ -274,8 +300,24 @@ impl Explorer<'_> {
         }
     }
 
-    fn decompress_in_full(&self, header: &compressed::Header) -> bool {
-        self.opts.verify_all || header.uncompressed_size <= self.opts.full_decompress_up_to
+    fn decompress_in_full(&self, header: &compressed::Header, span: Span) -> bool {
+        self.opts.verify_all
+            || header.uncompressed_size <= self.opts.full_decompress_up_to
+            || self.asked.as_ref().is_some_and(|a| a.bundle == span)
+    }
+
+    /// The uncompressed bundle and its truncated MD5, hashed as it is decoded; the bundle the
+    /// user asked for reports its progress.
+    fn decompress_bundle(
+        &mut self,
+        cb: &compressed::CompressedBundle,
+        span: Span,
+    ) -> crate::error::Result<(Vec<u8>, u64)> {
+        let total = cb.header.uncompressed_size;
+        match self.asked.as_mut().filter(|a| a.bundle == span) {
+            Some(asked) => cb.decompress_hashed(self.opts.max_decompressed, &mut |done| (asked.progress)(done, total)),
+            None => cb.decompress_hashed(self.opts.max_decompressed, &mut |_| {}),
+        }
     }
 
     /// Describes whatever `data` (the bytes at `span`) holds: offload binaries, a bundle, a
@@ -404,32 +446,34 @@ impl Explorer<'_> {
             Ok(cb) => cb,
             Err(e) => return compressed::unreadable_node(bytes, span, &e),
         };
-        if !self.decompress_in_full(&cb.header) {
+        if !self.decompress_in_full(&cb.header, span) {
             let mut node = compressed::to_node(&cb, span, None);
             self.attach_header_only(&mut node, &cb, span);
             return node;
         }
         let payload = payload_span(&cb.header, span);
-        let plain = match cb.decompress(self.opts.max_decompressed) {
-            Ok(plain) => plain,
+        let (plain, hash) = match self.decompress_bundle(&cb, span) {
+            Ok(done) => done,
             Err(e) => {
                 let mut node = compressed::to_node(&cb, span, None);
                 node.diag(Severity::Error, format!("decompression failed: {e}"), Some(payload));
                 return node;
             }
         };
-        let hash_ok = compressed::truncated_md5(&plain) == cb.header.hash;
-        let mut node = compressed::to_node(&cb, span, Some(hash_ok));
+        let mut node = compressed::to_node(&cb, span, Some(hash == cb.header.hash));
+        // The space is taken before its contents are explored: containers inside it take the
+        // spaces after.
         let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
-        let mut dec =
-            Node::new(NodeKind::Decompressed, format!("decompressed bundle ({})", human_size(inner.size)), inner);
-        dec.children = self.region(&plain, inner, depth + 1);
         self.spaces.push(ByteSpace {
             label: format!("decompressed {}", node.label),
             size: inner.size,
             origin: Some(payload),
-            data: Some(plain),
+            data: None,
         });
+        let mut dec =
+            Node::new(NodeKind::Decompressed, format!("decompressed bundle ({})", human_size(inner.size)), inner);
+        dec.children = self.region(&plain, inner, depth + 1);
+        self.spaces[inner.space as usize].data = Some(plain);
         node.children.push(dec);
         node
     }
@@ -699,7 +743,7 @@ impl Explorer<'_> {
 }
 
 /// Archives: every member's data is explored like a file of its own, one level deeper.
-impl Explorer<'_> {
+impl Explorer<'_, '_> {
     /// An `ar` archive whose bytes are `input`, lying at `span`: its special members, then each
     /// member with its header fields and what its data holds.
     fn archive<'a, R: ReadRef<'a>>(&mut self, input: R, span: Span, depth: u32) -> Node {

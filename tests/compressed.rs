@@ -383,3 +383,60 @@ fn a_linked_hip_fatbin_section_is_walked() {
         String::from_utf8_lossy(&out.stderr).trim()
     );
 }
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// The compressed bundle of `tree` at `span`.
+fn node_with_span(tree: &offload::tree::Tree, span: Span) -> offload::tree::Node {
+    let mut found = None;
+    tree.root.walk(&mut |node, _| {
+        if found.is_none() && node.span == span && node.kind == offload::tree::NodeKind::CompressedBundle {
+            found = Some(node.clone());
+        }
+    });
+    found.unwrap_or_else(|| panic!("no compressed bundle at {span:?}"))
+}
+
+/// The spans of the compressed bundles in a tree, in walk order.
+fn compressed_bundle_spans(tree: &offload::tree::Tree) -> Vec<Span> {
+    let mut spans = Vec::new();
+    tree.root.walk(&mut |node, _| {
+        if node.kind == offload::tree::NodeKind::CompressedBundle {
+            spans.push(node.span);
+        }
+    });
+    spans
+}
+
+#[test]
+fn a_bundle_listed_from_its_header_is_decompressed_when_asked_as_if_verified() {
+    use offload::explore::{explore, explore_decompressing, Options};
+    for name in ["ccob_zstd_v3.hipfb", "ccob_zlib_v2.hipfb", "hip_elf_2arch_compressed.o", "libhip_3tu_compressed.so"] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        let listing = Options { full_decompress_up_to: 0, ..Options::default() };
+        let listed = explore(bytes.as_slice(), name, &listing);
+        let spans = compressed_bundle_spans(&listed);
+        assert!(!spans.is_empty(), "{name}: no compressed bundle");
+        let first = spans[0];
+        let mut heard = Vec::new();
+        let asked = explore_decompressing(bytes.as_slice(), name, &listing, first, &mut |done, total| {
+            heard.push((done, total))
+        });
+        // Everything else is as listed; the bundle asked for is as `--verify` shows it.
+        let verified = explore(bytes.as_slice(), name, &Options { verify_all: true, ..Options::default() });
+        let verified_node = node_with_span(&verified, first);
+        assert_eq!(node_with_span(&asked, first), verified_node, "{name}: the bundle asked for");
+        assert_eq!(verified_node.get("hash_ok"), Some(&Value::Bool(true)), "{name}: its hash was checked");
+        if spans.len() == 1 {
+            assert_eq!(asked, verified, "{name}: one bundle, so the whole tree is the verified one");
+        } else {
+            let second = node_with_span(&asked, spans[1]);
+            assert_eq!(second, node_with_span(&listed, spans[1]), "{name}: another bundle stays listed");
+        }
+        let total = heard.last().expect("progress was reported").1;
+        assert!(heard.windows(2).all(|w| w[0].0 <= w[1].0), "{name}: progress never goes back");
+        assert_eq!(heard.last(), Some(&(total, total)), "{name}: progress ends at the whole size");
+    }
+}

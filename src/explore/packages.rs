@@ -30,7 +30,7 @@ use object::ReadRef;
 /// Bytes of a member looked at to tell what it is: a tar's magic is at 257.
 const HEAD: u64 = 512;
 
-impl Explorer<'_> {
+impl Explorer<'_, '_> {
     /// A package (or compressed stream) whose bytes are `input`, lying at `span`; `level` is
     /// how many packages enclose it.
     pub(super) fn package<'a, R: ReadRef<'a>>(

@@ -297,6 +297,14 @@ impl<'a> CompressedBundle<'a> {
             .map_err(|e| e.shifted(self.payload_offset()))
     }
 
+    /// The uncompressed bundle and the truncated MD5 of it, hashed while it is decoded;
+    /// `progress` hears how many bytes have come out so far.
+    pub fn decompress_hashed(&self, limit: u64, progress: &mut dyn FnMut(u64)) -> Result<(Vec<u8>, u64)> {
+        self.check_limit(limit)?;
+        codec::decompress_hashed(self.header.method, self.payload, self.header.uncompressed_size, limit, progress)
+            .map_err(|e| e.shifted(self.payload_offset()))
+    }
+
     /// The first `n` bytes of the uncompressed bundle (fewer if it is shorter), decoding no more
     /// of the stream than that needs: enough to read the bundle's header and list its entries.
     pub fn header_prefix(&self, n: usize) -> Result<Vec<u8>> {
