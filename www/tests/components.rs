@@ -12,6 +12,7 @@ use offload_www::page::components::dialogs::settings_dialog::{
 use offload_www::page::components::views::compare_view::{
     choices, CompareControl, CompareControlProps, CompareView, CompareViewProps,
 };
+use offload_www::page::components::views::decompress_prompt::{DecompressPrompt, DecompressPromptProps};
 use offload_www::page::components::views::fit_view::{FitView, FitViewProps};
 use offload_www::page::components::views::hex_view::{HexProps, HexView};
 use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
@@ -23,8 +24,9 @@ use offload_www::page::components::views::runs_on_view::{RunsOnProps, RunsOnView
 use offload_www::page::components::views::summary::{Summary, SummaryProps};
 use offload_www::page::components::views::target_sizes::{TargetSizes, TargetSizesProps};
 use offload_www::page::components::views::tree_view::{TreeProps, TreeView};
+use offload_www::page::format::human_size;
 use offload_www::page::state::{
-    Action, CompareOutcome, CompareWith, Comparison, FileRequest, FitOutcome, HexState, Nav,
+    Action, CompareOutcome, CompareWith, Comparison, FileRequest, FitOutcome, HexState, Nav, Unpack,
 };
 use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
 use offload_www::wire::settings::Settings;
@@ -323,6 +325,7 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
             tab: 1,
             marked: Vec::new(),
             edit: Default::default(),
+            unpack: Default::default(),
             on_file: None,
         },
     )
@@ -693,4 +696,79 @@ async fn the_fit_answer_says_which_libraries_and_kernels_run() {
             assert!(library.contains("no image for gfx1201"), "{library}");
         }
     }
+}
+
+/// The HIP object with its compressed bundle listed from its header only, as a bundle over the
+/// size decompressed on opening is.
+fn listed_doc() -> Rc<Doc> {
+    let options = offload::explore::Options { full_decompress_up_to: 0, ..Default::default() };
+    Rc::new(explore_bytes_with(HIP_O, "hip_elf_2arch_compressed.o", &options))
+}
+
+fn render_prompt(doc: &Rc<Doc>, node: NodeId, unpack: Unpack) -> (Element, Rc<RefCell<Vec<FileRequest>>>) {
+    let requests = Rc::new(RefCell::new(Vec::new()));
+    let log = requests.clone();
+    let el = root();
+    Renderer::<DecompressPrompt>::with_root_and_props(
+        el.clone(),
+        DecompressPromptProps {
+            doc: doc.clone(),
+            node,
+            tab: 4,
+            unpack,
+            busy: false,
+            on_file: Callback::from(move |r| log.borrow_mut().push(r)),
+        },
+    )
+    .render();
+    (el, requests)
+}
+
+#[wasm_bindgen_test]
+async fn an_entry_of_a_bundle_listed_from_its_header_is_decompressed_on_selection_with_progress_and_cancel() {
+    let doc = listed_doc();
+    let ccob = doc.nodes.iter().position(|n| n.kind == NodeKind::CompressedBundle).unwrap();
+    let entry = (ccob..doc.nodes.len()).find(|&n| doc.nodes[n].kind == NodeKind::BundleEntry).unwrap();
+    let decompressed = doc.nodes[ccob].children.iter().find(|&&c| doc.nodes[c].kind == NodeKind::Decompressed);
+    let (size, path) = (doc.nodes[*decompressed.unwrap()].span.size, doc.path_of(ccob));
+
+    // Selecting an entry asks for its bundle at once.
+    let (el, requests) = render_prompt(&doc, entry, Unpack::Idle);
+    assert!(settle(|| !requests.borrow().is_empty()).await, "selecting an entry starts decompressing");
+    assert_eq!(*requests.borrow(), vec![FileRequest::Decompress(4, path.clone())]);
+    let text = el.text_content().unwrap();
+    assert!(text.contains("was listed from its header only"), "{text}");
+
+    // The bundle itself offers a button, and does not start on its own.
+    let (el, requests) = render_prompt(&doc, ccob, Unpack::Idle);
+    assert!(settle(|| el.query_selector("button.decompress").unwrap().is_some()).await);
+    assert!(requests.borrow().is_empty(), "selecting the bundle starts nothing");
+    let button: HtmlElement = el.query_selector("button.decompress").unwrap().unwrap().unchecked_into();
+    assert_eq!(button.text_content().unwrap(), format!("Decompress and verify ({})", human_size(size)));
+    button.click();
+    assert_eq!(*requests.borrow(), vec![FileRequest::Decompress(4, path.clone())]);
+
+    // While it runs: how far, and Cancel.
+    let (el, requests) = render_prompt(&doc, entry, Unpack::Running { done: 1024, total: size });
+    assert!(settle(|| el.query_selector("progress").unwrap().is_some()).await);
+    assert!(requests.borrow().is_empty(), "nothing starts twice");
+    let bar = el.query_selector("progress").unwrap().unwrap();
+    assert_eq!(bar.get_attribute("value").as_deref(), Some("1024"));
+    assert_eq!(bar.get_attribute("max"), Some(size.to_string()));
+    el.query_selector("button.cancel-work").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert_eq!(*requests.borrow(), vec![FileRequest::CancelWork(4)]);
+
+    // After a Cancel, selecting an entry starts nothing until the button is pressed.
+    let (el, requests) = render_prompt(&doc, entry, Unpack::Cancelled);
+    assert!(settle(|| el.query_selector("button.decompress").unwrap().is_some()).await);
+    assert!(el.text_content().unwrap().starts_with("Decompression cancelled."));
+    assert!(requests.borrow().is_empty());
+
+    // A decompressed bundle asks nothing.
+    let full = hip_doc();
+    let full_entry = full.nodes.iter().position(|n| n.kind == NodeKind::BundleEntry).unwrap();
+    let (el, requests) = render_prompt(&full, full_entry, Unpack::Idle);
+    assert!(!settle(|| !requests.borrow().is_empty()).await);
+    assert!(el.query_selector(".decompress-prompt").unwrap().is_none());
+    assert!(requests.borrow().is_empty());
 }

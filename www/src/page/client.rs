@@ -139,6 +139,12 @@ impl ExplorerWorker {
         self.send(&ToWorker::Verify { node, settings })
     }
 
+    /// Asks the worker to decompress the compressed bundle at (or above) `node`, listed from
+    /// its header only.
+    pub fn decompress(&self, node: NodePath) -> Result<(), String> {
+        self.send(&ToWorker::Decompress { node })
+    }
+
     /// Makes `file` (another version) the worker's current file.
     pub fn switch(&self, file: &Blob, settings: Settings) -> Result<(), String> {
         self.send(&ToWorker::Switch { file: file.clone(), settings })

@@ -50,6 +50,7 @@ enum Running {
         from: usize,
     },
     Verify,
+    Decompress,
 }
 
 impl Versions {
@@ -154,6 +155,31 @@ impl Session {
         }
     }
 
+    /// Stops the edit, hash check or decompression a tab's worker is doing, by replacing the
+    /// worker (a synchronous parse cannot be interrupted otherwise). The new worker explores the
+    /// shown `version` again without sending a tree: the page keeps the one it shows.
+    pub fn cancel_work(&mut self, id: TabId, version: usize, dispatch: &Callback<Action>) {
+        let Some(open) = self.files.get_mut(&id) else { return };
+        if open.versions.borrow().running.is_none() {
+            return;
+        }
+        let reports = {
+            let (dispatch, versions) = (dispatch.clone(), open.versions.clone());
+            move |report: Report| on_report(id, report, &versions, &dispatch)
+        };
+        let file = open.versions.borrow().blob(version);
+        let started = ExplorerWorker::spawn(reports).and_then(|w| w.switch(&file, open.settings).map(|_| w));
+        open.versions.borrow_mut().worker_gone();
+        dispatch.emit(Action::WorkCancelled { id });
+        match started {
+            Ok(worker) => open.worker = Some(Rc::new(worker)),
+            Err(message) => {
+                open.worker = None;
+                dispatch.emit(Action::Failed { id, message });
+            }
+        }
+    }
+
     /// Stops a tab's worker in the middle of its work; the tab stays, and can start again.
     pub fn cancel(&mut self, id: TabId, dispatch: &Callback<Action>) {
         if let Some(open) = self.files.get_mut(&id) {
@@ -230,6 +256,21 @@ impl Session {
         let Some(open) = self.files.get(&id) else { return };
         let what = "checking the hash".to_string();
         self.run(open, id, what, Running::Verify, dispatch, |w, settings| w.verify(node, settings));
+    }
+
+    /// Starts decompressing the compressed bundle at (or above) `node`, listed from its header.
+    pub fn decompress(&mut self, id: TabId, node: NodePath, dispatch: &Callback<Action>) {
+        let Some(open) = self.files.get(&id) else { return };
+        let Some(worker) = open.worker.as_ref() else { return };
+        if open.versions.borrow().running.is_some() {
+            return;
+        }
+        open.versions.borrow_mut().running = Some(Running::Decompress);
+        dispatch.emit(Action::DecompressStarted { id });
+        if let Err(message) = worker.decompress(node) {
+            open.versions.borrow_mut().running = None;
+            dispatch.emit(Action::Failed { id, message });
+        }
     }
 
     fn run(
@@ -309,6 +350,16 @@ fn on_report(id: TabId, report: Report, versions: &RefCell<Versions>, dispatch: 
                 v.running = None;
             }
             dispatch.emit(Action::EditFailed { id, message, payload: name });
+        }
+        Report::Decompressing { done, total } => dispatch.emit(Action::DecompressProgress { id, done, total }),
+        Report::Decompressed { doc, node } => {
+            {
+                let mut v = versions.borrow_mut();
+                v.running = None;
+                // The worker now holds the bundle's bytes: the hex view reads afresh.
+                v.bytes = None;
+            }
+            dispatch.emit(Action::Decompressed { id, doc: Rc::new(*doc), node });
         }
         Report::Verified(verified) => {
             versions.borrow_mut().running = None;

@@ -15,7 +15,7 @@ use crate::wire::settings::Settings;
 use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
 use offload::fit::Fit;
-use offload::tree::Span;
+use offload::tree::{Span, Value};
 use std::rc::Rc;
 
 pub type TabId = u32;
@@ -32,6 +32,10 @@ pub enum FileRequest {
     /// Edits of the file: a change, a hash check, undo and redo.
     Edit(TabId, Edit),
     Verify(TabId, NodePath),
+    /// Decompress the compressed bundle at (or above) this node, listed from its header only.
+    Decompress(TabId, NodePath),
+    /// Stop the edit, hash check or decompression under way; the file stays as it was.
+    CancelWork(TabId),
     Undo(TabId),
     Redo(TabId),
     /// Save the payload of the tab's last edit that did not fit.
@@ -185,6 +189,10 @@ pub enum EditStatus {
         what: String,
         stage: String,
     },
+    /// The user stopped it; nothing changed.
+    Cancelled {
+        what: String,
+    },
     /// The edit is made: what the user should know about how the file was written.
     Done {
         what: String,
@@ -205,6 +213,21 @@ impl EditStatus {
     pub fn is_running(&self) -> bool {
         matches!(self, EditStatus::Running { .. })
     }
+}
+
+/// Where decompressing a bundle listed from its header stands, for the inspector.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Unpack {
+    #[default]
+    Idle,
+    /// `done` of `total` bytes decompressed (0 of 0 until the worker first reports).
+    Running { done: u64, total: u64 },
+    /// Stopped by the user: a bundle is not decompressed again on selection until asked.
+    Cancelled,
+    /// Decompressed; `hash_ok` is what checking its hash found.
+    Done { hash_ok: Option<bool> },
+    /// The worker could not do it, and said why.
+    Failed(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -231,6 +254,7 @@ pub struct Tab {
     /// The version shown (and downloaded, and edited next).
     pub current: usize,
     pub edit: EditStatus,
+    pub unpack: Unpack,
     /// The last comparison asked for in this tab.
     pub compare: Option<Comparison>,
     /// The last "will it run on …" asked in this tab.
@@ -390,6 +414,26 @@ pub enum Action {
         id: TabId,
         stage: String,
     },
+    /// The worker started decompressing a bundle listed from its header.
+    DecompressStarted {
+        id: TabId,
+    },
+    /// How far decompressing it has got, in bytes.
+    DecompressProgress {
+        id: TabId,
+        done: u64,
+        total: u64,
+    },
+    /// The work under way was stopped by the user.
+    WorkCancelled {
+        id: TabId,
+    },
+    /// The shown version explored again with the compressed bundle at `node` decompressed.
+    Decompressed {
+        id: TabId,
+        doc: Rc<Doc>,
+        node: NodePath,
+    },
     /// An edit made a new version of the file: it replaces any versions after the shown one.
     /// `mark` is the node it changed, `select` the node to select there.
     Edited {
@@ -538,11 +582,25 @@ impl AppState {
                     *s = stage;
                 }
             }),
+            Action::DecompressStarted { id } => {
+                self.with_tab(id, |tab| tab.unpack = Unpack::Running { done: 0, total: 0 })
+            }
+            Action::DecompressProgress { id, done, total } => self.with_tab(id, |tab| {
+                if let Unpack::Running { .. } = tab.unpack {
+                    tab.unpack = Unpack::Running { done, total };
+                }
+            }),
+            Action::WorkCancelled { id } => self.with_tab(id, work_cancelled),
+            Action::Decompressed { id, doc, node } => self.with_tab(id, |tab| decompressed(tab, doc, &node)),
             Action::Edited { id, doc, mark, select, notes } => {
                 self.with_tab(id, |tab| edited(tab, doc, mark, &select, notes))
             }
             Action::EditFailed { id, message, payload } => self.with_tab(id, |tab| {
-                tab.edit = EditStatus::Failed { what: running_what(&tab.edit), message, payload };
+                if let Unpack::Running { .. } = tab.unpack {
+                    tab.unpack = Unpack::Failed(message);
+                } else {
+                    tab.edit = EditStatus::Failed { what: running_what(&tab.edit), message, payload };
+                }
             }),
             Action::Verified { id, verified } => self.with_tab(id, |tab| tab.edit = EditStatus::Verified(verified)),
             Action::SwitchVersion { id, index } => self.with_tab(id, |tab| switch_version(tab, index)),
@@ -583,6 +641,7 @@ impl AppState {
             versions: Vec::new(),
             current: 0,
             edit: EditStatus::Idle,
+            unpack: Unpack::Idle,
             compare: None,
             fit: None,
         });
@@ -638,6 +697,7 @@ fn loaded(tab: &mut Tab, doc: Rc<Doc>) {
 fn failed(tab: &mut Tab, message: String) {
     // A worker that stopped in the middle of an edit will not finish it.
     tab.edit = EditStatus::Idle;
+    tab.unpack = Unpack::Idle;
     tab.status = Status::Failed(message);
 }
 
@@ -650,6 +710,7 @@ fn cancelled(tab: &mut Tab) {
 fn restarted(tab: &mut Tab, at_ms: f64, settings: Settings) {
     tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
     tab.edit = EditStatus::Idle;
+    tab.unpack = Unpack::Idle;
     tab.opened_at = at_ms;
     tab.first_render_ms = None;
     tab.settings = settings;
@@ -662,6 +723,31 @@ fn edited(tab: &mut Tab, doc: Rc<Doc>, mark: NodePath, select: &[usize], mut not
     let what = running_what(&tab.edit);
     notes.retain(|n| !restates(n, &what));
     tab.edit = EditStatus::Done { what, notes };
+}
+
+/// A bundle decompressed on request: the shown version's document is replaced (the same file,
+/// more of it open), the selection and expanded rows kept, and the status says what its hash
+/// check found.
+fn decompressed(tab: &mut Tab, doc: Rc<Doc>, node: &[usize]) {
+    let hash_ok = doc.node_at(node).and_then(|n| match doc.nodes[n].field("hash_ok") {
+        Some(Value::Bool(ok)) => Some(*ok),
+        _ => None,
+    });
+    if let Some(version) = tab.versions.get_mut(tab.current) {
+        version.doc = doc.clone();
+    }
+    show_doc(tab, doc, None);
+    tab.unpack = Unpack::Done { hash_ok };
+}
+
+/// The user stopped the worker's work: a decompression, or an edit or hash check.
+fn work_cancelled(tab: &mut Tab) {
+    if let Unpack::Running { .. } = tab.unpack {
+        tab.unpack = Unpack::Cancelled;
+    }
+    if tab.edit.is_running() {
+        tab.edit = EditStatus::Cancelled { what: running_what(&tab.edit) };
+    }
 }
 
 fn switch_version(tab: &mut Tab, index: usize) {

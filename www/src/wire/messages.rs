@@ -33,6 +33,9 @@ pub enum ToWorker {
     Edit { edit: Edit, settings: Settings },
     /// Check the hash of the compressed bundle at this path of the current file.
     Verify { node: NodePath, settings: Settings },
+    /// Decompress the compressed bundle at this path of the current file (or the one above it)
+    /// that was listed from its header only: `Decompressing` reports, then `Decompressed`.
+    Decompress { node: NodePath },
     /// Make another version of the file the current one (undo, redo): explore it, without
     /// sending the page a tree (the page keeps each version's).
     Switch {
@@ -132,6 +135,16 @@ pub enum Report {
         payload: Option<Payload>,
     },
     Verified(Verified),
+    /// How far decompressing a bundle the user asked for has got, in bytes.
+    Decompressing {
+        done: u64,
+        total: u64,
+    },
+    /// The file explored again with the bundle at `node` decompressed (its hash checked).
+    Decompressed {
+        doc: Box<Doc>,
+        node: NodePath,
+    },
 }
 
 /// The answer to a read or a download request.

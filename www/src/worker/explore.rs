@@ -8,8 +8,9 @@ use crate::wire::settings::Settings;
 use crate::worker::kept::{BlobReader, Explored};
 use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
-use offload::explore::explore;
-use offload::tree::Span;
+use offload::edit::NodePath;
+use offload::explore::{explore, explore_decompressing};
+use offload::tree::{NodeKind, Span, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
 
@@ -21,8 +22,61 @@ pub(crate) fn explore_file(name: &str, file: Blob, settings: &Settings, kept: &R
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let tree = explore(&cache, name, &settings.options());
     report(Report::Progress { stage: "preparing the views".into(), bytes_read: file.size() as u64 });
+    keep(tree, &cache, name, file, settings, started, kept)
+}
+
+/// Decompresses the compressed bundle at `node` (or around it: an entry listed from the
+/// bundle's header) that was only listed, by exploring the current file again with that bundle
+/// opened; reports its progress, and answers with the new document and the bundle's path.
+pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> Report {
+    let started = js_sys::Date::now();
+    let found = {
+        let kept = kept.borrow();
+        let Some(k) = kept.as_ref() else {
+            return Report::Failed { message: "the file has not been explored yet".into() };
+        };
+        bundle_around(&k.tree, node).map(|(path, span)| (path, span, k.file.clone(), k.name.clone(), k.settings))
+    };
+    let Some((path, span, file, name, settings)) = found else {
+        let message = "expected a compressed bundle at or above the selected node; found none".to_string();
+        return Report::EditFailed { message, payload: None };
+    };
+    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let mut last_report = 0.0;
+    let mut progress = |done: u64, total: u64| {
+        // A message per chunk would flood the page: about ten a second is smooth enough.
+        let now = js_sys::Date::now();
+        if now - last_report >= 100.0 || done == total {
+            last_report = now;
+            report(Report::Decompressing { done, total });
+        }
+    };
+    let tree = explore_decompressing(&cache, &name, &settings.options(), span, &mut progress);
+    let doc = keep(tree, &cache, &name, file, &settings, started, kept);
+    Report::Decompressed { doc: Box::new(doc), node: path }
+}
+
+/// The path and span of the compressed bundle at `node` or nearest above it.
+fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
+    (0..=node.len()).rev().map(|n| &node[..n]).find_map(|path| {
+        let found = tree.node_at(path)?;
+        (found.kind == NodeKind::CompressedBundle).then(|| (path.to_vec(), found.span))
+    })
+}
+
+/// Turns a new tree into the page's document and keeps it, with the file, for what the page
+/// asks next.
+fn keep(
+    tree: Tree,
+    cache: &ReadCache<BlobReader>,
+    name: &str,
+    file: Blob,
+    settings: &Settings,
+    started: f64,
+    kept: &RefCell<Option<Explored>>,
+) -> Doc {
     // Raw bytes of small fields: of the file by blocks, else held in the tree.
-    let blocks = FieldBlocks { cache: &cache, size: file.size() as u64, last: RefCell::new(None) };
+    let blocks = FieldBlocks { cache, size: file.size() as u64, last: RefCell::new(None) };
     let read_raw = |span: Span| -> Option<Vec<u8>> {
         if span.space == 0 {
             blocks.read(span)

@@ -74,6 +74,7 @@ fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
         }
         Ok(ToWorker::Edit { edit, settings }) => report(edit::edit(kept, &edit, &settings)),
         Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),
+        Ok(ToWorker::Decompress { node }) => report(explore::decompress(kept, &node)),
         Ok(ToWorker::Switch { file, settings }) => {
             // The page keeps each version's document: this only makes the worker's current
             // file the version shown.

@@ -257,6 +257,8 @@ fn file_request(
         FileRequest::Close(id) => session.borrow_mut().close(id, dispatch),
         FileRequest::Edit(id, edit) => session.borrow_mut().edit(id, edit, version(id), dispatch),
         FileRequest::Verify(id, node) => session.borrow_mut().verify(id, node, dispatch),
+        FileRequest::Decompress(id, node) => session.borrow_mut().decompress(id, node, dispatch),
+        FileRequest::CancelWork(id) => session.borrow_mut().cancel_work(id, version(id), dispatch),
         FileRequest::Undo(id) => {
             if let Some(index) = tab(id).and_then(|t| t.undo_version()) {
                 session.borrow_mut().switch(id, index, dispatch);

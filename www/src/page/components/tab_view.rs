@@ -97,7 +97,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
                 }
                 if shows(View::Inspector) {
                     <Inspector doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()}
-                        tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} on_file={Some(props.on_file.clone())} />
+                        tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} unpack={tab.unpack.clone()} on_file={Some(props.on_file.clone())} />
                 }
             </div>
         </div>

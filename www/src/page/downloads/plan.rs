@@ -52,7 +52,7 @@ pub struct Plan {
 /// Why a node offers nothing.
 pub const EMPTY: &str = "it has no bytes";
 pub const UNAVAILABLE: &str =
-    "its bytes were not decompressed (the bundle is larger than the settings let the explorer decompress)";
+    "its bundle was listed from its header only, and is not decompressed yet (Decompress, above)";
 
 impl Plan {
     pub fn of(doc: &Doc) -> Plan {

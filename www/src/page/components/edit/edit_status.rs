@@ -1,6 +1,6 @@
 //! The status line of a tab's last edit: what is running, what an edit did (its notes), why it
 //! was refused (with the new container alone to download when it did not fit in a linked
-//! file), and the result of a hash check.
+//! file), and the result of a hash check; work under way can be cancelled.
 
 use crate::page::state::FileRequest;
 use crate::page::state::{EditStatus, TabId};
@@ -20,10 +20,20 @@ pub struct EditStatusProps {
 pub fn EditStatusLine(props: &EditStatusProps) -> Html {
     match &props.status {
         EditStatus::Idle => html! { <div class="edit-status idle" role="status"></div> },
-        EditStatus::Running { what, stage } => html! {
-            <div class="edit-status running" role="status" aria-busy="true">
-                <span class="spinner" aria-hidden="true"></span>
-                { format!("{}: {stage}…", capitalized(what)) }
+        EditStatus::Running { what, stage } => {
+            let tab = props.tab;
+            let cancel = props.on_file.reform(move |_: MouseEvent| FileRequest::CancelWork(tab));
+            html! {
+                <div class="edit-status running" role="status" aria-busy="true">
+                    <span class="spinner" aria-hidden="true"></span>
+                    { format!("{}: {stage}…", capitalized(what)) }
+                    {" "}<button type="button" class="cancel-work" onclick={cancel}>{"Cancel"}</button>
+                </div>
+            }
+        }
+        EditStatus::Cancelled { what } => html! {
+            <div class="edit-status cancelled" role="status">
+                <p>{ format!("Cancelled: {what}. Nothing was changed.") }</p>
             </div>
         },
         EditStatus::Done { what, notes } => html! {

@@ -3,9 +3,10 @@
 
 use crate::page::components::download::download_button::DownloadButton;
 use crate::page::components::edit::edit_panel::EditPanel;
+use crate::page::components::views::decompress_prompt::DecompressPrompt;
 use crate::page::format::{hex_bytes, hex_offset, human_size};
 use crate::page::state::FileRequest;
-use crate::page::state::{Action, EditStatus, TabId};
+use crate::page::state::{Action, EditStatus, TabId, Unpack};
 use crate::wire::doc::{display_value, Doc, NodeId, RAW_FIELD_LIMIT};
 use offload::tree::Value;
 use std::rc::Rc;
@@ -24,6 +25,9 @@ pub struct InspectorProps {
     pub marked: Vec<NodeId>,
     #[prop_or_default]
     pub edit: EditStatus,
+    /// Where decompressing a bundle listed from its header stands.
+    #[prop_or_default]
+    pub unpack: Unpack,
     /// Where edits go; without it the inspector only shows.
     #[prop_or_default]
     pub on_file: Option<Callback<FileRequest>>,
@@ -57,6 +61,10 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 <dt>{"Size"}</dt><dd>{ format!("{} ({} bytes)", human_size(n.span.size), n.span.size) }</dd>
                 <dt>{"End"}</dt><dd>{ hex_offset(n.span.end()) }</dd>
             </dl>
+            if let Some(on_file) = &props.on_file {
+                <DecompressPrompt doc={doc.clone()} node={id} tab={props.tab} unpack={props.unpack.clone()}
+                    busy={props.edit.is_running()} on_file={on_file.clone()} />
+            }
             <DownloadButton doc={doc.clone()} node={id} />
             if n.fields.is_empty() {
                 <p class="empty">{"No fields."}</p>

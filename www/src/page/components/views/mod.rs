@@ -9,6 +9,7 @@
 
 pub mod compare_view;
 pub mod container_chain;
+pub mod decompress_prompt;
 pub mod diagnostics_list;
 pub mod explored_with;
 pub mod fit_view;
