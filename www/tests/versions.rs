@@ -230,3 +230,39 @@ fn paths_name_nodes_in_both_directions() {
     assert_eq!(doc.node_at(&[99]), None);
     assert_eq!(doc.nearest_at(&[0, 99, 3]), doc.node_at(&[0]));
 }
+
+/// A compressed bundle listed from its header, then decompressed on request: the shown
+/// version's document is replaced, no version is added, the selection stays on the entry, its
+/// new rows are expanded, and the hash check's verdict is kept; a Cancel leaves all as it was.
+#[test]
+fn a_bundle_decompressed_on_request_replaces_the_shown_document_and_keeps_the_selection() {
+    use offload_www::page::state::Unpack;
+    const COMPRESSED: &[u8] = include_bytes!("../../tests/fixtures/hip_elf_2arch_compressed.o");
+    let name = "hip_elf_2arch_compressed.o";
+    let listing = Options { full_decompress_up_to: 0, ..Options::default() };
+    let listed = Rc::new(Doc::of_bytes(&explore(COMPRESSED, name, &listing), COMPRESSED));
+    let entry = find(&listed, "hipv4-amdgcn-amd-amdhsa--gfx90a");
+    let settings = Settings::default();
+    let open = Action::Open { id: 1, name: name.into(), size: COMPRESSED.len() as u64, at_ms: 0.0, settings };
+    let s = AppState::default().reduce(open).reduce(Action::Loaded { id: 1, doc: listed.clone() });
+    let s = s.reduce(Action::Select(entry)).reduce(Action::DecompressStarted { id: 1 });
+    let s = s.reduce(Action::DecompressProgress { id: 1, done: 10, total: 20 });
+    assert_eq!(s.tab(1).unwrap().unpack, Unpack::Running { done: 10, total: 20 });
+
+    let cancelled = s.clone().reduce(Action::WorkCancelled { id: 1 });
+    let tab = cancelled.tab(1).unwrap();
+    assert_eq!(tab.unpack, Unpack::Cancelled);
+    assert!(Rc::ptr_eq(tab.doc().unwrap(), &listed), "a Cancel changes no document");
+
+    let full = Rc::new(explore_bytes(COMPRESSED, name));
+    let bundle = find(&full, "compressed bundle");
+    let s = s.reduce(Action::Decompressed { id: 1, doc: full.clone(), node: full.path_of(bundle) });
+    let tab = s.tab(1).unwrap();
+    assert_eq!(tab.unpack, Unpack::Done { hash_ok: Some(true) });
+    assert_eq!(tab.versions.len(), 1, "no new version: the file is the same");
+    assert!(Rc::ptr_eq(tab.doc().unwrap(), &full));
+    let selected = tab.selected.expect("a selection");
+    assert_eq!(full.path_of(selected), listed.path_of(entry), "the same entry stays selected");
+    assert!(full.nodes[selected].children.iter().all(|&c| full.nodes[c].kind == NodeKind::Image));
+    assert!(!full.nodes[selected].children.is_empty() && tab.expanded[selected], "its image is shown");
+}

@@ -736,7 +736,17 @@ fn decompressed(tab: &mut Tab, doc: Rc<Doc>, node: &[usize]) {
     if let Some(version) = tab.versions.get_mut(tab.current) {
         version.doc = doc.clone();
     }
-    show_doc(tab, doc, None);
+    show_doc(tab, doc.clone(), None);
+    // What was opened is shown opened: the bundle's new rows (its entries' images) expanded,
+    // within the limit a whole document is expanded to.
+    if let Some(bundle) = doc.node_at(node) {
+        let rows = bundle..doc.nodes[bundle].subtree_end.min(doc.nodes.len());
+        if rows.len() <= EXPAND_ALL_UP_TO {
+            for n in rows {
+                tab.expanded[n] = !doc.nodes[n].children.is_empty();
+            }
+        }
+    }
     tab.unpack = Unpack::Done { hash_ok };
 }
 
