@@ -61,8 +61,13 @@ fixtures:
 fuzz:
 	scripts/fuzz.sh
 
-bench: deps build
+# The CLI against clang-offload-bundler, then the page in Chromium on the same bundle (and a
+# 1 GiB host file): times and peak memory, printed, never asserted.
+bench: deps build web-test-deps
 	python3 scripts/bench.py
+	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
+	@node scripts/web-size.mjs $(E2E_DIST)
+	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) node bench.mjs
 
 # ---------------------------------------------------------------- web page --
 web-deps:

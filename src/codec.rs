@@ -126,7 +126,7 @@ pub fn compress(method: Method, level: Option<i32>, data: &[u8]) -> Result<Vec<u
 /// `expected_size` bytes; never holds more than `expected_size` bytes of output.
 pub fn decompress(method: Method, data: &[u8], expected_size: u64, limit: u64) -> Result<Vec<u8>> {
     let budget = checked_budget(expected_size, limit)?;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(first_reservation(expected_size, data.len()));
     let produced =
         run(method, data, budget, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, budget as usize))?;
     check_complete(produced, expected_size, data.len())?;
@@ -341,7 +341,7 @@ pub fn decompress_hashed(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<u8>, u64)> {
     let budget = checked_budget(expected_size, limit)?;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(first_reservation(expected_size, data.len()));
     let mut hasher = Md5::new();
     let produced = run(method, data, budget, Overflow::Fail, &mut |chunk| {
         hasher.update(chunk);
@@ -437,6 +437,16 @@ fn check_complete(produced: u64, expected_size: u64, input_len: usize) -> Result
 
 /// Appends `chunk`, growing the buffer geometrically but never past `bound`, so a declared size
 /// is never allocated before the data is really there.
+/// How much output to reserve before decoding: the declared size when the input could
+/// plausibly expand to it, so that a large payload is written in place rather than copied at
+/// every doubling; a few bytes declaring gigabytes get only what they could plausibly hold, and
+/// grow from there as their output actually comes.
+fn first_reservation(expected_size: u64, input_len: usize) -> usize {
+    const PLAUSIBLE_RATIO: u64 = 64;
+    let plausible = (input_len as u64).saturating_mul(PLAUSIBLE_RATIO).max(1 << 20);
+    usize::try_from(expected_size.min(plausible)).unwrap_or(0)
+}
+
 fn push_bounded(out: &mut Vec<u8>, chunk: &[u8], bound: usize) {
     let needed = out.len() + chunk.len();
     if needed > out.capacity() {
