@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
-TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin msgpack amdgpu cubin spirv bitcode ptx package"}
+TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin msgpack amdgpu cubin spirv bitcode ptx package kpack"}
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal

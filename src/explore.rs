@@ -13,6 +13,7 @@ use crate::format::bundle::compressed;
 use crate::format::bundle::object as bundled_object;
 use crate::format::bundle::text;
 use crate::format::host::{self, SectionRole};
+use crate::format::kpack;
 use crate::format::nv_fatbin::{self, tree as nv_tree, wrapper as nv_wrapper};
 use crate::format::offload_binary::{self, ImageKind};
 use crate::format::package;
@@ -26,6 +27,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use object::ReadRef;
 
+mod kpacked;
 mod packages;
 
 /// How much work exploring may do.
@@ -63,10 +65,33 @@ impl Default for Options {
     }
 }
 
+/// A file explored together with the input, not part of it: a `.kpack` archive holding the
+/// device code of a kpack'd host binary ([`crate::format::kpack`]). `name` is its file name or
+/// path, matched against the search paths the binary's reference gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Companion<'c> {
+    pub name: &'c str,
+    pub data: &'c [u8],
+}
+
 /// Explores an input. Never fails: what cannot be read becomes an error diagnostic at the
 /// offset where reading stopped, and everything else stays explorable.
 pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree {
-    explore_asked(input, name, opts, None)
+    explore_asked(input, name, opts, None, &[])
+}
+
+/// Explores an input like [`explore`], with the companion files dropped or found with it: a
+/// kpack'd host binary's `HIPK` wrappers get the code objects their keys name in the
+/// companion archives, each in a byte space of its own, so that targets and kernels read as for
+/// the build before its device code was moved out. Companions that are not kpack archives, or
+/// hold nothing for the input, are left out.
+pub fn explore_with_companions<'a, R: ReadRef<'a>>(
+    input: R,
+    name: &str,
+    opts: &Options,
+    companions: &[Companion<'_>],
+) -> Tree {
+    explore_asked(input, name, opts, None, companions)
 }
 
 /// Explores an input like [`explore`], and decompresses in full (its hash checked, its entries
@@ -81,10 +106,16 @@ pub fn explore_decompressing<'a, R: ReadRef<'a>>(
     bundle: Span,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Tree {
-    explore_asked(input, name, opts, Some(Asked { bundle, progress }))
+    explore_asked(input, name, opts, Some(Asked { bundle, progress }), &[])
 }
 
-fn explore_asked<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options, asked: Option<Asked<'_>>) -> Tree {
+fn explore_asked<'a, R: ReadRef<'a>>(
+    input: R,
+    name: &str,
+    opts: &Options,
+    asked: Option<Asked<'_>>,
+    companions: &[Companion<'_>],
+) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
         limit: opts.max_decompressed,
@@ -92,7 +123,15 @@ fn explore_asked<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options, asked
         remaining: nv_tree::LISTING_BUDGET,
         all: opts.verify_all,
     };
-    let mut ex = Explorer { opts, spaces: Vec::new(), nv_budget, package_budget: opts.max_package_decompressed, asked };
+    let mut ex = Explorer {
+        opts,
+        spaces: Vec::new(),
+        nv_budget,
+        package_budget: opts.max_package_decompressed,
+        asked,
+        companions,
+        package_kpacks: Vec::new(),
+    };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
     let mut root = Node::new(NodeKind::File, format!("{name} ({})", human_size(len)), whole);
@@ -116,6 +155,13 @@ fn explore_asked<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options, asked
         root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
         ex.compressed_file(input, &mut root);
+    } else if kpack::is_kpack(head) {
+        match input.read_bytes_at(0, len) {
+            Ok(data) => root.children.push(ex.kpack_archive(data, whole, 0)),
+            Err(()) => {
+                root.diag(Severity::Error, format!("could not read the {len} bytes of the input"), None);
+            }
+        }
     } else {
         match input.read_bytes_at(0, len) {
             Ok(data) => {
@@ -160,7 +206,7 @@ struct Asked<'p> {
     progress: &'p mut dyn FnMut(u64, u64),
 }
 
-struct Explorer<'o, 'p> {
+struct Explorer<'o, 'p, 'c> {
     opts: &'o Options,
     spaces: Vec<ByteSpace>,
     /// What decompressing NVIDIA fatbin entries may still do in this exploration.
@@ -168,6 +214,11 @@ struct Explorer<'o, 'p> {
     /// What decompressing package members and streams may still do in this exploration.
     package_budget: u64,
     asked: Option<Asked<'p>>,
+    /// The files given with the input (kpack archives).
+    companions: &'c [Companion<'c>],
+    /// The `.kpack` members of the packages being explored, as companions of their other
+    /// members: (member name, bytes).
+    package_kpacks: Vec<(String, Vec<u8>)>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {
@@ -177,7 +228,7 @@ fn error_node(e: &Error, span: Span, what: &str) -> Node {
     node
 }
 
-impl Explorer<'_, '_> {
+impl Explorer<'_, '_, '_> {
     /// A host file whose headers cannot be read (often a truncated download) may still hold
     /// whole offload containers: look for them by their magic, as in a raw file.
     fn unreadable_host<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node, depth: u32) {
@@ -198,6 +249,8 @@ impl Explorer<'_, '_> {
             }
         };
         root.field("container", file.description.as_str(), None);
+        let pointer = if file.description.contains("32-bit") { 4 } else { 8 };
+        let mut kpack_host = self.kpack_host(&file.sections, pointer);
         for s in &file.sections {
             let span = Span::new(0, s.file_offset, s.data.len() as u64);
             let mut node =
@@ -211,9 +264,23 @@ impl Explorer<'_, '_> {
                     node.field("format", "NVIDIA fatbin", None);
                     node.children = self.nv_fatbins(s.data, span, depth + 1);
                 }
+                // Listed for kpack'd binaries only, where they say which code objects to load.
+                SectionRole::HipFatbinWrapper => match kpack_host.as_mut() {
+                    Some(host) => {
+                        node.field("format", "HIP fatbin wrappers", None);
+                        node.children = self.hip_wrappers(s.data, span, pointer, host, depth + 1);
+                    }
+                    None => continue,
+                },
+                SectionRole::KpackReference => {
+                    node.field("format", "kpack reference", None);
+                    if let Some(host) = &kpack_host {
+                        let names: Vec<&str> = self.companions().map(|(name, _)| name).collect();
+                        node.children = kpacked::reference_nodes(host, span, &names);
+                    }
+                }
                 SectionRole::NvFatbinWrapper => {
                     node.field("format", "NVIDIA fatbin wrappers", None);
-                    let pointer = if file.description.contains("32-bit") { 4 } else { 8 };
                     let fatbins: Vec<(String, u64, u64)> = file
                         .sections
                         .iter()
@@ -298,6 +365,13 @@ impl Explorer<'_, '_> {
             }
             pos = next;
         }
+    }
+
+    /// The companion files: those given with the input, then the `.kpack` members of the
+    /// packages being explored.
+    fn companions(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        let given = self.companions.iter().map(|c| (c.name, c.data));
+        given.chain(self.package_kpacks.iter().map(|(name, data)| (name.as_str(), data.as_slice())))
     }
 
     fn decompress_in_full(&self, header: &compressed::Header, span: Span) -> bool {
@@ -627,6 +701,9 @@ impl Explorer<'_, '_> {
         if is_image_sequence(data) {
             return self.sycl_sequence(data, span, depth);
         }
+        if kpack::is_kpack(data) {
+            return alloc::vec![self.kpack_archive(data, span, depth)];
+        }
         image::describe(data, span).into_iter().collect()
     }
 
@@ -743,7 +820,7 @@ impl Explorer<'_, '_> {
 }
 
 /// Archives: every member's data is explored like a file of its own, one level deeper.
-impl Explorer<'_, '_> {
+impl Explorer<'_, '_, '_> {
     /// An `ar` archive whose bytes are `input`, lying at `span`: its special members, then each
     /// member with its header fields and what its data holds.
     fn archive<'a, R: ReadRef<'a>>(&mut self, input: R, span: Span, depth: u32) -> Node {

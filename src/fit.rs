@@ -189,7 +189,12 @@ pub fn fit(tree: &Tree, gpu: &str) -> Result<Fit, String> {
         libraries.into_iter().map(|(library, units)| library_fit(tree, &images, &gpu, library, &units)).collect();
     let runs = !libraries.is_empty() && libraries.iter().all(|l| l.runs);
     let reason = if libraries.is_empty() {
-        "no device code in this file".to_string()
+        match unjoined_kpack_key(tree) {
+            Some(key) => format!(
+                "no device code in this file: it is a kpack'd build whose code objects (key `{key}`) are in .kpack archives not given with it"
+            ),
+            None => "no device code in this file".to_string(),
+        }
     } else if runs {
         format!("every library has an image that runs on {gpu}")
     } else {
@@ -200,13 +205,25 @@ pub fn fit(tree: &Tree, gpu: &str) -> Result<Fit, String> {
     Ok(Fit { gpu, runs, reason, libraries, requirements })
 }
 
+/// The key of a kpack'd binary's wrapper whose code objects were not joined, if there is one.
+fn unjoined_kpack_key(tree: &Tree) -> Option<String> {
+    let mut key = None;
+    tree.root.walk(&mut |n, _| {
+        if key.is_none() && n.kind == NodeKind::FatbinWrapper && n.children.is_empty() {
+            key = n.text("kpack_key").map(String::from);
+        }
+    });
+    key
+}
+
 fn file_name(tree: &Tree) -> String {
     tree.spaces.first().map_or_else(|| tree.root.label.clone(), |s| s.label.clone())
 }
 
 /// The path of the container a runtime loads the entry at `entry` from: the nearest bundle,
 /// fatbin, section, archive member or file above it (an offload binary is one of several in
-/// its section, which together are the choice).
+/// its section, which together are the choice); in a kpack'd binary, the HIP fatbin wrapper
+/// whose key names the code objects; alone, the kpack archive.
 fn container_path(tree: &Tree, entry: &[usize]) -> Vec<usize> {
     for len in (0..entry.len()).rev() {
         let Some(node) = tree.node_at(&entry[..len]) else { continue };
@@ -215,6 +232,8 @@ fn container_path(tree: &Tree, entry: &[usize]) -> Vec<usize> {
             NodeKind::Bundle
                 | NodeKind::TextBundle
                 | NodeKind::Fatbin
+                | NodeKind::FatbinWrapper
+                | NodeKind::KpackArchive
                 | NodeKind::Section
                 | NodeKind::ArchiveMember
                 | NodeKind::File

@@ -165,7 +165,7 @@ pub fn collect(tree: &Tree) -> KernelTable {
 
 fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut KernelTable) {
     let own = match node.kind {
-        NodeKind::BundleEntry => text(node, "target_id"),
+        NodeKind::BundleEntry | NodeKind::KpackEntry => text(node, "target_id"),
         NodeKind::OffloadEntry => text(node, "arch"),
         NodeKind::FatbinEntry => text(node, "file_arch"),
         _ => None,

@@ -91,6 +91,9 @@ fn visit<'t>(
         NodeKind::BundleEntry if text(node, "offload_kind") != "host" && !wraps_container(node) => {
             Some(target_of(node, chain, text(node, "id")))
         }
+        // A code object of a kpack archive, alone or joined under a kpack'd binary's wrapper: named
+        // by the bundle entry it was unbundled from, as before the transform.
+        NodeKind::KpackEntry if !node.children.is_empty() => Some(target_of(node, chain, text(node, "id"))),
         NodeKind::OffloadEntry => {
             let id = alloc::format!("{}-{}", text(node, "triple"), text(node, "arch"));
             Some(target_of(node, chain, id))

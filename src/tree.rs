@@ -65,6 +65,12 @@ pub enum NodeKind {
     Package,
     /// One member of a package: a file, directory or link, with its name and sizes.
     PackageMember,
+    /// A ROCm `.kpack` archive: device code moved out of kpack'd host binaries.
+    KpackArchive,
+    /// One code object of a kpack archive: a binary key and an architecture.
+    KpackEntry,
+    /// A kpack'd host binary's `.rocm_kpack_ref`: the archives and the key of its code objects.
+    KpackReference,
     /// A kernel (or device function) named by a device image.
     Kernel,
     /// One argument of a kernel.
@@ -96,6 +102,9 @@ impl NodeKind {
             NodeKind::FatbinWrapper => "fatbin-wrapper",
             NodeKind::Package => "package",
             NodeKind::PackageMember => "package-member",
+            NodeKind::KpackArchive => "kpack-archive",
+            NodeKind::KpackEntry => "kpack-entry",
+            NodeKind::KpackReference => "kpack-reference",
             NodeKind::Kernel => "kernel",
             NodeKind::KernelArgument => "kernel-argument",
             NodeKind::Unknown => "unknown",

@@ -13,7 +13,7 @@
 use offload::explore::{explore, Options};
 use offload::format::archive::ar as archive;
 use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
-use offload::format::{nv_fatbin, offload_binary};
+use offload::format::{kpack, nv_fatbin, offload_binary};
 use offload::tree::{Node, Severity};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -70,6 +70,8 @@ enum Parser {
     Archive,
     /// NVIDIA fatbin containers back to back, every entry decompressed with the default limit.
     NvFatbin,
+    /// A ROCm `.kpack` archive: header, table of contents, and where every entry's bytes lie.
+    Kpack,
 }
 
 /// How bad the outcome must be.
@@ -595,6 +597,54 @@ fn nv_fatbin_cases() -> Vec<Case> {
 // Device images (tests/images/, made by tests/images/generate.sh): the AMDGPU metadata note,
 // msgpack, cubin attribute records, SPIR-V and bitcode streams.
 
+/// The offset of `value`, a msgpack value in the TOC, after the key `key` (both as bytes).
+fn toc_value(data: &[u8], key: &[u8]) -> usize {
+    find(data, key) + key.len()
+}
+
+fn kpack_cases() -> Vec<Case> {
+    let plain = fixture("kpack/after/.kpack/kp_gfx90a.kpack");
+    let zstd = fixture("kpack/kp_gfx1100_zstd.kpack");
+    let host = fixture("kpack/after/lib/libkp.so");
+    let k = |name: &str, input: Vec<u8>| case("kpack archive", name.to_string(), input, Parser::Kpack);
+    let len = plain.len() as u64;
+    let toc = u64_at(&plain, 8) as usize;
+    // The first blob's `size` (4648, `cd 12 28`) and the first entry's `ordinal` (fixint 0).
+    let blob_size = toc_value(&plain[toc..], b"\xa4size") + toc;
+    let first_blob = find(&plain[toc..], b"\xa5blobs") + toc + 7;
+    let ordinal = toc_value(&plain[toc..], b"\xa7ordinal") + toc;
+    let ztoc = u64_at(&zstd, 8) as usize;
+    let zstd_size = toc_value(&zstd[ztoc..], b"\xa9zstd_size") + ztoc;
+    // The section's bytes are the last copy of the map: the transform leaves the one it first
+    // appended where it was.
+    let needle = b"\x82\xb2kpack_search_paths";
+    let reference = host.windows(needle.len()).rposition(|w| w == needle).expect("reference in fixture");
+    let mut cases = Vec::new();
+    for (n, what, at) in [(0, "magic", 0), (3, "magic", 0), (6, "version", 4), (12, "TOC offset", 8)] {
+        cases.push(k(&format!("truncated to {n} bytes, inside the {what}"), cut(&plain, n)).at(at));
+    }
+    cases.extend([
+        k("wrong magic", put(plain.clone(), 0, b"KPAX")).at(0).says(&["KPAK"]),
+        k("version 2", put_u32(plain.clone(), 4, 2)).at(4).says(&["version 1"]),
+        k("TOC offset past the end", put_u64(plain.clone(), 8, len)).at(8).says(&["TOC offset"]),
+        k("TOC offset inside the header", put_u64(plain.clone(), 8, 4)).at(8).says(&["TOC offset"]),
+        k("TOC offset at the zero padding (not a map)", put_u64(plain.clone(), 8, 16)).at(16).says(&["map"]),
+        k("truncated inside the TOC", cut(&plain, toc + 2)).at(toc as u64).says(&["msgpack", "7 items"]),
+        k("a blob past the end", put(plain.clone(), blob_size, &[0xcd, 0xff, 0xff]))
+            .at(first_blob as u64)
+            .says(&["within the", "archive"]),
+        k("an ordinal past the blobs", put(plain.clone(), ordinal, &[0x7f])).at(ordinal as u64).says(&["ordinal 127"]),
+        k("absurd frame count", put_u32(zstd.clone(), 64, u32::MAX)).at(64).says(&["4294967295 frames"]),
+        k("frame region past the end", put(zstd.clone(), zstd_size, &[0xcd, 0xff, 0xff]))
+            .at(zstd_size as u64)
+            .says(&["frame region"]),
+        case("kpack reference", "reference that is not a map", put(host.clone(), reference, &[0x92]), Parser::Explore)
+            .at(reference as u64)
+            .says(&["msgpack map"]),
+    ]);
+    cases
+}
+
 fn image(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/images").join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -922,6 +972,7 @@ fn catalogue() -> Vec<Case> {
     all.extend(explorer_cases());
     all.extend(sycl_cases());
     all.extend(nv_fatbin_cases());
+    all.extend(kpack_cases());
     all.extend(package_cases());
     all.extend(image_cases());
     all
@@ -937,6 +988,7 @@ fn run(parser: Parser, input: &[u8]) -> Vec<Report> {
         Parser::Compressed => compressed_problem(input),
         Parser::Archive => archive::read(input).and_then(archive::Archive::complete).err(),
         Parser::NvFatbin => nv_fatbin_problem(input),
+        Parser::Kpack => kpack_problem(input),
         Parser::Explore => return problems(&explore(input, "case", &Options::default()).root),
     };
     refused.map(error).into_iter().collect()
@@ -977,6 +1029,18 @@ fn nv_fatbin_problem(input: &[u8]) -> Option<offload::Error> {
         }
     }
     None
+}
+
+/// What reading a kpack archive and locating every entry's code object ends in.
+fn kpack_problem(input: &[u8]) -> Option<offload::Error> {
+    let archive = match kpack::read(input) {
+        Ok(a) => a,
+        Err(e) => return Some(e),
+    };
+    if let Err(e) = &archive.stored {
+        return Some(e.clone());
+    }
+    archive.entries.iter().find_map(|e| archive.stored(e, input.len() as u64).err())
 }
 
 /// The explorer's errors and warnings, in tree order.

@@ -24,6 +24,11 @@ fn every_fixture_holds_every_property() {
         .into_iter()
         .chain(files_in(&root().join("fixtures/nvidia")))
         .chain(files_in(&root().join("fixtures/packages")))
+        .chain(
+            ["kpack", "kpack/after/.kpack", "kpack/after/lib", "kpack/before/lib"]
+                .iter()
+                .flat_map(|d| files_in(&root().join("fixtures").join(d))),
+        )
         .chain(files_in(&root().join("images")))
         .filter(|p| {
             !matches!(p.extension().and_then(|e| e.to_str()), Some("md" | "sh" | "txt" | "hip" | "h" | "c" | "cu"))

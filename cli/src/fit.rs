@@ -24,6 +24,8 @@ pub struct FitArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub kpack: crate::kpack::KpackArgs,
+    #[command(flatten)]
     pub limits: Limits,
 }
 
@@ -33,7 +35,8 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
     // Every image is needed: every compressed container is decompressed (within the limits).
     let options = Options { verify_all: true, ..a.limits.options() };
-    let tree = explore::explore(&file, &name, &options);
+    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
+    let tree = explore::explore_with_companions(&file, &name, &options, &companions.as_companions());
     let mut fits = Vec::new();
     for gpu in &a.gpus {
         let f = fit::fit(&tree, gpu).map_err(|e| Failure::new(format!("--gpu: expected {e}")))?;

@@ -22,6 +22,8 @@ pub struct KernelsArgs {
     #[arg(long = "target", value_delimiter = ',')]
     pub targets: Vec<String>,
     #[command(flatten)]
+    pub kpack: crate::kpack::KpackArgs,
+    #[command(flatten)]
     pub limits: Limits,
 }
 
@@ -36,7 +38,8 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
     // Every image is needed, so every compressed bundle is decompressed (within the limits).
     let options = Options { verify_all: true, ..a.limits.options() };
-    let tree = explore::explore(&file, &name, &options);
+    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
+    let tree = explore::explore_with_companions(&file, &name, &options, &companions.as_companions());
     let mut table = kernels::collect(&tree);
     if !a.targets.is_empty() {
         let unknown: Vec<&String> =

@@ -16,7 +16,8 @@ pub fn options(a: &ListArgs) -> Options {
 pub fn run(a: &ListArgs) -> Outcome<()> {
     let file = open_lazy(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
-    let tree = explore::explore(&file, &name, &options(a));
+    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
+    let tree = explore::explore_with_companions(&file, &name, &options(a), &companions.as_companions());
     let found = targets::collect(&tree);
     if a.json {
         let file = shown(&a.file);

@@ -10,6 +10,7 @@ mod fit;
 mod io;
 mod json;
 mod kernels;
+mod kpack;
 mod list;
 mod package;
 mod replace;
@@ -84,6 +85,8 @@ pub struct ListArgs {
     /// Decompress every compressed bundle in full and check its hash, however large.
     #[arg(long)]
     pub verify: bool,
+    #[command(flatten)]
+    pub kpack: kpack::KpackArgs,
     #[command(flatten)]
     pub limits: Limits,
 }

@@ -28,6 +28,8 @@ pub struct SizesArgs {
     #[arg(short, long, requires = "drop")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
+    pub kpack: crate::kpack::KpackArgs,
+    #[command(flatten)]
     pub limits: Limits,
 }
 
@@ -39,7 +41,8 @@ fn file_name(path: &Path) -> String {
 pub fn run(a: &SizesArgs) -> Outcome<()> {
     let name = file_name(&a.file);
     let file = open_lazy(&a.file)?;
-    let tree = explore::explore(&file, &name, &a.limits.options());
+    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
+    let tree = explore::explore_with_companions(&file, &name, &a.limits.options(), &companions.as_companions());
     let measured = sizes::sizes(&tree);
     let dropped = match a.drop.is_empty() {
         true => None,

@@ -14,6 +14,7 @@ use crate::codec::{self, Method};
 use crate::format::archive::ar;
 use crate::format::bundle::{binary, compressed};
 use crate::format::host;
+use crate::format::kpack;
 use crate::format::nv_fatbin;
 use crate::format::offload_binary;
 use crate::format::package::{
@@ -30,7 +31,7 @@ use object::ReadRef;
 /// Bytes of a member looked at to tell what it is: a tar's magic is at 257.
 const HEAD: u64 = 512;
 
-impl Explorer<'_, '_> {
+impl Explorer<'_, '_, '_> {
     /// A package (or compressed stream) whose bytes are `input`, lying at `span`; `level` is
     /// how many packages enclose it.
     pub(super) fn package<'a, R: ReadRef<'a>>(
@@ -57,12 +58,39 @@ impl Explorer<'_, '_> {
             Err(e) => return error_node(&e, span, "package"),
         };
         let mut node = package::to_node(&listing, span);
+        // The package's `.kpack` archives are companions of its binaries (a ROCm wheel or tarball
+        // holding a kpack'd library and its archives): read first, forgotten after.
+        let outer_kpacks = self.package_kpacks.len();
+        for member in &listing.members {
+            if let Some(bytes) = self.kpack_member(input, member) {
+                self.package_kpacks.push((member.name.clone(), bytes));
+            }
+        }
         for (child, member) in node.children.iter_mut().zip(&listing.members) {
             if member.is_explorable() && member.stored_size > 0 {
                 self.member(input, member, child, span, depth + 1, level + 1);
             }
         }
+        self.package_kpacks.truncate(outer_kpacks);
         node
+    }
+
+    /// The bytes of a member that is a `.kpack` archive, stored or inflated within the limits.
+    fn kpack_member<'a, R: ReadRef<'a>>(&mut self, input: ar::Window<R>, m: &Member) -> Option<Vec<u8>> {
+        if !m.name.ends_with(".kpack") || m.stored_size == 0 {
+            return None;
+        }
+        let stored = input.read_bytes_at(m.data_offset, m.stored_size).ok()?;
+        let bytes = match m.compression {
+            Compression::Stored => stored.to_vec(),
+            Compression::Deflate if self.over_limits(m.size).is_none() => {
+                let plain = codec::inflate_raw(stored, m.size, self.opts.max_decompressed).ok()?;
+                self.package_budget = self.package_budget.saturating_sub(plain.len() as u64);
+                plain
+            }
+            _ => return None,
+        };
+        kpack::is_kpack(&bytes).then_some(bytes)
     }
 
     /// One member of a package lying at `package`: explored in place when stored, inflated
@@ -258,6 +286,7 @@ fn worth_opening(head: &[u8]) -> bool {
         || offload_binary::is_offload_binary(head)
         || nv_fatbin::is_fatbin(head)
         || image::is_device_elf(head)
+        || kpack::is_kpack(head)
 }
 
 /// Whether a node's subtree holds offload data (so that its byte space is worth keeping).
@@ -272,6 +301,7 @@ fn holds_offload(node: &Node) -> bool {
                 | NodeKind::TextBundle
                 | NodeKind::CompressedBundle
                 | NodeKind::Fatbin
+                | NodeKind::KpackArchive
                 | NodeKind::Image
         )
     });

@@ -12,7 +12,7 @@
 use offload::explore::{explore, Options};
 use offload::format::archive::ar as archive;
 use offload::format::bundle::{binary as bundle, compressed, text as text_bundle};
-use offload::format::{host, nv_fatbin as nv, offload_binary};
+use offload::format::{host, kpack as kp, nv_fatbin as nv, offload_binary};
 use offload::ids::{self, EntryId, TargetId};
 
 /// Decompression limit while fuzzing: large enough for real fixtures, small enough to be fast.
@@ -37,6 +37,7 @@ pub const TARGETS: &[&str] = &[
     "ptx",
     "nv_fatbin",
     "package",
+    "kpack",
 ];
 
 pub fn run(target: &str, data: &[u8]) {
@@ -51,6 +52,7 @@ pub fn run(target: &str, data: &[u8]) {
         "explore" => explore_all(data),
         "nv_fatbin" => nv_fatbin(data),
         "package" => package(data),
+        "kpack" => kpack(data),
         "msgpack" => images::msgpack(data),
         "amdgpu" => images::elf_image(data, 224),
         "cubin" => images::elf_image(data, 190),
@@ -234,6 +236,32 @@ pub fn host(data: &[u8]) {
             assert!(end <= data.len(), "section {} runs past the input", s.name);
         }
     }
+}
+
+/// A kpack'd binary made by rocm-kpack, whose companion the input is made in [`kpack`].
+static KPACKED: &[u8] = include_bytes!("../fixtures/kpack/after/lib/libkp.so");
+
+/// The kpack archive reader, reference and wrappers on arbitrary bytes; then the input as the
+/// archive of a kpack'd binary: joined or refused, every span inside its byte space.
+pub fn kpack(data: &[u8]) {
+    if let Ok(archive) = kp::read(data) {
+        for e in &archive.entries {
+            if let Ok(s) = archive.stored(e, data.len() as u64) {
+                assert!(s.offset + s.size <= data.len() as u64, "an entry's bytes past the archive");
+            }
+        }
+    }
+    let _ = kp::reference::read(data);
+    let _ = kp::wrapper::parse_all(data, 8);
+    let opts = Options { max_decompressed: LIMIT, ..Options::default() };
+    let companions = [offload::explore::Companion { name: "kp_gfx90a.kpack", data }];
+    let tree = offload::explore::explore_with_companions(KPACKED, "libkp.so", &opts, &companions);
+    tree.root.walk(&mut |node, _| {
+        let space = tree.spaces.get(node.span.space as usize).expect("a node in a byte space that exists");
+        assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
+    });
+    let _ = offload::targets::collect(&tree);
+    let _ = offload::kernels::collect(&tree);
 }
 
 pub fn explore_all(data: &[u8]) {

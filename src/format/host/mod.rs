@@ -8,11 +8,14 @@
 //! | COFF      | `.hip_fat` (short-name variants)      | the same, where the name is cut to 8 bytes |
 //! | ELF, COFF | `.nv_fatbin`, `__nv_relfatbin`, `.nv_fatb` | NVIDIA fatbin containers back to back ([`crate::format::nv_fatbin`]) |
 //! | ELF, COFF | `.nvFatBinSegment` (`.nvFatBi` cut)   | the fatbin wrappers (`__fatBinC_Wrapper_t`) |
+//! | ELF, COFF | `.hipFatBinSegment` (`.hipFatB` cut)  | the HIP fatbin wrappers, `HIPF` or, kpack'd, `HIPK` ([`crate::format::kpack::wrapper`]) |
+//! | ELF, COFF | `.rocm_kpack_ref` (`.kpackrf` in COFF) | a kpack'd binary's reference to its `.kpack` archives ([`crate::format::kpack::reference`]) |
 //! | ELF       | `__CLANG_OFFLOAD_BUNDLE__<entry id>`  | one entry of a bundled object            |
 //! | Mach-O    | `__LLVM,__offloading`                 | LLVM offload binaries                    |
 //! | Mach-O    | `__HIP,__hip_fatbin`                  | bundle or compressed bundles             |
 //! | Mach-O    | `__NV_CUDA,__nv_fatbin`, `__nv_relfatbin` | NVIDIA fatbin                        |
 //! | Mach-O    | `__NV_CUDA,__fatbin`                  | the fatbin wrappers                      |
+//! | Mach-O    | `__HIP,__fatbin`                      | the HIP fatbin wrappers                  |
 //!
 //! Only the section table and the sections above are read, so with a lazily read input (the
 //! CLI's file cache, the app's sliced reads) a large library costs little more than its headers.
@@ -36,6 +39,10 @@ pub enum SectionRole {
     NvFatbin,
     /// NVIDIA fatbin wrappers (`__fatBinC_Wrapper_t`).
     NvFatbinWrapper,
+    /// HIP fatbin wrappers (`__CudaFatBinaryWrapper`, magic `HIPF` or, kpack'd, `HIPK`).
+    HipFatbinWrapper,
+    /// A kpack'd binary's reference to the `.kpack` archives holding its device code.
+    KpackReference,
     /// One entry of a bundled object; the entry ID follows the bundle magic in the name.
     BundleEntry(String),
 }
@@ -53,6 +60,8 @@ pub fn section_role(segment: Option<&str>, name: &str) -> Option<SectionRole> {
         (Some("__NV_CUDA"), "__nv_fatbin" | "__nv_relfatbin")
         | (None, ".nv_fatbin" | "__nv_relfatbin" | ".nv_fatb") => Some(SectionRole::NvFatbin),
         (Some("__NV_CUDA"), "__fatbin") | (None, ".nvFatBinSegment" | ".nvFatBi") => Some(SectionRole::NvFatbinWrapper),
+        (Some("__HIP"), "__fatbin") | (None, ".hipFatBinSegment" | ".hipFatB") => Some(SectionRole::HipFatbinWrapper),
+        (None, ".rocm_kpack_ref" | ".kpackrf") => Some(SectionRole::KpackReference),
         _ => None,
     }
 }
@@ -213,6 +222,10 @@ mod tests {
             section_role(None, "__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx90a"),
             Some(SectionRole::BundleEntry("hip-amdgcn-amd-amdhsa--gfx90a".into()))
         );
+        assert_eq!(section_role(None, ".hipFatBinSegment"), Some(SectionRole::HipFatbinWrapper));
+        assert_eq!(section_role(Some("__HIP"), "__fatbin"), Some(SectionRole::HipFatbinWrapper));
+        assert_eq!(section_role(None, ".rocm_kpack_ref"), Some(SectionRole::KpackReference));
+        assert_eq!(section_role(None, ".kpackrf"), Some(SectionRole::KpackReference));
         assert_eq!(section_role(None, ".text"), None);
         assert_eq!(section_role(Some("__TEXT"), "__offloading"), None);
     }
