@@ -2,6 +2,10 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     offload_www::page::offline::register_service_worker();
+    // The static shell index.html shows while this code loads gives way to the app.
+    if let Some(shell) = gloo_utils::document().get_element_by_id("shell") {
+        shell.remove();
+    }
     yew::Renderer::<offload_www::page::components::app::App>::new().render();
 }
 

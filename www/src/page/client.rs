@@ -11,7 +11,7 @@
 //! starts workers from `blob:` URLs, which the page's Content-Security-Policy does not allow.
 
 use crate::wire::download::Refusal;
-use crate::wire::messages::{decode, encode, Answer, FromWorker, Job, Report, ToWorker};
+use crate::wire::messages::{decode, encode, Answer, CompanionFile, FromWorker, Job, Report, ToWorker};
 use crate::wire::settings::Settings;
 use futures::channel::oneshot;
 use offload::diff::Diff;
@@ -96,9 +96,17 @@ impl ExplorerWorker {
         }
     }
 
-    /// Asks the worker to explore `file` within the limits of `settings`.
-    pub fn explore(&self, name: &str, file: &Blob, settings: Settings) -> Result<(), String> {
-        self.send(&ToWorker::Explore { name: name.to_string(), file: file.clone(), settings })
+    /// Asks the worker to explore `file`, with the `companions` it refers to, within the limits
+    /// of `settings`.
+    pub fn explore(
+        &self,
+        name: &str,
+        file: &Blob,
+        companions: &[CompanionFile],
+        settings: Settings,
+    ) -> Result<(), String> {
+        let companions = companions.to_vec();
+        self.send(&ToWorker::Explore { name: name.to_string(), file: file.clone(), companions, settings })
     }
 
     /// Asks the worker to prepare a download; `progress` hears `(done, total)` as it goes. The

@@ -5,7 +5,7 @@
 //! reducer cannot — the files' `Blob`s and the worker of each tab, through its client
 //! (`client`) — and turns the worker's reports into actions. Share links ([`share`]), `#url=`
 //! links ([`remote`]), downloads ([`downloads`]), the settings ([`settings`]) and the keyboard
-//! shortcuts ([`shortcuts`]) each have a module; the components (`components`) draw the state
+//! shortcuts ([`shortcuts`]) and which dropped files open together ([`opening`]) each have a module; the components (`components`) draw the state
 //! and report what the user does.
 //!
 //! What needs no browser (the reducer, names, checks, geometry: [`hexgrid`], [`layout`]) builds
@@ -19,6 +19,7 @@ pub mod edit_input;
 pub mod format;
 pub mod hexgrid;
 pub mod layout;
+pub mod opening;
 pub mod remote;
 pub mod samples;
 pub mod settings;

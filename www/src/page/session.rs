@@ -11,7 +11,7 @@ use crate::page::bytes::{Bytes, FileBytes};
 use crate::page::client::ExplorerWorker;
 use crate::page::state::{Action, TabId};
 use crate::wire::edit::describe;
-use crate::wire::messages::{Payload, Report};
+use crate::wire::messages::{CompanionFile, Payload, Report};
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
 use std::cell::RefCell;
@@ -22,6 +22,8 @@ use yew::Callback;
 
 struct OpenFile {
     name: String,
+    /// Files opened with it that it refers to (`.kpack` archives), explored with every version.
+    companions: Vec<CompanionFile>,
     worker: Option<Rc<ExplorerWorker>>,
     /// The settings the worker explores with.
     settings: Settings,
@@ -110,10 +112,24 @@ impl Session {
         settings: Settings,
         dispatch: &Callback<Action>,
     ) -> TabId {
+        self.open_with(file, name, Vec::new(), opened_at, settings, dispatch)
+    }
+
+    /// Opens a file like [`Session::open`], explored with the `companions` it refers to (the
+    /// `.kpack` archives dropped with a kpack'd binary).
+    pub fn open_with(
+        &mut self,
+        file: Blob,
+        name: String,
+        companions: Vec<CompanionFile>,
+        opened_at: f64,
+        settings: Settings,
+        dispatch: &Callback<Action>,
+    ) -> TabId {
         self.next_id += 1;
         let id = self.next_id;
         dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at, settings });
-        self.files.insert(id, OpenFile { name, worker: None, settings, versions: Versions::new(file) });
+        self.files.insert(id, OpenFile { name, companions, worker: None, settings, versions: Versions::new(file) });
         self.start(id, settings, 0, dispatch);
         id
     }
@@ -132,7 +148,8 @@ impl Session {
         dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at, settings });
         // Without even an empty Blob the tab cannot be re-opened; it still says why.
         if let Ok(file) = Blob::new() {
-            self.files.insert(id, OpenFile { name, worker: None, settings, versions: Versions::new(file) });
+            let versions = Versions::new(file);
+            self.files.insert(id, OpenFile { name, companions: Vec::new(), worker: None, settings, versions });
         }
         dispatch.emit(Action::Failed { id, message });
     }
@@ -146,7 +163,8 @@ impl Session {
             move |report: Report| on_report(id, report, &versions, &dispatch)
         };
         let file = open.versions.borrow().blob(version);
-        let started = ExplorerWorker::spawn(reports).and_then(|w| w.explore(&open.name, &file, settings).map(|_| w));
+        let started = ExplorerWorker::spawn(reports)
+            .and_then(|w| w.explore(&open.name, &file, &open.companions, settings).map(|_| w));
         open.versions.borrow_mut().worker_gone();
         open.settings = settings;
         match started {

@@ -25,6 +25,9 @@ pub enum ToWorker {
         name: String,
         #[serde(with = "serde_wasm_bindgen::preserve")]
         file: web_sys::Blob,
+        /// Files opened with it that its contents refer to: the `.kpack` archives of a kpack'd
+        /// ROCm build ([`offload::explore::Companion`]).
+        companions: Vec<CompanionFile>,
         settings: Settings,
     },
     /// Send the bytes `offset..offset+len` of a byte space of the explored file.
@@ -56,6 +59,14 @@ pub enum ToWorker {
     },
     /// Will the current file run on `gpu` ([`offload::fit`]): `Fitted` or `NotFitted`.
     Fit { request: u32, gpu: String },
+}
+
+/// A file opened together with the tab's file for it to refer to (a `.kpack` archive).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct CompanionFile {
+    pub name: String,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub file: web_sys::Blob,
 }
 
 /// A download the worker prepares: it reads the bytes, explores them again and refuses them

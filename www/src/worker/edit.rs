@@ -9,11 +9,11 @@ use crate::wire::edit::{describe, Verified};
 use crate::wire::js::describe_error;
 use crate::wire::messages::{EditedFile, Payload, Report};
 use crate::wire::settings::Settings;
-use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::kept::{as_companions, take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use crate::worker::read_back::{error_messages, payload_file_name};
 use offload::edit::{self, Edit, EditError, Edited, NodePath};
-use offload::explore::explore;
+use offload::explore::{explore, explore_with_companions};
 use offload::format::bundle::compressed::CompressedBundle;
 use offload::tree::{NodeKind, Severity, Tree};
 use std::cell::RefCell;
@@ -56,7 +56,12 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, edit: &Edit, settings: &Set
         Err(EditError::Invalid(message)) => return failed(message),
     };
     progress("reading the result back");
-    let new_tree = explore(&edited.bytes[..], &current.name, &settings.options());
+    // The files the tab was opened with (`.kpack` archives) are joined with every version.
+    let new_tree = {
+        let kept = kept.borrow();
+        let companions = kept.as_ref().map_or(&[][..], |k| &k.companions[..]);
+        explore_with_companions(&edited.bytes[..], &current.name, &settings.options(), &as_companions(companions))
+    };
     let errors = edit::new_errors(&current.tree, &new_tree);
     if !errors.is_empty() {
         let errors = errors.join("; ");
@@ -68,7 +73,9 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, edit: &Edit, settings: &Set
     };
     progress("preparing the views");
     let file = new_version(edit, &current.tree, &new_tree, edited, blob.clone(), started);
-    *kept.borrow_mut() = Some(Explored { tree: new_tree, file: blob, name: current.name, settings: *settings });
+    let name = current.name;
+    let companions = take_companions(kept);
+    *kept.borrow_mut() = Some(Explored { tree: new_tree, file: blob, name, settings: *settings, companions });
     Report::Edited(Box::new(file))
 }
 
@@ -83,7 +90,9 @@ fn current(kept: &RefCell<Option<Explored>>, settings: &Settings) -> Result<Curr
     let bytes = read_whole(&file)?;
     let tree = tree.unwrap_or_else(|| {
         progress("exploring");
-        explore(&bytes[..], &name, &settings.options())
+        let kept = kept.borrow();
+        let companions = kept.as_ref().map_or(&[][..], |k| &k.companions[..]);
+        explore_with_companions(&bytes[..], &name, &settings.options(), &as_companions(companions))
     });
     Ok(Current { bytes, name, tree })
 }

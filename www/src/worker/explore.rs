@@ -3,26 +3,52 @@
 //! document; the tree and the file are kept for what the page asks next.
 
 use crate::wire::doc::Doc;
+use crate::wire::messages::CompanionFile;
 use crate::wire::messages::Report;
 use crate::wire::settings::Settings;
-use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::edit::read_whole_quietly;
+use crate::worker::kept::{as_companions, take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
 use offload::edit::NodePath;
-use offload::explore::{explore, explore_decompressing};
+use offload::explore::{explore_decompressing, explore_with_companions};
 use offload::tree::{NodeKind, Span, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
 
-/// Explores `file` within the limits of `settings` and returns the page's document, keeping
-/// in `kept` what later requests need.
-pub(crate) fn explore_file(name: &str, file: Blob, settings: &Settings, kept: &RefCell<Option<Explored>>) -> Doc {
+/// Explores `file`, with the `companions` it refers to (name and bytes), within the limits of
+/// `settings` and returns the page's document, keeping in `kept` what later requests need.
+pub(crate) fn explore_file(
+    name: &str,
+    file: Blob,
+    companions: Vec<(String, Vec<u8>)>,
+    settings: &Settings,
+    kept: &RefCell<Option<Explored>>,
+) -> Doc {
     let started = js_sys::Date::now();
     report(Report::Progress { stage: "reading and decompressing".into(), bytes_read: 0 });
     let cache = ReadCache::new(BlobReader::new(file.clone()));
-    let tree = explore(&cache, name, &settings.options());
+    let tree = explore_with_companions(&cache, name, &settings.options(), &as_companions(&companions));
     report(Report::Progress { stage: "preparing the views".into(), bytes_read: file.size() as u64 });
-    keep(tree, &cache, name, file, settings, started, kept)
+    let doc = keep(tree, &cache, name, file, settings, started, kept);
+    if let Some(k) = kept.borrow_mut().as_mut() {
+        k.companions = companions;
+    }
+    doc
+}
+
+/// The bytes of the companion files (`.kpack` archives) a tab's file was opened with: read
+/// whole, since the explorer takes code objects out of them, within the size an edit may have.
+pub(crate) fn read_companions(companions: &[CompanionFile]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let quiet = |_: u64, _: u64| {};
+    companions
+        .iter()
+        .map(|c| {
+            read_whole_quietly(&c.file, &quiet)
+                .map(|bytes| (c.name.clone(), bytes))
+                .map_err(|e| format!("{}: {e}", c.name))
+        })
+        .collect()
 }
 
 /// Decompresses the compressed bundle at `node` (or around it: an entry listed from the
@@ -52,7 +78,11 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
         }
     };
     let tree = explore_decompressing(&cache, &name, &settings.options(), span, &mut progress);
+    let companions = take_companions(kept);
     let doc = keep(tree, &cache, &name, file, &settings, started, kept);
+    if let Some(k) = kept.borrow_mut().as_mut() {
+        k.companions = companions;
+    }
     Report::Decompressed { doc: Box::new(doc), node: path }
 }
 
@@ -86,7 +116,8 @@ fn keep(
     };
     let mut doc = Doc::from_tree(&tree, &read_raw);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
-    *kept.borrow_mut() = Some(Explored { tree, file, name: name.to_string(), settings: *settings });
+    let companions = Vec::new();
+    *kept.borrow_mut() = Some(Explored { tree, file, name: name.to_string(), settings: *settings, companions });
     doc
 }
 

@@ -7,7 +7,9 @@ use crate::wire::messages::Report;
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
 use object::read::ReadCacheOps;
+use offload::explore::Companion;
 use offload::tree::{Node, Span, Tree};
+use std::cell::RefCell;
 use web_sys::{Blob, FileReaderSync};
 
 /// Largest single read from the file: big reads are split so that progress can be reported.
@@ -25,6 +27,18 @@ pub(crate) struct Explored {
     /// The limits it was explored with: an edit made with other settings explores it again,
     /// and downloads are explored again within the same ones.
     pub(crate) settings: Settings,
+    /// The files explored with it that it refers to (name, bytes): `.kpack` archives.
+    pub(crate) companions: Vec<(String, Vec<u8>)>,
+}
+
+/// Companion files (name, bytes) as the core's explorer takes them.
+pub(crate) fn as_companions(files: &[(String, Vec<u8>)]) -> Vec<Companion<'_>> {
+    files.iter().map(|(name, data)| Companion { name, data }).collect()
+}
+
+/// Takes the companion files out of what is kept, for the version explored next to keep.
+pub(crate) fn take_companions(kept: &RefCell<Option<Explored>>) -> Vec<(String, Vec<u8>)> {
+    kept.borrow_mut().as_mut().map(|k| std::mem::take(&mut k.companions)).unwrap_or_default()
 }
 
 impl Explored {

@@ -49,8 +49,10 @@ pub fn run() {
 #[cfg(target_arch = "wasm32")]
 fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
     match decode::<ToWorker>(message) {
-        Ok(ToWorker::Explore { name, file, settings }) => {
-            report(Report::Explored(explore::explore_file(&name, file, &settings, kept)));
+        Ok(ToWorker::Explore { name, file, companions, settings }) => {
+            let doc = explore::read_companions(&companions)
+                .map(|companions| explore::explore_file(&name, file, companions, &settings, kept));
+            report(doc.map_or_else(|message| Report::Failed { message }, Report::Explored));
         }
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept
@@ -79,7 +81,8 @@ fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
             // The page keeps each version's document: this only makes the worker's current
             // file the version shown.
             let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
-            explore::explore_file(&name, file, &settings, kept);
+            let companions = kept::take_companions(kept);
+            explore::explore_file(&name, file, companions, &settings, kept);
         }
         Err(e) => report(Report::Failed { message: format!("the worker got a message it does not understand: {e}") }),
     }

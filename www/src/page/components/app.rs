@@ -18,6 +18,7 @@ use super::views::hex_view::HEX_GRID_ID;
 use super::views::tree_view::TREE_ID;
 use super::welcome::Welcome;
 use crate::page::downloads::save::{self as download, Downloader, Source};
+use crate::page::opening;
 use crate::page::remote::{self, FetchProblem, RemoteState};
 use crate::page::session::{now_ms, Session};
 use crate::page::settings;
@@ -26,6 +27,7 @@ use crate::page::shortcuts::{command_for, edit_command_for, Command};
 use crate::page::state::{
     Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome, Tab, TabId,
 };
+use crate::wire::messages::CompanionFile;
 use crate::wire::settings::Settings;
 use gloo_events::{EventListener, EventListenerOptions};
 use offload::edit::NodePath;
@@ -104,6 +106,7 @@ pub fn App() -> Html {
         Downloader { request: on_download.clone(), doc: state.active_tab().and_then(|t| t.doc().cloned()) };
 
     use_drag_and_drop(dragging.setter(), open_files.clone());
+    use_early_files(open_files.clone());
     use_shortcuts(dispatch.clone(), on_file_request.clone(), on_download, state_now);
 
     let on_input_change = {
@@ -158,7 +161,8 @@ pub fn App() -> Html {
     }
 }
 
-/// Opens every file of a drop or a pick in a tab of its own, with the settings of now.
+/// Opens every file of a drop or a pick in a tab of its own, with the settings of now; `.kpack`
+/// archives dropped with binaries go with each of them instead ([`opening::split_drop`]).
 fn open_files_handler(
     session: Rc<RefCell<Session>>,
     dispatch: Callback<Action>,
@@ -167,11 +171,16 @@ fn open_files_handler(
     Callback::from(move |files: FileList| {
         let at = now_ms();
         let settings = *settings_now.borrow();
-        for i in 0..files.length() {
-            if let Some(f) = files.get(i) {
-                let name = f.name();
-                session.borrow_mut().open(f.into(), name, at, settings, &dispatch);
-            }
+        let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        let names: Vec<String> = files.iter().map(|f| f.name()).collect();
+        let (opened, companions) = opening::split_drop(&names);
+        let companions: Vec<CompanionFile> = companions
+            .into_iter()
+            .map(|i| CompanionFile { name: names[i].clone(), file: files[i].clone().into() })
+            .collect();
+        for i in opened {
+            let (file, name) = (files[i].clone().into(), names[i].clone());
+            session.borrow_mut().open_with(file, name, companions.clone(), at, settings, &dispatch);
         }
     })
 }
@@ -550,6 +559,19 @@ fn use_drag_and_drop(set_dragging: UseStateSetter<bool>, open_files: Callback<Fi
             },
         ];
         move || drop(listeners)
+    });
+}
+
+/// Files dropped on the page's static shell before this code had loaded (kept by `www/shell.js`
+/// in `window.offloadEarlyDrop`) open in tabs as soon as the app starts.
+#[hook]
+fn use_early_files(open_files: Callback<FileList>) {
+    use_effect_with((), move |_| {
+        let kept = js_sys::Reflect::get(&gloo_utils::window(), &"offloadEarlyDrop".into()).ok();
+        let early = kept.and_then(|v| v.dyn_into::<web_sys::DataTransfer>().ok());
+        if let Some(files) = early.as_ref().and_then(|dt| dt.files()).filter(|f| f.length() > 0) {
+            open_files.emit(files);
+        }
     });
 }
 

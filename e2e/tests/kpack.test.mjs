@@ -1,0 +1,77 @@
+// kpack'd ROCm builds in the page: a binary whose device code rocm-kpack moved into `.kpack`
+// archives (tests/fixtures/kpack), dropped together with its archives, shows the targets and
+// kernels of the build before the transform, as `offload list` and `offload kernels` give them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURES, OFFLOAD, cliList, must, pageTargets, sharedPage, shot, waitExplored } from '../support.mjs';
+
+const KPACK = join(FIXTURES, 'kpack');
+const problems = [];
+const shared = sharedPage(problems);
+
+/** Drops several files at once, as a user selecting them together would. */
+async function dropFiles(page, paths) {
+  const files = paths.map((p) => ({ name: p.split('/').pop(), data: readFileSync(p).toString('base64') }));
+  await page.evaluate((files) => {
+    const drag = new DataTransfer();
+    for (const { name, data } of files) {
+      drag.items.add(new File([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], name));
+    }
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: drag, bubbles: true, cancelable: true }));
+    }
+  }, files);
+}
+
+/** The Kernels view's rows: kernel name and its cells. */
+async function kernelRows(page) {
+  const panel = page.locator('section.kernels-panel');
+  await panel.waitFor();
+  return panel.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+    name: tr.dataset.kernel,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+}
+
+test('a kpack\'d library dropped with its archives shows the targets and kernels of the build before the transform', async () => {
+  const { page } = shared;
+  const before = join(KPACK, 'before/lib/libkp.so');
+  const archives = ['kp_gfx90a.kpack', 'kp_gfx1100.kpack'].map((f) => join(KPACK, 'after/.kpack', f));
+  await dropFiles(page, [join(KPACK, 'after/lib/libkp.so'), ...archives]);
+  await waitExplored(page, 'libkp.so');
+  // One tab: the archives went with the library, not into tabs of their own.
+  assert.equal(await page.locator('[role=tab]').count(), 1);
+  const expected = cliList(before).targets.map((t) => t.target_id);
+  assert.equal(expected.length, 4);
+  assert.deepEqual(await pageTargets(page), expected);
+
+  const theirs = JSON.parse(must(OFFLOAD, ['kernels', '--json', before]));
+  const rows = await kernelRows(page);
+  assert.deepEqual(rows.map((r) => r.name), theirs.kernels.map((k) => k.name));
+  for (const [row, k] of rows.map((r, i) => [r, theirs.kernels[i]])) {
+    const want = theirs.targets.flatMap((t) => {
+      const c = k.targets[t.target];
+      return [c?.registers, c?.lds, c?.scratch, c?.occupancy].map((v) => (v === undefined ? '—' : String(v)));
+    });
+    assert.deepEqual(row.cells, want, row.name);
+  }
+  await shot(page, 'kpack-joined');
+  assert.deepEqual(problems, []);
+});
+
+test('a kpack\'d library alone says where its device code is; an archive alone lists its code objects', async () => {
+  const { page } = shared;
+  await dropFiles(page, [join(KPACK, 'after/lib/libkp.so')]);
+  await page.locator('[role=tab]', { hasText: 'libkp.so' }).nth(1).waitFor();
+  await page.locator('#tab-panel section.summary').waitFor();
+  await page.locator('#tab-panel', { hasText: 'kpack archive' }).waitFor();
+  assert.deepEqual(await pageTargets(page), []);
+
+  const archive = join(KPACK, 'after/.kpack/kp_gfx90a.kpack');
+  await dropFiles(page, [archive]);
+  await waitExplored(page, 'kp_gfx90a.kpack');
+  assert.deepEqual(await pageTargets(page), cliList(archive).targets.map((t) => t.target_id));
+  assert.deepEqual(problems, []);
+});
