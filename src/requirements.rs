@@ -13,6 +13,7 @@
 //! | AMDGPU generic code object | `EF_AMDGPU_GENERIC_VERSION` in `e_flags` (v6) | a runtime that loads generic processors, at least that generic version | `AMDGPUUsage.rst`, "Generic Processor Versioning" |
 //! | NVIDIA fatbin entry, LZ4 | entry flags | CUDA drivers since CUDA 11 (nvJPEG for CUDA 11.8 ships LZ4 entries); CUDA 12 driver 525.60.13 or later, CUDA 13 driver 580 or later | RAPIDS `rapids_cuda_enable_fatbin_compression` (driver table) |
 //! | NVIDIA fatbin entry, zstd | entry flags | CUDA 12 driver 550.54.14 (CUDA 12.4) or later, CUDA 13 driver 580 or later; an older driver says "device kernel image is invalid" | RAPIDS `rapids_cuda_enable_fatbin_compression` (driver table) |
+//! | kpack'd device code | a `.rocm_kpack_ref` section (HIP fatbin wrappers with the `HIPK` magic) | a HIP runtime that finds the code objects through rocm-kpack's loader, and the `.kpack` archives where the reference's search paths point; a runtime without that loader finds no code object in the binary (`hipErrorNoBinaryForGpu`) | ROCm/rocm-kpack `README.md` and `runtime/src/loader.cpp`; TheRock RFC0008, "Multi-Architecture Packaging with Kpack" |
 //! | PTX ISA X.Y | `.version` of the PTX | a driver of the CUDA version that introduced PTX ISA X.Y ([`cuda_for_ptx`]) | PTX ISA, "Release Notes" (PTX ISA version per CUDA release) |
 
 use crate::tree::{Node, NodeKind, Tree, Value};
@@ -31,6 +32,7 @@ pub enum RequirementKind {
     GenericCodeObject,
     FatbinCompression,
     Ptx,
+    KpackLoader,
 }
 
 /// One need of one or more containers or images.
@@ -105,6 +107,7 @@ fn needs_of(node: &Node) -> Vec<Requirement> {
         NodeKind::CompressedBundle => compressed_bundle(node).into_iter().collect(),
         NodeKind::OffloadBinary => offload_binary(node).into_iter().collect(),
         NodeKind::FatbinEntry => fatbin_entry(node).into_iter().collect(),
+        NodeKind::KpackReference => alloc::vec![kpack_reference()],
         NodeKind::Image => match node.text("format") {
             Some("AMDGPU code object") => code_object(node),
             Some("PTX") => ptx(node).into_iter().collect(),
@@ -112,6 +115,16 @@ fn needs_of(node: &Node) -> Vec<Requirement> {
         },
         _ => Vec::new(),
     }
+}
+
+fn kpack_reference() -> Requirement {
+    need(
+        RequirementKind::KpackLoader,
+        "kpack'd device code (.rocm_kpack_ref)".to_string(),
+        "a HIP runtime that loads code objects through rocm-kpack's loader, and the .kpack archives the reference's search paths name; without that loader the runtime finds no code object in this binary (hipErrorNoBinaryForGpu)",
+        "ROCm/rocm-kpack README.md and runtime/src/loader.cpp; TheRock RFC0008 \"Multi-Architecture Packaging with Kpack\"",
+        1,
+    )
 }
 
 fn compressed_bundle(node: &Node) -> Option<Requirement> {
@@ -305,6 +318,14 @@ mod tests {
         assert_eq!(cuda_for_ptx(42, 0), None);
         // A version that is not a number is no requirement rather than a wrong one.
         assert!(requirements(&tree(alloc::vec![ptx("x.y")])).is_empty());
+    }
+
+    #[test]
+    fn a_kpack_reference_needs_the_kpack_loader() {
+        let top = strictest(&requirements(&tree(alloc::vec![node(NodeKind::KpackReference, &[])])));
+        assert_eq!(top.len(), 1);
+        assert_eq!(top[0].kind, RequirementKind::KpackLoader);
+        assert!(top[0].needs.contains("rocm-kpack's loader"));
     }
 
     #[test]

@@ -143,11 +143,13 @@ fn tar(files: &[(&str, &[u8])]) -> Vec<u8> {
 }
 
 #[test]
-fn a_package_holding_a_binary_and_its_archives_joins_them() {
+fn a_package_holding_a_binary_and_its_archives_joins_them_and_counts_each_code_object_once() {
     let lib = read("after/lib/libkp.so");
     let (a, b) = (read(ARCHIVES[0]), read(ARCHIVES[1]));
     let package = tar(&[("lib/libkp.so", &lib), (".kpack/kp_gfx90a.kpack", &a), (".kpack/kp_gfx1100.kpack", &b)]);
     let tree = explore(&package[..], "kp.tar", &options());
+    // Each code object counts once: under the library, not again under its archive.
+    assert_eq!(target_list(&tree), target_list(&before("lib/libkp.so")));
     let of_lib: Vec<(String, String, String, u64)> = {
         let mut v: Vec<_> = targets::collect(&tree)
             .into_iter()
@@ -157,5 +159,11 @@ fn a_package_holding_a_binary_and_its_archives_joins_them() {
         v.sort();
         v
     };
+    let notes: Vec<&str> = tree.root.diagnostics_of(Severity::Note).iter().map(|(_, d)| d.message.as_str()).collect();
+    assert_eq!(
+        notes.iter().filter(|m| m.contains("shown under the package's kpack'd binaries")).count(),
+        2,
+        "{notes:?}"
+    );
     assert_eq!(of_lib, target_list(&before("lib/libkp.so")));
 }

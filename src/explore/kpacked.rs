@@ -130,6 +130,11 @@ impl Explorer<'_, '_, '_> {
             for (key, joined) in keys.iter().zip(out.iter_mut()) {
                 let Some(key) = key else { continue };
                 for entry in archive.entries_of(key) {
+                    let mut used = self.joined_archives.borrow_mut();
+                    if !used.iter().any(|u| u == name) {
+                        used.push(name.to_string());
+                    }
+                    drop(used);
                     let stored = archive
                         .stored(entry, data.len() as u64)
                         .map(|s| (s.offset, data[s.offset as usize..][..s.size as usize].to_vec()));
@@ -233,6 +238,23 @@ impl Explorer<'_, '_, '_> {
         self.entry_code_object(&mut node, &bytes, at, j.zstd, depth);
         self.spaces[at.space as usize].data = Some(bytes);
         node
+    }
+}
+
+/// A package's kpack archive whose code objects a kpack'd binary of the same package took: its
+/// entries are listed but their code objects are left to that binary, where they are explored,
+/// so that the package's targets, kernels and sizes count each code object once.
+pub(super) fn list_only(member: &mut Node) {
+    fn visit(node: &mut Node) -> bool {
+        if node.kind == NodeKind::KpackEntry {
+            node.children.clear();
+            return true;
+        }
+        node.children.iter_mut().fold(false, |found, child| visit(child) | found)
+    }
+    if visit(member) {
+        let note = "the code objects of this archive are shown under the package's kpack'd binaries that use it";
+        member.diag(Severity::Note, note, None);
     }
 }
 

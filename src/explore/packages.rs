@@ -9,7 +9,7 @@
 //! inflate is at most `max_package_decompressed`. A decompressed space is kept only when
 //! offload data was found in it, so memory follows what is shown, not the package's size.
 
-use super::{error_node, too_deep, unreadable_member, Explorer};
+use super::{error_node, kpacked, too_deep, unreadable_member, Explorer};
 use crate::codec::{self, Method};
 use crate::format::archive::ar;
 use crate::format::bundle::{binary, compressed};
@@ -71,6 +71,14 @@ impl Explorer<'_, '_, '_> {
                 self.member(input, member, child, span, depth + 1, level + 1);
             }
         }
+        let joined = self.joined_archives.borrow();
+        for (child, member) in node.children.iter_mut().zip(&listing.members) {
+            let is_archive = self.package_kpacks[outer_kpacks..].iter().any(|(name, _)| *name == member.name);
+            if is_archive && joined.contains(&member.name) {
+                kpacked::list_only(child);
+            }
+        }
+        drop(joined);
         self.package_kpacks.truncate(outer_kpacks);
         node
     }
