@@ -434,6 +434,14 @@ fn kernel_fit(k: &Node, name: &str, path: Vec<usize>, target: &str, gpu: &str, c
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn every_gpu_offered_to_pick_from_is_one_fit_answers_for() {
+        for gpu in crate::runs_on::gpu_choices() {
+            assert!(parse_gpu(&gpu).is_ok(), "{gpu}: {:?}", parse_gpu(&gpu).err());
+        }
+    }
+
     use super::*;
 
     #[test]

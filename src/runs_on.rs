@@ -402,6 +402,33 @@ impl NvArch {
     }
 }
 
+/// The GPUs a user can ask about: every AMD GPU LLVM 22 knows, plain and in each xnack/sramecc
+/// mode it has (`gfx90a`, `gfx90a:sramecc+:xnack-`, ...), then every NVIDIA GPU architecture
+/// (`sm_89`). Generic targets, `amdgcnspirv` and the arch- or family-specific names (`sm_90a`)
+/// name code, not a GPU, so they are left out.
+pub fn gpu_choices() -> Vec<String> {
+    let is_gpu = |name: &str| !name.ends_with("-generic") && name.starts_with("gfx");
+    let mut out = Vec::new();
+    for p in PROCESSORS.iter().filter(|p| p.vendor == ProcessorVendor::Amd && is_gpu(p.name)) {
+        out.push(p.name.to_string());
+        // Every +/- combination of the features, in canonical (alphabetical) order.
+        for mask in 0..(1u32 << p.features.len()) {
+            let modes: Vec<String> = p
+                .features
+                .iter()
+                .enumerate()
+                .map(|(i, f)| format!("{f}{}", if mask & (1 << i) != 0 { '+' } else { '-' }))
+                .collect();
+            if !modes.is_empty() {
+                out.push(format!("{}:{}", p.name, modes.join(":")));
+            }
+        }
+    }
+    let nvidia = PROCESSORS.iter().filter(|p| p.vendor == ProcessorVendor::Nvidia && !p.name.ends_with('a'));
+    out.extend(nvidia.map(|p| p.name.to_string()));
+    out
+}
+
 /// Answers "is `question` in here?": a target ID (`gfx1201`, `gfx90a:xnack+`, an alias such as
 /// `fiji`), an NVIDIA GPU (`sm_89`, `compute_80`), or any line's name.
 pub fn query(runs_on: &RunsOn, question: &str) -> Answer {
@@ -789,6 +816,15 @@ mod tests {
         assert_eq!(a.reason, "the arch-specific sm_90a cubin runs on sm_90 only");
         // Not on a later GPU of the same major version either (none exists for 9; use 10).
         assert_eq!(ask(&[nv("sm_100a")], "sm_103").verdict, Verdict::Absent);
+        // Every GPU offered to pick from is one the rules answer for.
+        let choices = gpu_choices();
+        for gpu in ["gfx90a", "gfx90a:sramecc+:xnack-", "gfx1201", "gfx900:xnack+", "sm_89", "sm_120"] {
+            assert!(choices.iter().any(|c| c == gpu), "{gpu} offered");
+        }
+        for code in ["gfx11-generic", "sm_90a", "amdgcnspirv", "generic", "gfx1100:xnack+"] {
+            assert!(!choices.iter().any(|c| c == code), "{code} is not a GPU mode");
+        }
+
         assert_eq!(ask(&[nv("sm_100")], "sm_103").verdict, Verdict::Compatible);
     }
 

@@ -463,6 +463,12 @@ test('"Size by target": ticking a target and removing it everywhere gives a file
   await dropFile(page, join(FIXTURES, 'hip_elf_2arch_compressed.o'));
   const runsOn = await page.locator('li.runs-on-line').evaluateAll((lis) => lis.map((li) => li.dataset.target));
   assert.deepEqual(runsOn, ['gfx906:xnack-', 'gfx90a']);
+  // The GPUs to pick from: AMD processors in each xnack/sramecc mode and NVIDIA GPUs, each one
+  // that offload fit answers for.
+  const choices = await page.locator('#gpu-choices option').evaluateAll((os) => os.map((o) => o.value));
+  for (const gpu of ['gfx90a', 'gfx90a:sramecc+:xnack+', 'gfx1201', 'sm_89']) assert.ok(choices.includes(gpu), gpu);
+  assert.ok(!choices.includes('sm_90a') && !choices.includes('gfx11-generic'), 'code names are not GPUs');
+  assert.equal(await page.getByLabel('Is my GPU in here?').getAttribute('list'), 'gpu-choices');
   await page.getByLabel('Is my GPU in here?').fill('gfx90a:xnack+');
   await page.locator('.runs-on-answer', { hasText: 'gfx90a:xnack+: yes' }).waitFor();
   // The whole answer, as offload fit gives it.

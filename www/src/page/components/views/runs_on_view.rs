@@ -8,7 +8,7 @@
 use crate::page::format::human_size;
 use crate::page::state::{FileRequest, TabId};
 use crate::wire::doc::Doc;
-use offload::runs_on::{query, RunsOnLine, Vendor, Verdict};
+use offload::runs_on::{gpu_choices, query, RunsOnLine, Vendor, Verdict};
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -46,6 +46,8 @@ fn line(l: &RunsOnLine) -> Html {
 #[function_component]
 pub fn RunsOnView(props: &RunsOnProps) -> Html {
     let question = use_state(String::new);
+    // The GPUs to pick from as one types (AMD processors in each xnack/sramecc mode, NVIDIA sm_NN).
+    let choices = use_memo((), |_| gpu_choices());
     let runs_on = &props.doc.runs_on;
     if runs_on.lines.is_empty() {
         return html! {};
@@ -76,7 +78,8 @@ pub fn RunsOnView(props: &RunsOnProps) -> Html {
             }) }
             <div class="runs-on-search">
                 <label for="runs-on-query">{"Is my GPU in here?"}</label>
-                <input id="runs-on-query" type="search" placeholder="gfx1201, gfx90a:xnack+, sm_89" value={(*question).clone()} oninput={on_input} />
+                <input id="runs-on-query" type="search" list="gpu-choices" placeholder="gfx1201, gfx90a:xnack+, sm_89" value={(*question).clone()} oninput={on_input} />
+                <datalist id="gpu-choices">{ for choices.iter().map(|gpu| html! { <option value={gpu.clone()} /> }) }</datalist>
                 if let Some(a) = answer {
                     <p class={classes!("runs-on-answer", if a.verdict == Verdict::Absent { "verdict-no" } else { "verdict-yes" })} role="status">
                         <strong>{ format!("{}: {}", a.query, verdict_word(a.verdict)) }</strong>
