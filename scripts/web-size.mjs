@@ -1,5 +1,8 @@
 // Prints what the built site costs to download: every .wasm and .js file of DIR, raw and
-// gzipped (level 9, what a static host typically serves), and the total.
+// gzipped (level 9, what a static host typically serves), and the total; then the two figures
+// the size aims are about (issue #14): what the first paint needs (the page, its style sheet
+// and the shell's script: the static shell in index.html is drawn before any wasm arrives) and
+// what exploring a file needs (the page's and the worker's wasm and js).
 //   node scripts/web-size.mjs DIR
 import { gzipSync } from 'node:zlib';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -30,3 +33,14 @@ for (const f of files.sort()) {
   console.log(`  ${relative(dir, f).padEnd(36)} ${kib(data.length).padStart(11)} raw ${kib(z).padStart(11)} gzipped`);
 }
 console.log(`  ${'total wasm + js'.padEnd(36)} ${kib(raw).padStart(11)} raw ${kib(gz).padStart(11)} gzipped`);
+
+// The first paint: the HTML, its style sheet and the scripts it loads before the app (shell.js).
+const gzOf = (f) => gzipSync(readFileSync(f), { level: 9 }).length;
+const top = readdirSync(dir).map((n) => join(dir, n)).filter((p) => statSync(p).isFile());
+const firstPaint = top.filter((p) => /(^|\/)(index\.html|shell\.js)$|\.css$/.test(p));
+const firstPaintGz = firstPaint.reduce((n, f) => n + gzOf(f), 0);
+const explore = files.filter((f) => !/(^|\/)(sw|shell)\.js$/.test(f));
+const exploreGz = explore.reduce((n, f) => n + gzOf(f), 0);
+const verdict = (n, aim) => `${kib(n)} gzipped (aim: at most ${aim} KiB: ${n <= aim * 1024 ? 'met' : 'not met'})`;
+console.log(`  first paint (${firstPaint.map((f) => relative(dir, f)).join(', ')}): ${verdict(firstPaintGz, 200)}`);
+console.log(`  page + worker, to explore a file (wasm + js): ${verdict(exploreGz, 400)}`);
