@@ -508,3 +508,25 @@ test('"Size by target": ticking a target and removing it everywhere gives a file
   await panel.waitFor({ state: 'detached' });
   await closeTab('hip_elf_2arch_compressed.o');
 });
+
+test('the editor worker is loaded on the first edit, not to explore', async () => {
+  // Without the service worker, which would fetch every file of the site in the background.
+  const own = await openPage(site.browser, site.siteUrl, problems, { serviceWorkers: 'block' });
+  const fetched = [];
+  own.context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+  try {
+    await dropFile(own.page, join(FIXTURES, 'hip_elf_2arch_compressed.o'));
+    assert.ok(fetched.includes('worker_bg.wasm'), `the explorer worker was loaded: ${fetched.join(' ')}`);
+    assert.deepEqual(fetched.filter((f) => f.startsWith('editor')), [], 'exploring loads no editor');
+    await own.page.getByRole('checkbox', { name: 'Drop gfx906:xnack-' }).check();
+    await own.page.getByRole('button', { name: 'Remove 1 target everywhere' }).click();
+    await own.page.locator('#tab-panel[data-version="1"] section.summary').waitFor();
+    await own.page.locator('.edit-status.done', { hasText: 'removed 1 image of gfx906:xnack-' }).waitFor();
+    assert.ok(fetched.includes('editor_bg.wasm'), `the first edit loads the editor: ${fetched.join(' ')}`);
+    // The explorer keeps the new version: its bytes are what the hex view and downloads read.
+    const edited = await download(own.page, () => own.page.getByRole('button', { name: 'Download file' }).click(), dir);
+    assert.deepEqual(cliList(edited.path).targets.map((t) => t.target_id), ['hipv4-amdgcn-amd-amdhsa--gfx90a']);
+  } finally {
+    await own.context.close();
+  }
+});

@@ -69,6 +69,30 @@ pub struct CompanionFile {
     pub file: web_sys::Blob,
 }
 
+/// An edit the explorer worker hands to its editor worker (`crate::worker::editor`: a worker of
+/// its own, loaded on the first edit, so that exploring a file does not load the core's writers),
+/// with what the editor needs to explore the file as the explorer did, so that the edit's paths
+/// name the same nodes: the file, the files it refers to, the limits, and the bundle that was
+/// decompressed on demand, if any.
+#[derive(Serialize, Deserialize)]
+pub struct EditJob {
+    pub name: String,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    pub file: web_sys::Blob,
+    pub companions: Vec<CompanionBytes>,
+    pub settings: Settings,
+    pub decompressed: Option<Span>,
+    pub edit: Edit,
+}
+
+/// A companion file's name and bytes, as the explorer holds them.
+#[derive(Serialize, Deserialize)]
+pub struct CompanionBytes {
+    pub name: String,
+    #[serde(with = "serde_bytes")]
+    pub data: Vec<u8>,
+}
+
 /// A download the worker prepares: it reads the bytes, explores them again and refuses them
 /// when they read back with errors their source did not have.
 #[derive(Serialize, Deserialize)]

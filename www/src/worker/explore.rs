@@ -30,11 +30,25 @@ pub(crate) fn explore_file(
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let tree = explore_with_companions(&cache, name, &settings.options(), &as_companions(&companions));
     report(Report::Progress { stage: "preparing the views".into(), bytes_read: file.size() as u64 });
-    let doc = keep(tree, &cache, name, file, settings, started, kept);
-    if let Some(k) = kept.borrow_mut().as_mut() {
-        k.companions = companions;
-    }
+    let doc = document(&tree, &cache, file.size() as u64, started);
+    let name = name.to_string();
+    *kept.borrow_mut() = Some(Explored { tree, file, name, settings: *settings, companions, decompressed: None });
     doc
+}
+
+/// Explores `file` like [`explore_file`] and keeps it, without a document for the page: the
+/// new version an edit made (the editor worker sent the page its document).
+pub(crate) fn keep_quietly(
+    name: &str,
+    file: Blob,
+    companions: Vec<(String, Vec<u8>)>,
+    settings: &Settings,
+    kept: &RefCell<Option<Explored>>,
+) {
+    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let tree = explore_with_companions(&cache, name, &settings.options(), &as_companions(&companions));
+    let name = name.to_string();
+    *kept.borrow_mut() = Some(Explored { tree, file, name, settings: *settings, companions, decompressed: None });
 }
 
 /// The bytes of the companion files (`.kpack` archives) a tab's file was opened with: read
@@ -78,11 +92,10 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
         }
     };
     let tree = explore_decompressing(&cache, &name, &settings.options(), span, &mut progress);
+    let doc = document(&tree, &cache, file.size() as u64, started);
     let companions = take_companions(kept);
-    let doc = keep(tree, &cache, &name, file, &settings, started, kept);
-    if let Some(k) = kept.borrow_mut().as_mut() {
-        k.companions = companions;
-    }
+    let decompressed = Some(span);
+    *kept.borrow_mut() = Some(Explored { tree, file, name, settings, companions, decompressed });
     Report::Decompressed { doc: Box::new(doc), node: path }
 }
 
@@ -94,19 +107,10 @@ fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
     })
 }
 
-/// Turns a new tree into the page's document and keeps it, with the file, for what the page
-/// asks next.
-fn keep(
-    tree: Tree,
-    cache: &ReadCache<BlobReader>,
-    name: &str,
-    file: Blob,
-    settings: &Settings,
-    started: f64,
-    kept: &RefCell<Option<Explored>>,
-) -> Doc {
+/// Turns a new tree into the page's document, timed from `started`.
+fn document(tree: &Tree, cache: &ReadCache<BlobReader>, size: u64, started: f64) -> Doc {
     // Raw bytes of small fields: of the file by blocks, else held in the tree.
-    let blocks = FieldBlocks { cache, size: file.size() as u64, last: RefCell::new(None) };
+    let blocks = FieldBlocks { cache, size, last: RefCell::new(None) };
     let read_raw = |span: Span| -> Option<Vec<u8>> {
         if span.space == 0 {
             blocks.read(span)
@@ -114,10 +118,8 @@ fn keep(
             tree.bytes(&[], span).map(<[u8]>::to_vec)
         }
     };
-    let mut doc = Doc::from_tree(&tree, &read_raw);
+    let mut doc = Doc::from_tree(tree, &read_raw);
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
-    let companions = Vec::new();
-    *kept.borrow_mut() = Some(Explored { tree, file, name: name.to_string(), settings: *settings, companions });
     doc
 }
 

@@ -29,6 +29,8 @@ pub(crate) struct Explored {
     pub(crate) settings: Settings,
     /// The files explored with it that it refers to (name, bytes): `.kpack` archives.
     pub(crate) companions: Vec<(String, Vec<u8>)>,
+    /// The compressed bundle decompressed on demand in this tree (`explore_decompressing`).
+    pub(crate) decompressed: Option<Span>,
 }
 
 /// Companion files (name, bytes) as the core's explorer takes them.

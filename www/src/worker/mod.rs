@@ -3,8 +3,9 @@
 //! decompressed spaces (which only it holds), edits, hash checks, downloads.
 //!
 //! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
-//! `explore` (exploring a file), `edit` (edits and hash checks), `prepare` (downloads), `kept`
-//! (what is kept of the explored file, and the reads from it), `outbox` (posting to the page).
+//! `explore` (exploring a file), `editing` (edits, handed to the editor worker, [`editor`],
+//! which runs `edit`), `edit` (hash checks too), `prepare` (downloads), `kept` (what is kept of
+//! the explored file, and the reads from it), `outbox` (posting to the page).
 //! The logic that needs no browser — the tar writer ([`tar`]), device archives
 //! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
 //! there.
@@ -19,6 +20,10 @@ pub mod tar;
 mod compare;
 #[cfg(target_arch = "wasm32")]
 mod edit;
+#[cfg(target_arch = "wasm32")]
+mod editing;
+#[cfg(target_arch = "wasm32")]
+pub mod editor;
 #[cfg(target_arch = "wasm32")]
 mod explore;
 #[cfg(target_arch = "wasm32")]
@@ -36,18 +41,20 @@ use kept::Explored;
 use outbox::{answer, report};
 #[cfg(target_arch = "wasm32")]
 use std::cell::RefCell;
+#[cfg(target_arch = "wasm32")]
+use std::rc::Rc;
 
 /// Entry point of the worker binary: listens to the page, then says it is ready.
 #[cfg(target_arch = "wasm32")]
 pub fn run() {
-    let kept = RefCell::new(None::<Explored>);
+    let kept = Rc::new(RefCell::new(None::<Explored>));
     outbox::listen(move |event| dispatch(&kept, event.data()));
     outbox::post(&FromWorker::Ready);
 }
 
 /// Hands one message from the page to the module that answers it.
 #[cfg(target_arch = "wasm32")]
-fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
+fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
     match decode::<ToWorker>(message) {
         Ok(ToWorker::Explore { name, file, companions, settings }) => {
             let doc = explore::read_companions(&companions)
@@ -74,7 +81,8 @@ fn dispatch(kept: &RefCell<Option<Explored>>, message: wasm_bindgen::JsValue) {
             };
             answer(request, result.map_or_else(Answer::NotFitted, |f| Answer::Fitted(Box::new(f))));
         }
-        Ok(ToWorker::Edit { edit, settings }) => report(edit::edit(kept, &edit, &settings)),
+        // Made by the editor worker, started on the first edit (see `editing`).
+        Ok(ToWorker::Edit { edit, settings }) => editing::start(kept, edit, settings),
         Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),
         Ok(ToWorker::Decompress { node }) => report(explore::decompress(kept, &node)),
         Ok(ToWorker::Switch { file, settings }) => {

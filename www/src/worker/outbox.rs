@@ -25,6 +25,11 @@ pub(crate) fn post(message: &FromWorker) {
     }
 }
 
+/// Passes on to the page a message another worker (the editor) encoded for it.
+pub(crate) fn relay(message: &wasm_bindgen::JsValue) {
+    let _ = scope().post_message(message);
+}
+
 /// Tells the page's session what happened to the file.
 pub(crate) fn report(report: Report) {
     post(&FromWorker::Report(report));

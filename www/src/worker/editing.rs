@@ -1,0 +1,136 @@
+//! The explorer's side of its editor worker ([`super::editor`]): an edit of the current file is
+//! handed to the editor, started on the first edit and kept for the next; what the editor
+//! reports goes to the page as it is, and the new version it made becomes the explorer's
+//! current file (explored here again, for the reads, downloads and hash checks that follow).
+//!
+//! Nested dedicated workers are a worker's own: when the page terminates the explorer (Cancel,
+//! closing the tab), the editor stops with it.
+
+use crate::wire::messages::{encode, CompanionBytes, EditJob, Report};
+use crate::wire::settings::Settings;
+use crate::worker::explore::keep_quietly;
+use crate::worker::kept::{take_companions, Explored};
+use crate::worker::outbox::{self, report};
+use offload::edit::Edit;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
+
+/// The editor worker's script, written by Trunk next to the explorer's (`data-loader-shim`);
+/// relative to the explorer's own script, so the site works from any sub-path.
+const EDITOR_SCRIPT: &str = "editor_loader.js";
+
+type Kept = Rc<RefCell<Option<Explored>>>;
+
+struct Editor {
+    worker: Worker,
+    ready: bool,
+    /// The job posted before the editor's code was loaded (it would drop it).
+    queued: Option<JsValue>,
+    /// The name and limits of the edit under way: its new version is explored with them.
+    running: Option<(String, Settings)>,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
+thread_local! {
+    static EDITOR: RefCell<Option<Editor>> = const { RefCell::new(None) };
+}
+
+/// Hands `edit` of the current file to the editor; its reports reach the page as they come.
+pub(crate) fn start(kept: &Kept, edit: Edit, settings: Settings) {
+    let job = match job(kept, edit, settings) {
+        Ok(job) => job,
+        Err(message) => return report(Report::EditFailed { message, payload: None }),
+    };
+    let message = match encode(&job) {
+        Ok(m) => m,
+        Err(message) => return report(Report::EditFailed { message, payload: None }),
+    };
+    let sent = EDITOR.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(spawn(kept.clone())?);
+        }
+        let editor = slot.as_mut().expect("just started");
+        editor.running = Some((job.name.clone(), settings));
+        if editor.ready {
+            editor.worker.post_message(&message).map_err(|e| format!("{e:?}"))
+        } else {
+            editor.queued = Some(message);
+            Ok(())
+        }
+    });
+    if let Err(message) = sent {
+        report(Report::EditFailed { message: format!("the editor could not be started: {message}"), payload: None });
+    }
+}
+
+/// The editor's job: the current file with what it was explored with, and the edit.
+fn job(kept: &Kept, edit: Edit, settings: Settings) -> Result<EditJob, String> {
+    let kept = kept.borrow();
+    let k = kept.as_ref().ok_or("the file has not been explored yet")?;
+    let companions = k.companions.iter().map(|(name, data)| CompanionBytes { name: name.clone(), data: data.clone() });
+    // With other limits than the page's tree was made with, the editor explores anew (and so
+    // would the explorer), so no bundle is taken as decompressed on demand.
+    let decompressed = if k.settings == settings { k.decompressed } else { None };
+    Ok(EditJob {
+        name: k.name.clone(),
+        file: k.file.clone(),
+        companions: companions.collect(),
+        settings,
+        decompressed,
+        edit,
+    })
+}
+
+fn spawn(kept: Kept) -> Result<Editor, String> {
+    let worker = Worker::new(EDITOR_SCRIPT).map_err(|e| format!("{e:?}"))?;
+    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| heard(&kept, event.data()));
+    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(|event: ErrorEvent| {
+        // The editor died: the next edit starts another.
+        EDITOR.with(|slot| slot.borrow_mut().take());
+        let message = format!("the editor stopped: {}", event.message());
+        report(Report::EditFailed { message, payload: None });
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(Editor { worker, ready: false, queued: None, running: None, _on_message: on_message, _on_error: on_error })
+}
+
+/// One message from the editor: `Ready`, or a report for the page (an encoded `FromWorker`).
+fn heard(kept: &Kept, message: JsValue) {
+    if message.as_string().as_deref() == Some("Ready") {
+        EDITOR.with(|slot| {
+            if let Some(editor) = slot.borrow_mut().as_mut() {
+                editor.ready = true;
+                if let Some(job) = editor.queued.take() {
+                    let _ = editor.worker.post_message(&job);
+                }
+            }
+        });
+        return;
+    }
+    // The page hears first; what it asks next waits until the new version is kept, since this
+    // worker answers one message at a time.
+    outbox::relay(&message);
+    if let Some(file) = edited_file(&message) {
+        let running = EDITOR.with(|slot| slot.borrow_mut().as_mut().and_then(|e| e.running.take()));
+        if let Some((name, settings)) = running {
+            let companions = take_companions(kept);
+            keep_quietly(&name, file, companions, &settings, kept);
+        }
+    }
+}
+
+/// The new version's `Blob` when `message` is the report of a finished edit. The messages are
+/// serde-wasm-bindgen's encoding of [`crate::wire::messages::FromWorker`], externally tagged:
+/// `{ Report: { Edited: { file, doc, ... } } }`; only the file is read here, so the document
+/// (which can be large) is not decoded and encoded again on its way to the page.
+fn edited_file(message: &JsValue) -> Option<Blob> {
+    let field = |value: &JsValue, key: &str| js_sys::Reflect::get(value, &key.into()).ok().filter(|v| v.is_object());
+    let edited = field(&field(message, "Report")?, "Edited")?;
+    field(&edited, "file")?.dyn_into::<Blob>().ok()
+}
