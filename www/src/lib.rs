@@ -1,12 +1,13 @@
-//! Offload Explorer, the web page: a Yew app and an explorer Web Worker (their entry points
-//! are `bin/app.rs` and `bin/worker.rs`), built by Trunk from the repository's `index.html`.
+//! Offload Explorer, the web page: a Yew app, an explorer Web Worker and the editor worker the
+//! explorer starts on the first edit (their entry points are `bin/app.rs`, `bin/worker.rs` and
+//! `bin/editor.rs`), built by Trunk from the repository's `index.html`.
 //!
 //! The crate is laid out by side of the worker boundary:
 //!
 //! | module | what lives there |
 //! |---|---|
 //! | [`wire`] | the messages between page and worker, and the types both sides share: the core's own (via its `serde` feature), the flat document the views draw, the settings |
-//! | [`worker`] | the explorer worker: dispatch, exploring, edits, download preparation, the bytes it keeps |
+//! | [`worker`] | the explorer worker: dispatch, exploring, edits (handed to the editor worker), download preparation, the bytes it keeps |
 //! | [`page`] | the page: state (one reducer), session, worker client, share and `#url=` links, downloads, settings, shortcuts, components |
 //!
 //! Imports go one way: `page` and `worker` use `wire` (and the core), never each other; `wire`
