@@ -1,6 +1,8 @@
-//! Messages between the page and its explorer worker, sent with `postMessage` as structured
-//! clones (serde-wasm-bindgen): the file goes over as the `Blob` it is (a reference, not a
-//! copy), bytes as `Uint8Array`s, 64-bit numbers as `BigInt`s so that no offset is rounded.
+//! Messages between the page and its explorer worker (and between the explorer and its editor),
+//! sent with `postMessage`: each is encoded with postcard into bytes posted as one `Uint8Array`,
+//! beside the JS values it refers to — the file goes over as the `Blob` it is (a reference, not
+//! a copy), a download's bytes as the `Uint8Array` they are ([`encode`], [`decode`]). 64-bit
+//! numbers stay exact.
 //!
 //! What the worker sends is of two sorts, kept apart so that each side handles one whole
 //! enum: [`Report`]s about the tab's file, which the page's session turns into actions as they
@@ -23,7 +25,7 @@ pub enum ToWorker {
     /// by slicing it.
     Explore {
         name: String,
-        #[serde(with = "serde_wasm_bindgen::preserve")]
+        #[serde(with = "js_slots")]
         file: web_sys::Blob,
         /// Files opened with it that its contents refer to: the `.kpack` archives of a kpack'd
         /// ROCm build ([`offload::explore::Companion`]).
@@ -42,7 +44,7 @@ pub enum ToWorker {
     /// Make another version of the file the current one (undo, redo): explore it, without
     /// sending the page a tree (the page keeps each version's).
     Switch {
-        #[serde(with = "serde_wasm_bindgen::preserve")]
+        #[serde(with = "js_slots")]
         file: web_sys::Blob,
         settings: Settings,
     },
@@ -52,7 +54,7 @@ pub enum ToWorker {
     /// the answer is `Compared` or `NotCompared`.
     Compare {
         request: u32,
-        #[serde(with = "serde_wasm_bindgen::preserve")]
+        #[serde(with = "js_slots")]
         old: web_sys::Blob,
         old_name: String,
         settings: Settings,
@@ -65,7 +67,7 @@ pub enum ToWorker {
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub struct CompanionFile {
     pub name: String,
-    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[serde(with = "js_slots")]
     pub file: web_sys::Blob,
 }
 
@@ -77,7 +79,7 @@ pub struct CompanionFile {
 #[derive(Serialize, Deserialize)]
 pub struct EditJob {
     pub name: String,
-    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[serde(with = "js_slots")]
     pub file: web_sys::Blob,
     pub companions: Vec<CompanionBytes>,
     pub settings: Settings,
@@ -100,7 +102,7 @@ pub enum Job {
     /// Check bytes the page already has as a `Blob` (the file, or a slice of it); nothing is
     /// sent back but the verdict, the page saves its own `Blob`.
     Check {
-        #[serde(with = "serde_wasm_bindgen::preserve")]
+        #[serde(with = "js_slots")]
         blob: web_sys::Blob,
         name: String,
         source_errors: u32,
@@ -117,7 +119,7 @@ pub enum Job {
 #[derive(Serialize, Deserialize, Debug)]
 pub struct EditedFile {
     /// Made in the worker from the new bytes; a `Blob` crosses to the page as a reference.
-    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[serde(with = "js_slots")]
     pub file: web_sys::Blob,
     pub doc: Doc,
     /// The node to mark as edited.
@@ -130,7 +132,7 @@ pub struct EditedFile {
 /// A new container that did not fit in its linked file, offered on its own.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Payload {
-    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[serde(with = "js_slots")]
     pub blob: web_sys::Blob,
     /// The name to save it under.
     pub name: String,
@@ -194,7 +196,7 @@ pub enum Answer {
     },
     /// A download passed its checks; a `Uint8Array` of its bytes, or `undefined` for
     /// [`Job::Check`].
-    Prepared(#[serde(with = "serde_wasm_bindgen::preserve")] JsValue),
+    Prepared(#[serde(with = "js_slots")] JsValue),
     /// A download is refused.
     NotPrepared(Refusal),
     /// Two files compared ([`offload::diff`]).
@@ -207,14 +209,60 @@ pub enum Answer {
     NotFitted(String),
 }
 
-fn serializer() -> serde_wasm_bindgen::Serializer {
-    serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true)
+/// JS values that cannot be serialized — the `Blob`s of files (references, not copies) and a
+/// download's `Uint8Array` — travel beside the message's bytes; the message holds their index.
+mod js_slots {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::cell::RefCell;
+    use wasm_bindgen::{JsCast, JsValue};
+
+    thread_local! {
+        /// The values of the message being encoded or decoded, by index.
+        pub(super) static SLOTS: RefCell<Vec<JsValue>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub fn serialize<S: Serializer, T: AsRef<JsValue>>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        let index = SLOTS.with(|slots| {
+            let mut slots = slots.borrow_mut();
+            slots.push(value.as_ref().clone());
+            slots.len() - 1
+        });
+        s.serialize_u32(index as u32)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: JsCast>(d: D) -> Result<T, D::Error> {
+        let index = u32::deserialize(d)? as usize;
+        let value = SLOTS.with(|slots| slots.borrow().get(index).cloned());
+        value
+            .map(JsCast::unchecked_into)
+            .ok_or_else(|| D::Error::custom(format!("no JS value {index} came with the message")))
+    }
 }
 
+/// A message as it is posted: a JS array of the message's bytes (postcard: compact, and one
+/// copy across the boundary however large the document) and the JS values it refers to.
 pub fn encode<T: Serialize>(message: &T) -> Result<JsValue, String> {
-    message.serialize(&serializer()).map_err(|e| e.to_string())
+    js_slots::SLOTS.with(|slots| slots.borrow_mut().clear());
+    let bytes = postcard::to_allocvec(message).map_err(|e| format!("the message could not be encoded: {e}"));
+    let values = js_slots::SLOTS.with(|slots| std::mem::take(&mut *slots.borrow_mut()));
+    let posted = js_sys::Array::new();
+    posted.push(&js_sys::Uint8Array::from(&bytes?[..]));
+    for value in values {
+        posted.push(&value);
+    }
+    Ok(posted.into())
 }
 
+/// The message [`encode`] made.
 pub fn decode<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, String> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
+    use wasm_bindgen::JsCast;
+    let posted: js_sys::Array =
+        value.dyn_into().map_err(|v| format!("expected a message (an array of its bytes and values), found {v:?}"))?;
+    let bytes =
+        posted.get(0).dyn_into::<js_sys::Uint8Array>().map_err(|_| "expected the message's bytes first")?.to_vec();
+    js_slots::SLOTS.with(|slots| *slots.borrow_mut() = (1..posted.length()).map(|i| posted.get(i)).collect());
+    let message = postcard::from_bytes(&bytes).map_err(|e| format!("the message could not be decoded: {e}"));
+    js_slots::SLOTS.with(|slots| slots.borrow_mut().clear());
+    message
 }

@@ -6,7 +6,7 @@
 //! Nested dedicated workers are a worker's own: when the page terminates the explorer (Cancel,
 //! closing the tab), the editor stops with it.
 
-use crate::wire::messages::{encode, CompanionBytes, EditJob, Report};
+use crate::wire::messages::{decode, encode, CompanionBytes, EditJob, FromWorker, Report};
 use crate::wire::settings::Settings;
 use crate::worker::explore::keep_quietly;
 use crate::worker::kept::{take_companions, Explored};
@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
+use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 /// The editor worker's script, written by Trunk next to the explorer's (`data-loader-shim`);
 /// relative to the explorer's own script, so the site works from any sub-path.
@@ -100,23 +100,17 @@ fn spawn(kept: Kept) -> Result<Editor, String> {
     Ok(Editor { worker, ready: false, queued: None, running: None, _on_message: on_message, _on_error: on_error })
 }
 
-/// One message from the editor: `Ready`, or a report for the page (an encoded `FromWorker`).
+/// One message from the editor (an encoded `FromWorker`): `Ready`, or a report for the page.
 fn heard(kept: &Kept, message: JsValue) {
-    if message.as_string().as_deref() == Some("Ready") {
-        EDITOR.with(|slot| {
-            if let Some(editor) = slot.borrow_mut().as_mut() {
-                editor.ready = true;
-                if let Some(job) = editor.queued.take() {
-                    let _ = editor.worker.post_message(&job);
-                }
-            }
-        });
-        return;
-    }
+    let edited = match decode::<FromWorker>(message.clone()) {
+        Ok(FromWorker::Ready) => return editor_ready(),
+        Ok(FromWorker::Report(Report::Edited(edited))) => Some(edited.file),
+        _ => None,
+    };
     // The page hears first; what it asks next waits until the new version is kept, since this
     // worker answers one message at a time.
     outbox::relay(&message);
-    if let Some(file) = edited_file(&message) {
+    if let Some(file) = edited {
         let running = EDITOR.with(|slot| slot.borrow_mut().as_mut().and_then(|e| e.running.take()));
         if let Some((name, settings)) = running {
             let companions = take_companions(kept);
@@ -125,12 +119,14 @@ fn heard(kept: &Kept, message: JsValue) {
     }
 }
 
-/// The new version's `Blob` when `message` is the report of a finished edit. The messages are
-/// serde-wasm-bindgen's encoding of [`crate::wire::messages::FromWorker`], externally tagged:
-/// `{ Report: { Edited: { file, doc, ... } } }`; only the file is read here, so the document
-/// (which can be large) is not decoded and encoded again on its way to the page.
-fn edited_file(message: &JsValue) -> Option<Blob> {
-    let field = |value: &JsValue, key: &str| js_sys::Reflect::get(value, &key.into()).ok().filter(|v| v.is_object());
-    let edited = field(&field(message, "Report")?, "Edited")?;
-    field(&edited, "file")?.dyn_into::<Blob>().ok()
+/// The editor's code is loaded: it gets the job that waited for it.
+fn editor_ready() {
+    EDITOR.with(|slot| {
+        if let Some(editor) = slot.borrow_mut().as_mut() {
+            editor.ready = true;
+            if let Some(job) = editor.queued.take() {
+                let _ = editor.worker.post_message(&job);
+            }
+        }
+    });
 }
