@@ -98,15 +98,17 @@ pub fn explore_with_companions<'a, R: ReadRef<'a>>(
 /// explored) the compressed bundle at `bundle`, a span of the tree [`explore`] gave with the
 /// same `opts`, whatever its size within `max_decompressed`: a bundle listed from its header
 /// that the user asked to open. `progress` hears `(bytes decompressed, bytes in all)` as
-/// it is decoded.
+/// it is decoded. `companions` are the files explored with the input, as for
+/// [`explore_with_companions`].
 pub fn explore_decompressing<'a, R: ReadRef<'a>>(
     input: R,
     name: &str,
     opts: &Options,
+    companions: &[Companion<'_>],
     bundle: Span,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Tree {
-    explore_asked(input, name, opts, Some(Asked { bundle, progress }), &[])
+    explore_asked(input, name, opts, Some(Asked { bundle, progress }), companions)
 }
 
 fn explore_asked<'a, R: ReadRef<'a>>(

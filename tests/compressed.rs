@@ -421,7 +421,7 @@ fn a_bundle_listed_from_its_header_is_decompressed_when_asked_as_if_verified() {
         assert!(!spans.is_empty(), "{name}: no compressed bundle");
         let first = spans[0];
         let mut heard = Vec::new();
-        let asked = explore_decompressing(bytes.as_slice(), name, &listing, first, &mut |done, total| {
+        let asked = explore_decompressing(bytes.as_slice(), name, &listing, &[], first, &mut |done, total| {
             heard.push((done, total))
         });
         // Everything else is as listed; the bundle asked for is as `--verify` shows it.

@@ -8,10 +8,9 @@
 
 use crate::wire::messages::{decode, EditJob, FromWorker, Report};
 use crate::worker::edit;
-use crate::worker::kept::{as_companions, BlobReader, Explored};
+use crate::worker::explore::explore_to_keep;
+use crate::worker::kept::Explored;
 use crate::worker::outbox;
-use object::read::ReadCache;
-use offload::explore::{explore_decompressing, explore_with_companions};
 use std::cell::RefCell;
 
 /// Entry point of the editor binary: listens to its explorer, then says it is ready.
@@ -35,19 +34,6 @@ fn edit_job(job: EditJob) -> Report {
 }
 
 fn explored_as_the_explorer_did(job: &EditJob) -> Explored {
-    let cache = ReadCache::new(BlobReader::new(job.file.clone()));
-    let companions: Vec<(String, Vec<u8>)> = job.companions.iter().map(|c| (c.name.clone(), c.data.clone())).collect();
-    let options = job.settings.options();
-    let tree = match job.decompressed {
-        Some(span) => explore_decompressing(&cache, &job.name, &options, span, &mut |_, _| {}),
-        None => explore_with_companions(&cache, &job.name, &options, &as_companions(&companions)),
-    };
-    Explored {
-        tree,
-        file: job.file.clone(),
-        name: job.name.clone(),
-        settings: job.settings,
-        companions,
-        decompressed: job.decompressed,
-    }
+    let companions = job.companions.iter().map(|c| (c.name.clone(), c.data.clone())).collect();
+    explore_to_keep(&job.name, job.file.clone(), companions, &job.settings, job.decompressed).0
 }

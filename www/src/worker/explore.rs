@@ -3,8 +3,7 @@
 //! document; the tree and the file are kept for what the page asks next.
 
 use crate::wire::doc::Doc;
-use crate::wire::messages::CompanionFile;
-use crate::wire::messages::Report;
+use crate::wire::messages::{CompanionFile, Report};
 use crate::wire::settings::Settings;
 use crate::worker::edit::read_whole_quietly;
 use crate::worker::kept::{as_companions, take_companions, BlobReader, Explored};
@@ -27,12 +26,11 @@ pub(crate) fn explore_file(
 ) -> Doc {
     let started = js_sys::Date::now();
     report(Report::Progress { stage: "reading and decompressing".into(), bytes_read: 0 });
-    let cache = ReadCache::new(BlobReader::new(file.clone()));
-    let tree = explore_with_companions(&cache, name, &settings.options(), &as_companions(&companions));
-    report(Report::Progress { stage: "preparing the views".into(), bytes_read: file.size() as u64 });
-    let doc = document(&tree, &cache, file.size() as u64, started);
-    let name = name.to_string();
-    *kept.borrow_mut() = Some(Explored { tree, file, name, settings: *settings, companions, decompressed: None });
+    let (explored, cache) = explore_to_keep(name, file, companions, settings, None);
+    let size = explored.file.size() as u64;
+    report(Report::Progress { stage: "preparing the views".into(), bytes_read: size });
+    let doc = document(&explored.tree, &cache, size, started);
+    *kept.borrow_mut() = Some(explored);
     doc
 }
 
@@ -45,10 +43,27 @@ pub(crate) fn keep_quietly(
     settings: &Settings,
     kept: &RefCell<Option<Explored>>,
 ) {
+    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, None).0);
+}
+
+/// Explores `file` read by slices, with its companions, within `settings`, with the compressed
+/// bundle at `decompressed` (if any) decompressed as the user asked: what is kept of it, and the
+/// cache its slices were read through.
+pub(crate) fn explore_to_keep(
+    name: &str,
+    file: Blob,
+    companions: Vec<(String, Vec<u8>)>,
+    settings: &Settings,
+    decompressed: Option<Span>,
+) -> (Explored, ReadCache<BlobReader>) {
     let cache = ReadCache::new(BlobReader::new(file.clone()));
-    let tree = explore_with_companions(&cache, name, &settings.options(), &as_companions(&companions));
+    let options = settings.options();
+    let tree = match decompressed {
+        Some(span) => explore_decompressing(&cache, name, &options, &as_companions(&companions), span, &mut |_, _| {}),
+        None => explore_with_companions(&cache, name, &options, &as_companions(&companions)),
+    };
     let name = name.to_string();
-    *kept.borrow_mut() = Some(Explored { tree, file, name, settings: *settings, companions, decompressed: None });
+    (Explored { tree, file, name, settings: *settings, companions, decompressed }, cache)
 }
 
 /// The bytes of the companion files (`.kpack` archives) a tab's file was opened with: read
@@ -91,9 +106,10 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
             report(Report::Decompressing { done, total });
         }
     };
-    let tree = explore_decompressing(&cache, &name, &settings.options(), span, &mut progress);
-    let doc = document(&tree, &cache, file.size() as u64, started);
     let companions = take_companions(kept);
+    let tree =
+        explore_decompressing(&cache, &name, &settings.options(), &as_companions(&companions), span, &mut progress);
+    let doc = document(&tree, &cache, file.size() as u64, started);
     let decompressed = Some(span);
     *kept.borrow_mut() = Some(Explored { tree, file, name, settings, companions, decompressed });
     Report::Decompressed { doc: Box::new(doc), node: path }
