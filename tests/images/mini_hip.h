@@ -22,3 +22,4 @@ hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem,
 }
 #define TID() ((int)__builtin_amdgcn_workitem_id_x())
 #define BID() ((int)__builtin_amdgcn_workgroup_id_x())
+#define __syncthreads() __builtin_amdgcn_s_barrier()
