@@ -103,20 +103,44 @@ export async function openSample(page, file) {
 
 /** Drops a file onto the page as a user would (a DataTransfer with a File), under `name`. */
 export async function dropFile(page, path, name = path.split('/').pop()) {
-  const data = readFileSync(path).toString('base64');
-  await page.evaluate(
-    ({ name, data }) => {
-      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-      const drag = new DataTransfer();
-      drag.items.add(new File([bytes], name));
-      for (const type of ['dragenter', 'dragover', 'drop']) {
-        document.body.dispatchEvent(new DragEvent(type, { dataTransfer: drag, bubbles: true, cancelable: true }));
-      }
-    },
-    { name, data },
-  );
+  await dropFiles(page, [path], [name]);
   await waitExplored(page, name);
   return name;
+}
+
+/** Drops several files at once, as a user selecting them together would (under `names`). */
+export async function dropFiles(page, paths, names = paths.map((p) => p.split('/').pop())) {
+  const files = paths.map((p, i) => ({ name: names[i], data: readFileSync(p).toString('base64') }));
+  await page.evaluate((files) => {
+    const drag = new DataTransfer();
+    for (const { name, data } of files) {
+      drag.items.add(new File([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], name));
+    }
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: drag, bubbles: true, cancelable: true }));
+    }
+  }, files);
+}
+
+/** Checks the Kernels view against `offload kernels --json` (`theirs`): its target columns, its
+ * rows in order, and each row's registers, LDS, scratch and occupancy per target. */
+export async function assertKernelsView(page, theirs) {
+  const panel = page.locator('section.kernels-panel');
+  await panel.waitFor();
+  const targets = await panel.locator('th.kernel-target').allTextContents();
+  assert.deepEqual(targets, theirs.targets.map((t) => t.target));
+  const rows = await panel.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+    name: tr.dataset.kernel,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.deepEqual(rows.map((r) => r.name), theirs.kernels.map((k) => k.name));
+  for (const [row, k] of rows.map((r, i) => [r, theirs.kernels[i]])) {
+    const want = theirs.targets.flatMap((t) => {
+      const c = k.targets[t.target];
+      return [c?.registers, c?.lds, c?.scratch, c?.occupancy].map((v) => (v === undefined ? '—' : String(v)));
+    });
+    assert.deepEqual(row.cells, want, row.name);
+  }
 }
 
 /** Target IDs in the summary table, in order. */

@@ -3,37 +3,12 @@
 // kernels of the build before the transform, as `offload list` and `offload kernels` give them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, OFFLOAD, cliList, must, pageTargets, sharedPage, shot, waitExplored } from '../support.mjs';
+import { FIXTURES, OFFLOAD, assertKernelsView, cliList, dropFiles, must, pageTargets, sharedPage, shot, waitExplored } from '../support.mjs';
 
 const KPACK = join(FIXTURES, 'kpack');
 const problems = [];
 const shared = sharedPage(problems);
-
-/** Drops several files at once, as a user selecting them together would. */
-async function dropFiles(page, paths) {
-  const files = paths.map((p) => ({ name: p.split('/').pop(), data: readFileSync(p).toString('base64') }));
-  await page.evaluate((files) => {
-    const drag = new DataTransfer();
-    for (const { name, data } of files) {
-      drag.items.add(new File([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], name));
-    }
-    for (const type of ['dragenter', 'dragover', 'drop']) {
-      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: drag, bubbles: true, cancelable: true }));
-    }
-  }, files);
-}
-
-/** The Kernels view's rows: kernel name and its cells. */
-async function kernelRows(page) {
-  const panel = page.locator('section.kernels-panel');
-  await panel.waitFor();
-  return panel.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
-    name: tr.dataset.kernel,
-    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
-  })));
-}
 
 test('a kpack\'d library dropped with its archives shows the targets and kernels of the build before the transform', async () => {
   const { page } = shared;
@@ -47,16 +22,7 @@ test('a kpack\'d library dropped with its archives shows the targets and kernels
   assert.equal(expected.length, 4);
   assert.deepEqual(await pageTargets(page), expected);
 
-  const theirs = JSON.parse(must(OFFLOAD, ['kernels', '--json', before]));
-  const rows = await kernelRows(page);
-  assert.deepEqual(rows.map((r) => r.name), theirs.kernels.map((k) => k.name));
-  for (const [row, k] of rows.map((r, i) => [r, theirs.kernels[i]])) {
-    const want = theirs.targets.flatMap((t) => {
-      const c = k.targets[t.target];
-      return [c?.registers, c?.lds, c?.scratch, c?.occupancy].map((v) => (v === undefined ? '—' : String(v)));
-    });
-    assert.deepEqual(row.cells, want, row.name);
-  }
+  await assertKernelsView(page, JSON.parse(must(OFFLOAD, ['kernels', '--json', before])));
   await shot(page, 'kpack-joined');
   assert.deepEqual(problems, []);
 });
