@@ -145,3 +145,40 @@ mod tests {
         assert_eq!(align_up(u64::MAX, 8), None);
     }
 }
+
+/// One record of a host's wrapper section: a u32 magic, a u32 version and two pointers (the
+/// shape of CUDA's `__fatBinC_Wrapper_t` and HIP's `__CudaFatBinaryWrapper`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WrapperRecord {
+    pub magic: u32,
+    pub version: u32,
+    pub first: u64,
+    pub second: u64,
+}
+
+/// The wrapper records of a section, `pointer` bytes per pointer (8 or 4). A tail too short for
+/// a record is an error at its offset, naming `what` the records are.
+pub fn wrapper_records(data: &[u8], pointer: u64, what: &'static str) -> Result<alloc::vec::Vec<WrapperRecord>> {
+    let record = 8 + 2 * pointer;
+    let mut r = Reader::new(data);
+    let mut out = alloc::vec::Vec::with_capacity(data.len() / record as usize);
+    while r.remaining() > 0 {
+        if (r.remaining() as u64) < record {
+            return Err(Error::new(
+                r.position(),
+                what,
+                format!("{record} bytes"),
+                format!("{} bytes before the end of the section", r.remaining()),
+            ));
+        }
+        let magic = r.u32("wrapper magic")?;
+        let version = r.u32("wrapper version")?;
+        let (first, second) = if pointer == 8 {
+            (r.u64("wrapper pointer")?, r.u64("wrapper pointer")?)
+        } else {
+            (u64::from(r.u32("wrapper pointer")?), u64::from(r.u32("wrapper pointer")?))
+        };
+        out.push(WrapperRecord { magic, version, first, second });
+    }
+    Ok(out)
+}

@@ -15,8 +15,8 @@
 //! rocm-kpack's transform rewrites `HIPF` to `HIPK`, points `binary` at the reference and writes
 //! the wrapper's position in the section as its index.
 
-use crate::error::{Error, Result};
-use crate::util::bytes::Reader;
+use crate::error::Result;
+use crate::util::bytes::wrapper_records;
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -61,28 +61,11 @@ pub fn record_size(pointer: u64) -> u64 {
 
 /// The wrapper records of a section. A tail too short for a record is an error at its offset.
 pub fn parse_all(data: &[u8], pointer: u64) -> Result<Vec<Wrapper>> {
-    let record = record_size(pointer);
-    let mut r = Reader::new(data);
-    let mut out = Vec::with_capacity(data.len() / record as usize);
-    while r.remaining() > 0 {
-        if (r.remaining() as u64) < record {
-            return Err(Error::new(
-                r.position(),
-                "HIP fatbin wrapper (__CudaFatBinaryWrapper)",
-                format!("{record} bytes"),
-                format!("{} bytes before the end of the section", r.remaining()),
-            ));
-        }
-        let magic = r.u32("wrapper magic")?;
-        let version = r.u32("wrapper version")?;
-        let (binary, reserved) = if pointer == 8 {
-            (r.u64("wrapper binary")?, r.u64("wrapper reserved")?)
-        } else {
-            (u64::from(r.u32("wrapper binary")?), u64::from(r.u32("wrapper reserved")?))
-        };
-        out.push(Wrapper { magic, version, binary, reserved });
-    }
-    Ok(out)
+    let records = wrapper_records(data, pointer, "HIP fatbin wrapper (__CudaFatBinaryWrapper)")?;
+    Ok(records
+        .into_iter()
+        .map(|w| Wrapper { magic: w.magic, version: w.version, binary: w.first, reserved: w.second })
+        .collect())
 }
 
 #[cfg(test)]

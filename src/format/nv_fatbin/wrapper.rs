@@ -12,9 +12,9 @@
 //! | 8  | 8 | data | address of the fatbin container (0 in an object: a relocation fills it) |
 //! | 16 | 8 | filename or fatbins | version 1: an offline file name (usually 0); version 2: address of the array of prelinked fatbins |
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::tree::{Node, NodeKind, Severity, Span};
-use crate::util::bytes::Reader;
+use crate::util::bytes::{wrapper_records, WrapperRecord};
 use alloc::format;
 use alloc::string::ToString;
 use alloc::vec::Vec;
@@ -39,28 +39,10 @@ pub fn is_wrapper(data: &[u8]) -> bool {
 /// The wrapper records of a section, `pointer` bytes per pointer (8 or 4). A tail too short
 /// for a record is an error at its offset.
 pub fn parse_all(data: &[u8], pointer: u64) -> Result<Vec<Wrapper>> {
-    let record = 8 + 2 * pointer;
-    let mut r = Reader::new(data);
-    let mut out = Vec::new();
-    while r.remaining() > 0 {
-        if (r.remaining() as u64) < record {
-            return Err(Error::new(
-                r.position(),
-                "fatbin wrapper (__fatBinC_Wrapper_t)",
-                format!("{record} bytes"),
-                format!("{} bytes before the end of the section", r.remaining()),
-            ));
-        }
-        let magic = r.u32("wrapper magic")?;
-        let version = r.u32("wrapper version")?;
-        let (data, filename_or_fatbins) = if pointer == 8 {
-            (r.u64("wrapper data")?, r.u64("wrapper filename or fatbins")?)
-        } else {
-            (u64::from(r.u32("wrapper data")?), u64::from(r.u32("wrapper filename or fatbins")?))
-        };
-        out.push(Wrapper { magic, version, data, filename_or_fatbins });
-    }
-    Ok(out)
+    let records = wrapper_records(data, pointer, "fatbin wrapper (__fatBinC_Wrapper_t)")?;
+    let wrapper =
+        |w: WrapperRecord| Wrapper { magic: w.magic, version: w.version, data: w.first, filename_or_fatbins: w.second };
+    Ok(records.into_iter().map(wrapper).collect())
 }
 
 /// The nodes of a wrapper section lying at `span`; `resolve` says what an address points at
