@@ -28,7 +28,7 @@ mod macho;
 use crate::error::{Error, Result};
 use crate::explore::{explore, Options};
 use crate::format::host::elf_rel::RelocatableElf;
-use crate::format::host::{self, HostFile, OffloadSection};
+use crate::format::host::{self, HostFile, OffloadSection, SectionRole};
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -79,15 +79,18 @@ pub fn replace_section(input: &[u8], name: &str, payload: &[u8]) -> Result<Repla
 /// The offload section called `name` (for Mach-O, `segment,section` or just `section` when that
 /// is unambiguous), or an error listing the offload sections the file has.
 fn find_section<'h, 'a>(host: &'h HostFile<'a>, name: &str) -> Result<&'h OffloadSection<'a>> {
-    if let Some(s) = host.sections.iter().find(|s| s.name == name) {
+    // HIP's wrapper records (`.hipFatBinSegment`) are pointers the linker fills in, read only to
+    // recognise kpack'd binaries: not an offload section to replace.
+    let replaceable = || host.sections.iter().filter(|s| s.role != SectionRole::HipFatbinWrapper);
+    if let Some(s) = replaceable().find(|s| s.name == name) {
         return Ok(s);
     }
     let by_section_name: Vec<&OffloadSection> =
-        host.sections.iter().filter(|s| s.name.split_once(',').is_some_and(|(_, n)| n == name)).collect();
+        replaceable().filter(|s| s.name.split_once(',').is_some_and(|(_, n)| n == name)).collect();
     if let [only] = by_section_name[..] {
         return Ok(only);
     }
-    let known: Vec<&str> = host.sections.iter().map(|s| s.name.as_str()).collect();
+    let known: Vec<&str> = replaceable().map(|s| s.name.as_str()).collect();
     let expected = if known.is_empty() {
         String::from("an offload section, but this file has none")
     } else {
