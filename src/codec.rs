@@ -785,8 +785,12 @@ mod zstd {
             let fail = |e: std::io::Error| Error::new(0, "zstd compression", "libzstd to compress", e.to_string());
             let mut encoder = zstd_c::stream::Encoder::new(Vec::new(), level).map_err(fail)?;
             encoder.long_distance_matching(true).map_err(fail)?;
-            let workers = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-            encoder.multithread(workers).map_err(fail)?;
+            // Threads where there are some (the CLI); the browser's workers compress on one.
+            #[cfg(feature = "zstd-mt")]
+            {
+                let workers = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+                encoder.multithread(workers).map_err(fail)?;
+            }
             encoder.include_contentsize(true).map_err(fail)?;
             encoder.set_pledged_src_size(Some(data.len() as u64)).map_err(fail)?;
             std::io::Write::write_all(&mut encoder, data).map_err(fail)?;
