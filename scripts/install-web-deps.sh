@@ -3,6 +3,7 @@
 # or with sudo available); with --test, also what its tests need. Every step checks the
 # installed version first, so a second run costs seconds.
 #
+#   clang-22, llvm-22 (Debian)       a C compiler and archiver for wasm32 (libzstd in the workers)
 #   rustup target wasm32-unknown-unknown
 #   trunk 0.21.14                     cargo install --locked (about 6 minutes, once)
 #   wasm-bindgen-cli 0.2.130          cargo install, not --locked: its lock file names a
@@ -33,10 +34,14 @@ apt_install() {
 WANT_TEST=""
 [ "${1:-}" = "--test" ] && WANT_TEST=1
 
-# Debian packages: node and npm for the build hooks and tools; Chromium for the tests.
+# Debian packages: node and npm for the build hooks and tools; clang-22 and llvm-22, which
+# compile libzstd (zstd-sys) for the workers' wasm32 (.cargo/config.toml names them); Chromium
+# for the tests.
 missing=()
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
+[ -x /usr/lib/llvm-22/bin/clang ] || missing+=(clang-22)
+[ -x /usr/lib/llvm-22/bin/llvm-ar ] || missing+=(llvm-22)
 if [ -n "$WANT_TEST" ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
