@@ -319,7 +319,7 @@ fn archive_node(a: &Archive<'_>, span: Span) -> Node {
     }
     let arches: Vec<&str> = a.arches.iter().map(|v| v.value).collect();
     let arches_span = match (a.arches.first(), a.arches.last()) {
-        (Some(first), Some(last)) => at(first.offset, last.offset + last.size - first.offset),
+        (Some(first), Some(last)) => at(first.offset, (last.offset + last.size).saturating_sub(first.offset)),
         _ => None,
     };
     node.field("gfx_arches", arches.join(", "), arches_span);
