@@ -133,7 +133,6 @@ fn explore_asked<'a, R: ReadRef<'a>>(
         asked,
         companions,
         package_kpacks: Vec::new(),
-        joined_archives: core::cell::RefCell::new(Vec::new()),
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
@@ -222,9 +221,6 @@ struct Explorer<'o, 'p, 'c> {
     /// The `.kpack` members of the packages being explored, as companions of their other
     /// members: (member name, bytes).
     package_kpacks: Vec<(String, Vec<u8>)>,
-    /// The names of the companions a kpack'd binary took code objects from: a package's archive
-    /// that was joined is not counted again as targets of its own.
-    joined_archives: core::cell::RefCell<Vec<String>>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

@@ -130,11 +130,6 @@ impl Explorer<'_, '_, '_> {
             for (key, joined) in keys.iter().zip(out.iter_mut()) {
                 let Some(key) = key else { continue };
                 for entry in archive.entries_of(key) {
-                    let mut used = self.joined_archives.borrow_mut();
-                    if !used.iter().any(|u| u == name) {
-                        used.push(name.to_string());
-                    }
-                    drop(used);
                     let stored = archive
                         .stored(entry, data.len() as u64)
                         .map(|s| (s.offset, data[s.offset as usize..][..s.size as usize].to_vec()));
@@ -239,6 +234,19 @@ impl Explorer<'_, '_, '_> {
         self.spaces[at.space as usize].data = Some(bytes);
         node
     }
+}
+
+/// The companion archives the kpack'd binaries under `node` took code objects from: the
+/// `archive` of each joined entry (an archive's own entries have none).
+pub(super) fn joined_archives(node: &Node) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    node.walk(&mut |n, _| {
+        let archive = if n.kind == NodeKind::KpackEntry { n.text("archive") } else { None };
+        if let Some(a) = archive.filter(|a| !names.iter().any(|known| known == a)) {
+            names.push(a.to_string());
+        }
+    });
+    names
 }
 
 /// A package's kpack archive whose code objects a kpack'd binary of the same package took: its

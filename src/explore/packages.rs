@@ -71,14 +71,15 @@ impl Explorer<'_, '_, '_> {
                 self.member(input, member, child, span, depth + 1, level + 1);
             }
         }
-        let joined = self.joined_archives.borrow();
-        for (child, member) in node.children.iter_mut().zip(&listing.members) {
-            let is_archive = self.package_kpacks[outer_kpacks..].iter().any(|(name, _)| *name == member.name);
-            if is_archive && joined.contains(&member.name) {
-                kpacked::list_only(child);
+        let archives = &self.package_kpacks[outer_kpacks..];
+        if !archives.is_empty() {
+            let joined = kpacked::joined_archives(&node);
+            for (child, member) in node.children.iter_mut().zip(&listing.members) {
+                if joined.contains(&member.name) && archives.iter().any(|(name, _)| *name == member.name) {
+                    kpacked::list_only(child);
+                }
             }
         }
-        drop(joined);
         self.package_kpacks.truncate(outer_kpacks);
         node
     }
