@@ -74,6 +74,13 @@ pub struct Companion<'c> {
     pub data: &'c [u8],
 }
 
+impl<'c> Companion<'c> {
+    /// The companions of files held as (name, bytes), as the CLI and the page hold them.
+    pub fn all(files: &'c [(String, Vec<u8>)]) -> Vec<Companion<'c>> {
+        files.iter().map(|(name, data)| Companion { name, data }).collect()
+    }
+}
+
 /// Explores an input. Never fails: what cannot be read becomes an error diagnostic at the
 /// offset where reading stopped, and everything else stays explorable.
 pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree {

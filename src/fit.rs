@@ -434,6 +434,7 @@ fn kernel_fit(k: &Node, name: &str, path: Vec<usize>, target: &str, gpu: &str, c
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn every_gpu_offered_to_pick_from_is_one_fit_answers_for() {
@@ -441,8 +442,6 @@ mod tests {
             assert!(parse_gpu(&gpu).is_ok(), "{gpu}: {:?}", parse_gpu(&gpu).err());
         }
     }
-
-    use super::*;
 
     #[test]
     fn gpus_are_processors_not_targets() {

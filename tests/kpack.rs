@@ -24,8 +24,7 @@ fn before(binary: &str) -> Tree {
 
 fn after(binary: &str, archives: &[&str]) -> Tree {
     let data: Vec<(String, Vec<u8>)> = archives.iter().map(|a| (a.to_string(), read(a))).collect();
-    let companions: Vec<Companion<'_>> = data.iter().map(|(name, data)| Companion { name, data }).collect();
-    explore_with_companions(&read(&format!("after/{binary}"))[..], binary, &options(), &companions)
+    explore_with_companions(&read(&format!("after/{binary}"))[..], binary, &options(), &Companion::all(&data))
 }
 
 /// The targets as a sorted list of what names them and their image sizes.

@@ -7,7 +7,7 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
-use offload::explore::{self, Options};
+use offload::explore::Options;
 use offload::fit::{self, Fit, LoadedImage};
 use serde_json::json;
 use std::path::PathBuf;
@@ -35,8 +35,7 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
     // Every image is needed: every compressed container is decompressed (within the limits).
     let options = Options { verify_all: true, ..a.limits.options() };
-    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
-    let tree = explore::explore_with_companions(&file, &name, &options, &companions.as_companions());
+    let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let mut fits = Vec::new();
     for gpu in &a.gpus {
         let f = fit::fit(&tree, gpu).map_err(|e| Failure::new(format!("--gpu: expected {e}")))?;

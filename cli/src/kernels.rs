@@ -5,7 +5,7 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
-use offload::explore::{self, Options};
+use offload::explore::Options;
 use offload::kernels::{self, KernelCell, KernelTable};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -38,8 +38,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
     // Every image is needed, so every compressed bundle is decompressed (within the limits).
     let options = Options { verify_all: true, ..a.limits.options() };
-    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
-    let tree = explore::explore_with_companions(&file, &name, &options, &companions.as_companions());
+    let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let mut table = kernels::collect(&tree);
     if !a.targets.is_empty() {
         let unknown: Vec<&String> =

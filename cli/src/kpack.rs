@@ -6,8 +6,9 @@
 use crate::fail::Outcome;
 use crate::io::{read_all, shown};
 use clap::Args;
-use offload::explore::Companion;
+use offload::explore::{self, Companion, Options};
 use offload::format::kpack::reference::{self, Reference};
+use offload::tree::Tree;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Clone, Debug, Default)]
@@ -18,21 +19,22 @@ pub struct KpackArgs {
     pub kpack: Vec<PathBuf>,
 }
 
-/// The companion files read: (name shown, bytes).
-#[derive(Default)]
-pub struct Companions {
-    files: Vec<(String, Vec<u8>)>,
-}
-
-impl Companions {
-    pub fn as_companions(&self) -> Vec<Companion<'_>> {
-        self.files.iter().map(|(name, data)| Companion { name, data }).collect()
-    }
+/// Explores the file at `binary` (its bytes `input`, shown as `name`) with the kpack archives
+/// [`load`] finds for it.
+pub fn explore<'a, R: object::ReadRef<'a>>(
+    binary: &Path,
+    input: R,
+    name: &str,
+    options: &Options,
+    args: &KpackArgs,
+) -> Outcome<Tree> {
+    let companions = load(binary, input, args)?;
+    Ok(explore::explore_with_companions(input, name, options, &Companion::all(&companions)))
 }
 
 /// Reads the archives named with `--kpack`, and those the reference of the host file at
-/// `binary` (whose bytes are `input`) finds next to it.
-pub fn load<'a, R: object::ReadRef<'a>>(binary: &Path, input: R, args: &KpackArgs) -> Outcome<Companions> {
+/// `binary` (whose bytes are `input`) finds next to it: (name shown, bytes).
+fn load<'a, R: object::ReadRef<'a>>(binary: &Path, input: R, args: &KpackArgs) -> Outcome<Vec<(String, Vec<u8>)>> {
     let mut paths: Vec<PathBuf> = args.kpack.clone();
     if let Some(found) = reference::in_host_file(input) {
         match found {
@@ -42,7 +44,7 @@ pub fn load<'a, R: object::ReadRef<'a>>(binary: &Path, input: R, args: &KpackArg
             Err(e) => eprintln!("offload: note: {}: kpack reference not readable: {e}", shown(binary)),
         }
     }
-    let mut companions = Companions::default();
+    let mut companions = Vec::new();
     let mut seen: Vec<PathBuf> = Vec::new();
     for path in paths {
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
@@ -50,7 +52,7 @@ pub fn load<'a, R: object::ReadRef<'a>>(binary: &Path, input: R, args: &KpackArg
             continue;
         }
         seen.push(key);
-        companions.files.push((shown(&path), read_all(&path)?));
+        companions.push((shown(&path), read_all(&path)?));
     }
     Ok(companions)
 }

@@ -4,7 +4,7 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::json::ListDocument;
 use crate::ListArgs;
-use offload::explore::{self, Options};
+use offload::explore::Options;
 use offload::targets::{self, Target};
 use offload::tree::{Node, Tree};
 use offload::util::bytes::human_size;
@@ -16,8 +16,7 @@ pub fn options(a: &ListArgs) -> Options {
 pub fn run(a: &ListArgs) -> Outcome<()> {
     let file = open_lazy(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
-    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
-    let tree = explore::explore_with_companions(&file, &name, &options(a), &companions.as_companions());
+    let tree = crate::kpack::explore(&a.file, &file, &name, &options(a), &a.kpack)?;
     let found = targets::collect(&tree);
     if a.json {
         let file = shown(&a.file);

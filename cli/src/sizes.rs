@@ -41,8 +41,7 @@ fn file_name(path: &Path) -> String {
 pub fn run(a: &SizesArgs) -> Outcome<()> {
     let name = file_name(&a.file);
     let file = open_lazy(&a.file)?;
-    let companions = crate::kpack::load(&a.file, &file, &a.kpack)?;
-    let tree = explore::explore_with_companions(&file, &name, &a.limits.options(), &companions.as_companions());
+    let tree = crate::kpack::explore(&a.file, &file, &name, &a.limits.options(), &a.kpack)?;
     let measured = sizes::sizes(&tree);
     let dropped = match a.drop.is_empty() {
         true => None,

@@ -9,11 +9,11 @@ use crate::wire::edit::{describe, Verified};
 use crate::wire::js::describe_error;
 use crate::wire::messages::{EditedFile, Payload, Report};
 use crate::wire::settings::Settings;
-use crate::worker::kept::{as_companions, take_companions, BlobReader, Explored};
+use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use crate::worker::read_back::{error_messages, payload_file_name};
 use offload::edit::{self, Edit, EditError, Edited, NodePath};
-use offload::explore::{explore, explore_with_companions};
+use offload::explore::{explore, explore_with_companions, Companion};
 use offload::format::bundle::compressed::CompressedBundle;
 use offload::tree::{NodeKind, Severity, Tree};
 use std::cell::RefCell;
@@ -60,7 +60,7 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, edit: &Edit, settings: &Set
     let new_tree = {
         let kept = kept.borrow();
         let companions = kept.as_ref().map_or(&[][..], |k| &k.companions[..]);
-        explore_with_companions(&edited.bytes[..], &current.name, &settings.options(), &as_companions(companions))
+        explore_with_companions(&edited.bytes[..], &current.name, &settings.options(), &Companion::all(companions))
     };
     let errors = edit::new_errors(&current.tree, &new_tree);
     if !errors.is_empty() {
@@ -93,7 +93,7 @@ fn current(kept: &RefCell<Option<Explored>>, settings: &Settings) -> Result<Curr
         progress("exploring");
         let kept = kept.borrow();
         let companions = kept.as_ref().map_or(&[][..], |k| &k.companions[..]);
-        explore_with_companions(&bytes[..], &name, &settings.options(), &as_companions(companions))
+        explore_with_companions(&bytes[..], &name, &settings.options(), &Companion::all(companions))
     });
     Ok(Current { bytes, name, tree })
 }

@@ -6,11 +6,11 @@ use crate::wire::doc::Doc;
 use crate::wire::messages::{CompanionFile, Report};
 use crate::wire::settings::Settings;
 use crate::worker::edit::read_whole_quietly;
-use crate::worker::kept::{as_companions, take_companions, BlobReader, Explored};
+use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
 use offload::edit::NodePath;
-use offload::explore::{explore_decompressing, explore_with_companions};
+use offload::explore::{explore_decompressing, explore_with_companions, Companion};
 use offload::tree::{NodeKind, Span, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
@@ -58,10 +58,12 @@ pub(crate) fn explore_to_keep(
 ) -> (Explored, ReadCache<BlobReader>) {
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let options = settings.options();
+    let joined = Companion::all(&companions);
     let tree = match decompressed {
-        Some(span) => explore_decompressing(&cache, name, &options, &as_companions(&companions), span, &mut |_, _| {}),
-        None => explore_with_companions(&cache, name, &options, &as_companions(&companions)),
+        Some(span) => explore_decompressing(&cache, name, &options, &joined, span, &mut |_, _| {}),
+        None => explore_with_companions(&cache, name, &options, &joined),
     };
+    drop(joined);
     let name = name.to_string();
     (Explored { tree, file, name, settings: *settings, companions, decompressed }, cache)
 }
@@ -108,7 +110,7 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
     };
     let companions = take_companions(kept);
     let tree =
-        explore_decompressing(&cache, &name, &settings.options(), &as_companions(&companions), span, &mut progress);
+        explore_decompressing(&cache, &name, &settings.options(), &Companion::all(&companions), span, &mut progress);
     let doc = document(&tree, &cache, file.size() as u64, started);
     let decompressed = Some(span);
     *kept.borrow_mut() = Some(Explored { tree, file, name, settings, companions, decompressed });

@@ -7,7 +7,6 @@ use crate::wire::messages::Report;
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
 use object::read::ReadCacheOps;
-use offload::explore::Companion;
 use offload::tree::{Node, Span, Tree};
 use std::cell::RefCell;
 use web_sys::{Blob, FileReaderSync};
@@ -31,11 +30,6 @@ pub(crate) struct Explored {
     pub(crate) companions: Vec<(String, Vec<u8>)>,
     /// The compressed bundle decompressed on demand in this tree (`explore_decompressing`).
     pub(crate) decompressed: Option<Span>,
-}
-
-/// Companion files (name, bytes) as the core's explorer takes them.
-pub(crate) fn as_companions(files: &[(String, Vec<u8>)]) -> Vec<Companion<'_>> {
-    files.iter().map(|(name, data)| Companion { name, data }).collect()
 }
 
 /// Takes the companion files out of what is kept, for the version explored next to keep.
