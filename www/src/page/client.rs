@@ -154,8 +154,16 @@ impl ExplorerWorker {
     }
 
     /// Makes `file` (another version) the worker's current file.
-    pub fn switch(&self, file: &Blob, settings: Settings) -> Result<(), String> {
-        self.send(&ToWorker::Switch { file: file.clone(), settings })
+    /// `companions` go to a worker that does not hold them yet (`None`: keep the worker's).
+    pub fn switch(
+        &self,
+        name: &str,
+        file: &Blob,
+        companions: Option<&[CompanionFile]>,
+        settings: Settings,
+    ) -> Result<(), String> {
+        let (name, file, companions) = (name.to_string(), file.clone(), companions.map(<[_]>::to_vec));
+        self.send(&ToWorker::Switch { name, file, companions, settings })
     }
 
     /// The bytes `offset..offset+len` of a byte space (fewer where the space ends or was only

@@ -186,7 +186,8 @@ impl Session {
             move |report: Report| on_report(id, report, &versions, &dispatch)
         };
         let file = open.versions.borrow().blob(version);
-        let started = ExplorerWorker::spawn(reports).and_then(|w| w.switch(&file, open.settings).map(|_| w));
+        let started = ExplorerWorker::spawn(reports)
+            .and_then(|w| w.switch(&open.name, &file, Some(&open.companions), open.settings).map(|_| w));
         open.versions.borrow_mut().worker_gone();
         dispatch.emit(Action::WorkCancelled { id });
         match started {
@@ -335,7 +336,7 @@ impl Session {
         // The page shows the version's tree at once; the worker explores the file again so
         // that the next edit and the decompressed bytes are that version's.
         if let Some(worker) = &open.worker {
-            if let Err(message) = worker.switch(&file, open.settings) {
+            if let Err(message) = worker.switch(&open.name, &file, None, open.settings) {
                 dispatch.emit(Action::EditFailed { id, message, payload: None });
             }
         }

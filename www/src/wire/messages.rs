@@ -41,11 +41,15 @@ pub enum ToWorker {
     /// Decompress the compressed bundle at this path of the current file (or the one above it)
     /// that was listed from its header only: `Decompressing` reports, then `Decompressed`.
     Decompress { node: NodePath },
-    /// Make another version of the file the current one (undo, redo): explore it, without
-    /// sending the page a tree (the page keeps each version's).
+    /// Make another version of the file the current one (undo, redo, or a new worker after
+    /// Cancel): explore it, without sending the page a tree (the page keeps each version's).
     Switch {
+        name: String,
         #[serde(with = "js_slots")]
         file: web_sys::Blob,
+        /// The files it refers to, for a worker that does not hold them yet; `None` keeps the
+        /// worker's (they are read whole, so undo and redo do not read them again).
+        companions: Option<Vec<CompanionFile>>,
         settings: Settings,
     },
     /// Prepare a download (see [`Job`]): the answer is `Prepared` or `NotPrepared`.

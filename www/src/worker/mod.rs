@@ -85,12 +85,19 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
         Ok(ToWorker::Edit { edit, settings }) => editing::start(kept, edit, settings),
         Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),
         Ok(ToWorker::Decompress { node }) => report(explore::decompress(kept, &node)),
-        Ok(ToWorker::Switch { file, settings }) => {
+        Ok(ToWorker::Switch { name, file, companions, settings }) => {
             // The page keeps each version's document: this only makes the worker's current
             // file the version shown.
-            let name = kept.borrow().as_ref().map(|k| k.name.clone()).unwrap_or_default();
-            let companions = kept::take_companions(kept);
-            explore::explore_file(&name, file, companions, &settings, kept);
+            let companions = match companions {
+                Some(given) => explore::read_companions(&given),
+                None => Ok(kept::take_companions(kept)),
+            };
+            match companions {
+                Ok(companions) => {
+                    explore::explore_file(&name, file, companions, &settings, kept);
+                }
+                Err(message) => report(Report::Failed { message }),
+            }
         }
         Err(e) => report(Report::Failed { message: format!("the worker got a message it does not understand: {e}") }),
     }
