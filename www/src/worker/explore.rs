@@ -5,7 +5,7 @@
 use crate::wire::doc::Doc;
 use crate::wire::messages::{CompanionFile, Report};
 use crate::wire::settings::Settings;
-use crate::worker::edit::read_whole_quietly;
+use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
 use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
@@ -75,6 +75,13 @@ pub(crate) fn read_companions(companions: &[CompanionFile]) -> Result<Vec<(Strin
     companions
         .iter()
         .map(|c| {
+            let size = c.file.size() as u64;
+            if size > MAX_EDIT_SIZE {
+                return Err(format!(
+                    "{}: the archive is {size} bytes; archives opened with a file are read whole, at most {MAX_EDIT_SIZE} bytes (1 GiB): use the offload command-line tool (--kpack) for this one",
+                    c.name
+                ));
+            }
             read_whole_quietly(&c.file, &quiet)
                 .map(|bytes| (c.name.clone(), bytes))
                 .map_err(|e| format!("{}: {e}", c.name))
