@@ -22,6 +22,7 @@ use crate::ids;
 use crate::image;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
 use crate::util::bytes::human_size;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -84,7 +85,7 @@ impl<'c> Companion<'c> {
 /// Explores an input. Never fails: what cannot be read becomes an error diagnostic at the
 /// offset where reading stopped, and everything else stays explorable.
 pub fn explore<'a, R: ReadRef<'a>>(input: R, name: &str, opts: &Options) -> Tree {
-    explore_asked(input, name, opts, None, &[])
+    explore_asked(Window::whole(&input), name, opts, None, &[])
 }
 
 /// Explores an input like [`explore`], with the companion files dropped or found with it: a
@@ -98,7 +99,7 @@ pub fn explore_with_companions<'a, R: ReadRef<'a>>(
     opts: &Options,
     companions: &[Companion<'_>],
 ) -> Tree {
-    explore_asked(input, name, opts, None, companions)
+    explore_asked(Window::whole(&input), name, opts, None, companions)
 }
 
 /// Explores an input like [`explore`], and decompresses in full (its hash checked, its entries
@@ -115,11 +116,11 @@ pub fn explore_decompressing<'a, R: ReadRef<'a>>(
     bundle: Span,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Tree {
-    explore_asked(input, name, opts, Some(Asked { bundle, progress }), companions)
+    explore_asked(Window::whole(&input), name, opts, Some(Asked { bundle, progress }), companions)
 }
 
-fn explore_asked<'a, R: ReadRef<'a>>(
-    input: R,
+fn explore_asked<'a>(
+    input: Window<'_, 'a>,
     name: &str,
     opts: &Options,
     asked: Option<Asked<'_>>,
@@ -159,7 +160,7 @@ fn explore_asked<'a, R: ReadRef<'a>>(
         ex.host_file(input, &mut root, 0);
     } else if let Some(kind) = package::detect(head) {
         // Before `ar`: a `.deb` is an ar archive too.
-        root.children.push(ex.package(ar::Window::new(input, 0, len), kind, whole, 0, 0));
+        root.children.push(ex.package(input, kind, whole, 0, 0));
     } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
@@ -240,7 +241,7 @@ fn error_node(e: &Error, span: Span, what: &str) -> Node {
 impl Explorer<'_, '_, '_> {
     /// A host file whose headers cannot be read (often a truncated download) may still hold
     /// whole offload containers: look for them by their magic, as in a raw file.
-    fn unreadable_host<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node, depth: u32) {
+    fn unreadable_host<'a>(&mut self, input: Window<'_, 'a>, root: &mut Node, depth: u32) {
         let Ok(data) = input.read_bytes_at(0, root.span.size) else { return };
         root.children = self.region(data, root.span, depth);
         if !root.children.is_empty() {
@@ -248,7 +249,7 @@ impl Explorer<'_, '_, '_> {
         }
     }
 
-    fn host_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node, depth: u32) {
+    fn host_file<'a>(&mut self, input: Window<'_, 'a>, root: &mut Node, depth: u32) {
         let file = match host::read_host(input) {
             Ok(f) => f,
             Err(e) => {
@@ -325,7 +326,7 @@ impl Explorer<'_, '_, '_> {
 
     /// A file that is one or more compressed bundles, read lazily so that listing a large one
     /// reads only its header and the start of its stream.
-    fn compressed_file<'a, R: ReadRef<'a>>(&mut self, input: R, root: &mut Node) {
+    fn compressed_file<'a>(&mut self, input: Window<'_, 'a>, root: &mut Node) {
         let len = input.len().unwrap_or(0);
         let mut pos = 0u64;
         while pos < len {
@@ -419,7 +420,7 @@ impl Explorer<'_, '_, '_> {
             return self.compressed_sequence(data, span, depth);
         }
         if ar::is_archive(data) {
-            return alloc::vec![self.archive(data, span, depth)];
+            return alloc::vec![self.archive(Window::whole(&data), span, depth)];
         }
         if nv_fatbin::is_fatbin(data) {
             return self.nv_fatbins(data, span, depth);
@@ -562,12 +563,7 @@ impl Explorer<'_, '_, '_> {
     }
 
     /// A large compressed bundle in a lazily read file: only the start of its payload is read.
-    fn compressed_header_only<'a, R: ReadRef<'a>>(
-        &mut self,
-        input: R,
-        header: &compressed::Header,
-        span: Span,
-    ) -> Node {
+    fn compressed_header_only<'a>(&mut self, input: Window<'_, 'a>, header: &compressed::Header, span: Span) -> Node {
         let mut node = compressed::header_node(header, span, None);
         if header.uncompressed_size > self.opts.max_decompressed {
             // Listing reads only the header, but the bundle could not be unpacked: say so now.
@@ -832,7 +828,7 @@ impl Explorer<'_, '_, '_> {
 impl Explorer<'_, '_, '_> {
     /// An `ar` archive whose bytes are `input`, lying at `span`: its special members, then each
     /// member with its header fields and what its data holds.
-    fn archive<'a, R: ReadRef<'a>>(&mut self, input: R, span: Span, depth: u32) -> Node {
+    fn archive<'a>(&mut self, input: Window<'_, 'a>, span: Span, depth: u32) -> Node {
         let ar = match ar::read(input) {
             Ok(ar) => ar,
             Err(e) => return error_node(&e, span, "archive"),
@@ -845,14 +841,14 @@ impl Explorer<'_, '_, '_> {
         let member_nodes = node.children.iter_mut().filter(|c| c.kind == NodeKind::ArchiveMember);
         for (child, member) in member_nodes.zip(&ar.members) {
             let data = span.sub(member.data_offset, member.size);
-            self.archive_member(ar::Window::new(input, member.data_offset, member.size), child, data, depth + 1);
+            self.archive_member(input.sub(member.data_offset, member.size), child, data, depth + 1);
         }
         node
     }
 
     /// What one member's data (`member`, lying at `span`) holds: an object file's offload
     /// sections, a bundle, compressed bundles, offload binaries, another archive, or an image.
-    fn archive_member<'a, R: ReadRef<'a>>(&mut self, member: ar::Window<R>, node: &mut Node, span: Span, depth: u32) {
+    fn archive_member<'a>(&mut self, member: Window<'_, 'a>, node: &mut Node, span: Span, depth: u32) {
         if depth > self.opts.max_depth {
             node.children.push(too_deep(span, self.opts.max_depth));
             return;
@@ -872,7 +868,7 @@ impl Explorer<'_, '_, '_> {
     /// root spanning the member's bytes from 0, in byte space 0. What it finds is then moved to
     /// where the member lies (`span`) and added to the member's node; spaces it opens
     /// (decompressed bundles) keep their own coordinates, their origins are moved too.
-    fn host_member<'a, R: ReadRef<'a>>(&mut self, member: R, node: &mut Node, span: Span, depth: u32) {
+    fn host_member<'a>(&mut self, member: Window<'_, 'a>, node: &mut Node, span: Span, depth: u32) {
         let spaces = self.spaces.len();
         let mut alone = Node::new(NodeKind::File, node.label.clone(), Span::new(0, 0, span.size));
         self.host_file(member, &mut alone, depth);

@@ -17,6 +17,7 @@
 //! | PTX ISA X.Y | `.version` of the PTX | a driver of the CUDA version that introduced PTX ISA X.Y ([`cuda_for_ptx`]) | PTX ISA, "Release Notes" (PTX ISA version per CUDA release) |
 
 use crate::tree::{Node, NodeKind, Tree, Value};
+use crate::util::sort;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -72,7 +73,7 @@ pub fn strictest(all: &[Requirement]) -> Vec<Requirement> {
             None => out.push(r.clone()),
         }
     }
-    out.sort_by_key(|r| r.kind);
+    sort::sort_by_key(&mut out, |r| r.kind);
     out
 }
 

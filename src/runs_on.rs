@@ -31,6 +31,7 @@
 use crate::ids::{generic_family_of, generic_members, known_processor, ProcessorVendor, TargetId, PROCESSORS};
 use crate::targets::{self, Target};
 use crate::tree::{Node, NodeKind, Tree};
+use crate::util::sort;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -230,7 +231,7 @@ fn from_images<'t>(images: impl Iterator<Item = (&'t Target, Option<String>)>) -
     for line in &mut lines {
         line.note = note_for(line, &cubins);
     }
-    lines.sort_by_key(order_key);
+    sort::sort_by_key(&mut lines, order_key);
     RunsOn { lines }
 }
 
@@ -552,7 +553,7 @@ fn amd_answer(runs_on: &RunsOn, asked: &str) -> (Verdict, Vec<String>, String) {
             _ => None,
         })
         .collect();
-    runs.sort_by_key(|(_, generic, conditions)| (!conditions.is_empty(), *generic));
+    sort::sort_by_key(&mut runs, |(_, generic, conditions)| (!conditions.is_empty(), *generic));
     let wanted = asked.canonical();
     if let Some(&(line, via_generic, conditions)) = runs.first() {
         let targets = runs.iter().map(|(l, _, _)| l.target.clone()).collect();
@@ -602,7 +603,7 @@ fn nvidia_answer(runs_on: &RunsOn, asked: NvArch) -> (Verdict, Vec<String>, Stri
     // Prefer the newest cubin that runs (the closest to the GPU), then the newest PTX.
     let mut cubins: Vec<(&RunsOnLine, NvArch)> =
         parsed().filter(|(l, a)| l.reach != Reach::Ptx && l.reach != Reach::Bitcode && a.cubin_runs_on(gpu)).collect();
-    cubins.sort_by_key(|(_, a)| core::cmp::Reverse(a.number));
+    sort::sort_by_key(&mut cubins, |(_, a)| core::cmp::Reverse(a.number));
     if let Some(&(line, arch)) = cubins.first() {
         let why = match arch.suffix {
             Some('a') => format!("the arch-specific {} cubin runs on sm_{gpu} only", line.target),
@@ -617,7 +618,7 @@ fn nvidia_answer(runs_on: &RunsOn, asked: NvArch) -> (Verdict, Vec<String>, Stri
     }
     let mut ptx: Vec<(&RunsOnLine, NvArch)> =
         parsed().filter(|(l, a)| l.reach == Reach::Ptx && a.ptx_runs_on(gpu)).collect();
-    ptx.sort_by_key(|(_, a)| core::cmp::Reverse(a.number));
+    sort::sort_by_key(&mut ptx, |(_, a)| core::cmp::Reverse(a.number));
     if let Some(&(line, _)) = ptx.first() {
         let why = format!(
             "no cubin runs on sm_{gpu}, but the driver compiles the {} PTX for it at load time (slower first start)",

@@ -16,6 +16,7 @@
 use crate::runs_on::{target_name, vendor_of, Vendor};
 use crate::targets::{self, Target};
 use crate::tree::{Node, NodeKind, Tree};
+use crate::util::sort;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -94,7 +95,7 @@ pub fn sizes(tree: &Tree) -> Sizes {
     for s in &mut by_name {
         s.share_of_file = if file_size == 0 { 0.0 } else { s.stored() as f64 / file_size as f64 };
     }
-    by_name.sort_by(|a, b| b.stored().cmp(&a.stored()).then_with(|| a.target.cmp(&b.target)));
+    sort::sort_by(&mut by_name, |a, b| b.stored().cmp(&a.stored()).then_with(|| a.target.cmp(&b.target)));
     Sizes {
         file_size,
         image_bytes: found.iter().map(|t| t.image_size).fold(0u64, u64::saturating_add),

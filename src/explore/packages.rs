@@ -23,6 +23,7 @@ use crate::format::package::{
 use crate::image;
 use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span};
 use crate::util::bytes::human_size;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -34,9 +35,9 @@ const HEAD: u64 = 512;
 impl Explorer<'_, '_, '_> {
     /// A package (or compressed stream) whose bytes are `input`, lying at `span`; `level` is
     /// how many packages enclose it.
-    pub(super) fn package<'a, R: ReadRef<'a>>(
+    pub(super) fn package<'a>(
         &mut self,
-        input: ar::Window<R>,
+        input: Window<'_, 'a>,
         kind: Kind,
         span: Span,
         depth: u32,
@@ -85,7 +86,7 @@ impl Explorer<'_, '_, '_> {
     }
 
     /// The bytes of a member that is a `.kpack` archive, stored or inflated within the limits.
-    fn kpack_member<'a, R: ReadRef<'a>>(&mut self, input: ar::Window<R>, m: &Member) -> Option<Vec<u8>> {
+    fn kpack_member<'a>(&mut self, input: Window<'_, 'a>, m: &Member) -> Option<Vec<u8>> {
         if !m.name.ends_with(".kpack") || m.stored_size == 0 {
             return None;
         }
@@ -104,9 +105,9 @@ impl Explorer<'_, '_, '_> {
 
     /// One member of a package lying at `package`: explored in place when stored, inflated
     /// into a new byte space when deflated.
-    fn member<'a, R: ReadRef<'a>>(
+    fn member<'a>(
         &mut self,
-        input: ar::Window<R>,
+        input: Window<'_, 'a>,
         m: &Member,
         node: &mut Node,
         package: Span,
@@ -127,14 +128,7 @@ impl Explorer<'_, '_, '_> {
     /// archive, an offload container or a device image. Anything else is listed only.
     /// Every reader here takes a window on the input (a window in a window is one window), so
     /// that packages in packages do not make ever longer reader types.
-    fn member_bytes<'a, R: ReadRef<'a>>(
-        &mut self,
-        input: ar::Window<R>,
-        node: &mut Node,
-        span: Span,
-        depth: u32,
-        level: u32,
-    ) {
+    fn member_bytes<'a>(&mut self, input: Window<'_, 'a>, node: &mut Node, span: Span, depth: u32, level: u32) {
         if depth > self.opts.max_depth {
             node.children.push(too_deep(span, self.opts.max_depth));
             return;
@@ -171,9 +165,9 @@ impl Explorer<'_, '_, '_> {
 
     /// A deflated zip member: its first bytes are inflated to tell what it is, and only an
     /// object, library, archive, bundle or package is inflated in full, to its declared size.
-    fn deflated_member<'a, R: ReadRef<'a>>(
+    fn deflated_member<'a>(
         &mut self,
-        input: ar::Window<R>,
+        input: Window<'_, 'a>,
         m: &Member,
         node: &mut Node,
         span: Span,
@@ -231,14 +225,7 @@ impl Explorer<'_, '_, '_> {
 
     /// A gzip, zstd or xz stream: decompressed (within the limits) into a new byte space, and
     /// what comes out explored like a member.
-    fn stream<'a, R: ReadRef<'a>>(
-        &mut self,
-        input: ar::Window<R>,
-        method: StreamMethod,
-        span: Span,
-        depth: u32,
-        level: u32,
-    ) -> Node {
+    fn stream<'a>(&mut self, input: Window<'_, 'a>, method: StreamMethod, span: Span, depth: u32, level: u32) -> Node {
         let name = method.name();
         let mut node =
             Node::new(NodeKind::CompressedPayload, format!("{name} stream ({})", human_size(span.size)), span);
@@ -273,7 +260,8 @@ impl Explorer<'_, '_, '_> {
         let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
         self.spaces.push(ByteSpace { label, size: inner.size, origin: Some(origin), data: None });
         let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed ({})", human_size(inner.size)), inner);
-        self.member_bytes(ar::Window::new(&plain[..], 0, inner.size), &mut dec, inner, depth + 1, level);
+        let bytes: &[u8] = &plain;
+        self.member_bytes(Window::whole(&bytes), &mut dec, inner, depth + 1, level);
         let space = &mut self.spaces[inner.space as usize];
         if holds_offload(&dec) {
             space.data = Some(plain);

@@ -1,6 +1,7 @@
 //! Composition rules of a set of entry IDs, and the exact refusals of clang-offload-bundler 22.
 
 use super::*;
+use crate::util::sort;
 
 /// A composition rule of a bundle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -240,7 +241,7 @@ fn check_conflicts(ids: &[&str], valid: &[&(usize, EntryId)], out: &mut Vec<Viol
         let prefix = e.standardized();
         let prefix = prefix.strip_suffix(e.target_id().unwrap_or("")).unwrap_or(&prefix).to_string();
         let mut names: Vec<String> = tid.features.iter().map(|(n, _)| n.clone()).collect();
-        names.sort();
+        sort::sort(&mut names);
         match first.get(&(prefix.clone(), tid.processor.clone())) {
             None => {
                 first.insert((prefix, tid.processor), (i, names));

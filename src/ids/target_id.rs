@@ -1,6 +1,7 @@
 //! Target IDs: a processor and its `+`/`-` features, parsed, checked and put in canonical order.
 
 use super::*;
+use crate::util::sort;
 
 /// The value a target ID gives a feature: `+` or `-`. A feature that is absent means "any".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,7 +83,7 @@ fn parse_feature(piece: &str, offset: usize) -> Result<RawFeature<'_>> {
 /// Each feature may appear once. Sorting keeps this O(n log n) on hostile input.
 fn check_unique(features: &[RawFeature<'_>]) -> Result<()> {
     let mut order: Vec<usize> = (0..features.len()).collect();
-    order.sort_by(|&a, &b| features[a].name.cmp(features[b].name).then(a.cmp(&b)));
+    sort::sort_by(&mut order, |&a, &b| features[a].name.cmp(features[b].name).then(a.cmp(&b)));
     let repeat = order.windows(2).filter(|w| features[w[0]].name == features[w[1]].name).map(|w| w[1]).min();
     match repeat {
         None => Ok(()),
@@ -141,7 +142,7 @@ impl TargetId {
     /// as written; [`TargetId::parse_amdgpu`] maps aliases to canonical names.
     pub fn canonical(&self) -> String {
         let mut sorted: Vec<&(String, FeatureSetting)> = self.features.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        sort::sort_by(&mut sorted, |a, b| a.0.cmp(&b.0));
         let mut out = self.processor.clone();
         for (name, setting) in sorted {
             out.push(':');

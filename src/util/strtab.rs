@@ -17,6 +17,7 @@
 //! map, then sorts with a three-way radix quicksort whose result is a total order on distinct
 //! strings), so this builder takes strings in any order and gives LLVM's bytes.
 
+use crate::util::sort;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
@@ -36,9 +37,9 @@ impl StringTable {
         I: IntoIterator<Item = &'s [u8]>,
     {
         let mut unique: Vec<&[u8]> = strings.into_iter().collect();
-        unique.sort_unstable();
+        sort::sort(&mut unique);
         unique.dedup();
-        unique.sort_by(|a, b| compare_tails(a, b));
+        sort::sort_by(&mut unique, |a, b| compare_tails(a, b));
         layout(&unique)
     }
 

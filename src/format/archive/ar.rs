@@ -63,6 +63,7 @@
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
 use crate::util::bytes::human_size;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -248,6 +249,11 @@ impl Archive {
 /// Fails only when `input` is not an archive at all; a malformed member ends the walk with
 /// [`Archive::error`] set, and the members before it are kept.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Archive> {
+    read_window(Window::whole(&input))
+}
+
+/// [`read`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_window<'a>(input: Window<'_, 'a>) -> Result<Archive> {
     let size = input.len().map_err(|()| Error::new(0, "archive", "an input of known length", "a read error"))?;
     let magic = input.read_bytes_at(0, size.min(8)).unwrap_or(&[]);
     let thin = magic == THIN_MAGIC;
@@ -774,53 +780,4 @@ fn member_node(m: &Member, base: Span) -> Node {
     // The offset of the member's bytes, with their span (empty for a thin member).
     node.field("data_offset", m.data_offset, Some(span_of(base, &m.data_range())));
     node
-}
-
-// ---------------------------------------------------------------------------------------------
-// A member as an input of its own
-// ---------------------------------------------------------------------------------------------
-
-/// The bytes `offset..offset + len` of a `ReadRef`, themselves a `ReadRef`: lets a member be
-/// explored with the readers of whole files while the archive stays lazily read.
-#[derive(Clone, Copy, Debug)]
-pub struct Window<R> {
-    inner: R,
-    offset: u64,
-    len: u64,
-}
-
-impl<R> Window<R> {
-    pub fn new(inner: R, offset: u64, len: u64) -> Self {
-        Window { inner, offset, len }
-    }
-
-    /// The bytes `offset..offset + len` of this window, as a window on the same input (so that
-    /// windows in windows stay one type), cut to lie within this one.
-    pub fn sub(self, offset: u64, len: u64) -> Self {
-        let offset = offset.min(self.len);
-        Window { inner: self.inner, offset: self.offset + offset, len: len.min(self.len - offset) }
-    }
-}
-
-impl<'a, R: ReadRef<'a>> ReadRef<'a> for Window<R> {
-    fn len(self) -> core::result::Result<u64, ()> {
-        Ok(self.len)
-    }
-
-    fn read_bytes_at(self, offset: u64, size: u64) -> core::result::Result<&'a [u8], ()> {
-        let end = offset.checked_add(size).ok_or(())?;
-        if end > self.len {
-            return Err(());
-        }
-        self.inner.read_bytes_at(self.offset.checked_add(offset).ok_or(())?, size)
-    }
-
-    fn read_bytes_at_until(self, range: Range<u64>, delimiter: u8) -> core::result::Result<&'a [u8], ()> {
-        if range.start > range.end || range.end > self.len {
-            return Err(());
-        }
-        let start = self.offset.checked_add(range.start).ok_or(())?;
-        let end = self.offset.checked_add(range.end).ok_or(())?;
-        self.inner.read_bytes_at_until(start..end, delimiter)
-    }
 }

@@ -22,6 +22,7 @@
 use crate::error::{Error, Result};
 use crate::tree::{Node, NodeKind, Severity, Span};
 use crate::util::bytes::{align_up, checked_end, human_size, Reader};
+use crate::util::sort;
 use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
@@ -342,7 +343,7 @@ pub fn unused_ranges(len: u64, header: &Header) -> Vec<(u64, u64)> {
         .map(|e| (e.offset, e.offset.saturating_add(e.size).min(len)))
         .collect();
     used.push((0, header.size.min(len)));
-    used.sort_unstable();
+    sort::sort(&mut used);
     let mut gaps = Vec::new();
     let mut pos = 0;
     for (start, end) in used {
@@ -424,7 +425,7 @@ fn diagnose_layout(node: &mut Node, header: &Header, span: Span) {
             ranges.push((e.offset, e.offset + e.size, &e.id));
         }
     }
-    ranges.sort_unstable();
+    sort::sort(&mut ranges);
     for pair in ranges.windows(2) {
         if pair[1].0 < pair[0].1 {
             node.diag(

@@ -27,6 +27,7 @@
 
 use crate::error::{Error, Result};
 use crate::util::bytes::{align_up, checked_end, slice_at};
+use crate::util::sort;
 use crate::util::strtab::StringTable;
 use alloc::borrow::Cow;
 use alloc::format;
@@ -1154,7 +1155,7 @@ impl RelocatableElf<'_> {
     /// File offsets of every section and of the section header table.
     fn layout(&self, sizes: &[(u64, u64, u64)]) -> Result<(Vec<u64>, u64)> {
         let mut by_offset: Vec<usize> = (0..self.sections.len()).collect();
-        by_offset.sort_by_key(|&i| self.sections[i].original_offset);
+        sort::sort_by_key(&mut by_offset, |&i| self.sections[i].original_offset);
         let mut offsets = vec![0u64; self.sections.len()];
         let mut pos = self.form.ehdr_size();
         for i in by_offset {

@@ -21,6 +21,7 @@
 //! CLI's file cache, the app's sliced reads) a large library costs little more than its headers.
 
 use crate::error::{Error, Result};
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -107,6 +108,11 @@ pub fn is_host_file(head: &[u8]) -> bool {
 
 /// Reads a host file's headers and its offload sections.
 pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
+    read_host_window(Window::whole(&input))
+}
+
+/// [`read_host`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_host_window<'a>(input: Window<'_, 'a>) -> Result<HostFile<'a>> {
     let file = object::File::parse(input).map_err(|e| unreadable_host(input, e))?;
     let mut sections = Vec::new();
     for section in file.sections() {

@@ -1,6 +1,7 @@
 //! Reading: the header, entry records, strings and compressed payloads, every length checked.
 
 use super::*;
+use crate::util::sort;
 
 /// Reads the offload binary at the start of `data` (bytes after its size are ignored, except the
 /// padding up to the next multiple of 8, which is kept for writing back).
@@ -456,7 +457,7 @@ fn check_overlaps(header: &RawHeader, entries: &[EntryLayout], notes: &mut Notes
         regions.push((image, format!("the image of entry {i}")));
     }
     regions.retain(|(r, _)| r.start < r.end);
-    regions.sort_by_key(|(r, _)| (r.start, r.end));
+    sort::sort_by_key(&mut regions, |(r, _)| (r.start, r.end));
     let mut widest: Option<(Range<u64>, &str)> = None;
     for (range, what) in &regions {
         if let Some((w, w_what)) = &widest {

@@ -1,6 +1,7 @@
 //! The annotated tree nodes of offload binaries, their entries, strings and gaps.
 
 use super::*;
+use crate::util::sort;
 
 /// Where offsets of a binary land in a byte space: `base + (offset - shift)`.
 #[derive(Clone, Copy)]
@@ -245,14 +246,14 @@ fn body_nodes(bin: &OffloadBinary<'_>, layout: &Layout<'_>, place: Place) -> Vec
         covered.push(e.raw.image_offset..e.raw.image_offset + e.raw.image_size);
     }
     nodes.extend(gap_nodes(body, &covered, body_start..body.len() as u64, place));
-    nodes.sort_by_key(|n| n.span.offset);
+    sort::sort_by_key(&mut nodes, |n| n.span.offset);
     nodes
 }
 
 /// Padding or unknown nodes for the bytes of `within` that no range in `covered` reaches.
 fn gap_nodes(buf: &[u8], covered: &[Range<u64>], within: Range<u64>, place: Place) -> Vec<Node> {
     let mut ranges: Vec<Range<u64>> = covered.iter().filter(|r| r.start < r.end).cloned().collect();
-    ranges.sort_by_key(|r| r.start);
+    sort::sort_by_key(&mut ranges, |r| r.start);
     let mut gaps = Vec::new();
     let mut pos = within.start;
     for r in ranges.iter().chain(core::iter::once(&(within.end..within.end))) {

@@ -24,6 +24,7 @@
 use super::{EntryKind, Listing, Member, Problem};
 use crate::error::{Error, Result};
 use crate::tree::Severity;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::String;
 use object::ReadRef;
@@ -40,6 +41,11 @@ pub fn is_cpio(head: &[u8]) -> bool {
 
 /// Lists a cpio archive's members; a damaged header ends the walk with a listing problem.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
+    read_window(Window::whole(&input))
+}
+
+/// [`read`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     let len = input.len().map_err(|()| Error::new(0, "cpio", "an input of known length", "a read error"))?;
     let mut listing = Listing::new("cpio");
     let mut pos = 0u64;

@@ -13,6 +13,7 @@ use super::{EntryKind, Listing, Member, Problem};
 use crate::error::Result;
 use crate::format::archive::ar;
 use crate::tree::Severity;
+use crate::util::window::Window;
 use alloc::format;
 use object::ReadRef;
 
@@ -23,6 +24,11 @@ pub fn is_deb(head: &[u8]) -> bool {
 
 /// Lists a `.deb`'s members.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
+    read_window(Window::whole(&input))
+}
+
+/// [`read`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     let archive = ar::read(input)?;
     let mut listing = Listing::new("deb");
     for m in &archive.members {

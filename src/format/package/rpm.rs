@@ -36,6 +36,7 @@
 use super::{be, EntryKind, Listing, Member};
 use crate::error::{Error, Result};
 use crate::tree::Severity;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::String;
 use object::ReadRef;
@@ -59,6 +60,11 @@ const TAGS: [(u32, &str); 6] = [
 
 /// Reads the lead and both headers; the payload is the one member.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
+    read_window(Window::whole(&input))
+}
+
+/// [`read`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     let len = input.len().map_err(|()| Error::new(0, "rpm", "an input of known length", "a read error"))?;
     let lead = input
         .read_bytes_at(0, LEAD_SIZE)

@@ -35,6 +35,7 @@ use crate::tree::Severity;
 use alloc::format;
 use alloc::string::{String, ToString};
 
+use crate::util::window::Window;
 use object::ReadRef;
 
 const BLOCK: u64 = 512;
@@ -57,6 +58,11 @@ struct Pending {
 /// Lists a tar archive's members. Reading stops at the end marker, at the end of the input,
 /// or at the first damaged header (a listing problem); the members before it are kept.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
+    read_window(Window::whole(&input))
+}
+
+/// [`read`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     let len = input.len().map_err(|()| Error::new(0, "tar", "an input of known length", "a read error"))?;
     let mut listing = Listing::new("tar");
     let mut pos = 0u64;

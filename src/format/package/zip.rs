@@ -77,6 +77,8 @@
 use super::{le, Compression, EntryKind, Listing, Member, Problem};
 use crate::error::{Error, Result};
 use crate::tree::Severity;
+use crate::util::sort;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -107,6 +109,11 @@ struct Directory {
 
 /// Lists a zip file's members from its central directory and local headers.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
+    read_window(Window::whole(&input))
+}
+
+/// [`read`] through a [`Window`], compiled once whatever the caller's reader.
+fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     let len = input.len().map_err(|()| Error::new(0, "zip", "an input of known length", "a read error"))?;
     let end = find_end(input, len)?;
     let dir = directory(input, end)?;
@@ -447,7 +454,7 @@ fn fail(m: &mut Member, e: &Error) {
 /// share one stream. Neither of two overlapping members is explored.
 fn mark_overlaps(members: &mut [Member]) {
     let mut order: Vec<usize> = (0..members.len()).filter(|&i| members[i].readable).collect();
-    order.sort_by_key(|&i| members[i].header.0);
+    sort::sort_by_key(&mut order, |&i| members[i].header.0);
     let mut furthest: Option<usize> = None;
     for &i in &order {
         if let Some(prev) = furthest {

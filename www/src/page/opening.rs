@@ -6,6 +6,8 @@
 //! archives show the targets and kernels of an ordinary build. Archives dropped alone open as
 //! files of their own (their code objects listed).
 
+use offload::util::sort;
+
 /// Whether a file is a kpack archive, by its name as the splitter writes it (`<prefix>_<arch>.kpack`).
 pub fn is_kpack_archive(name: &str) -> bool {
     name.len() > ".kpack".len() && name.to_ascii_lowercase().ends_with(".kpack")
@@ -16,7 +18,7 @@ pub fn is_kpack_archive(name: &str) -> bool {
 /// the same order whatever order the files were dropped in.
 pub fn split_drop(names: &[String]) -> (Vec<usize>, Vec<usize>) {
     let (mut archives, others): (Vec<usize>, Vec<usize>) = (0..names.len()).partition(|&i| is_kpack_archive(&names[i]));
-    archives.sort_by(|&a, &b| names[a].cmp(&names[b]));
+    sort::sort_by(&mut archives, |&a, &b| names[a].cmp(&names[b]));
     if others.is_empty() {
         (archives, Vec::new())
     } else {

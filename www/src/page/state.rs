@@ -16,6 +16,7 @@ use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
 use offload::fit::Fit;
 use offload::tree::{Span, Value};
+use offload::util::sort;
 use std::rc::Rc;
 
 pub type TabId = u32;
@@ -290,7 +291,7 @@ impl Tab {
     pub fn marked(&self) -> Vec<NodeId> {
         let (Some(doc), Some(version)) = (self.doc(), self.versions.get(self.current)) else { return Vec::new() };
         let mut out: Vec<NodeId> = version.marks.iter().filter_map(|p| doc.node_at(p)).collect();
-        out.sort_unstable();
+        sort::sort(&mut out);
         out.dedup();
         out
     }

@@ -152,6 +152,35 @@ pub enum FromWorker {
     Answer { request: u32, answer: Answer },
 }
 
+/// What the explorer worker reads of a message from its editor before relaying it to the page
+/// untouched: whether the editor is ready, and an edit's new version of the file (which the
+/// explorer keeps). Only this much is decoded — postcard reads a message's start and leaves the
+/// rest — so the explorer worker carries no decoder for documents. The variants mirror those
+/// of [`FromWorker`] and [`Report`], in order, up to `Edited`; variants with fields are read as
+/// unit variants, which consumes only their index (`www/tests/messages.rs` checks the mirror).
+#[derive(Deserialize, Debug)]
+pub enum FromEditor {
+    Ready,
+    Report(EditorReport),
+}
+
+/// [`Report`]'s variants up to `Edited`; see [`FromEditor`].
+#[derive(Deserialize, Debug)]
+pub enum EditorReport {
+    Progress,
+    Explored,
+    Failed,
+    EditProgress,
+    Edited(EditedVersion),
+}
+
+/// The start of an [`EditedFile`]: the new version's `Blob`.
+#[derive(Deserialize, Debug)]
+pub struct EditedVersion {
+    #[serde(with = "js_slots")]
+    pub file: web_sys::Blob,
+}
+
 /// What happens to the file the worker explores.
 #[derive(Serialize, Deserialize, Debug)]
 pub enum Report {

@@ -6,7 +6,7 @@
 //! Nested dedicated workers are a worker's own: when the page terminates the explorer (Cancel,
 //! closing the tab), the editor stops with it.
 
-use crate::wire::messages::{decode, encode, CompanionBytes, EditJob, FromWorker, Report};
+use crate::wire::messages::{decode, encode, CompanionBytes, EditJob, EditorReport, FromEditor, Report};
 use crate::wire::settings::Settings;
 use crate::worker::explore::keep_quietly;
 use crate::worker::kept::{take_companions, Explored};
@@ -102,9 +102,9 @@ fn spawn(kept: Kept) -> Result<Editor, String> {
 
 /// One message from the editor (an encoded `FromWorker`): `Ready`, or a report for the page.
 fn heard(kept: &Kept, message: JsValue) {
-    let edited = match decode::<FromWorker>(message.clone()) {
-        Ok(FromWorker::Ready) => return editor_ready(),
-        Ok(FromWorker::Report(Report::Edited(edited))) => Some(edited.file),
+    let edited = match decode::<FromEditor>(message.clone()) {
+        Ok(FromEditor::Ready) => return editor_ready(),
+        Ok(FromEditor::Report(EditorReport::Edited(edited))) => Some(edited.file),
         _ => None,
     };
     // The page hears first; what it asks next waits until the new version is kept, since this

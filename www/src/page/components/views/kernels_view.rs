@@ -7,6 +7,7 @@
 use crate::page::state::Action;
 use crate::wire::doc::{Doc, NodeId};
 use offload::kernels::{KernelCell, KernelRow};
+use offload::util::sort;
 use std::cmp::Reverse;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
@@ -83,8 +84,8 @@ pub fn visible_rows<'r>(rows: &'r [KernelRow], filter: &str, key: SortKey) -> Ve
         rows.iter().filter(|r| filter.is_empty() || r.name.to_lowercase().contains(&filter)).collect();
     match key {
         SortKey::File => {}
-        SortKey::Name => out.sort_by(|a, b| a.name.cmp(&b.name)),
-        SortKey::Value { column, metric } => out.sort_by_key(|r| {
+        SortKey::Name => sort::sort_by(&mut out, |a, b| a.name.cmp(&b.name)),
+        SortKey::Value { column, metric } => sort::sort_by_key(&mut out, |r| {
             let v = r.cells.get(column).and_then(Option::as_ref).and_then(|c| metric.of(c));
             (v.is_none(), Reverse(v))
         }),
