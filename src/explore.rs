@@ -29,6 +29,7 @@ use alloc::vec::Vec;
 use object::ReadRef;
 
 mod kpacked;
+#[cfg_attr(not(feature = "packages"), allow(dead_code))]
 mod packages;
 
 /// How much work exploring may do.
@@ -160,7 +161,7 @@ fn explore_asked<'a>(
         ex.host_file(input, &mut root, 0);
     } else if let Some(kind) = package::detect(head) {
         // Before `ar`: a `.deb` is an ar archive too.
-        root.children.push(ex.package(input, kind, whole, 0, 0));
+        ex.top_package(input, kind, &mut root);
     } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
@@ -191,6 +192,16 @@ fn explore_asked<'a>(
     }
     limit_entries(&mut root, opts.max_entries);
     Tree { spaces: ex.spaces, root }
+}
+
+/// The package kind a file whose first 4096 bytes are `head` is explored as, if any: what
+/// [`explore`] checks before it (device images, host files) comes first. The web page's lean
+/// explorer, built without the `packages` feature, hands such files to the one built with it.
+pub fn package_kind(head: &[u8]) -> Option<package::Kind> {
+    if image::is_device_elf(head) || host::is_host_file(head) {
+        return None;
+    }
+    package::detect(head)
 }
 
 /// Cuts every node's children to `max`, saying so on the node: each format already bounds its
@@ -247,6 +258,20 @@ impl Explorer<'_, '_, '_> {
         if !root.children.is_empty() {
             root.diag(Severity::Note, "offload data found by its magic bytes in the unreadable host file", None);
         }
+    }
+
+    /// A whole file that is a package: its members, explored.
+    #[cfg(feature = "packages")]
+    fn top_package(&mut self, input: Window<'_, '_>, kind: package::Kind, root: &mut Node) {
+        root.children.push(self.package(input, kind, root.span, 0, 0));
+    }
+
+    /// A whole file that is a package, in a build without the package readers (the web page's
+    /// lean explorer, which hands packages to the full one before exploring them).
+    #[cfg(not(feature = "packages"))]
+    fn top_package(&mut self, _input: Window<'_, '_>, kind: package::Kind, root: &mut Node) {
+        let message = format!("a {} file: this build of the explorer reads no packages", kind.name());
+        root.diag(Severity::Error, message, None);
     }
 
     fn host_file<'a>(&mut self, input: Window<'_, 'a>, root: &mut Node, depth: u32) {

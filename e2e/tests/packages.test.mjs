@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { OFFLOAD, must, sharedPage, shot } from '../support.mjs';
+import { FIXTURES, OFFLOAD, cliList, dropFile, must, openPage, pageTargets, sharedPage, shot } from '../support.mjs';
 
 const CACHE = process.env.OFFLOAD_WHEEL_CACHE ?? join(homedir(), '.cache/offload-explorer/wheels');
 const WHEELS = [
@@ -45,6 +45,33 @@ test('wheels picked through the file input show their AMD and NVIDIA targets und
     assert.deepEqual([...shown].sort(), [...expected].sort(), `${wheel}: Runs on lists the targets offload sizes finds`);
     console.log(`${wheel}: ${shown.length} ${vendor} targets under "Runs on", ${ms} ms from picking the file to the summary`);
     await shot(page, `package-${vendor.toLowerCase()}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('packages load the package explorer, by their name or by their bytes; other files do not', async () => {
+  // Without the service worker, which would fetch every file of the site in the background.
+  const own = await openPage(shared.site.browser, shared.site.siteUrl, problems, { serviceWorkers: 'block' });
+  const fetched = [];
+  own.context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+  const targetsOf = (path) => cliList(path).targets.map((t) => t.target_id);
+  try {
+    await dropFile(own.page, join(FIXTURES, 'hip_elf_2arch.o'));
+    assert.ok(fetched.includes('worker_bg.wasm'), `the explorer was loaded: ${fetched.join(' ')}`);
+    assert.deepEqual(fetched.filter((f) => f.startsWith('package_worker')), [], 'a host file loads no package explorer');
+
+    const deb = join(FIXTURES, 'packages/gpu-libs_1.0_amd64.deb');
+    await dropFile(own.page, deb);
+    assert.deepEqual(await pageTargets(own.page), targetsOf(deb), 'a .deb by its name');
+    assert.ok(fetched.includes('package_worker_bg.wasm'), `the package explorer was loaded: ${fetched.join(' ')}`);
+
+    // The lean explorer alone would say it reads no packages.
+    const tarGz = join(FIXTURES, 'packages/pkg.tar.gz');
+    await dropFile(own.page, tarGz, 'libraries.bin');
+    assert.deepEqual(await pageTargets(own.page), targetsOf(tarGz), 'a .tar.gz under another name');
+    await shot(own.page, 'package-by-its-bytes');
+  } finally {
+    await own.context.close();
   }
   assert.deepEqual(problems, []);
 });

@@ -1,11 +1,11 @@
-//! The explorer worker reads only the start of its editor's messages (`FromEditor`): the editor
+//! The explorer worker reads only the start of its editor's messages (`FromNested`): the editor
 //! posts real `FromWorker` messages, and what the explorer reads of them must be what they
 //! say — `Ready`, an edit's new `Blob` — and nothing else for every other report. In the
 //! browser only: the messages carry `Blob`s.
 #![cfg(target_arch = "wasm32")]
 
 use offload_www::wire::doc::explore_bytes;
-use offload_www::wire::messages::{decode, encode, EditedFile, EditorReport, FromEditor, FromWorker, Report};
+use offload_www::wire::messages::{decode, encode, EditedFile, FromNested, FromWorker, NestedReport, Report};
 use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
@@ -16,13 +16,13 @@ fn blob_of(bytes: &[u8]) -> web_sys::Blob {
     web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap()
 }
 
-fn heard(message: &FromWorker) -> Result<FromEditor, String> {
-    decode::<FromEditor>(encode(message).unwrap())
+fn heard(message: &FromWorker) -> Result<FromNested, String> {
+    decode::<FromNested>(encode(message).unwrap())
 }
 
 #[test]
 fn ready_is_read_as_ready() {
-    assert!(matches!(heard(&FromWorker::Ready), Ok(FromEditor::Ready)));
+    assert!(matches!(heard(&FromWorker::Ready), Ok(FromNested::Ready)));
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn an_edit_gives_its_new_file() {
         notes: vec!["a note".into()],
     };
     match heard(&FromWorker::Report(Report::Edited(Box::new(edited)))) {
-        Ok(FromEditor::Report(EditorReport::Edited(version))) => assert_eq!(version.file.size(), 1000.0),
+        Ok(FromNested::Report(NestedReport::Edited(version))) => assert_eq!(version.file.size(), 1000.0),
         other => panic!("expected the edited version, read {other:?}"),
     }
 }

@@ -24,10 +24,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
 
-/// The worker script Trunk writes (`data-loader-shim`), relative to the page's base URL so the
-/// site works from any sub-path.
-pub const WORKER_SCRIPT: &str = "worker_loader.js";
-
 /// The requests of one kind waiting for their answer, by request number.
 type Waiting<T> = HashMap<u32, oneshot::Sender<Result<T, String>>>;
 
@@ -63,11 +59,10 @@ pub struct ExplorerWorker {
 }
 
 impl ExplorerWorker {
-    /// Starts a worker; `on_report` hears what happens to its file (a worker that stops on an
-    /// error is reported as [`Report::Failed`]).
-    pub fn spawn(on_report: impl Fn(Report) + 'static) -> Result<ExplorerWorker, String> {
-        let worker =
-            Worker::new(WORKER_SCRIPT).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
+    /// Starts a worker from `script` ([`crate::page::opening::worker_script`]); `on_report` hears what happens to its
+    /// file (a worker that stops on an error is reported as [`Report::Failed`]).
+    pub fn spawn(script: &str, on_report: impl Fn(Report) + 'static) -> Result<ExplorerWorker, String> {
+        let worker = Worker::new(script).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
         let shared = Rc::new(RefCell::new(Shared {
             ready: false,
             queue: Vec::new(),

@@ -152,21 +152,22 @@ pub enum FromWorker {
     Answer { request: u32, answer: Answer },
 }
 
-/// What the explorer worker reads of a message from its editor before relaying it to the page
-/// untouched: whether the editor is ready, and an edit's new version of the file (which the
-/// explorer keeps). Only this much is decoded — postcard reads a message's start and leaves the
-/// rest — so the explorer worker carries no decoder for documents. The variants mirror those
-/// of [`FromWorker`] and [`Report`], in order, up to `Edited`; variants with fields are read as
-/// unit variants, which consumes only their index (`www/tests/messages.rs` checks the mirror).
+/// What the explorer worker reads of a message from a worker it started (the editor, the
+/// package explorer) before relaying it to the page untouched: whether that worker is ready,
+/// and an edit's new version of the file (which the explorer keeps). Only this much is decoded
+/// — postcard reads a message's start and leaves the rest — so the explorer worker carries no
+/// decoder for documents. The variants mirror those of [`FromWorker`] and [`Report`], in
+/// order, up to `Edited`; variants with fields are read as unit variants, which consumes only
+/// their index (`www/tests/messages.rs` checks the mirror).
 #[derive(Deserialize, Debug)]
-pub enum FromEditor {
+pub enum FromNested {
     Ready,
-    Report(EditorReport),
+    Report(NestedReport),
 }
 
-/// [`Report`]'s variants up to `Edited`; see [`FromEditor`].
+/// [`Report`]'s variants up to `Edited`; see [`FromNested`].
 #[derive(Deserialize, Debug)]
-pub enum EditorReport {
+pub enum NestedReport {
     Progress,
     Explored,
     Failed,

@@ -2,21 +2,17 @@
 //! handed to the editor, started on the first edit and kept for the next; what the editor
 //! reports goes to the page as it is, and the new version it made becomes the explorer's
 //! current file (explored here again, for the reads, downloads and hash checks that follow).
-//!
-//! Nested dedicated workers are a worker's own: when the page terminates the explorer (Cancel,
-//! closing the tab), the editor stops with it.
 
-use crate::wire::messages::{decode, encode, CompanionBytes, EditJob, EditorReport, FromEditor, Report};
+use crate::wire::messages::{decode, encode, CompanionBytes, EditJob, FromNested, NestedReport, Report};
 use crate::wire::settings::Settings;
 use crate::worker::explore::keep_quietly;
 use crate::worker::kept::{take_companions, Explored};
+use crate::worker::nested::Nested;
 use crate::worker::outbox::{self, report};
 use offload::edit::Edit;
 use std::cell::RefCell;
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use wasm_bindgen::JsValue;
 
 /// The editor worker's script, written by Trunk next to the explorer's (`data-loader-shim`);
 /// relative to the explorer's own script, so the site works from any sub-path.
@@ -25,14 +21,9 @@ const EDITOR_SCRIPT: &str = "editor_loader.js";
 type Kept = Rc<RefCell<Option<Explored>>>;
 
 struct Editor {
-    worker: Worker,
-    ready: bool,
-    /// The job posted before the editor's code was loaded (it would drop it).
-    queued: Option<JsValue>,
+    worker: Nested,
     /// The name and limits of the edit under way: its new version is explored with them.
     running: Option<(String, Settings)>,
-    _on_message: Closure<dyn Fn(MessageEvent)>,
-    _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
 thread_local! {
@@ -52,16 +43,11 @@ pub(crate) fn start(kept: &Kept, edit: Edit, settings: Settings) {
     let sent = EDITOR.with(|slot| {
         let mut slot = slot.borrow_mut();
         if slot.is_none() {
-            *slot = Some(spawn(kept.clone())?);
+            *slot = Some(Editor { worker: spawn(kept.clone())?, running: None });
         }
         let editor = slot.as_mut().expect("just started");
         editor.running = Some((job.name.clone(), settings));
-        if editor.ready {
-            editor.worker.post_message(&message).map_err(|e| format!("{e:?}"))
-        } else {
-            editor.queued = Some(message);
-            Ok(())
-        }
+        editor.worker.post(message)
     });
     if let Err(message) = sent {
         report(Report::EditFailed { message: format!("the editor could not be started: {message}"), payload: None });
@@ -86,25 +72,23 @@ fn job(kept: &Kept, edit: Edit, settings: Settings) -> Result<EditJob, String> {
     })
 }
 
-fn spawn(kept: Kept) -> Result<Editor, String> {
-    let worker = Worker::new(EDITOR_SCRIPT).map_err(|e| format!("{e:?}"))?;
-    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| heard(&kept, event.data()));
-    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(|event: ErrorEvent| {
-        // The editor died: the next edit starts another.
-        EDITOR.with(|slot| slot.borrow_mut().take());
-        let message = format!("the editor stopped: {}", event.message());
-        report(Report::EditFailed { message, payload: None });
-    });
-    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    Ok(Editor { worker, ready: false, queued: None, running: None, _on_message: on_message, _on_error: on_error })
+fn spawn(kept: Kept) -> Result<Nested, String> {
+    Nested::start(
+        EDITOR_SCRIPT,
+        move |message| heard(&kept, message),
+        |why| {
+            // The editor died: the next edit starts another.
+            EDITOR.with(|slot| slot.borrow_mut().take());
+            report(Report::EditFailed { message: format!("the editor stopped: {why}"), payload: None });
+        },
+    )
 }
 
 /// One message from the editor (an encoded `FromWorker`): `Ready`, or a report for the page.
 fn heard(kept: &Kept, message: JsValue) {
-    let edited = match decode::<FromEditor>(message.clone()) {
-        Ok(FromEditor::Ready) => return editor_ready(),
-        Ok(FromEditor::Report(EditorReport::Edited(edited))) => Some(edited.file),
+    let edited = match decode::<FromNested>(message.clone()) {
+        Ok(FromNested::Ready) => return editor_ready(),
+        Ok(FromNested::Report(NestedReport::Edited(edited))) => Some(edited.file),
         _ => None,
     };
     // The page hears first; what it asks next waits until the new version is kept, since this
@@ -123,10 +107,7 @@ fn heard(kept: &Kept, message: JsValue) {
 fn editor_ready() {
     EDITOR.with(|slot| {
         if let Some(editor) = slot.borrow_mut().as_mut() {
-            editor.ready = true;
-            if let Some(job) = editor.queued.take() {
-                let _ = editor.worker.post_message(&job);
-            }
+            editor.worker.now_ready();
         }
     });
 }

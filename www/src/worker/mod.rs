@@ -5,7 +5,9 @@
 //! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
 //! `explore` (exploring a file), `editing` (edits, handed to the editor worker, [`editor`],
 //! which runs `edit`), `edit` (hash checks too), `prepare` (downloads), `kept` (what is kept of
-//! the explored file, and the reads from it), `outbox` (posting to the page).
+//! the explored file, and the reads from it), `outbox` (posting to the page), `nested` (the
+//! workers this one starts) and, in the lean build without the package readers,
+//! `package_explorer` (packages handed to the worker built with them).
 //! The logic that needs no browser — the tar writer ([`tar`]), device archives
 //! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
 //! there.
@@ -29,7 +31,11 @@ mod explore;
 #[cfg(target_arch = "wasm32")]
 mod kept;
 #[cfg(target_arch = "wasm32")]
+mod nested;
+#[cfg(target_arch = "wasm32")]
 mod outbox;
+#[cfg(all(target_arch = "wasm32", not(feature = "packages")))]
+mod package_explorer;
 #[cfg(target_arch = "wasm32")]
 mod prepare;
 
@@ -55,7 +61,12 @@ pub fn run() {
 /// Hands one message from the page to the module that answers it.
 #[cfg(target_arch = "wasm32")]
 fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
-    match decode::<ToWorker>(message) {
+    let decoded = decode::<ToWorker>(message.clone());
+    #[cfg(not(feature = "packages"))]
+    if package_explorer::takes(&message, &decoded) {
+        return;
+    }
+    match decoded {
         Ok(ToWorker::Explore { name, file, companions, settings }) => {
             let doc = explore::read_companions(&companions)
                 .map(|companions| explore::explore_file(&name, file, companions, &settings, kept));

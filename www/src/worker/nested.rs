@@ -1,0 +1,54 @@
+//! A worker the explorer worker starts itself: the editor ([`super::editing`]) and, in the lean
+//! explorer, the package explorer ([`super::package_explorer`]). Nested dedicated workers are
+//! their parent's own: when the page terminates the explorer (Cancel, closing the tab), they
+//! stop with it.
+//!
+//! A worker drops what it is sent before its code has loaded, so messages wait here until it
+//! says it is ready.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+pub(crate) struct Nested {
+    worker: Worker,
+    ready: bool,
+    queued: Vec<JsValue>,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
+impl Nested {
+    /// Starts the worker at `script` (a loader Trunk writes next to the explorer's own script,
+    /// so relative to it); `heard` gets each message it posts, `stopped` why it stopped.
+    pub(crate) fn start(
+        script: &str,
+        heard: impl Fn(JsValue) + 'static,
+        stopped: impl Fn(String) + 'static,
+    ) -> Result<Nested, String> {
+        let worker = Worker::new(script).map_err(|e| format!("{e:?}"))?;
+        let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| heard(event.data()));
+        let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| stopped(event.message()));
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(Nested { worker, ready: false, queued: Vec::new(), _on_message: on_message, _on_error: on_error })
+    }
+
+    /// Posts `message` now, or once the worker is ready.
+    pub(crate) fn post(&mut self, message: JsValue) -> Result<(), String> {
+        if self.ready {
+            self.worker.post_message(&message).map_err(|e| format!("{e:?}"))
+        } else {
+            self.queued.push(message);
+            Ok(())
+        }
+    }
+
+    /// The worker's code is loaded: what waited for it is posted, in order.
+    pub(crate) fn now_ready(&mut self) {
+        self.ready = true;
+        for message in std::mem::take(&mut self.queued) {
+            let _ = self.worker.post_message(&message);
+        }
+    }
+}
