@@ -45,11 +45,13 @@ const firstPaintGz = firstPaint.reduce((n, f) => n + gzOf(f), 0);
 const laterOnly = /(^|\/)((sw|shell)\.js|(editor|package_worker)[_.].*)$/;
 const explore = files.filter((f) => !laterOnly.test(f));
 const exploreGz = explore.reduce((n, f) => n + gzOf(f), 0);
+// A package goes by its name to the package explorer, in place of the explorer.
 const packageWorker = files.filter((f) => /(^|\/)package_worker[_.]/.test(f));
-const packageGz = exploreGz + packageWorker.reduce((n, f) => n + gzOf(f), 0);
+const page = explore.filter((f) => !/(^|\/)worker[_.]/.test(f));
+const packageGz = [...page, ...packageWorker].reduce((n, f) => n + gzOf(f), 0);
 const verdict = (n, aim) => `${kib(n)} gzipped (aim: at most ${aim} KiB: ${n <= aim * 1024 ? 'met' : 'not met'})`;
 console.log(`  first paint (${firstPaint.map((f) => relative(dir, f)).join(', ')}): ${verdict(firstPaintGz, 200)}`);
 console.log(`  page + worker, to explore a file (wasm + js): ${verdict(exploreGz, 400)}`);
 if (packageWorker.length > 0) {
-  console.log(`  to explore a package (page + worker + package explorer): ${kib(packageGz)} gzipped`);
+  console.log(`  to explore a package (page + package explorer): ${kib(packageGz)} gzipped`);
 }

@@ -1,11 +1,12 @@
-//! The explorer worker reads only the start of its editor's messages (`FromNested`): the editor
-//! posts real `FromWorker` messages, and what the explorer reads of them must be what they
-//! say — `Ready`, an edit's new `Blob` — and nothing else for every other report. In the
+//! The explorer worker reads only the start of its nested workers' messages (`FromNested`): they
+//! post real `FromWorker` messages, and what the explorer reads of them must be what they
+//! say — `Ready`, an edit's new `Blob`, the request an answer is for — and nothing else for
+//! every other report. In the
 //! browser only: the messages carry `Blob`s.
 #![cfg(target_arch = "wasm32")]
 
 use offload_www::wire::doc::explore_bytes;
-use offload_www::wire::messages::{decode, encode, EditedFile, FromNested, FromWorker, NestedReport, Report};
+use offload_www::wire::messages::{decode, encode, Answer, EditedFile, FromNested, FromWorker, NestedReport, Report};
 use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
@@ -58,5 +59,18 @@ fn other_reports_read_as_their_mirrors_or_not_at_all() {
             Some(name) => assert_eq!(format!("{read:?}"), format!("Ok(Report({name}))")),
             None => assert!(read.is_err(), "read {read:?}"),
         }
+    }
+}
+
+#[test]
+fn an_answer_gives_its_request() {
+    let answers = [
+        Answer::NotCompared("the editor stopped".into()),
+        Answer::Bytes(vec![1, 2, 3]),
+        Answer::Preparing { done: 1, total: 3 },
+    ];
+    for (request, answer) in (7..).zip(answers) {
+        let read = heard(&FromWorker::Answer { request, answer });
+        assert!(matches!(read, Ok(FromNested::Answer { request: r }) if r == request), "{request}: {read:?}");
     }
 }

@@ -75,6 +75,33 @@ pub struct CompanionFile {
     pub file: web_sys::Blob,
 }
 
+/// What the explorer worker hands to its editor worker (`crate::worker::editor`), a worker of its
+/// own loaded on first use: the work whose code exploring a file does not need. Edits report to
+/// the page's session; the others answer the page's request `request`.
+#[derive(Serialize, Deserialize)]
+pub enum EditorJob {
+    Edit(EditJob),
+    /// `old` compared with `file` (the tab's current file), as `ToWorker::Compare` asks.
+    Compare {
+        request: u32,
+        #[serde(with = "js_slots")]
+        file: web_sys::Blob,
+        name: String,
+        #[serde(with = "js_slots")]
+        old: web_sys::Blob,
+        old_name: String,
+        settings: Settings,
+    },
+    /// The download `Job::DeviceArchive` of `file`, explored within `settings`.
+    DeviceArchive {
+        request: u32,
+        #[serde(with = "js_slots")]
+        file: web_sys::Blob,
+        target: String,
+        settings: Settings,
+    },
+}
+
 /// An edit the explorer worker hands to its editor worker (`crate::worker::editor`: a worker of
 /// its own, loaded on the first edit, so that exploring a file does not load the core's writers),
 /// with what the editor needs to explore the file as the explorer did, so that the edit's paths
@@ -154,15 +181,21 @@ pub enum FromWorker {
 
 /// What the explorer worker reads of a message from a worker it started (the editor, the
 /// package explorer) before relaying it to the page untouched: whether that worker is ready,
-/// and an edit's new version of the file (which the explorer keeps). Only this much is decoded
+/// an edit's new version of the file (which the explorer keeps), and which request an answer
+/// is for. Only this much is decoded
 /// — postcard reads a message's start and leaves the rest — so the explorer worker carries no
 /// decoder for documents. The variants mirror those of [`FromWorker`] and [`Report`], in
 /// order, up to `Edited`; variants with fields are read as unit variants, which consumes only
-/// their index (`www/tests/messages.rs` checks the mirror).
+/// their index, and answers only as far as their request number (`www/tests/messages.rs`
+/// checks the mirror).
 #[derive(Deserialize, Debug)]
 pub enum FromNested {
     Ready,
     Report(NestedReport),
+    /// An answer, read up to the number of the request it answers.
+    Answer {
+        request: u32,
+    },
 }
 
 /// [`Report`]'s variants up to `Edited`; see [`FromNested`].

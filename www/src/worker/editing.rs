@@ -1,18 +1,23 @@
-//! The explorer's side of its editor worker ([`super::editor`]): an edit of the current file is
-//! handed to the editor, started on the first edit and kept for the next; what the editor
-//! reports goes to the page as it is, and the new version it made becomes the explorer's
-//! current file (explored here again, for the reads, downloads and hash checks that follow).
+//! The explorer's side of its editor worker ([`super::editor`]), started on first use and kept
+//! for the next job: an edit of the current file, a comparison, a device archive to download.
+//! What the editor reports and answers goes to the page as it is; the new version an edit made
+//! becomes the explorer's current file (explored here again, for the reads, downloads and hash
+//! checks that follow).
 
-use crate::wire::messages::{decode, encode, CompanionBytes, EditJob, FromNested, NestedReport, Report};
+use crate::wire::download::Refusal;
+use crate::wire::messages::{
+    decode, encode, Answer, CompanionBytes, EditJob, EditorJob, FromNested, NestedReport, Report,
+};
 use crate::wire::settings::Settings;
 use crate::worker::explore::keep_quietly;
 use crate::worker::kept::{take_companions, Explored};
 use crate::worker::nested::Nested;
-use crate::worker::outbox::{self, report};
+use crate::worker::outbox::{self, answer, report};
 use offload::edit::Edit;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
+use web_sys::Blob;
 
 /// The editor worker's script, written by Trunk next to the explorer's (`data-loader-shim`);
 /// relative to the explorer's own script, so the site works from any sub-path.
@@ -24,6 +29,15 @@ struct Editor {
     worker: Nested,
     /// The name and limits of the edit under way: its new version is explored with them.
     running: Option<(String, Settings)>,
+    /// The page's requests the editor has not answered yet, answered here if it stops.
+    pending: Vec<(u32, Asked)>,
+}
+
+/// What a pending request asked for: how to say that it failed.
+#[derive(Clone, Copy)]
+enum Asked {
+    Compare,
+    DeviceArchive,
 }
 
 thread_local! {
@@ -36,22 +50,58 @@ pub(crate) fn start(kept: &Kept, edit: Edit, settings: Settings) {
         Ok(job) => job,
         Err(message) => return report(Report::EditFailed { message, payload: None }),
     };
-    let message = match encode(&job) {
-        Ok(m) => m,
-        Err(message) => return report(Report::EditFailed { message, payload: None }),
-    };
-    let sent = EDITOR.with(|slot| {
+    let running = Some((job.name.clone(), settings));
+    if let Err(message) = hand(kept, &EditorJob::Edit(job), |editor| editor.running = running) {
+        report(Report::EditFailed { message, payload: None });
+    }
+}
+
+/// Has the editor compare `old` with the current file, as the page's request `request` asks.
+pub(crate) fn compare(kept: &Kept, request: u32, old: Blob, old_name: String, settings: Settings) {
+    let job = current(kept).map(|(file, name, _)| EditorJob::Compare { request, file, name, old, old_name, settings });
+    let handed = job.and_then(|job| hand(kept, &job, |editor| editor.pending.push((request, Asked::Compare))));
+    if let Err(message) = handed {
+        answer(request, failed(Asked::Compare, message));
+    }
+}
+
+/// Has the editor build the device archive of `target` from the current file (an archive).
+pub(crate) fn device_archive(kept: &Kept, request: u32, target: String) {
+    let job = current(kept).map(|(file, _, settings)| EditorJob::DeviceArchive { request, file, target, settings });
+    let handed = job.and_then(|job| hand(kept, &job, |editor| editor.pending.push((request, Asked::DeviceArchive))));
+    if let Err(message) = handed {
+        answer(request, failed(Asked::DeviceArchive, message));
+    }
+}
+
+/// The current file, its name and the limits it was explored with.
+fn current(kept: &Kept) -> Result<(Blob, String, Settings), String> {
+    let kept = kept.borrow();
+    let k = kept.as_ref().ok_or("the file has not been explored yet")?;
+    Ok((k.file.clone(), k.name.clone(), k.settings))
+}
+
+/// The answer to a request of the kind `asked` that failed for `message`.
+fn failed(asked: Asked, message: String) -> Answer {
+    match asked {
+        Asked::Compare => Answer::NotCompared(message),
+        Asked::DeviceArchive => Answer::NotPrepared(Refusal::from(message)),
+    }
+}
+
+/// Posts `job` to the editor (started now if need be), after `note` has recorded it.
+fn hand(kept: &Kept, job: &EditorJob, note: impl FnOnce(&mut Editor)) -> Result<(), String> {
+    let message = encode(job)?;
+    EDITOR.with(|slot| {
         let mut slot = slot.borrow_mut();
         if slot.is_none() {
-            *slot = Some(Editor { worker: spawn(kept.clone())?, running: None });
+            let worker = spawn(kept.clone()).map_err(|e| format!("the editor could not be started: {e}"))?;
+            *slot = Some(Editor { worker, running: None, pending: Vec::new() });
         }
         let editor = slot.as_mut().expect("just started");
-        editor.running = Some((job.name.clone(), settings));
+        note(editor);
         editor.worker.post(message)
-    });
-    if let Err(message) = sent {
-        report(Report::EditFailed { message: format!("the editor could not be started: {message}"), payload: None });
-    }
+    })
 }
 
 /// The editor's job: the current file with what it was explored with, and the edit.
@@ -73,22 +123,31 @@ fn job(kept: &Kept, edit: Edit, settings: Settings) -> Result<EditJob, String> {
 }
 
 fn spawn(kept: Kept) -> Result<Nested, String> {
-    Nested::start(
-        EDITOR_SCRIPT,
-        move |message| heard(&kept, message),
-        |why| {
-            // The editor died: the next edit starts another.
-            EDITOR.with(|slot| slot.borrow_mut().take());
-            report(Report::EditFailed { message: format!("the editor stopped: {why}"), payload: None });
-        },
-    )
+    Nested::start(EDITOR_SCRIPT, move |message| heard(&kept, message), stopped)
 }
 
-/// One message from the editor (an encoded `FromWorker`): `Ready`, or a report for the page.
+/// The editor died: what it was doing fails, and the next job starts another.
+fn stopped(why: String) {
+    let Some(editor) = EDITOR.with(|slot| slot.borrow_mut().take()) else { return };
+    let message = format!("the editor stopped: {why}");
+    if editor.running.is_some() || editor.pending.is_empty() {
+        report(Report::EditFailed { message: message.clone(), payload: None });
+    }
+    for (request, asked) in editor.pending {
+        answer(request, failed(asked, message.clone()));
+    }
+}
+
+/// One message from the editor (an encoded `FromWorker`): `Ready`, or a report or an answer
+/// for the page.
 fn heard(kept: &Kept, message: JsValue) {
     let edited = match decode::<FromNested>(message.clone()) {
         Ok(FromNested::Ready) => return editor_ready(),
         Ok(FromNested::Report(NestedReport::Edited(edited))) => Some(edited.file),
+        Ok(FromNested::Answer { request }) => {
+            answered(request);
+            None
+        }
         _ => None,
     };
     // The page hears first; what it asks next waits until the new version is kept, since this
@@ -101,6 +160,16 @@ fn heard(kept: &Kept, message: JsValue) {
             keep_quietly(&name, file, companions, &settings, kept);
         }
     }
+}
+
+/// The page's request `request` got its answer from the editor (the last one: a download's
+/// progress comes as answers too, but compares and device archives send none).
+fn answered(request: u32) {
+    EDITOR.with(|slot| {
+        if let Some(editor) = slot.borrow_mut().as_mut() {
+            editor.pending.retain(|&(r, _)| r != request);
+        }
+    });
 }
 
 /// The editor's code is loaded: it gets the job that waited for it.

@@ -1,29 +1,37 @@
 //! The editor worker: a worker of its own that makes edits, so that the explorer worker, which
 //! every opened file loads, carries no writer of the core (editing is about a fifth of the
-//! core's code). The explorer starts it on the first edit of its file and hands it each edit as
-//! an [`EditJob`]; this worker explores the file as the explorer did (the same limits, the same
-//! companion files, the same bundle decompressed on demand), so the edit's paths name the same
-//! nodes, then edits it exactly as `edit` says and reports to its parent, the explorer, which
-//! passes the reports on to the page.
+//! core's code). For the same reason it also compares files and builds device archives. The
+//! explorer starts it on first use and hands it each job as an [`EditorJob`]. For an edit,
+//! this worker explores the file as the explorer did (the same limits, the same companion
+//! files, the same bundle decompressed on demand), so the edit's paths name the same nodes,
+//! then edits it exactly as `edit` says. It reports and answers to its parent, the explorer,
+//! which passes it all on to the page.
 
-use crate::wire::messages::{decode, EditJob, FromWorker, Report};
+use crate::wire::messages::{decode, Answer, EditJob, EditorJob, FromWorker, Report};
+use crate::worker::compare::compare;
 use crate::worker::edit;
 use crate::worker::explore::explore_to_keep;
 use crate::worker::kept::Explored;
 use crate::worker::outbox;
+use crate::worker::prepare::device_archive_download;
 use std::cell::RefCell;
 
 /// Entry point of the editor binary: listens to its explorer, then says it is ready.
 pub fn run() {
-    outbox::listen(|event| {
-        let report = match decode::<EditJob>(event.data()) {
-            Ok(job) => edit_job(job),
-            Err(e) => Report::EditFailed {
-                message: format!("the editor got a message it does not understand: {e}"),
-                payload: None,
-            },
-        };
-        outbox::report(report);
+    outbox::listen(|event| match decode::<EditorJob>(event.data()) {
+        Ok(EditorJob::Edit(job)) => outbox::report(edit_job(job)),
+        Ok(EditorJob::Compare { request, file, name, old, old_name, settings }) => {
+            let result = compare(&file, &name, &old, &old_name, &settings);
+            outbox::answer(request, result.map_or_else(Answer::NotCompared, |d| Answer::Compared(Box::new(d))));
+        }
+        Ok(EditorJob::DeviceArchive { request, file, target, settings }) => {
+            let result = device_archive_download(&file, &target, &settings);
+            outbox::answer(request, result.map_or_else(Answer::NotPrepared, Answer::Prepared));
+        }
+        Err(e) => outbox::report(Report::EditFailed {
+            message: format!("the editor got a message it does not understand: {e}"),
+            payload: None,
+        }),
     });
     outbox::post(&FromWorker::Ready);
 }

@@ -3,8 +3,9 @@
 //! decompressed spaces (which only it holds), edits, hash checks, downloads.
 //!
 //! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
-//! `explore` (exploring a file), `editing` (edits, handed to the editor worker, [`editor`],
-//! which runs `edit`), `edit` (hash checks too), `prepare` (downloads), `kept` (what is kept of
+//! `explore` (exploring a file), `editing` (edits, comparisons and device archives, handed to
+//! the editor worker, [`editor`], which runs `edit`, `compare` and part of `prepare`), `edit`
+//! (hash checks too), `prepare` (downloads), `kept` (what is kept of
 //! the explored file, and the reads from it), `outbox` (posting to the page), `nested` (the
 //! workers this one starts) and, in the lean build without the package readers,
 //! `package_explorer` (packages handed to the worker built with them).
@@ -40,7 +41,7 @@ mod package_explorer;
 mod prepare;
 
 #[cfg(target_arch = "wasm32")]
-use crate::wire::messages::{decode, Answer, FromWorker, Report, ToWorker};
+use crate::wire::messages::{decode, Answer, FromWorker, Job, Report, ToWorker};
 #[cfg(target_arch = "wasm32")]
 use kept::Explored;
 #[cfg(target_arch = "wasm32")]
@@ -80,10 +81,13 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
                 .and_then(|k| k.read(space, offset, len));
             answer(request, read.map_or_else(Answer::ReadFailed, Answer::Bytes));
         }
+        // Made by the editor worker, like edits (see `editing`).
+        Ok(ToWorker::Prepare { request, job: Job::DeviceArchive { target } }) => {
+            editing::device_archive(kept, request, target)
+        }
         Ok(ToWorker::Prepare { request, job }) => prepare::run(request, job, kept),
         Ok(ToWorker::Compare { request, old, old_name, settings }) => {
-            let result = compare::compare(kept, &old, &old_name, &settings);
-            answer(request, result.map_or_else(Answer::NotCompared, |d| Answer::Compared(Box::new(d))));
+            editing::compare(kept, request, old, old_name, settings)
         }
         Ok(ToWorker::Fit { request, gpu }) => {
             let result = match kept.borrow().as_ref() {

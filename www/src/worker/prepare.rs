@@ -4,6 +4,7 @@
 
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::messages::{Answer, Job};
+use crate::wire::settings::Settings;
 use crate::worker::device_archive::device_archive;
 use crate::worker::kept::{BlobReader, Explored};
 use crate::worker::outbox::answer;
@@ -15,6 +16,7 @@ use offload::explore::explore;
 use offload::tree::Tree;
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
+use web_sys::Blob;
 
 /// Prepares one download and answers the page's request.
 pub(crate) fn run(request: u32, job: Job, kept: &RefCell<Option<Explored>>) {
@@ -45,14 +47,20 @@ fn prepare(request: u32, job: Job, explored: &Explored) -> Result<JsValue, Refus
             Ok(js_bytes(&bytes))
         }
         Job::Tar { members } => Ok(js_bytes(&images_tar(request, &members, explored)?)),
-        Job::DeviceArchive { target } => {
-            let size = explored.file.size() as u64;
-            let input = BlobReader::new(explored.file.clone()).read_at(0, size)?;
-            let bytes = device_archive(&input, &target, options.max_decompressed)?;
-            refuse_new_errors(&target, &explore(&bytes[..], &target, &options), 0)?;
-            Ok(js_bytes(&bytes))
-        }
+        // Handed to the editor worker before it gets here (`editing::device_archive`).
+        Job::DeviceArchive { .. } => Err(Refusal::from("device archives are built by the editor worker".to_string())),
     }
+}
+
+/// The device-specific archive of `target` made from `file` (an archive), explored again
+/// within `settings` and refused if it reads back with errors. The editor worker builds it:
+/// the archive writer is not loaded to explore.
+pub(crate) fn device_archive_download(file: &Blob, target: &str, settings: &Settings) -> Result<JsValue, Refusal> {
+    let options = settings.options();
+    let input = BlobReader::new(file.clone()).read_at(0, file.size() as u64)?;
+    let bytes = device_archive(&input, target, options.max_decompressed)?;
+    refuse_new_errors(target, &explore(&bytes[..], target, &options), 0)?;
+    Ok(js_bytes(&bytes))
 }
 
 fn refuse_new_errors(name: &str, tree: &Tree, source_errors: u32) -> Result<(), Refusal> {
