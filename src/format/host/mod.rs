@@ -205,7 +205,7 @@ fn describe<'a, R: ReadRef<'a>>(file: &object::File<'a, R>) -> String {
         object::ObjectKind::Core => "core",
         _ => "file",
     };
-    let arch = format!("{:?}", file.architecture()).to_lowercase();
+    let arch = format!("{:?}", file.architecture()).to_ascii_lowercase();
     format!("{format} {bits} {endian} {arch} {kind}")
 }
 

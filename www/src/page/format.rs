@@ -25,6 +25,17 @@ pub fn ascii(b: u8) -> char {
     }
 }
 
+/// `text` with its first letter in upper case: messages are written to follow a colon, and
+/// start with a capital where they stand alone. ASCII only (every message starts with an ASCII
+/// letter), which keeps Unicode's case tables out of the page.
+pub fn capitalized(text: &str) -> String {
+    let mut out = text.to_string();
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    out
+}
+
 /// Parses a "go to offset" entry: `0x1f00` or `1f00h` is hex, `8000` is decimal, and digits with
 /// hex letters but no prefix (`1f00`) are read as hex too, since nothing else could be meant.
 /// Underscores and surrounding spaces are ignored.
@@ -51,6 +62,13 @@ pub fn parse_offset(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_start_with_a_capital() {
+        assert_eq!(capitalized("could not read: 3 bytes"), "Could not read: 3 bytes");
+        assert_eq!(capitalized(""), "");
+        assert_eq!(capitalized("élan"), "élan");
+    }
 
     #[test]
     fn offsets_parse_as_people_type_them() {

@@ -41,7 +41,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                     let onclick = props.on_action.reform(move |_: MouseEvent| Action::ToggleView(v));
                     html! {
                         <button type="button" class="toggle" aria-pressed={pressed.to_string()} {onclick}
-                            title={format!("Show or hide the {} ({})", v.name().to_lowercase(), v.key())}>
+                            title={format!("Show or hide the {} ({})", v.name().to_ascii_lowercase(), v.key())}>
                             { v.name() }
                         </button>
                     }

@@ -2,6 +2,7 @@
 //! page download anything unasked), then shows the download's progress with Cancel, or why a
 //! link could not be opened. A modal `<dialog>` in the page, never `window.confirm`.
 
+use crate::page::format::capitalized;
 use crate::page::remote::{progress_text, RemoteState};
 use web_sys::HtmlDialogElement;
 use yew::prelude::*;
@@ -92,14 +93,5 @@ pub fn RemotePrompt(props: &RemotePromptProps) -> Html {
         <dialog ref={dialog} class="remote" aria-labelledby="remote-title" onclose={on_dialog_close}>
             { body }
         </dialog>
-    }
-}
-
-/// Messages are written to follow a colon; alone in a paragraph they start with a capital.
-fn capitalized(message: &str) -> String {
-    let mut chars = message.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }

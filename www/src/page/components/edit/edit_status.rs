@@ -2,6 +2,7 @@
 //! was refused (with the new container alone to download when it did not fit in a linked
 //! file), and the result of a hash check; work under way can be cancelled.
 
+use crate::page::format::capitalized;
 use crate::page::state::FileRequest;
 use crate::page::state::{EditStatus, TabId};
 use crate::wire::doc::Doc;
@@ -81,9 +82,4 @@ pub fn EditStatusLine(props: &EditStatusProps) -> Html {
             }
         }
     }
-}
-
-fn capitalized(s: &str) -> String {
-    let mut chars = s.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

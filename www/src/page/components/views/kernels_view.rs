@@ -76,12 +76,12 @@ pub struct KernelsViewProps {
     pub on_action: Callback<Action>,
 }
 
-/// The rows to draw: those whose name contains `filter` (any case), sorted by `key` (largest
-/// value first; rows without that value last).
+/// The rows to draw: those whose name contains `filter` (in any case of its ASCII letters, as
+/// kernel symbols are spelt), sorted by `key` (largest value first; rows without that value last).
 pub fn visible_rows<'r>(rows: &'r [KernelRow], filter: &str, key: SortKey) -> Vec<&'r KernelRow> {
-    let filter = filter.trim().to_lowercase();
+    let filter = filter.trim().to_ascii_lowercase();
     let mut out: Vec<&KernelRow> =
-        rows.iter().filter(|r| filter.is_empty() || r.name.to_lowercase().contains(&filter)).collect();
+        rows.iter().filter(|r| filter.is_empty() || r.name.to_ascii_lowercase().contains(&filter)).collect();
     match key {
         SortKey::File => {}
         SortKey::Name => sort::sort_by(&mut out, |a, b| a.name.cmp(&b.name)),
