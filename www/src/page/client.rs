@@ -59,8 +59,9 @@ pub struct ExplorerWorker {
 }
 
 impl ExplorerWorker {
-    /// Starts a worker from `script` ([`crate::page::opening::worker_script`]); `on_report` hears what happens to its
-    /// file (a worker that stops on an error is reported as [`Report::Failed`]).
+    /// Starts a worker from `script` ([`crate::page::opening::worker_script`]); `on_report`
+    /// hears what happens to its file (a worker that stops on an error is reported as
+    /// [`Report::Failed`]).
     pub fn spawn(script: &str, on_report: impl Fn(Report) + 'static) -> Result<ExplorerWorker, String> {
         let worker = Worker::new(script).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
         let shared = Rc::new(RefCell::new(Shared {

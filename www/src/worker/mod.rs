@@ -5,10 +5,10 @@
 //! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
 //! `explore` (exploring a file), `editing` (edits, comparisons and device archives, handed to
 //! the editor worker, [`editor`], which runs `edit`, `compare` and part of `prepare`), `edit`
-//! (hash checks too), `prepare` (downloads), `kept` (what is kept of
-//! the explored file, and the reads from it), `outbox` (posting to the page), `nested` (the
-//! workers this one starts) and, in the lean build without the package readers,
-//! `package_explorer` (packages handed to the worker built with them).
+//! (hash checks too), `prepare` (downloads), `kept` (what is kept of the explored file, and the
+//! reads from it), `outbox` (posting to the page), `nested` (the workers this one starts) and,
+//! in the lean build without the package readers, `package_explorer` (packages handed to the
+//! worker built with them).
 //! The logic that needs no browser — the tar writer ([`tar`]), device archives
 //! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
 //! there.
