@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURES, OFFLOAD, cliList, dropFile, must, openPage, pageTargets, sharedPage, shot } from '../support.mjs';
+import { FIXTURES, OFFLOAD, cliList, dropFile, must, openPage, pageTargets, run, sharedPage, shot } from '../support.mjs';
 
 const CACHE = process.env.OFFLOAD_WHEEL_CACHE ?? join(homedir(), '.cache/offload-explorer/wheels');
 const WHEELS = [
@@ -70,6 +70,21 @@ test('packages load the package explorer, by their name or by their bytes; other
     await dropFile(own.page, tarGz, 'libraries.bin');
     assert.deepEqual(await pageTargets(own.page), targetsOf(tarGz), 'a .tar.gz under another name');
     await shot(own.page, 'package-by-its-bytes');
+
+    // Comparing is the editor's work, here three workers deep (explorer, package explorer, editor).
+    const r = run(OFFLOAD, ['diff', '--json', deb, tarGz]);
+    assert.ok(r.status === 0 || r.status === 1, `offload diff: ${r.stderr}`);
+    const theirs = JSON.parse(r.stdout);
+    await own.page.getByLabel('Compare with').selectOption({ label: 'gpu-libs_1.0_amd64.deb' });
+    await own.page.getByRole('button', { name: 'Compare', exact: true }).click();
+    const verdict = own.page.locator('section.compare-panel .compare-verdict');
+    await verdict.waitFor();
+    const differing = theirs.images.filter((i) => i.equal !== true).length;
+    assert.equal(await verdict.textContent(), theirs.equal
+      ? 'Equal: the same targets, and every device image the same byte for byte.'
+      : `Different: ${theirs.targets.added.length} added, ${theirs.targets.removed.length} removed, ` +
+        `${theirs.targets.common.length} common; ${differing} of ${theirs.images.length} images differ.`);
+    assert.ok(fetched.includes('editor_bg.wasm'), `the package explorer started the editor: ${fetched.join(' ')}`);
   } finally {
     await own.context.close();
   }
