@@ -59,18 +59,21 @@ pub(crate) fn start(kept: &Kept, edit: Edit, settings: Settings) {
 /// Has the editor compare `old` with the current file, as the page's request `request` asks.
 pub(crate) fn compare(kept: &Kept, request: u32, old: Blob, old_name: String, settings: Settings) {
     let job = current(kept).map(|(file, name, _)| EditorJob::Compare { request, file, name, old, old_name, settings });
-    let handed = job.and_then(|job| hand(kept, &job, |editor| editor.pending.push((request, Asked::Compare))));
-    if let Err(message) = handed {
-        answer(request, failed(Asked::Compare, message));
-    }
+    hand_request(kept, request, Asked::Compare, job);
 }
 
 /// Has the editor build the device archive of `target` from the current file (an archive).
 pub(crate) fn device_archive(kept: &Kept, request: u32, target: String) {
     let job = current(kept).map(|(file, _, settings)| EditorJob::DeviceArchive { request, file, target, settings });
-    let handed = job.and_then(|job| hand(kept, &job, |editor| editor.pending.push((request, Asked::DeviceArchive))));
+    hand_request(kept, request, Asked::DeviceArchive, job);
+}
+
+/// Hands the editor `job`, made for the page's request `request`, and keeps the request until
+/// the editor answers it; a job that could not be made or handed is answered as failed here.
+fn hand_request(kept: &Kept, request: u32, asked: Asked, job: Result<EditorJob, String>) {
+    let handed = job.and_then(|job| hand(kept, &job, |editor| editor.pending.push((request, asked))));
     if let Err(message) = handed {
-        answer(request, failed(Asked::DeviceArchive, message));
+        answer(request, failed(asked, message));
     }
 }
 
