@@ -27,15 +27,12 @@ deps:
 	@scripts/install-deps.sh
 
 # Formatting (rustfmt.toml) and clippy with warnings as errors: the workspace natively, the web
-# page's browser code for wasm32 (with and without the package readers), and the fuzz crate
-# (its own workspace, checked on stable).
+# page's browser code for wasm32, and the fuzz crate (its own workspace, checked on stable).
 lint:
 	cargo fmt --all -- --check
 	cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings
 	cargo clippy --release -p offload-www --all-targets --target wasm32-unknown-unknown -- -D warnings
-	# The explorer worker's own build: without the package readers (index.html).
-	cargo clippy --release -p offload-www --no-default-features --lib --bins --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 
 build:

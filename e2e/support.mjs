@@ -37,17 +37,20 @@ export function cliList(file, ...flags) {
   return JSON.parse(r.stdout);
 }
 
-/** The built site served from its sub-path, and Chromium. Returns { server, siteUrl, browser }. */
+/** The built site served from its sub-path, and Chromium. Returns { server, siteUrl, browser,
+ * served }; `served` lists every answer the server gave, as { path, status }, in order. */
 export async function startSite() {
   assert.ok(statSync(join(DIST, 'index.html')).isFile(), `no build in ${DIST}: run make e2e`);
-  const { server, url: siteUrl } = await serveStatic({ dir: DIST, base: BASE });
+  const served = [];
+  const onRequest = (method, path, status) => served.push({ path, status });
+  const { server, url: siteUrl } = await serveStatic({ dir: DIST, base: BASE, onRequest });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  return { server, siteUrl, browser };
+  return { server, siteUrl, browser, served };
 }
 
 /** A fresh context and page on the site, recording page errors, CSP violations and native

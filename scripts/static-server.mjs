@@ -2,6 +2,7 @@
 // public URL, e.g. /some/sub/path/), with the MIME types browsers insist on for wasm and
 // modules, and nothing else (no directory listings, nothing outside DIR). Used by `make serve`
 // and by the end-to-end tests.
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -17,8 +18,8 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/// Starts serving; resolves to { server, url } once listening. `onRequest(method, path)` hears
-/// every request (the tests record them). With `cors`, every answer allows any origin to read
+/// Starts serving; resolves to { server, url } once listening. `onRequest(method, path, status)`
+/// hears every request and the status it was answered with (the tests record them). With `cors`, every answer allows any origin to read
 /// it (Access-Control-Allow-Origin: *), as a file host that welcomes `#url=` links does.
 export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 0, cors = false, onRequest = () => {} }) {
   const root = resolve(dir);
@@ -26,7 +27,7 @@ export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 
   if (!base.endsWith('/')) base += '/';
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    onRequest(req.method, path);
+    res.on('finish', () => onRequest(req.method, path, res.statusCode));
     if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405).end();
@@ -48,11 +49,20 @@ export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 
     try {
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      res.writeHead(200, {
+      // Browsers may keep a copy but must ask before using it (no-cache); the ETag lets them
+      // ask cheaply. The page's binary is loaded twice (by the page and by its explorer
+      // worker), and is sent once.
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+      const headers = {
         'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'Content-Length': body.length,
         'Cache-Control': 'no-cache',
-      });
+        ETag: etag,
+      };
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, headers).end();
+        return;
+      }
+      res.writeHead(200, { ...headers, 'Content-Length': body.length });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch {
       res.writeHead(404).end('not found');

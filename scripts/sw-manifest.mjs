@@ -1,8 +1,8 @@
-// Trunk post-build hook (after csp-hash.mjs, so the page it lists is final): writes into the
-// service worker (sw.js in TRUNK_STAGING_DIR, or the directory given as argument) the files of
-// this build and a version derived from their contents. Trunk names most files after a hash of
-// their content (app-<hash>.js); those the worker may serve from its cache first. The others
-// (the page, the worker's loader and script, the samples) it fetches from the network first.
+// Trunk post-build hook: writes into the service worker (sw.js in TRUNK_STAGING_DIR, or the
+// directory given as argument) the files of this build and a version derived from their
+// contents. Trunk names some files after a hash of their content (style-<hash>.css); those the
+// worker may serve from its cache first. The others (the page, the binaries' loaders, scripts
+// and wasm, which keep fixed names, the samples) it fetches from the network first.
 // The page is listed as './', the URL it is served at (the worker's scope).
 // Fails the build if sw.js lacks the placeholders it fills in.
 import { createHash } from 'node:crypto';
@@ -31,8 +31,8 @@ const listed = files(dir).filter((f) => f !== SW);
 const url = (f) => (f === 'index.html' ? './' : f.split('/').map(encodeURIComponent).join('/'));
 const hashed = listed.filter((f) => HASHED_NAME.test(f)).map(url);
 const fixed = listed.filter((f) => !HASHED_NAME.test(f)).map(url);
-if (!listed.includes('index.html') || !hashed.some((u) => u.endsWith('.wasm'))) {
-  console.error(`sw-manifest: expected index.html and hashed .wasm files in ${dir}, found ${listed.join(', ')}`);
+if (!listed.includes('index.html') || !listed.some((f) => f.endsWith('.wasm'))) {
+  console.error(`sw-manifest: expected index.html and .wasm files in ${dir}, found ${listed.join(', ')}`);
   process.exit(1);
 }
 

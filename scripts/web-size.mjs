@@ -2,8 +2,8 @@
 // gzipped (level 9, what a static host typically serves), and the total; then the two figures
 // the size aims are about (issue #14): what the first paint needs (the page, its style sheet
 // and the shell's script: the static shell in index.html is drawn before any wasm arrives) and
-// what exploring a file needs (the page's and the worker's wasm and js), and a package (with
-// the package explorer).
+// what exploring a file needs (the page's binary, which its explorer workers run too: wasm and
+// js, fetched once).
 //   node scripts/web-size.mjs DIR
 import { gzipSync } from 'node:zlib';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -40,18 +40,10 @@ const gzOf = (f) => gzipSync(readFileSync(f), { level: 9 }).length;
 const top = readdirSync(dir).map((n) => join(dir, n)).filter((p) => statSync(p).isFile());
 const firstPaint = top.filter((p) => /(^|\/)(index\.html|shell\.js)$|\.css$/.test(p));
 const firstPaintGz = firstPaint.reduce((n, f) => n + gzOf(f), 0);
-// The editor worker is loaded on the first edit, not to explore; the package explorer only
-// when the file is a package (zip/wheel, tar, deb, rpm, compressed stream).
-const laterOnly = /(^|\/)((sw|shell)\.js|(editor|package_worker)[_.].*)$/;
+// The editor worker is loaded on the first edit, not to explore.
+const laterOnly = /(^|\/)((sw|shell)\.js|editor[_.].*)$/;
 const explore = files.filter((f) => !laterOnly.test(f));
 const exploreGz = explore.reduce((n, f) => n + gzOf(f), 0);
-// A package goes by its name to the package explorer, in place of the explorer.
-const packageWorker = files.filter((f) => /(^|\/)package_worker[_.]/.test(f));
-const page = explore.filter((f) => !/(^|\/)worker[_.]/.test(f));
-const packageGz = [...page, ...packageWorker].reduce((n, f) => n + gzOf(f), 0);
 const verdict = (n, aim) => `${kib(n)} gzipped (aim: at most ${aim} KiB: ${n <= aim * 1024 ? 'met' : 'not met'})`;
 console.log(`  first paint (${firstPaint.map((f) => relative(dir, f)).join(', ')}): ${verdict(firstPaintGz, 200)}`);
-console.log(`  page + worker, to explore a file (wasm + js): ${verdict(exploreGz, 400)}`);
-if (packageWorker.length > 0) {
-  console.log(`  to explore a package (page + package explorer): ${kib(packageGz)} gzipped`);
-}
+console.log(`  page + worker, to explore a file or a package (wasm + js): ${verdict(exploreGz, 400)}`);

@@ -194,16 +194,6 @@ fn explore_asked<'a>(
     Tree { spaces: ex.spaces, root }
 }
 
-/// The package kind a file whose first 4096 bytes are `head` is explored as, if any: what
-/// [`explore`] checks before it (device images, host files) comes first. The web page's lean
-/// explorer, built without the `packages` feature, hands such files to the one built with it.
-pub fn package_kind(head: &[u8]) -> Option<package::Kind> {
-    if image::is_device_elf(head) || host::is_host_file(head) {
-        return None;
-    }
-    package::detect(head)
-}
-
 /// Cuts every node's children to `max`, saying so on the node: each format already bounds its
 /// counts by what the input can hold, and this keeps a hostile file from flooding the views.
 fn limit_entries(node: &mut Node, max: usize) {

@@ -49,29 +49,33 @@ test('wheels picked through the file input show their AMD and NVIDIA targets und
   assert.deepEqual(problems, []);
 });
 
-test('packages load the package explorer, by their name or by their bytes; other files do not', async () => {
+test('the page binary explores in its workers and is fetched once; packages by their name or their bytes', async () => {
   // Without the service worker, which would fetch every file of the site in the background.
+  const from = shared.site.served.length;
   const own = await openPage(shared.site.browser, shared.site.siteUrl, problems, { serviceWorkers: 'block' });
-  const fetched = [];
-  own.context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
   const targetsOf = (path) => cliList(path).targets.map((t) => t.target_id);
   try {
-    await dropFile(own.page, join(FIXTURES, 'hip_elf_2arch.o'));
-    assert.ok(fetched.includes('worker_bg.wasm'), `the explorer was loaded: ${fetched.join(' ')}`);
-    assert.deepEqual(fetched.filter((f) => f.startsWith('package_worker')), [], 'a host file loads no package explorer');
-
+    const host = join(FIXTURES, 'hip_elf_2arch.o');
+    await dropFile(own.page, host);
+    assert.deepEqual(await pageTargets(own.page), targetsOf(host), 'a host file');
     const deb = join(FIXTURES, 'packages/gpu-libs_1.0_amd64.deb');
     await dropFile(own.page, deb);
-    assert.deepEqual(await pageTargets(own.page), targetsOf(deb), 'a .deb by its name');
-    assert.ok(fetched.includes('package_worker_bg.wasm'), `the package explorer was loaded: ${fetched.join(' ')}`);
-
-    // The lean explorer alone would say it reads no packages.
+    assert.deepEqual(await pageTargets(own.page), targetsOf(deb), 'a .deb');
     const tarGz = join(FIXTURES, 'packages/pkg.tar.gz');
     await dropFile(own.page, tarGz, 'libraries.bin');
     assert.deepEqual(await pageTargets(own.page), targetsOf(tarGz), 'a .tar.gz under another name');
     await shot(own.page, 'package-by-its-bytes');
 
-    // Comparing is the editor's work, here three workers deep (explorer, package explorer, editor).
+    // The page and each of its three explorer workers load the same binary: the server sends it
+    // once, and answers the workers' asking again with "not modified".
+    const sent = (name) => shared.site.served.slice(from).filter((r) => r.path.endsWith(`/${name}`)).map((r) => r.status);
+    for (const file of ['app_bg.wasm', 'app.js', 'app_loader.js']) {
+      const statuses = sent(file);
+      assert.equal(statuses.filter((s) => s === 200).length, 1, `${file} is sent once: ${statuses}`);
+      assert.equal(statuses.filter((s) => s === 304).length, 3, `three workers ran it: ${statuses}`);
+    }
+
+    // Comparing is the editor's work, started by the explorer of the tab compared.
     const r = run(OFFLOAD, ['diff', '--json', deb, tarGz]);
     assert.ok(r.status === 0 || r.status === 1, `offload diff: ${r.stderr}`);
     const theirs = JSON.parse(r.stdout);
@@ -84,7 +88,7 @@ test('packages load the package explorer, by their name or by their bytes; other
       ? 'Equal: the same targets, and every device image the same byte for byte.'
       : `Different: ${theirs.targets.added.length} added, ${theirs.targets.removed.length} removed, ` +
         `${theirs.targets.common.length} common; ${differing} of ${theirs.images.length} images differ.`);
-    assert.ok(fetched.includes('editor_bg.wasm'), `the package explorer started the editor: ${fetched.join(' ')}`);
+    assert.deepEqual(sent('editor_bg.wasm'), [200], 'the explorer started the editor');
   } finally {
     await own.context.close();
   }

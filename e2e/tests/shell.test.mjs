@@ -19,7 +19,7 @@ test('the shell paints before the app code arrives and keeps a file dropped on i
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   let appWasmRequested = false;
-  await page.route(/\/app-[0-9a-f]+_bg\.wasm$/, async (route) => {
+  await page.route(/\/app_bg\.wasm$/, async (route) => {
     appWasmRequested = true;
     await held;
     await route.continue();

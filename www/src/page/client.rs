@@ -22,7 +22,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, ErrorEvent, MessageEvent, Worker};
+use web_sys::{Blob, ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// The explorer's script: the page's own loader (Trunk's `data-loader-shim`, an ES module),
+/// relative to the page's base URL so that the site works from any sub-path. The page's binary
+/// explores when it runs in a worker (`www/src/bin/app.rs`).
+const EXPLORER_SCRIPT: &str = "app_loader.js";
 
 /// The requests of one kind waiting for their answer, by request number.
 type Waiting<T> = HashMap<u32, oneshot::Sender<Result<T, String>>>;
@@ -59,11 +64,13 @@ pub struct ExplorerWorker {
 }
 
 impl ExplorerWorker {
-    /// Starts a worker from `script` ([`crate::page::opening::worker_script`]); `on_report`
-    /// hears what happens to its file (a worker that stops on an error is reported as
-    /// [`Report::Failed`]).
-    pub fn spawn(script: &str, on_report: impl Fn(Report) + 'static) -> Result<ExplorerWorker, String> {
-        let worker = Worker::new(script).map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
+    /// Starts an explorer worker; `on_report` hears what happens to its file (a worker that
+    /// stops on an error is reported as [`Report::Failed`]).
+    pub fn spawn(on_report: impl Fn(Report) + 'static) -> Result<ExplorerWorker, String> {
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(EXPLORER_SCRIPT, &options)
+            .map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
         let shared = Rc::new(RefCell::new(Shared {
             ready: false,
             queue: Vec::new(),

@@ -5,32 +5,8 @@
 //! their own: every other file of the drop is explored with them, so that a binary and its
 //! archives show the targets and kernels of an ordinary build. Archives dropped alone open as
 //! files of their own (their code objects listed).
-//!
-//! Which worker explores a file is chosen here too, by its name ([`worker_script`]).
 
 use offload::util::sort;
-
-/// The worker scripts Trunk writes (`data-loader-shim`), relative to the page's base URL so the
-/// site works from any sub-path: the explorer, built without the package readers, and the
-/// package explorer, built with them.
-pub const WORKER_SCRIPT: &str = "worker_loader.js";
-pub const PACKAGE_WORKER_SCRIPT: &str = "package_worker_loader.js";
-
-/// Endings of the names packages go by (compared in lower case).
-const PACKAGE_ENDINGS: &[&str] =
-    &[".whl", ".zip", ".tar", ".tgz", ".gz", ".xz", ".zst", ".txz", ".tzst", ".deb", ".rpm", ".cpio"];
-
-/// The worker a file named `name` is explored by. A package goes by its name straight to the
-/// package explorer, so that only its code is loaded; a package under another name is handed
-/// to the package explorer by the explorer itself, once it has seen the file's first bytes.
-pub fn worker_script(name: &str) -> &'static str {
-    let name = name.to_ascii_lowercase();
-    if PACKAGE_ENDINGS.iter().any(|ending| name.ends_with(ending)) {
-        PACKAGE_WORKER_SCRIPT
-    } else {
-        WORKER_SCRIPT
-    }
-}
 
 /// Whether a file is a kpack archive, by its name as the splitter writes it (`<prefix>_<arch>.kpack`).
 pub fn is_kpack_archive(name: &str) -> bool {
@@ -75,15 +51,5 @@ mod tests {
         assert_eq!(split_drop(&names(&["a.o", "b.so"])), (vec![0, 1], vec![]));
         assert!(!is_kpack_archive(".kpack"));
         assert!(!is_kpack_archive("kpack.so"));
-    }
-
-    #[test]
-    fn packages_go_to_the_package_explorer_by_name() {
-        for name in ["cupy_rocm-13.whl", "libs.TAR.GZ", "a.tgz", "x.deb", "y.rpm", "z.tar.zst", "w.zip"] {
-            assert_eq!(worker_script(name), PACKAGE_WORKER_SCRIPT, "{name}");
-        }
-        for name in ["libcupy.so", "hip_elf_2arch.o", "bundle.hipfb", "kp_gfx90a.kpack", "gz"] {
-            assert_eq!(worker_script(name), WORKER_SCRIPT, "{name}");
-        }
     }
 }

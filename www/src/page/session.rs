@@ -9,7 +9,6 @@
 
 use crate::page::bytes::{Bytes, FileBytes};
 use crate::page::client::ExplorerWorker;
-use crate::page::opening::worker_script;
 use crate::page::state::{Action, TabId};
 use crate::wire::edit::describe;
 use crate::wire::messages::{CompanionFile, Payload, Report};
@@ -164,7 +163,7 @@ impl Session {
             move |report: Report| on_report(id, report, &versions, &dispatch)
         };
         let file = open.versions.borrow().blob(version);
-        let started = ExplorerWorker::spawn(worker_script(&open.name), reports)
+        let started = ExplorerWorker::spawn(reports)
             .and_then(|w| w.explore(&open.name, &file, &open.companions, settings).map(|_| w));
         open.versions.borrow_mut().worker_gone();
         open.settings = settings;
@@ -187,7 +186,7 @@ impl Session {
             move |report: Report| on_report(id, report, &versions, &dispatch)
         };
         let file = open.versions.borrow().blob(version);
-        let started = ExplorerWorker::spawn(worker_script(&open.name), reports)
+        let started = ExplorerWorker::spawn(reports)
             .and_then(|w| w.switch(&open.name, &file, Some(&open.companions), open.settings).map(|_| w));
         open.versions.borrow_mut().worker_gone();
         dispatch.emit(Action::WorkCancelled { id });

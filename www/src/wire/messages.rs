@@ -179,12 +179,11 @@ pub enum FromWorker {
     Answer { request: u32, answer: Answer },
 }
 
-/// What the explorer worker reads of a message from a worker it started (the editor, the
-/// package explorer) before relaying it to the page untouched: whether that worker is ready,
-/// an edit's new version of the file (which the explorer keeps), and which request an answer
-/// is for. Only this much is decoded
-/// — postcard reads a message's start and leaves the rest — so the explorer worker carries no
-/// decoder for documents. The variants mirror those of [`FromWorker`] and [`Report`], in
+/// What the explorer worker reads of a message from the editor worker before relaying it to the
+/// page untouched: whether the editor is ready, an edit's new version of the file (which the
+/// explorer keeps), and which request an answer is for. Only this much is decoded — postcard
+/// reads a message's start and leaves the rest — so the explorer spends no time decoding the
+/// new version's document, which only the page reads. The variants mirror those of [`FromWorker`] and [`Report`], in
 /// order, up to `Edited`; variants with fields are read as unit variants, which consumes only
 /// their index, and answers only as far as their request number (`www/tests/messages.rs`
 /// checks the mirror).

@@ -6,9 +6,7 @@
 //! `explore` (exploring a file), `editing` (edits, comparisons and device archives, handed to
 //! the editor worker, [`editor`], which runs `edit`, `compare` and part of `prepare`), `edit`
 //! (hash checks too), `prepare` (downloads), `kept` (what is kept of the explored file, and the
-//! reads from it), `outbox` (posting to the page), `nested` (the workers this one starts) and,
-//! in the lean build without the package readers, `package_explorer` (packages handed to the
-//! worker built with them).
+//! reads from it), `outbox` (posting to the page) and `nested` (the workers this one starts).
 //! The logic that needs no browser — the tar writer ([`tar`]), device archives
 //! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
 //! there.
@@ -35,8 +33,6 @@ mod kept;
 mod nested;
 #[cfg(target_arch = "wasm32")]
 mod outbox;
-#[cfg(all(target_arch = "wasm32", not(feature = "packages")))]
-mod package_explorer;
 #[cfg(target_arch = "wasm32")]
 mod prepare;
 
@@ -62,12 +58,7 @@ pub fn run() {
 /// Hands one message from the page to the module that answers it.
 #[cfg(target_arch = "wasm32")]
 fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
-    let decoded = decode::<ToWorker>(message.clone());
-    #[cfg(not(feature = "packages"))]
-    if package_explorer::takes(&message, &decoded) {
-        return;
-    }
-    match decoded {
+    match decode::<ToWorker>(message) {
         Ok(ToWorker::Explore { name, file, companions, settings }) => {
             let doc = explore::read_companions(&companions)
                 .map(|companions| explore::explore_file(&name, file, companions, &settings, kept));

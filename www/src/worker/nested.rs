@@ -1,6 +1,5 @@
-//! A worker the explorer worker starts itself: the editor ([`super::editing`]) and, in the lean
-//! explorer, the package explorer ([`super::package_explorer`]). Nested dedicated workers are
-//! their parent's own: when the page terminates the explorer (Cancel, closing the tab), they
+//! A worker the explorer worker starts itself: the editor ([`super::editing`]). Nested dedicated
+//! workers are their parent's own: when the page terminates the explorer (Cancel, closing the tab), they
 //! stop with it.
 //!
 //! A worker drops what it is sent before its code has loaded, so messages wait here until it
