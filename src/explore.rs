@@ -256,8 +256,7 @@ impl Explorer<'_, '_, '_> {
         root.children.push(self.package(input, kind, root.span, 0, 0));
     }
 
-    /// A whole file that is a package, in a build without the package readers (the web page's
-    /// lean explorer, which hands packages to the full one before exploring them).
+    /// A whole file that is a package, in a build without the package readers: said, not read.
     #[cfg(not(feature = "packages"))]
     fn top_package(&mut self, _input: Window<'_, '_>, kind: package::Kind, root: &mut Node) {
         let message = format!("a {} file: this build of the explorer reads no packages", kind.name());

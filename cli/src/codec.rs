@@ -311,23 +311,17 @@ pub fn check_hash(path: &Path, header: &compressed::Header, computed: u64) -> Ou
     Err(Failure::new(format!("{}: {}; nothing written", path.display(), compressed::hash_mismatch(header, computed))))
 }
 
-/// How many decoded chunks may wait for the hashing thread: enough to ride out its hiccups,
-/// few enough to stay a couple of MiB.
-const IN_FLIGHT: usize = 16;
-
 /// Decodes the payload of `single` chunk by chunk (at most [`offload::codec::CHUNK`] bytes
 /// each; from disk, read [`offload::codec::READ_CHUNK`] bytes at a time), handing each chunk to
-/// `sink` on this thread while a second thread computes the truncated MD5 of the same bytes, so
-/// the hash costs about nothing beyond the slower of the two; returns that hash. Nothing is held
-/// but a few chunks in flight (copied into reused buffers, as the decoder's own buffer is
-/// overwritten by the next chunk) and the decoder's window.
+/// `sink` on this thread while a second thread computes the truncated MD5 of the same bytes
+/// ([`offload::codec::hashing_beside`]), so the hash costs about nothing beyond the slower of the
+/// two; returns that hash. Nothing is held but a few chunks in flight and the decoder's window.
 ///
 /// Errors are the core's `CompressedBundle::decompress` errors, with the same words and the
 /// same offsets from the start of the compressed bundle: a limit refused before decoding, a
 /// corrupt or truncated stream, a stream longer or shorter than its declared size. `sink` has
 /// then seen some bytes of a bundle that is not valid: callers write only to temporary files.
 pub fn stream_hashing(single: &mut Single, limit: u64, sink: &mut dyn FnMut(&[u8])) -> offload::Result<u64> {
-    use std::sync::mpsc::{channel, sync_channel};
     let declared = single.header.uncompressed_size;
     if declared > limit || usize::try_from(declared).is_err() {
         // The core's error for it, with its offset: it refuses such a size from the header
@@ -335,34 +329,13 @@ pub fn stream_hashing(single: &mut Single, limit: u64, sink: &mut dyn FnMut(&[u8
         let cb = compressed::CompressedBundle { header: single.header.clone(), payload: &[] };
         return cb.decompress(limit).map(|_| unreachable!("refused by the limit"));
     }
-    let (produced, computed) = std::thread::scope(|scope| {
-        let (full, received) = sync_channel::<Vec<u8>>(IN_FLIGHT);
-        let (give_back, free) = channel::<Vec<u8>>();
-        for _ in 0..IN_FLIGHT {
-            let _ = give_back.send(Vec::with_capacity(offload::codec::CHUNK));
-        }
-        let hasher = scope.spawn(move || {
-            let mut md5 = offload::codec::Md5Stream::new();
-            for piece in received {
-                md5.update(&piece);
-                // The decoding side stops taking buffers back only when it is done.
-                let _ = give_back.send(piece);
-            }
-            md5.truncated()
-        });
-        let decoded = single.decode(declared, &mut |chunk| {
-            // A buffer comes back for every one sent, so this waits only while IN_FLIGHT
-            // chunks are queued; should the hasher be gone (it panicked, which join reports
-            // below), a fresh buffer keeps decoding going.
-            let mut piece = free.recv().unwrap_or_default();
-            piece.clear();
-            piece.extend_from_slice(chunk);
-            let _ = full.send(piece);
+    let (produced, md5) = offload::codec::hashing_beside(|feed| {
+        single.decode(declared, &mut |chunk| {
+            feed(chunk);
             sink(chunk);
-        });
-        drop(full);
-        (decoded, hasher.join().expect("the hashing thread does not panic"))
+        })
     });
+    let computed = offload::codec::truncated_digest(&md5);
     let produced = produced.map_err(|e| e.shifted(single.payload_offset()))?;
     if produced != declared {
         return Err(offload::Error::new(
