@@ -50,8 +50,8 @@ export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
       // Browsers may keep a copy but must ask before using it (no-cache); the ETag lets them
-      // ask cheaply. The page's binary is loaded twice (by the page and by its explorer
-      // worker), and is sent once.
+      // ask cheaply: each explorer worker imports the page's script (app.js) again, and gets
+      // "not modified".
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
       const headers = {
         'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',

@@ -24,10 +24,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-/// The explorer's script: the page's own loader (Trunk's `data-loader-shim`, an ES module),
-/// relative to the page's base URL so that the site works from any sub-path. The page's binary
-/// explores when it runs in a worker (`www/src/bin/app.rs`).
-const EXPLORER_SCRIPT: &str = "app_loader.js";
+/// The explorer's script (`www/explorer.js`, an ES module), relative to the page's base URL so
+/// that the site works from any sub-path. It waits for the page's own compiled module as its
+/// first message and runs it; the page's binary explores when it runs in a worker
+/// (`www/src/bin/app.rs`).
+const EXPLORER_SCRIPT: &str = "explorer.js";
 
 /// The requests of one kind waiting for their answer, by request number.
 type Waiting<T> = HashMap<u32, oneshot::Sender<Result<T, String>>>;
@@ -71,6 +72,10 @@ impl ExplorerWorker {
         options.set_type(WorkerType::Module);
         let worker = Worker::new_with_options(EXPLORER_SCRIPT, &options)
             .map_err(|e| format!("the explorer worker could not be started: {e:?}"))?;
+        // Its code: the module this page runs, compiled once (the worker's first message).
+        worker
+            .post_message(&wasm_bindgen::module())
+            .map_err(|e| format!("the explorer worker could not be given its code: {e:?}"))?;
         let shared = Rc::new(RefCell::new(Shared {
             ready: false,
             queue: Vec::new(),
