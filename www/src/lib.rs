@@ -1,6 +1,7 @@
-//! Offload Explorer, the web page: a Yew app, an explorer Web Worker and the editor worker the
-//! explorer starts on the first edit (their entry points are `bin/app.rs`, `bin/worker.rs` and
-//! `bin/editor.rs`), built by Trunk from the repository's `index.html`.
+//! Offload Explorer, the web page: a Yew app, its explorer Web Workers and the editor worker an
+//! explorer starts on the first edit, built by Trunk from the repository's `index.html`. The page
+//! and its explorers are one binary (`bin/app.rs`: it renders on the main thread and explores in
+//! a worker); the editor is the other (`bin/editor.rs`).
 //!
 //! The crate is laid out by side of the worker boundary:
 //!

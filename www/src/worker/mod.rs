@@ -47,7 +47,8 @@ use std::cell::RefCell;
 #[cfg(target_arch = "wasm32")]
 use std::rc::Rc;
 
-/// Entry point of the worker binary: listens to the page, then says it is ready.
+/// Entry point of the explorer (the page's binary, run in a worker): listens to the page, then
+/// says it is ready.
 #[cfg(target_arch = "wasm32")]
 pub fn run() {
     let kept = Rc::new(RefCell::new(None::<Explored>));
