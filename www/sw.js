@@ -15,9 +15,9 @@
 const VERSION = 'SW_VERSION';
 // Names that carry a hash of their content never change: served from the cache first.
 const HASHED = [/* SW_HASHED */];
-// Names that stay the same from build to build (the page itself, the worker's loader, the
-// samples): served from the network first, so they always match the page the network gave,
-// and from the cache when there is no network.
+// Names that stay the same from build to build (the page itself, the binaries' loaders, scripts
+// and wasm, the samples): served from the network first, so they always match the page the
+// network gave, and from the cache when there is no network.
 const FIXED = [/* SW_FIXED */];
 
 const SCOPE = self.registration.scope;
