@@ -19,8 +19,9 @@ const TYPES = {
 };
 
 /// Starts serving; resolves to { server, url } once listening. `onRequest(method, path, status)`
-/// hears every request and the status it was answered with (the tests record them). With `cors`, every answer allows any origin to read
-/// it (Access-Control-Allow-Origin: *), as a file host that welcomes `#url=` links does.
+/// hears every request and the status it was answered with (the tests record them). With
+/// `cors`, every answer allows any origin to read it (Access-Control-Allow-Origin: *), as a file
+/// host that welcomes `#url=` links does.
 export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 0, cors = false, onRequest = () => {} }) {
   const root = resolve(dir);
   if (!base.startsWith('/')) base = '/' + base;

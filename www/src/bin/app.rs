@@ -1,8 +1,8 @@
-//! The page and its explorer worker, in one binary: loaded once, run twice. On the page's main
-//! thread it renders the app; in the worker the page starts from the same script
-//! (`page::opening::WorkerScript::Explorer`), it explores. The two have much in common (the
-//! Rust runtime, formatting, the core's types and the wire's), which two binaries would each
-//! carry, and the browser fetches the shared script and wasm once.
+//! The page and its explorer workers, in one binary: fetched and compiled once, run in each.
+//! On the page's main thread it renders the app; in a worker (started from `www/explorer.js`,
+//! which the page hands its compiled module: `page::client`) it explores. The two have much in
+//! common (the Rust runtime, formatting, collections, the core's types and the wire's), which
+//! two binaries would each carry.
 #[cfg(target_arch = "wasm32")]
 fn main() {
     use wasm_bindgen::JsCast;
