@@ -29,7 +29,6 @@ use alloc::vec::Vec;
 use object::ReadRef;
 
 mod kpacked;
-#[cfg_attr(not(feature = "packages"), allow(dead_code))]
 mod packages;
 
 /// How much work exploring may do.
@@ -161,7 +160,7 @@ fn explore_asked<'a>(
         ex.host_file(input, &mut root, 0);
     } else if let Some(kind) = package::detect(head) {
         // Before `ar`: a `.deb` is an ar archive too.
-        ex.top_package(input, kind, &mut root);
+        root.children.push(ex.package(input, kind, whole, 0, 0));
     } else if ar::is_archive(head) {
         root.children.push(ex.archive(input, whole, 0));
     } else if compressed::is_compressed(head) {
@@ -248,19 +247,6 @@ impl Explorer<'_, '_, '_> {
         if !root.children.is_empty() {
             root.diag(Severity::Note, "offload data found by its magic bytes in the unreadable host file", None);
         }
-    }
-
-    /// A whole file that is a package: its members, explored.
-    #[cfg(feature = "packages")]
-    fn top_package(&mut self, input: Window<'_, '_>, kind: package::Kind, root: &mut Node) {
-        root.children.push(self.package(input, kind, root.span, 0, 0));
-    }
-
-    /// A whole file that is a package, in a build without the package readers: said, not read.
-    #[cfg(not(feature = "packages"))]
-    fn top_package(&mut self, _input: Window<'_, '_>, kind: package::Kind, root: &mut Node) {
-        let message = format!("a {} file: this build of the explorer reads no packages", kind.name());
-        root.diag(Severity::Error, message, None);
     }
 
     fn host_file<'a>(&mut self, input: Window<'_, 'a>, root: &mut Node, depth: u32) {

@@ -61,19 +61,6 @@ pub enum Kind {
     Stream(StreamMethod),
 }
 
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Zip => "zip",
-            Kind::Tar => "tar",
-            Kind::Cpio => "cpio",
-            Kind::Deb => "deb",
-            Kind::Rpm => "rpm",
-            Kind::Stream(method) => method.name(),
-        }
-    }
-}
-
 /// How a compressed stream is compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamMethod {

@@ -32,10 +32,10 @@
 use super::{EntryKind, Listing, Member, Problem};
 use crate::error::{Error, Result};
 use crate::tree::Severity;
+use crate::util::window::Window;
 use alloc::format;
 use alloc::string::{String, ToString};
 
-use crate::util::window::Window;
 use object::ReadRef;
 
 const BLOCK: u64 = 512;

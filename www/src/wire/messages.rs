@@ -183,10 +183,10 @@ pub enum FromWorker {
 /// page untouched: whether the editor is ready, an edit's new version of the file (which the
 /// explorer keeps), and which request an answer is for. Only this much is decoded — postcard
 /// reads a message's start and leaves the rest — so the explorer spends no time decoding the
-/// new version's document, which only the page reads. The variants mirror those of [`FromWorker`] and [`Report`], in
-/// order, up to `Edited`; variants with fields are read as unit variants, which consumes only
-/// their index, and answers only as far as their request number (`www/tests/messages.rs`
-/// checks the mirror).
+/// new version's document, which only the page reads. The variants mirror those of
+/// [`FromWorker`] and [`Report`], in order, up to `Edited`; variants with fields are read as
+/// unit variants, which consumes only their index, and answers only as far as their request
+/// number (`www/tests/messages.rs` checks the mirror).
 #[derive(Deserialize, Debug)]
 pub enum FromNested {
     Ready,

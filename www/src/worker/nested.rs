@@ -1,6 +1,6 @@
 //! A worker the explorer worker starts itself: the editor ([`super::editing`]). Nested dedicated
-//! workers are their parent's own: when the page terminates the explorer (Cancel, closing the tab), they
-//! stop with it.
+//! workers are their parent's own: when the page terminates the explorer (Cancel, closing the
+//! tab), they stop with it.
 //!
 //! A worker drops what it is sent before its code has loaded, so messages wait here until it
 //! says it is ready.
