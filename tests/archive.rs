@@ -9,7 +9,7 @@ use offload::explore::{self, Options};
 use offload::format::archive::ar::{self, Archive, Format, NewMember, SpecialKind};
 use offload::format::archive::device::{self, MemberKind};
 use offload::ids::EntryId;
-use offload::targets;
+use offload::report::targets;
 use offload::tree::{Node, NodeKind, Severity, Tree, Value};
 mod common;
 use common::{tool, Scratch};

@@ -304,7 +304,7 @@ fn explored_bundled_object_is_one_bundle_of_sections() {
     );
     assert!(b.children.iter().all(|e| e.kind == NodeKind::BundleEntry));
     assert_eq!(b.children[0].children[0].text("format"), Some("host placeholder"));
-    let targets = offload::targets::collect(&tree);
+    let targets = offload::report::targets::collect(&tree);
     let ids: Vec<&str> = targets.iter().map(|t| t.target_id.as_str()).collect();
     assert_eq!(ids, ["hipv4-amdgcn-amd-amdhsa--gfx906", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"]);
     assert_eq!(targets[1].features, "xnack+");
@@ -326,7 +326,7 @@ fn compressed_bundle_in_an_entry_section_lists_its_inner_targets() {
     )
     .unwrap();
     let tree = explore(&bundled[..], "ccob_in_section.o", &Options::default());
-    let targets = offload::targets::collect(&tree);
+    let targets = offload::report::targets::collect(&tree);
     let got: Vec<(&str, Option<&str>)> =
         targets.iter().map(|t| (t.target_id.as_str(), t.compression.as_deref())).collect();
     assert_eq!(

@@ -49,7 +49,7 @@ fn labelled(kind: NodeKind, text: &'static str) -> impl Fn(&Node) -> bool {
 }
 
 fn target_ids(data: &[u8]) -> Vec<String> {
-    offload::targets::collect(&tree_of(data)).into_iter().map(|t| t.target_id).collect()
+    offload::report::targets::collect(&tree_of(data)).into_iter().map(|t| t.target_id).collect()
 }
 
 fn apply_ok(data: &[u8], e: &Edit) -> edit::Edited {

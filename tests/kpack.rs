@@ -2,8 +2,8 @@
 //! see its README) read, with their `.kpack` archives, as the builds before the transform.
 
 use offload::explore::{explore, explore_with_companions, Companion, Options};
-use offload::kernels::{self, KernelTable};
-use offload::targets;
+use offload::report::kernels::{self, KernelTable};
+use offload::report::targets;
 use offload::tree::{NodeKind, Severity, Tree};
 use std::path::Path;
 
@@ -90,7 +90,7 @@ fn without_its_archives_a_kpacked_build_says_where_its_device_code_is() {
     assert!(targets::collect(&tree).is_empty());
     let warnings = tree.root.diagnostics_of(Severity::Warning);
     assert!(warnings.iter().any(|(_, d)| d.message.contains("stage/lib/libkp.so#1")), "{warnings:?}");
-    let fit = offload::fit::fit(&tree, "gfx90a").unwrap();
+    let fit = offload::report::fit::fit(&tree, "gfx90a").unwrap();
     assert!(!fit.runs && fit.reason.contains("kpack"), "{}", fit.reason);
     // One archive: only its architecture joins.
     let tree = after("lib/libkp.so", &ARCHIVES[..1]);

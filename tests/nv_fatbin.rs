@@ -12,7 +12,7 @@ use offload::edit::{self, Edit};
 use offload::explore::{explore, Options};
 use offload::format::nv_fatbin::{self, Piece};
 use offload::format::{host, offload_binary};
-use offload::targets;
+use offload::report::targets;
 use offload::tree::{Node, NodeKind, Tree};
 use std::path::{Path, PathBuf};
 

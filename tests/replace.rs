@@ -40,7 +40,7 @@ fn section<'a>(data: &'a [u8], name: &str) -> &'a [u8] {
 
 fn target_ids(data: &[u8]) -> Vec<String> {
     let tree = explore(data, "x", &Options::default());
-    offload::targets::collect(&tree).into_iter().map(|t| t.target_id).collect()
+    offload::report::targets::collect(&tree).into_iter().map(|t| t.target_id).collect()
 }
 
 /// Runs a tool, requires success, returns (stdout, stderr).

@@ -8,7 +8,7 @@ use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
-use offload::fit::{self, Fit, LoadedImage};
+use offload::report::fit::{self, Fit, LoadedImage};
 use serde_json::json;
 use std::path::PathBuf;
 

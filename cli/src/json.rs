@@ -8,7 +8,7 @@
 //! The core's types derive serde for the web page's worker messages; this shape is the CLI's
 //! own, written here so that a change there never changes what scripts read.
 
-use offload::targets::Target;
+use offload::report::targets::Target;
 use offload::tree::{ByteSpace, Diagnostic, Field, Node, Span, Tree, Value};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 

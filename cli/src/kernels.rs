@@ -6,7 +6,7 @@ use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
-use offload::kernels::{self, KernelCell, KernelTable};
+use offload::report::kernels::{self, KernelCell, KernelTable};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 

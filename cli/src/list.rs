@@ -5,7 +5,7 @@ use crate::io::{open_lazy, shown};
 use crate::json::ListDocument;
 use crate::ListArgs;
 use offload::explore::Options;
-use offload::targets::{self, Target};
+use offload::report::targets::{self, Target};
 use offload::tree::{Node, Tree};
 use offload::util::bytes::human_size;
 

@@ -1,23 +1,24 @@
 //! `offload`: list, bundle, unbundle, package, extract, compress and decompress GPU offload
 //! containers. A thin shell over the `offload` core crate.
 
-mod archive;
 mod bundler;
 mod codec;
 mod diff;
+mod extract;
 mod fail;
 mod fit;
+mod input;
 mod io;
 mod json;
 mod kernels;
 mod kpack;
 mod list;
-mod package;
+mod offload_binary;
+mod offload_binary_extract;
 mod replace;
 mod response_file;
 mod sizes;
-mod stream_unbundle;
-mod unpackage;
+mod unbundle;
 mod verify;
 
 use clap::{Args, Parser, Subcommand};
@@ -51,9 +52,9 @@ enum Command {
     /// Package device images into LLVM offload binaries (`-o OUT --image=...`), or extract them
     /// (`IN --image=file=OUT,...`, `IN --archive -o LIB.a`): llvm-offload-binary's command line.
     #[command(alias = "offload-binary")]
-    Package(package::PackageArgs),
+    Package(offload_binary::PackageArgs),
     /// Write the device images found in a file, optionally only those matching filters.
-    Extract(package::ExtractArgs),
+    Extract(extract::ExtractArgs),
     /// Compress a bundle into a compressed bundle (CCOB).
     Compress(codec::CompressArgs),
     /// Decompress a compressed bundle (CCOB) into the bundle it holds, or an NVIDIA fatbin (or
@@ -171,13 +172,12 @@ fn main() -> ExitCode {
     io::allow_overwriting_inputs(cli.overwrite_input);
     let result = match cli.command {
         Command::List(a) => list::run(&a),
-        Command::Bundle(a) => bundler::run_bundle(&a),
-        // Archives (`--type=a`) have their own unbundling; the archive module uses the
-        // bundler's arguments, so the choice is made here rather than in the bundler.
-        Command::Unbundle(a) if a.file_type == "a" => archive::run_unbundle(&a),
-        Command::Unbundle(a) => bundler::run_unbundle(&a),
-        Command::Package(a) => package::run_package(&a),
-        Command::Extract(a) => package::run_extract(&a),
+        // clang-offload-bundler's `--unbundle` and `--list`, under either command name.
+        Command::Bundle(a) | Command::Unbundle(a) if a.unbundle || a.list => unbundle::run(&a),
+        Command::Bundle(a) => bundler::run(&a),
+        Command::Unbundle(a) => unbundle::run(&a),
+        Command::Package(a) => offload_binary::run(&a),
+        Command::Extract(a) => extract::run(&a),
         Command::Compress(a) => codec::run_compress(&a),
         Command::Decompress(a) => codec::run_decompress(&a),
         Command::ReplaceSection(a) => replace::run(&a),

@@ -8,7 +8,7 @@ use crate::Limits;
 use clap::Args;
 use offload::edit::{self, Dropped};
 use offload::explore::{self, Options};
-use offload::sizes::{self, Sizes, TargetSize};
+use offload::report::sizes::{self, Sizes, TargetSize};
 use offload::util::bytes::human_size;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! again between edits (a removal changes the paths and spans of what follows it). The result
 //! is read back before it is returned: it must explore with no error the input did not have,
 //! and with exactly the input's targets less the removed ones. Its length is the exact size
-//! of the file without those targets ([`crate::sizes`] only estimates compressed shares).
+//! of the file without those targets ([`crate::report::sizes`] only estimates compressed shares).
 //!
 //! Works wherever [`Edit::RemoveEntry`] does: bundle entries (plain, in compressed bundles, in
 //! text bundles, in archive members), offload entries and binaries, NVIDIA fatbin entries. The
@@ -12,8 +12,8 @@
 
 use super::{apply, invalid, Edit, EditResult};
 use crate::explore::{explore, Options};
-use crate::runs_on::{target_name, vendor_of, Vendor};
-use crate::targets::{self, Target};
+use crate::report::targets::{self, Target};
+use crate::report::targets::{target_name, vendor_of, Vendor};
 use crate::tree::Tree;
 use alloc::collections::BTreeMap;
 use alloc::format;

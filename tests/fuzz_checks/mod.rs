@@ -226,7 +226,7 @@ pub fn package(data: &[u8]) {
         let space = tree.spaces.get(node.span.space as usize).expect("a node in a byte space that exists");
         assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
     });
-    let _ = offload::targets::collect(&tree);
+    let _ = offload::report::targets::collect(&tree);
 }
 
 pub fn host(data: &[u8]) {
@@ -260,8 +260,8 @@ pub fn kpack(data: &[u8]) {
         let space = tree.spaces.get(node.span.space as usize).expect("a node in a byte space that exists");
         assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
     });
-    let _ = offload::targets::collect(&tree);
-    let _ = offload::kernels::collect(&tree);
+    let _ = offload::report::targets::collect(&tree);
+    let _ = offload::report::kernels::collect(&tree);
 }
 
 pub fn explore_all(data: &[u8]) {
@@ -272,7 +272,7 @@ pub fn explore_all(data: &[u8]) {
         let space = tree.spaces.get(node.span.space as usize).expect("a node in a byte space that exists");
         assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
     });
-    let _ = offload::targets::collect(&tree);
+    let _ = offload::report::targets::collect(&tree);
     edit_some_nodes(data, &tree);
 }
 
@@ -358,7 +358,7 @@ pub mod images {
         let kernels = node.children.iter().filter(|c| c.kind == NodeKind::Kernel).count();
         let mut root = Node::new(NodeKind::File, "f", Span::new(0, 0, 0));
         root.children.push(node);
-        let table = offload::kernels::collect(&Tree { spaces: Vec::new(), root });
+        let table = offload::report::kernels::collect(&Tree { spaces: Vec::new(), root });
         assert_eq!(table.cells(), kernels, "the kernel table lost or invented kernels");
     }
 

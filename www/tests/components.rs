@@ -3,7 +3,7 @@
 //! for (the actions each view emits).
 #![cfg(target_arch = "wasm32")]
 
-use offload::kernels::{KernelCell, KernelRow};
+use offload::report::kernels::{KernelCell, KernelRow};
 use offload::tree::NodeKind;
 use offload_www::page::bytes::{Bytes, MemoryBytes};
 use offload_www::page::components::dialogs::settings_dialog::{
@@ -626,7 +626,7 @@ async fn a_comparison_says_what_was_removed_and_the_control_asks_for_the_chosen_
     let old_tree = offload::explore::explore(&old[..], "hip_elf_2arch.o", &Default::default());
     let dropped = offload::edit::drop_targets(old, "hip_elf_2arch.o", &["gfx906".into()], &Default::default()).unwrap();
     let new_tree = offload::explore::explore(&dropped.bytes[..], "hip_elf_2arch.o", &Default::default());
-    let diff = offload::diff::diff(old, &old_tree, &dropped.bytes, &new_tree);
+    let diff = offload::report::diff::diff(old, &old_tree, &dropped.bytes, &new_tree);
     let (on_action, log) = recorder();
     let el = root();
     let comparison =
@@ -677,7 +677,7 @@ async fn a_comparison_says_what_was_removed_and_the_control_asks_for_the_chosen_
 async fn the_fit_answer_says_which_libraries_and_kernels_run() {
     let tree = offload::explore::explore(LIB_SO, "libhip_3tu_compressed.so", &Default::default());
     for (gpu, runs) in [("gfx90a", true), ("gfx1201", false)] {
-        let fit = offload::fit::fit(&tree, gpu).unwrap();
+        let fit = offload::report::fit::fit(&tree, gpu).unwrap();
         let el = root();
         let outcome = FitOutcome::Done(Rc::new(fit));
         Renderer::<FitView>::with_root_and_props(

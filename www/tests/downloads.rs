@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use offload::explore::{explore, Options};
-use offload::file_names::{image_extension, image_stem, UniqueNames};
+use offload::report::file_names::{image_extension, image_stem, UniqueNames};
 use offload_www::page::downloads::plan::{bytes_available, Plan};
 use offload_www::wire::doc::explore_bytes;
 use offload_www::wire::doc::Doc;
@@ -64,7 +64,7 @@ fn every_fixture_names_its_images_as_extract_does() {
         let data = std::fs::read(fixtures().join(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let tree = explore(&data[..], &name, &Options { verify_all: true, ..Options::default() });
         let mut names = UniqueNames::new();
-        let extract: Vec<String> = offload::targets::collect(&tree)
+        let extract: Vec<String> = offload::report::targets::collect(&tree)
             .iter()
             .map(|t| {
                 names.take(

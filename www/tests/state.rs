@@ -236,7 +236,7 @@ fn views_and_help_toggle() {
 fn every_target_of_a_linked_library_has_its_node_and_chain() {
     let d = doc(LIB_SO, "libhip_3tu_compressed.so");
     let tree = offload::explore::explore(LIB_SO, "libhip_3tu_compressed.so", &Default::default());
-    let expected = offload::targets::collect(&tree);
+    let expected = offload::report::targets::collect(&tree);
     assert_eq!(d.targets.len(), expected.len());
     assert_eq!(d.targets.len(), 6, "three translation units for two processors");
     assert_eq!(d.spaces.len(), 4, "the file and three decompressed bundles");

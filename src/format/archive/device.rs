@@ -254,10 +254,28 @@ pub fn unbundle<'m>(
     Ok(out)
 }
 
-/// The device-specific archive holding `extracted`.
+/// The device-specific archive holding `extracted`, in order, read back and compared member by
+/// member before it is returned: an archive that would not read back as written is an error
+/// (our bug), never handed out.
 pub fn write_device_archive(extracted: &[Extracted]) -> Result<Vec<u8>> {
     let members: Vec<NewMember> = extracted.iter().map(|e| NewMember { name: e.name.clone(), data: e.data }).collect();
-    ar::write_gnu(&members)
+    let bytes = ar::write_gnu(&members)?;
+    let back = ar::read(&bytes[..]).and_then(Archive::complete)?;
+    let same = back.members.len() == extracted.len()
+        && back
+            .members
+            .iter()
+            .zip(extracted)
+            .all(|(m, e)| m.name == e.name && m.data(&bytes[..]).is_ok_and(|d| d == e.data));
+    if !same {
+        return Err(Error::new(
+            0,
+            "device archive",
+            "the members as written",
+            "an archive that reads back differently (an internal error)",
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Every composition rule each member's entries break ([`ids::check_composition`]),

@@ -35,6 +35,7 @@ use crate::tree::Severity;
 use crate::util::window::Window;
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 use object::ReadRef;
 
@@ -270,6 +271,153 @@ fn pax(data: &[u8], at: u64, pending: &mut Pending) -> Result<()> {
     Ok(())
 }
 
+// ---- Writing ---------------------------------------------------------------------------------
+//
+// The writer makes the page's "Download all images" tar: POSIX ustar, deterministic (mode 0644,
+// owner 0, time 0, no user names), plain file names only (the prefix field stays empty). A name
+// longer than 100 bytes, or a size past the octal field, goes in a pax extended header (`x`)
+// before the file: records `<length> path=<name>\n`, `<length> size=<decimal>\n`, the length
+// counting the whole record, its own digits included.
+
+const NAME_LEN: usize = 100;
+/// The largest size the 11 octal digits of the size field hold.
+const MAX_OCTAL_SIZE: u64 = 0o77777777777;
+
+/// A tar being written, file by file.
+#[derive(Default)]
+pub struct TarWriter {
+    out: Vec<u8>,
+}
+
+impl TarWriter {
+    pub fn new() -> TarWriter {
+        TarWriter::default()
+    }
+
+    /// Adds a regular file. Names are plain file names: empty names, `/`, `\`, NUL and the
+    /// names `.` and `..` are refused, so that extracting never writes outside its directory.
+    pub fn add(&mut self, name: &str, data: &[u8]) -> Result<()> {
+        check_name(name)?;
+        let size = data.len() as u64;
+        let long_name = name.len() > NAME_LEN;
+        if long_name || size > MAX_OCTAL_SIZE {
+            let mut records = Vec::new();
+            if long_name {
+                records.extend(pax_record("path", name));
+            }
+            if size > MAX_OCTAL_SIZE {
+                records.extend(pax_record("size", &size.to_string()));
+            }
+            let pax_name = format!("PaxHeaders/{}", truncate_utf8(name, NAME_LEN - "PaxHeaders/".len()));
+            self.out.extend(new_header(&pax_name, records.len() as u64, b'x'));
+            self.append_padded(&records);
+        }
+        self.out.extend(new_header(truncate_utf8(name, NAME_LEN), size.min(MAX_OCTAL_SIZE), b'0'));
+        self.append_padded(data);
+        Ok(())
+    }
+
+    fn append_padded(&mut self, data: &[u8]) {
+        self.out.extend_from_slice(data);
+        let rest = data.len() % BLOCK as usize;
+        if rest != 0 {
+            self.out.resize(self.out.len() + BLOCK as usize - rest, 0);
+        }
+    }
+
+    /// The finished tar: what was added, then two zero blocks.
+    pub fn finish(mut self) -> Vec<u8> {
+        self.out.resize(self.out.len() + 2 * BLOCK as usize, 0);
+        self.out
+    }
+}
+
+fn check_name(name: &str) -> Result<()> {
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\', '\0']) {
+        return Err(Error::new(
+            0,
+            "tar member name",
+            "a plain file name (no path, not `.` or `..`)",
+            format!("{name:?}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+fn truncate_utf8(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// `<length> <key>=<value>\n`, the length counting the whole record including its digits.
+fn pax_record(key: &str, value: &str) -> Vec<u8> {
+    let rest = key.len() + value.len() + 3; // space, '=', newline
+    let mut length = rest + 1;
+    while length != rest + length.to_string().len() {
+        length = rest + length.to_string().len();
+    }
+    format!("{length} {key}={value}\n").into_bytes()
+}
+
+fn new_header(name: &str, size: u64, kind: u8) -> [u8; BLOCK as usize] {
+    let mut h = [0u8; BLOCK as usize];
+    h[..name.len()].copy_from_slice(name.as_bytes());
+    octal(&mut h[100..108], 0o644);
+    octal(&mut h[108..116], 0);
+    octal(&mut h[116..124], 0);
+    octal(&mut h[124..136], size);
+    octal(&mut h[136..148], 0);
+    h[156] = kind;
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    h[148..156].fill(b' ');
+    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    let digits = format!("{sum:06o}");
+    h[148..154].copy_from_slice(&digits.as_bytes()[digits.len() - 6..]);
+    h[154] = 0;
+    h[155] = b' ';
+    h
+}
+
+/// Writes `value` as zero-padded octal digits followed by a NUL, filling `field`.
+fn octal(field: &mut [u8], value: u64) {
+    let width = field.len() - 1;
+    let digits = format!("{value:0width$o}");
+    field[..width].copy_from_slice(&digits.as_bytes()[digits.len() - width..]);
+    field[width] = 0;
+}
+
+/// The regular files of a tar this module wrote, each `(name, bytes)`, in order: what the page
+/// checks a tar against before offering it. Anything but a clean listing of regular files
+/// with their bytes in the input (a problem, a directory, a link) is an error.
+pub fn read_files(tar: &[u8]) -> Result<alloc::vec::Vec<(String, &[u8])>> {
+    let listing = read(tar)?;
+    if let Some(p) = listing.problems.first() {
+        return Err(Error::new(p.at.0, "tar", "a tar that reads back whole", p.message.clone()));
+    }
+    listing
+        .members
+        .into_iter()
+        .map(|m| {
+            let start = usize::try_from(m.data_offset).ok();
+            let bytes = start.and_then(|s| tar.get(s..s.checked_add(usize::try_from(m.stored_size).ok()?)?));
+            match (m.kind, bytes) {
+                (EntryKind::File, Some(bytes)) => Ok((m.name, bytes)),
+                (kind, _) => Err(Error::new(
+                    m.header.0,
+                    "tar member",
+                    "a regular file with its bytes",
+                    format!("{} `{}`", kind.name(), m.name),
+                )),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -357,5 +505,92 @@ pub(crate) mod tests {
         let l = read(&t[..1024 + 100]).unwrap();
         assert_eq!(l.members.len(), 1);
         assert_eq!(l.problems[0].at.0, 1024);
+    }
+
+    // ---- Writing ----
+
+    fn written(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = TarWriter::new();
+        for (name, data) in files {
+            w.add(name, data).unwrap();
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn files_read_back_with_their_names_and_bytes() {
+        let long = format!("{}.hipv4-amdgcn-amd-amdhsa--gfx90a_xnack+.co", "x".repeat(150));
+        let big: Vec<u8> = (0..1500u32).map(|i| (i % 251) as u8).collect();
+        let files: Vec<(&str, &[u8])> =
+            vec![("a.co", b"hello"), ("empty.bin", b""), (&long, &big), ("exact.bin", &[7u8; 512])];
+        let tar = written(&files);
+        assert_eq!(tar.len() % BLOCK as usize, 0);
+        let back = read_files(&tar).unwrap();
+        assert_eq!(back.len(), files.len());
+        for ((name, data), (want_name, want_data)) in back.iter().zip(&files) {
+            assert_eq!((name.as_str(), *data), (*want_name, *want_data));
+        }
+    }
+
+    #[test]
+    fn pax_record_lengths_count_themselves() {
+        for n in [1, 5, 90, 95, 96, 97, 990, 995, 996, 997] {
+            let r = pax_record("path", &"p".repeat(n));
+            let text = String::from_utf8(r.clone()).unwrap();
+            let len: usize = text.split(' ').next().unwrap().parse().unwrap();
+            assert_eq!(len, r.len(), "{text}");
+        }
+    }
+
+    #[test]
+    fn names_that_would_leave_the_directory_are_refused() {
+        let mut w = TarWriter::new();
+        for bad in ["", ".", "..", "a/b", "../x", "a\\b", "nul\0"] {
+            assert!(w.add(bad, b"x").is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn damaged_tars_are_errors_not_panics() {
+        let tar = written(&[("a.co", b"hello world"), ("b.co", &[1u8; 700])]);
+        for cut in 0..tar.len() {
+            assert!(read_files(&tar[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut bad = tar.clone();
+        bad[0] ^= 1;
+        assert!(read_files(&bad).unwrap_err().to_string().contains("checksum"));
+        let mut huge = tar.clone();
+        huge[124..135].copy_from_slice(b"77777777777");
+        let sum: u32 =
+            huge[..512].iter().enumerate().map(|(i, &b)| if (148..156).contains(&i) { 32 } else { u32::from(b) }).sum();
+        huge[148..154].copy_from_slice(format!("{sum:06o}").as_bytes());
+        assert!(read_files(&huge).is_err());
+    }
+
+    #[cfg(feature = "std")]
+    /// The system's `tar` lists and extracts what we write, long names included.
+    #[test]
+    fn system_tar_reads_what_we_write() {
+        let Ok(out) = std::process::Command::new("tar").arg("--version").output() else {
+            eprintln!("no tar here; skipped");
+            return;
+        };
+        assert!(out.status.success());
+        let long = format!("{}.gfx90a.co", "n".repeat(180));
+        let dir = std::env::temp_dir().join(format!("offload-core-tar-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.tar");
+        let files: Vec<(&str, &[u8])> = vec![("short.bc", b"BC\xC0\xDE"), (&long, &[9u8; 1000]), ("empty", b"")];
+        std::fs::write(&path, written(&files)).unwrap();
+        let listed = std::process::Command::new("tar").arg("-tf").arg(&path).output().unwrap();
+        assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
+        let names: Vec<String> = String::from_utf8(listed.stdout).unwrap().lines().map(str::to_string).collect();
+        assert_eq!(names, files.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>());
+        let x = std::process::Command::new("tar").arg("-xf").arg(&path).arg("-C").arg(&dir).output().unwrap();
+        assert!(x.status.success(), "{}", String::from_utf8_lossy(&x.stderr));
+        for (name, data) in &files {
+            assert_eq!(std::fs::read(dir.join(name)).unwrap(), *data, "{name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -9,10 +9,10 @@
 //! [`Diagnostic`], [`Target`]): only the arena's links are the page's.
 
 use offload::edit::NodePath;
-use offload::kernels::KernelTable;
-use offload::runs_on::RunsOn;
-use offload::sizes::Sizes;
-use offload::targets::Target;
+use offload::report::kernels::KernelTable;
+use offload::report::runs_on::RunsOn;
+use offload::report::sizes::Sizes;
+use offload::report::targets::Target;
 use offload::tree::{Diagnostic, Field, Node, NodeKind, Severity, Span, Tree, Value};
 use serde::{Deserialize, Serialize};
 
@@ -108,11 +108,11 @@ pub struct Doc {
     pub spaces: Vec<SpaceInfo>,
     pub nodes: Vec<NodeInfo>,
     pub targets: Vec<TargetInfo>,
-    /// Every kernel of the file, a column per target ([`offload::kernels::collect`]).
+    /// Every kernel of the file, a column per target ([`offload::report::kernels::collect`]).
     pub kernels: KernelTable,
-    /// One line per distinct target, by vendor ([`offload::runs_on::summarize`]).
+    /// One line per distinct target, by vendor ([`offload::report::runs_on::summarize`]).
     pub runs_on: RunsOn,
-    /// What each target costs ([`offload::sizes::sizes`]).
+    /// What each target costs ([`offload::report::sizes::sizes`]).
     pub sizes: Sizes,
     /// Time the worker spent exploring, in microseconds (an integer, so that `Doc` stays `Eq`).
     pub explore_us: u64,
@@ -148,12 +148,12 @@ impl Doc {
             spaces: space_infos(tree),
             nodes,
             targets: Vec::new(),
-            kernels: offload::kernels::collect(tree),
-            runs_on: offload::runs_on::summarize(tree),
-            sizes: offload::sizes::sizes(tree),
+            kernels: offload::report::kernels::collect(tree),
+            runs_on: offload::report::runs_on::summarize(tree),
+            sizes: offload::report::sizes::sizes(tree),
             explore_us: 0,
         };
-        let targets = offload::targets::collect(tree);
+        let targets = offload::report::targets::collect(tree);
         // The core names each target's entry node by its path from the root.
         doc.targets =
             targets.into_iter().map(|target| TargetInfo { node: doc.node_at(&target.path), target }).collect();

@@ -12,9 +12,9 @@ use crate::wire::doc::Doc;
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::edit::Verified;
 use crate::wire::settings::Settings;
-use offload::diff::Diff;
 use offload::edit::{Edit, NodePath};
-use offload::fit::Fit;
+use offload::report::diff::Diff;
+use offload::report::fit::Fit;
 use offload::tree::Span;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -63,7 +63,7 @@ pub enum ToWorker {
         old_name: String,
         settings: Settings,
     },
-    /// Will the current file run on `gpu` ([`offload::fit`]): `Fitted` or `NotFitted`.
+    /// Will the current file run on `gpu` ([`offload::report::fit`]): `Fitted` or `NotFitted`.
     Fit { request: u32, gpu: String },
 }
 
@@ -265,7 +265,7 @@ pub enum Answer {
     Prepared(#[serde(with = "js_slots")] JsValue),
     /// A download is refused.
     NotPrepared(Refusal),
-    /// Two files compared ([`offload::diff`]).
+    /// Two files compared ([`offload::report::diff`]).
     Compared(Box<Diff>),
     /// Why two files could not be compared.
     NotCompared(String),

@@ -1,4 +1,4 @@
-//! Two files compared in the worker ([`offload::diff`]): the current file of this tab, and
+//! Two files compared in the worker ([`offload::report::diff`]): the current file of this tab, and
 //! another one the page hands over as its `Blob` (another tab's file, or another version of
 //! this one). Both are read whole and explored with every compressed container decompressed,
 //! so that images compare byte for byte and their kernels are decoded. The editor worker does
@@ -6,8 +6,8 @@
 
 use crate::wire::settings::Settings;
 use crate::worker::edit::read_whole_quietly;
-use offload::diff::{diff, Diff};
 use offload::explore::{explore, Options};
+use offload::report::diff::{diff, Diff};
 use web_sys::Blob;
 
 /// `old` (named `old_name`) compared with `file` (named `name`, the tab's current file).

@@ -1,21 +1,13 @@
 //! The explorer worker: reads the file by slices, explores it with the core, sends the page the
 //! flattened document, and then answers what the page asks of the file it keeps: bytes of
-//! decompressed spaces (which only it holds), edits, hash checks, downloads.
+//! decompressed spaces (which only it holds), edits (made by the editor worker it starts),
+//! hash checks, downloads. [`run`] and its dispatch are here, and nothing else: each request is
+//! handled by a sibling module. The worker uses `wire` and the core, never `page`.
 //!
-//! [`run`] and its dispatch are here, and nothing else: each request is handled by a sibling —
-//! `explore` (exploring a file), `editing` (edits, comparisons and device archives, handed to
-//! the editor worker, [`editor`], which runs `edit`, `compare` and part of `prepare`), `edit`
-//! (hash checks too), `prepare` (downloads), `kept` (what is kept of the explored file, and the
-//! reads from it), `outbox` (posting to the page) and `nested` (the workers this one starts).
-//! The logic that needs no browser — the tar writer ([`tar`]), device archives
-//! ([`device_archive`]), the read-back rule ([`read_back`]) — builds natively and is tested
-//! there.
-//!
-//! Imports go one way: the worker uses `wire` (the messages) and the core, never `page`.
+//! See `docs/ARCHITECTURE.md` for the map.
 
 pub mod device_archive;
 pub mod read_back;
-pub mod tar;
 
 #[cfg(target_arch = "wasm32")]
 mod compare;
@@ -83,7 +75,7 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
         }
         Ok(ToWorker::Fit { request, gpu }) => {
             let result = match kept.borrow().as_ref() {
-                Some(k) => offload::fit::fit(&k.tree, &gpu),
+                Some(k) => offload::report::fit::fit(&k.tree, &gpu),
                 None => Err("the file has not been explored yet".to_string()),
             };
             answer(request, result.map_or_else(Answer::NotFitted, |f| Answer::Fitted(Box::new(f))));

@@ -9,10 +9,10 @@ use crate::worker::device_archive::device_archive;
 use crate::worker::kept::{BlobReader, Explored};
 use crate::worker::outbox::answer;
 use crate::worker::read_back::check_read_back;
-use crate::worker::tar::{self, TarWriter};
 use object::read::ReadCache;
 use offload::codec::truncated_md5;
 use offload::explore::explore;
+use offload::format::package::tar::{self, TarWriter};
 use offload::tree::Tree;
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
@@ -86,17 +86,16 @@ fn images_tar(request: u32, members: &[TarItem], explored: &Explored) -> Result<
     for (i, item) in members.iter().enumerate() {
         let bytes = explored.span_bytes(item.span).map_err(|e| format!("{}: {e}", item.name))?;
         refuse_new_errors(&item.name, &explore(&bytes[..], &item.name, &options), item.source_errors)?;
-        writer.add(&item.name, &bytes)?;
+        writer.add(&item.name, &bytes).map_err(|e| e.to_string())?;
         written.push((item.name.as_str(), bytes.len(), truncated_md5(&bytes)));
         answer(request, Answer::Preparing { done: i as u64 + 1, total });
     }
     let out = writer.finish();
-    let back = tar::read(&out).map_err(|e| format!("the tar does not read back: {e}"))?;
+    let back = tar::read_files(&out).map_err(|e| format!("the tar does not read back: {e}"))?;
     let same = back.len() == written.len()
-        && back
-            .iter()
-            .zip(&written)
-            .all(|(m, (name, len, hash))| m.name == *name && m.data.len() == *len && truncated_md5(m.data) == *hash);
+        && back.iter().zip(&written).all(|((name, data), (want, len, hash))| {
+            name == want && data.len() == *len && truncated_md5(data) == *hash
+        });
     if !same {
         return Err(Refusal::from("the tar does not read back as written".to_string()));
     }

@@ -2,7 +2,7 @@
 //! and which device archives an archive offers. Browser-free, so tested natively; the page
 //! saves what the plan names (`save`), and the worker reads, builds and checks the bytes.
 //!
-//! Names follow `offload extract` where it has a rule (`offload::file_names`): a device image
+//! Names follow `offload extract` where it has a rule (`offload::report::file_names`): a device image
 //! is `<file>.<target>.<ext>` (`<file>.<member>.<target>.<ext>` inside an archive member), `:`
 //! made `_`, numbered when the same target appears again, in target order; an NVIDIA fatbin
 //! entry's image is named as cuobjdump names it (`<file>.<n>.sm_80.cubin`). Other nodes:
@@ -23,8 +23,8 @@
 //! code object, a decompressed bundle and its bundle), so one set of bytes has one name.
 
 use crate::wire::doc::{Doc, NodeId, TargetInfo};
-use offload::file_names::{extension_for_format, image_stem, sanitize, UniqueNames};
 use offload::ids::EntryId;
+use offload::report::file_names::{extension_for_format, image_stem, sanitize, UniqueNames};
 use offload::tree::{NodeKind, Span};
 use std::collections::HashMap;
 
@@ -186,7 +186,7 @@ fn member_of(doc: &Doc, node: NodeId) -> Option<String> {
 }
 
 /// The format of the image at `span` below `node`: the `format` field the explorer gives an
-/// image it recognises (the same `describe_image` the CLI names extracted files by).
+/// image it recognises (the same `image::identify` the CLI names extracted files by).
 fn image_format(doc: &Doc, node: NodeId, span: Span) -> Option<&'static str> {
     (node..doc.nodes[node].subtree_end.min(doc.nodes.len()))
         .filter(|&id| doc.nodes[id].span == span)

@@ -1,11 +1,11 @@
 //! Comparing two files: the "Compare with…" control (another open tab, or this file as it was
-//! before its edits) and the comparison's result ([`offload::diff`], made in the tab's worker):
+//! before its edits) and the comparison's result ([`offload::report::diff`], made in the tab's worker):
 //! targets added, removed and common, the size change per target, how many images differ byte
 //! for byte, and the kernels added, removed or changed (registers, LDS, scratch).
 
 use crate::page::format::human_size;
 use crate::page::state::{Action, CompareOutcome, CompareWith, Comparison, FileRequest, TabId};
-use offload::diff::{Diff, SizeChange};
+use offload::report::diff::{Diff, SizeChange};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 

@@ -1,10 +1,10 @@
-//! "Will it run on …": the answer of [`offload::fit`] for one GPU, made in the tab's worker —
+//! "Will it run on …": the answer of [`offload::report::fit`] for one GPU, made in the tab's worker —
 //! yes or no for the whole file and for each library, the image each container would load and
 //! by which rule (exact, target ID, generic, cubin of the same major, PTX JIT …), how many of
 //! each library's kernels run and at what occupancy, and what the file needs of the runtime.
 
 use crate::page::state::{Action, FitOutcome, TabId};
-use offload::fit::{ContainerFit, Fit, LibraryFit};
+use offload::report::fit::{ContainerFit, Fit, LibraryFit};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

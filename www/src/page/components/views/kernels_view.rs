@@ -6,7 +6,7 @@
 
 use crate::page::state::Action;
 use crate::wire::doc::{Doc, NodeId};
-use offload::kernels::{KernelCell, KernelRow};
+use offload::report::kernels::{KernelCell, KernelRow};
 use offload::util::sort;
 use std::cmp::Reverse;
 use std::rc::Rc;

@@ -1,14 +1,15 @@
 //! "Runs on": the summary's first answer. One line per distinct target, grouped by vendor, with
 //! how many images it has, their bytes and, where it matters, how it is reached (only as PTX,
 //! through a generic target and which GPUs that covers). A search box answers "is my GPU in
-//! here?" with the core's rules ([`offload::runs_on::query`]): exact, compatible (and why), or
+//! here?" with the core's rules ([`offload::report::runs_on::query`]): exact, compatible (and why), or
 //! absent (and why). "Check every library and kernel" asks the tab's worker the whole answer
-//! ([`offload::fit`], shown by `fit_view`).
+//! ([`offload::report::fit`], shown by `fit_view`).
 
 use crate::page::format::human_size;
 use crate::page::state::{FileRequest, TabId};
 use crate::wire::doc::Doc;
-use offload::runs_on::{gpu_choices, query, RunsOnLine, Vendor, Verdict};
+use offload::report::runs_on::{gpu_choices, query, RunsOnLine, Verdict};
+use offload::report::targets::Vendor;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;

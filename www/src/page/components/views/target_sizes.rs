@@ -1,4 +1,4 @@
-//! "Size by target": what each target costs in the file ([`offload::sizes`]): its images'
+//! "Size by target": what each target costs in the file ([`offload::report::sizes`]): its images'
 //! bytes, its stored bytes as a bar and a share of the file — estimated, and marked `~`, where
 //! its images sit in compressed containers. Ticking targets answers "what if I drop these?"
 //! with the estimate, and one button makes that edit ([`Edit::DropTargets`]): the worker
@@ -8,7 +8,7 @@ use crate::page::format::human_size;
 use crate::page::state::{FileRequest, TabId};
 use crate::wire::doc::Doc;
 use offload::edit::Edit;
-use offload::sizes::TargetSize;
+use offload::report::sizes::TargetSize;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -2,6 +2,7 @@
 //! the CLI and of the app shows.
 
 use crate::format::nv_fatbin::tree as nv_tree;
+use crate::ids::{known_processor, ProcessorVendor, TargetId};
 use crate::tree::{Node, NodeKind, Span, Tree, Value};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -291,5 +292,75 @@ fn processor_and_features(node: &Node) -> (String, String) {
     match arch.split_once(':') {
         Some((p, f)) => (p.to_string(), f.to_string()),
         None => (arch, String::new()),
+    }
+}
+
+/// Who makes the GPUs a line's images run on; lines are grouped in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Vendor {
+    Amd,
+    Nvidia,
+    /// SPIR-V for any vendor, host CPUs (OpenMP offloading to the host), anything else.
+    Other,
+}
+
+impl Vendor {
+    pub fn name(self) -> &'static str {
+        match self {
+            Vendor::Amd => "AMD",
+            Vendor::Nvidia => "NVIDIA",
+            Vendor::Other => "other",
+        }
+    }
+}
+
+/// The line name of a device image (see [`crate::report::runs_on`]'s table).
+pub fn target_name(t: &Target) -> String {
+    if let Some(name) = nvidia_fatbin_name(t) {
+        return name;
+    }
+    if is_amdgcn(t) && !t.processor.is_empty() {
+        let written =
+            if t.features.is_empty() { t.processor.clone() } else { format!("{}:{}", t.processor, t.features) };
+        // Canonical order, so `gfx90a:xnack+:sramecc-` and `gfx90a:sramecc-:xnack+` are one line.
+        return TargetId::parse(&written).map_or(written, |id| id.canonical());
+    }
+    if vendor_of(t) != Vendor::Other && !t.processor.is_empty() {
+        return t.processor.clone();
+    }
+    match t.processor.as_str() {
+        "" | "generic" => t.triple.clone(),
+        p => format!("{}-{p}", t.triple),
+    }
+}
+
+/// The vendor of a device image, from its triple or processor.
+pub fn vendor_of(t: &Target) -> Vendor {
+    let arch = t.triple.split('-').next().unwrap_or("");
+    if arch == "amdgcn" || t.triple.starts_with("spirv64-amd-") {
+        return Vendor::Amd;
+    }
+    if arch.starts_with("nvptx") || t.processor.starts_with("sm_") {
+        return Vendor::Nvidia;
+    }
+    match known_processor(&t.processor).map(|p| p.vendor) {
+        Some(ProcessorVendor::Amd) => Vendor::Amd,
+        Some(ProcessorVendor::Nvidia) => Vendor::Nvidia,
+        _ => Vendor::Other,
+    }
+}
+
+fn is_amdgcn(t: &Target) -> bool {
+    t.triple.split('-').next() == Some("amdgcn")
+}
+
+/// `sm_80` for a cubin of an NVIDIA fatbin, `compute_80` for its PTX; `None` for other images.
+fn nvidia_fatbin_name(t: &Target) -> Option<String> {
+    let (arch, what) = t.target_id.split_once(' ')?;
+    match what {
+        "cubin" if t.file_name.is_some() => Some(arch.to_string()),
+        "PTX" if t.file_name.is_some() => Some(arch.to_string()),
+        _ => None,
     }
 }

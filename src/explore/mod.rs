@@ -957,7 +957,7 @@ fn annotate_entries(bundle: &mut Node) {
 }
 
 /// Why an offload entry's image kind does not fit the image its bytes are (`format`, as
-/// [`describe_image`] names it), or `None` when it fits or cannot be told. LLVM's tools go by
+/// [`image::identify`] names it), or `None` when it fits or cannot be told. LLVM's tools go by
 /// the kind (the linker wrapper links an "object" and hands "bitcode" to LTO), so a kind set
 /// wrong, by hand or in the page, breaks the link.
 fn kind_mismatch(kind: ImageKind, format: &str) -> Option<String> {
@@ -984,11 +984,6 @@ fn kind_mismatch(kind: ImageKind, format: &str) -> Option<String> {
 fn find_magic(data: &[u8], from: usize) -> Option<usize> {
     let magics: [&[u8]; 4] = [&offload_binary::MAGIC, binary::MAGIC, &compressed::MAGIC[..], &nv_fatbin::MAGIC];
     (from..data.len()).find(|&i| magics.iter().any(|m| data[i..].starts_with(m)))
-}
-
-/// What kind of device image `data` is, from its magic: (format, detail).
-pub fn describe_image(data: &[u8]) -> Option<(&'static str, String)> {
-    image::identify(data)
 }
 
 /// A member whose bytes could not be read (its header promises more than the file holds).

@@ -9,15 +9,15 @@
 //! An ID that comes several times (one bundle per translation unit) pairs its images in file
 //! order: the first with the first, and so on.
 //!
-//! Kernels are compared for the kernel-table columns ([`crate::kernels`]) both files have; a
+//! Kernels are compared for the kernel-table columns ([`crate::report::kernels`]) both files have; a
 //! target only one file has is reported once, under targets, not kernel by kernel.
 //!
 //! The files are "equal" when they have the same targets and every image is byte-for-byte the
 //! same; host code is not compared.
 
-use crate::kernels::{self, KernelCell, KernelTable};
-use crate::runs_on::target_name;
-use crate::targets::{self, Target};
+use crate::report::kernels::{self, KernelCell, KernelTable};
+use crate::report::targets::target_name;
+use crate::report::targets::{self, Target};
 use crate::tree::Tree;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -64,7 +64,7 @@ pub struct ImageChange {
     pub equal: Option<bool>,
 }
 
-/// What a kernel uses, as [`crate::kernels`] reads it.
+/// What a kernel uses, as [`crate::report::kernels`] reads it.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KernelUse {

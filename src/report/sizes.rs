@@ -1,6 +1,6 @@
 //! What each target costs: the bytes of its device images, and how much of the file they take.
 //!
-//! Per target (named as [`crate::runs_on`] names them, `gfx90a:xnack+`, `sm_80`):
+//! Per target (named as [`crate::report::runs_on`] names them, `gfx90a:xnack+`, `sm_80`):
 //!
 //! * `image_bytes`: the images' size, decompressed;
 //! * `stored_exact`: the bytes of its images stored as they are in the file (exact);
@@ -13,8 +13,8 @@
 //! * `share_of_file`: `(stored_exact + stored_estimate) / file size`, an estimate as soon as
 //!   `stored_estimate` is not zero.
 
-use crate::runs_on::{target_name, vendor_of, Vendor};
-use crate::targets::{self, Target};
+use crate::report::targets::{self, Target};
+use crate::report::targets::{target_name, vendor_of, Vendor};
 use crate::tree::{Node, NodeKind, Tree};
 use crate::util::sort;
 use alloc::collections::BTreeMap;

@@ -1,35 +1,16 @@
-//! `offload package` (LLVM offload binaries from images, like `llvm-offload-binary -o`) and
-//! `offload extract` (device images out of any file, with names that say what they are).
+//! `offload extract FILE`: the device images of any file (bundles, offload binaries, fatbins,
+//! objects, libraries, archives, packages), written as files named after what they are, or as
+//! the members of one static archive (`--archive`).
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
+use crate::verify::{self, Written};
 use clap::Args;
 use offload::explore::{self, Options};
-use offload::file_names::{image_extension, image_stem, UniqueNames};
 use offload::format::archive::ar::{self, NewMember};
-use offload::format::offload_binary;
-use offload::targets::{self, Target};
+use offload::report::file_names::{image_extension, image_stem, UniqueNames};
+use offload::report::targets::{self, Target};
 use std::path::{Path, PathBuf};
-
-/// llvm-offload-binary's command line: `-o OUT --image=...` packages; `IN [--image=...]`
-/// extracts (see `unpackage.rs`).
-#[derive(Args)]
-pub struct PackageArgs {
-    /// A file to extract images from, as `llvm-offload-binary IN` (instead of packaging).
-    pub input: Option<PathBuf>,
-    /// Where to write the offload binaries (packaging), or with an input and `--archive`, the
-    /// archive of the extracted images.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-    /// Packaging: `file=F,triple=T,arch=A[,kind=K][,key=value...]`, one per image. Extracting:
-    /// `[file=OUT,]key=value,...`, the images whose strings match, written to OUT.
-    #[arg(long)]
-    pub image: Vec<String>,
-    /// Extracting: write the matching images of each `--image` to the static archive its
-    /// `file=` names (or every image to `-o`).
-    #[arg(long)]
-    pub archive: bool,
-}
 
 #[derive(Args)]
 pub struct ExtractArgs {
@@ -62,42 +43,6 @@ fn key_values(spec: &str) -> Outcome<Vec<(String, String)>> {
         .collect()
 }
 
-pub fn run_package(a: &PackageArgs) -> Outcome<()> {
-    if let Some(input) = &a.input {
-        let request =
-            crate::unpackage::Request { input, images: &a.image, archive: a.archive, output: a.output.as_deref() };
-        return crate::unpackage::run(&request);
-    }
-    let Some(output) = &a.output else {
-        return Err(Failure::new(
-            "nothing to do: give -o OUT and --image=file=F,triple=T,arch=A to package, or an input file to extract from",
-        ));
-    };
-    if a.image.is_empty() {
-        return Err(Failure::new("packaging needs at least one --image=file=F,triple=T,arch=A"));
-    }
-    if a.archive {
-        return Err(Failure::new("--archive applies to extracting: give the input file to extract from"));
-    }
-    let specs: Vec<&str> = a.image.iter().map(String::as_str).collect();
-    let mut failed = None;
-    let out = offload_binary::packager::package(&specs, |file| {
-        read_all(Path::new(file)).map_err(|f| {
-            failed = Some(f);
-            offload::Error::new(0, "image file", "a readable file", file.to_string())
-        })
-    });
-    if let Some(f) = failed {
-        return Err(f);
-    }
-    let out = out.map_err(|e| Failure::new(format!("package: {e}")))?;
-    // Read back what we are about to write: never hand out a file we cannot parse.
-    for found in offload_binary::walk(&out) {
-        found.binary.map_err(|e| Failure::new(format!("internal error: packaged output does not read back: {e}")))?;
-    }
-    write_atomic(output, &out)
-}
-
 fn matches(t: &Target, filter: &[(String, String)]) -> bool {
     filter.iter().all(|(k, v)| {
         let have = match k.as_str() {
@@ -112,7 +57,7 @@ fn matches(t: &Target, filter: &[(String, String)]) -> bool {
     })
 }
 
-pub fn run_extract(a: &ExtractArgs) -> Outcome<()> {
+pub fn run(a: &ExtractArgs) -> Outcome<()> {
     let data = read_all(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "input".into());
     let opts = Options { verify_all: true, ..a.limits.options() };
@@ -169,7 +114,7 @@ pub fn write_archive(out: &Path, images: &[(String, &str, &[u8])]) -> Outcome<()
         images.iter().map(|(name, _, bytes)| NewMember { name: name.clone(), data: bytes }).collect();
     let bytes = ar::write_gnu(&members).map_err(|e| Failure::new(format!("cannot write the archive: {e}")))?;
     let names: Vec<String> = members.iter().map(|m| m.name.clone()).collect();
-    crate::verify::reads_back(&bytes, crate::verify::Written::Archive(&names))?;
+    verify::reads_back(&bytes, Written::Archive(&names))?;
     write_atomic(out, &bytes)?;
     for (name, what, bytes) in images {
         println!("{}({name})  {what}  {} bytes", out.display(), bytes.len());

@@ -10,7 +10,7 @@
 //!
 //! # Which image loads ([`fit`])
 //!
-//! The rules are [`crate::runs_on::query`]'s, asked about each container's images; the best
+//! The rules are [`crate::report::runs_on::query`]'s, asked about each container's images; the best
 //! image it names loads. Each answer names its rule:
 //!
 //! | rule | when | source |
@@ -28,9 +28,9 @@
 
 use crate::ids::{canonical_amdgcn_processor, generic_members, known_processor, ProcessorVendor, TargetId};
 use crate::image::occupancy;
-use crate::requirements::{self, Requirement};
-use crate::runs_on::{self, Reach, RunsOn, Verdict};
-use crate::targets::{self, Target};
+use crate::report::requirements::{self, Requirement};
+use crate::report::runs_on::{self, Reach, RunsOn, Verdict};
+use crate::report::targets::{self, Target};
 use crate::tree::{Node, NodeKind, Tree, Value};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -68,7 +68,7 @@ impl Rule {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LoadedImage {
-    /// The image's target as [`crate::runs_on`] names it (`gfx90a:xnack+`, `sm_80`, `compute_80`).
+    /// The image's target as [`crate::report::runs_on`] names it (`gfx90a:xnack+`, `sm_80`, `compute_80`).
     pub target: String,
     /// The entry ID that carries it, as the file writes it.
     pub entry_id: String,
@@ -139,7 +139,7 @@ pub struct Fit {
     pub reason: String,
     pub libraries: Vec<LibraryFit>,
     /// The most demanding need of each kind the file has of the runtime or driver
-    /// ([`crate::requirements::strictest`]).
+    /// ([`crate::report::requirements::strictest`]).
     pub requirements: Vec<Requirement>,
 }
 
@@ -314,7 +314,7 @@ fn container_fit(tree: &Tree, inside: &[Target], gpu: &str, unit: &[usize]) -> C
         image: None,
     };
     if loadable.is_empty() {
-        let names: Vec<String> = inside.iter().map(runs_on::target_name).collect();
+        let names: Vec<String> = inside.iter().map(targets::target_name).collect();
         return no(format!(
             "only LLVM bitcode ({}): linked into machine code at device link time, not loaded as it is",
             dedup(names).join(", ")
@@ -324,7 +324,7 @@ fn container_fit(tree: &Tree, inside: &[Target], gpu: &str, unit: &[usize]) -> C
     let answer = runs_on::query(&lines, gpu);
     let best = answer.targets.first().filter(|_| answer.verdict != Verdict::Absent);
     let Some(best) = best else { return no(answer.reason) };
-    let Some(t) = loadable.iter().find(|t| runs_on::target_name(t) == *best) else { return no(answer.reason) };
+    let Some(t) = loadable.iter().find(|t| targets::target_name(t) == *best) else { return no(answer.reason) };
     let image = loaded_image(tree, t, &lines, best, answer.verdict, gpu);
     ContainerFit { container, path: unit.to_vec(), runs: true, reason: answer.reason, image: Some(image) }
 }
@@ -402,7 +402,7 @@ fn kernel_fits(tree: &Tree, inside: &[Target], container: &ContainerFit, gpu: &s
     for t in inside {
         let Some((image, image_path)) = image_node(tree, &t.path) else { continue };
         let from_loaded = loaded.is_some_and(|i| i.path == t.path);
-        let target = runs_on::target_name(t);
+        let target = targets::target_name(t);
         for (i, k) in image.children.iter().enumerate() {
             // Device functions (cubins, bitcode) are not launched.
             if k.kind == NodeKind::Kernel && k.get("entry") != Some(&Value::Bool(false)) {
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn every_gpu_offered_to_pick_from_is_one_fit_answers_for() {
-        for gpu in crate::runs_on::gpu_choices() {
+        for gpu in crate::report::runs_on::gpu_choices() {
             assert!(parse_gpu(&gpu).is_ok(), "{gpu}: {:?}", parse_gpu(&gpu).err());
         }
     }

@@ -8,7 +8,7 @@
 //! - When an earlier image took the name, `<stem>.<n>.<ext>` ([`UniqueNames`]), counting in
 //!   the order the images are found.
 
-use crate::explore;
+use crate::image;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
@@ -28,7 +28,7 @@ pub fn sanitize(part: &str) -> String {
     cleaned.trim_start_matches('.').chars().take(MAX_PART).collect()
 }
 
-/// The extension for an image of the format [`explore::describe_image`] names.
+/// The extension for an image of the format [`image::identify`] names.
 pub fn extension_for_format(format: &str) -> &'static str {
     match format {
         "AMDGPU code object" => "co",
@@ -48,7 +48,7 @@ pub fn image_extension(bytes: &[u8]) -> &'static str {
     if crate::format::archive::ar::is_archive(bytes) {
         return "a";
     }
-    explore::describe_image(bytes).map_or("bin", |(format, _)| extension_for_format(format))
+    image::identify(bytes).map_or("bin", |(format, _)| extension_for_format(format))
 }
 
 /// `<file>.<target>`, or `<file>.<member>.<target>` for an image inside an archive member.

@@ -28,34 +28,14 @@
 //!   arch-specific PTX (`compute_90a`) only for that GPU, family-specific (`compute_100f`) only
 //!   for its family (same major version).
 
-use crate::ids::{generic_family_of, generic_members, known_processor, ProcessorVendor, TargetId, PROCESSORS};
-use crate::targets::{self, Target};
+use crate::ids::{generic_family_of, generic_members, ProcessorVendor, TargetId, PROCESSORS};
+use crate::report::targets::{self, target_name, vendor_of, Target, Vendor};
 use crate::tree::{Node, NodeKind, Tree};
 use crate::util::sort;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-
-/// Who makes the GPUs a line's images run on; lines are grouped in this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Vendor {
-    Amd,
-    Nvidia,
-    /// SPIR-V for any vendor, host CPUs (OpenMP offloading to the host), anything else.
-    Other,
-}
-
-impl Vendor {
-    pub fn name(self) -> &'static str {
-        match self {
-            Vendor::Amd => "AMD",
-            Vendor::Nvidia => "NVIDIA",
-            Vendor::Other => "other",
-        }
-    }
-}
 
 /// How a line's images reach a GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,63 +114,13 @@ pub struct Answer {
     pub reason: String,
 }
 
-/// The line name of a device image (see the module's table).
-pub fn target_name(t: &Target) -> String {
-    if let Some(name) = nvidia_fatbin_name(t) {
-        return name;
-    }
-    if is_amdgcn(t) && !t.processor.is_empty() {
-        let written =
-            if t.features.is_empty() { t.processor.clone() } else { format!("{}:{}", t.processor, t.features) };
-        // Canonical order, so `gfx90a:xnack+:sramecc-` and `gfx90a:sramecc-:xnack+` are one line.
-        return TargetId::parse(&written).map_or(written, |id| id.canonical());
-    }
-    if vendor_of(t) != Vendor::Other && !t.processor.is_empty() {
-        return t.processor.clone();
-    }
-    match t.processor.as_str() {
-        "" | "generic" => t.triple.clone(),
-        p => format!("{}-{p}", t.triple),
-    }
-}
-
-/// The vendor of a device image, from its triple or processor.
-pub fn vendor_of(t: &Target) -> Vendor {
-    let arch = t.triple.split('-').next().unwrap_or("");
-    if arch == "amdgcn" || t.triple.starts_with("spirv64-amd-") {
-        return Vendor::Amd;
-    }
-    if arch.starts_with("nvptx") || t.processor.starts_with("sm_") {
-        return Vendor::Nvidia;
-    }
-    match known_processor(&t.processor).map(|p| p.vendor) {
-        Some(ProcessorVendor::Amd) => Vendor::Amd,
-        Some(ProcessorVendor::Nvidia) => Vendor::Nvidia,
-        _ => Vendor::Other,
-    }
-}
-
-fn is_amdgcn(t: &Target) -> bool {
-    t.triple.split('-').next() == Some("amdgcn")
-}
-
-/// `sm_80` for a cubin of an NVIDIA fatbin, `compute_80` for its PTX; `None` for other images.
-fn nvidia_fatbin_name(t: &Target) -> Option<String> {
-    let (arch, what) = t.target_id.split_once(' ')?;
-    match what {
-        "cubin" if t.file_name.is_some() => Some(arch.to_string()),
-        "PTX" if t.file_name.is_some() => Some(arch.to_string()),
-        _ => None,
-    }
-}
-
 /// The "runs on" lines of an explored file.
 pub fn summarize(tree: &Tree) -> RunsOn {
     summarize_images(tree, &targets::collect(tree))
 }
 
 /// The "runs on" lines of some of an explored file's images (one container's, one library's):
-/// what [`crate::fit`] asks [`query`] about.
+/// what [`crate::report::fit`] asks [`query`] about.
 pub fn summarize_images(tree: &Tree, images: &[Target]) -> RunsOn {
     from_images(images.iter().map(|t| (t, image_format(tree, t))))
 }

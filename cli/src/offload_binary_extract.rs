@@ -22,8 +22,8 @@
 use crate::fail::{Failure, Outcome};
 use crate::io::{read_all, write_atomic};
 use offload::explore::{self, Options};
-use offload::file_names::{image_stem, UniqueNames};
 use offload::format::offload_binary::{ImageKind, OffloadKind};
+use offload::report::file_names::{image_stem, UniqueNames};
 use offload::tree::{NodeKind, Span, Tree, Value};
 use std::path::Path;
 
@@ -183,7 +183,7 @@ fn write_named<'e>(input: &Path, chosen: &[&'e Entry], bytes: &dyn Fn(&'e Entry)
 }
 
 /// The images as the members of one GNU archive, in entry order, named as `extract --archive`
-/// names them (`offload::file_names`).
+/// names them (`offload::report::file_names`).
 fn write_archive<'e>(
     out: &Path,
     file: &str,
@@ -201,5 +201,5 @@ fn write_archive<'e>(
         };
         members.push((names.take(&image_stem(file, &target, None), ext), what.as_str(), bytes(e)?));
     }
-    crate::package::write_archive(out, &members)
+    crate::extract::write_archive(out, &members)
 }

@@ -1,7 +1,7 @@
 //! Unbundling (and `--list`) straight from a compressed bundle, without ever holding the bundle
 //! it decompresses to.
 //!
-//! The payload is decoded in chunks ([`crate::codec::stream_hashing`]: MD5 on a second thread).
+//! The payload is decoded in chunks ([`crate::input::stream_hashing`]: MD5 on a second thread).
 //! The first decoded bytes are kept until they hold the binary bundle's header; from then on
 //! each chunk is written, where it overlaps a requested entry's byte range, to that output's
 //! temporary file next to the output, and dropped. Once the stream has ended at its declared
@@ -19,20 +19,21 @@
 //! layouts need the whole input. So is a binary bundle whose header never reads; the header is
 //! then the whole of what can be said, within `--max-decompressed`.
 
-use crate::bundler::{self, BundlerArgs, Source};
-use crate::codec;
+use super::whole::{self, Source};
+use crate::bundler::BundlerArgs;
 use crate::fail::{Failure, InFile, Outcome};
+use crate::input::{self, Single};
 use crate::io::AtomicFile;
 use offload::format::bundle::binary;
 use std::ops::Range;
 use std::path::Path;
 
 /// Lists or unbundles the compressed bundle of the input file at `path`.
-pub fn run(a: &BundlerArgs, path: &Path, mut single: codec::Single) -> Outcome<()> {
+pub fn run(a: &BundlerArgs, path: &Path, mut single: Single) -> Outcome<()> {
     let mut reader = Reader::new(a, path, single.header.uncompressed_size);
     let computed =
-        codec::stream_hashing(&mut single, a.decompress_limit(), &mut |chunk| reader.take(chunk)).in_file(path)?;
-    codec::check_hash(path, &single.header, computed)?;
+        input::stream_hashing(&mut single, a.decompress_limit(), &mut |chunk| reader.take(chunk)).in_file(path)?;
+    input::check_hash(path, &single.header, computed)?;
     reader.finish()
 }
 
@@ -106,7 +107,7 @@ impl<'a> Reader<'a> {
         if prefix.len() < magic && (prefix.len() as u64) < self.size {
             return State::Start { next_try: magic, prefix };
         }
-        if !bundler::is_binary_type(&self.args.file_type) || !binary::is_bundle(&prefix) {
+        if !whole::is_binary_type(&self.args.file_type) || !binary::is_bundle(&prefix) {
             return State::Whole(prefix);
         }
         match binary::read_header(&prefix) {
@@ -137,7 +138,7 @@ impl<'a> Reader<'a> {
             return Ok(Vec::new());
         }
         let ids: Vec<&str> = header.entries.iter().map(|e| e.id.as_str()).collect();
-        let plan = bundler::plan(self.args, self.path, &ids, false)?;
+        let plan = whole::plan(self.args, self.path, &ids, false)?;
         let mut outputs = Vec::with_capacity(plan.len());
         for (out, source) in plan {
             let range = match source {
@@ -155,12 +156,10 @@ impl<'a> Reader<'a> {
     fn finish(self) -> Outcome<()> {
         match self.state {
             State::Failed(f) => Err(f),
-            State::Start { prefix: data, .. } | State::Whole(data) => {
-                bundler::unbundle_whole(self.args, self.path, &data)
-            }
+            State::Start { prefix: data, .. } | State::Whole(data) => whole::run(self.args, self.path, &data),
             State::Streaming { ids, outputs } => {
                 if self.args.list {
-                    bundler::print_ids(&ids.iter().map(String::as_str).collect::<Vec<_>>());
+                    whole::print_ids(&ids.iter().map(String::as_str).collect::<Vec<_>>());
                     return Ok(());
                 }
                 for out in outputs {
