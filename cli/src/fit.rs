@@ -33,8 +33,9 @@ pub struct FitArgs {
 pub fn run(a: &FitArgs) -> Outcome<bool> {
     let file = open_lazy(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
-    // Every image is needed: every compressed container is decompressed (within the limits).
-    let options = Options { verify_all: true, ..a.limits.options() };
+    // Every image is needed: every compressed container is decompressed (within the limits);
+    // the answers need only what the tree says of each image, so their bytes are not kept.
+    let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let mut fits = Vec::new();
     for gpu in &a.gpus {

@@ -36,8 +36,9 @@ fn matches(column: &str, wanted: &str) -> bool {
 pub fn run(a: &KernelsArgs) -> Outcome<()> {
     let file = open_lazy(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
-    // Every image is needed, so every compressed bundle is decompressed (within the limits).
-    let options = Options { verify_all: true, ..a.limits.options() };
+    // Every image is needed, so every compressed bundle is decompressed (within the limits);
+    // the table needs only what the tree says of each image, so their bytes are not kept.
+    let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let mut table = kernels::collect(&tree);
     if !a.targets.is_empty() {

@@ -10,7 +10,8 @@ use offload::tree::{Node, Tree};
 use offload::util::bytes::human_size;
 
 pub fn options(a: &ListArgs) -> Options {
-    Options { verify_all: a.verify, ..a.limits.options() }
+    // The listing shows spans and fields, never bytes: each decompressed space is dropped once read.
+    Options { verify_all: a.verify, keep_bytes: false, ..a.limits.options() }
 }
 
 pub fn run(a: &ListArgs) -> Outcome<()> {

@@ -41,7 +41,9 @@ fn file_name(path: &Path) -> String {
 pub fn run(a: &SizesArgs) -> Outcome<()> {
     let name = file_name(&a.file);
     let file = open_lazy(&a.file)?;
-    let tree = crate::kpack::explore(&a.file, &file, &name, &a.limits.options(), &a.kpack)?;
+    // Sizes are read from spans and fields: decompressed bytes are dropped once read.
+    let options = Options { keep_bytes: false, ..a.limits.options() };
+    let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let measured = sizes::sizes(&tree);
     let dropped = match a.drop.is_empty() {
         true => None,

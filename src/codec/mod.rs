@@ -1,7 +1,8 @@
 //! Compression methods with output limits: zlib and zstd (the methods of compressed offload
 //! bundles), raw deflate and xz (package members and streams), bounded decompression, cheap
 //! prefix decoding, and the MD5 hashes compressed bundles carry. One file per method:
-//! `zlib` (miniz_oxide), `zstd` (libzstd with the `zstd-c` feature, else ruzstd),
+//! `zlib` (miniz_oxide), `zstd` (libzstd with the `zstd-c` feature — the CLI, and the page's
+//! workers, compiled to wasm32 —, else ruzstd),
 //! `xz` (lzma-rust2), and `hash` (MD5, streamed and truncated as LLVM stores it).
 //!
 //! # Methods
@@ -23,11 +24,12 @@
 //! | zlib   | none, or negative (zlib's `-1` = default) | 6, LLVM's and zlib's default             |
 //! | zlib   | 0 ..= 9                    | the same (0 stores without compressing)             |
 //! | zlib   | above 9                    | 9, zlib's maximum                                   |
-//! | zstd   | any (`zstd-c`: the CLI)    | libzstd at that level (3 when none), long-distance matching, as clang-offload-bundler |
-//! | zstd   | any (ruzstd: the page)     | ruzstd's only matcher, close to zstd level 1        |
+//! | zstd   | any, with `zstd-c`         | libzstd at that level (3 when none), long-distance matching, as clang-offload-bundler |
+//! | zstd   | any, ruzstd only           | ruzstd's only matcher, close to zstd level 1        |
 //!
-//! ruzstd implements a single compression strategy, so where libzstd is not built in (the web
-//! page) zstd output is larger than what clang-offload-bundler writes, but it decodes the same.
+//! ruzstd implements a single compression strategy, so where libzstd is not built in (the core
+//! alone, `--no-default-features` builds) zstd output is larger than what clang-offload-bundler
+//! writes, but it decodes the same.
 //!
 //! # Bounds
 //!

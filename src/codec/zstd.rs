@@ -1,5 +1,6 @@
-//! zstd: libzstd (feature `zstd-c`, the CLI: faster, real levels, streaming from a reader) or
-//! ruzstd (feature `zstd`, pure Rust: the page), decoded in bounded chunks either way.
+//! zstd: libzstd (feature `zstd-c`: the CLI and the page's workers; faster, real levels,
+//! streaming from a reader) or ruzstd (feature `zstd` alone, pure Rust), decoded in bounded
+//! chunks either way.
 
 use super::*;
 

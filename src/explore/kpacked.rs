@@ -231,7 +231,7 @@ impl Explorer<'_, '_, '_> {
             data: None,
         });
         self.entry_code_object(&mut node, &bytes, at, j.zstd, depth);
-        self.spaces[at.space as usize].data = Some(bytes);
+        self.keep(at.space, bytes);
         node
     }
 }

@@ -51,6 +51,11 @@ pub struct Options {
     /// tarballs, `.deb`, `.rpm`) in one exploration; each member or stream is also held to
     /// `max_decompressed`.
     pub max_package_decompressed: u64,
+    /// Keep the bytes of decompressed byte spaces in the tree (to show, extract or edit them).
+    /// Off, each space's bytes are dropped as soon as what is inside has been explored, so that
+    /// memory is bounded by the largest space being read, not by the file: what reports need
+    /// (targets, kernels, fit, sizes) is in the tree's fields and spans.
+    pub keep_bytes: bool,
 }
 
 impl Default for Options {
@@ -62,6 +67,7 @@ impl Default for Options {
             verify_all: false,
             max_entries: 100_000,
             max_package_decompressed: 32 << 30,
+            keep_bytes: true,
         }
     }
 }
@@ -437,11 +443,29 @@ impl Explorer<'_, '_, '_> {
         if depth > self.opts.max_depth {
             return alloc::vec![too_deep(span, self.opts.max_depth)];
         }
+        let first = self.spaces.len();
         let mut nodes = nv_tree::nodes(data, span, &mut self.spaces, &mut self.nv_budget);
         for node in &mut nodes {
             self.describe_nv_images(node, data, span);
         }
+        self.release_since(first);
         nodes
+    }
+
+    /// With [`Options::keep_bytes`] off, drops the bytes of the spaces from `first` on, once
+    /// what is inside them has been explored.
+    fn release_since(&mut self, first: usize) {
+        if !self.opts.keep_bytes {
+            self.spaces.iter_mut().skip(first).for_each(|s| s.data = None);
+        }
+    }
+
+    /// Keeps `bytes` as the data of the space `space` once what is inside has been explored;
+    /// with [`Options::keep_bytes`] off they are dropped here instead.
+    fn keep(&mut self, space: u32, bytes: Vec<u8>) {
+        if self.opts.keep_bytes {
+            self.spaces[space as usize].data = Some(bytes);
+        }
     }
 
     /// Decodes the cubins and PTX of fatbin entries (kernels, resources) like any device image.
@@ -477,10 +501,12 @@ impl Explorer<'_, '_, '_> {
 
     fn offload_binaries(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
         let walk = offload_binary::walk(data);
+        let first = self.spaces.len();
         let mut nodes = offload_binary::walk_nodes(&walk, span, &mut self.spaces);
         for node in &mut nodes {
             self.fill_images(node, data, span, depth);
         }
+        self.release_since(first);
         nodes
     }
 
@@ -557,7 +583,7 @@ impl Explorer<'_, '_, '_> {
         let mut dec =
             Node::new(NodeKind::Decompressed, format!("decompressed bundle ({})", human_size(inner.size)), inner);
         dec.children = self.region(&plain, inner, depth + 1);
-        self.spaces[inner.space as usize].data = Some(plain);
+        self.keep(inner.space, plain);
         node.children.push(dec);
         node
     }
@@ -781,8 +807,7 @@ impl Explorer<'_, '_, '_> {
             data: None,
         });
         dec.children = self.content(&plain, inner, depth + 1);
-        let space = inner.space as usize;
-        self.spaces[space].data = Some(plain);
+        self.keep(inner.space, plain);
         node.children.push(dec);
         node
     }

@@ -262,11 +262,10 @@ impl Explorer<'_, '_, '_> {
         let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed ({})", human_size(inner.size)), inner);
         let bytes: &[u8] = &plain;
         self.member_bytes(Window::whole(&bytes), &mut dec, inner, depth + 1, level);
-        let space = &mut self.spaces[inner.space as usize];
         if holds_offload(&dec) {
-            space.data = Some(plain);
+            self.keep(inner.space, plain);
         } else {
-            space.label += " (bytes not kept: no offload data in them)";
+            self.spaces[inner.space as usize].label += " (bytes not kept: no offload data in them)";
         }
         node.children.push(dec);
     }
