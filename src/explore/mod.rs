@@ -443,13 +443,17 @@ impl Explorer<'_, '_, '_> {
         if depth > self.opts.max_depth {
             return alloc::vec![too_deep(span, self.opts.max_depth)];
         }
-        let first = self.spaces.len();
-        let mut nodes = nv_tree::nodes(data, span, &mut self.spaces, &mut self.nv_budget);
-        for node in &mut nodes {
-            self.describe_nv_images(node, data, span);
-        }
-        self.release_since(first);
-        nodes
+        // Each container's images are described, and with `keep_bytes` off their bytes dropped,
+        // before the next container is decompressed: a library's fatbins are never all held.
+        let keep = self.opts.keep_bytes;
+        let mut kept = self.spaces.len();
+        nv_tree::nodes_each(data, span, &mut self.spaces, &mut self.nv_budget, &mut |node, spaces| {
+            describe_nv_images(spaces, node, data, span);
+            if !keep {
+                spaces.iter_mut().skip(kept).for_each(|s| s.data = None);
+                kept = spaces.len();
+            }
+        })
     }
 
     /// With [`Options::keep_bytes`] off, drops the bytes of the spaces from `first` on, once
@@ -466,37 +470,6 @@ impl Explorer<'_, '_, '_> {
         if self.opts.keep_bytes {
             self.spaces[space as usize].data = Some(bytes);
         }
-    }
-
-    /// Decodes the cubins and PTX of fatbin entries (kernels, resources) like any device image.
-    /// An image lies in `data` (at `span`) when stored plainly, or in the byte space its entry
-    /// was decompressed into; one whose bytes were not kept stays undescribed.
-    fn describe_nv_images(&self, node: &mut Node, data: &[u8], span: Span) {
-        if node.kind != NodeKind::Image {
-            for child in &mut node.children {
-                self.describe_nv_images(child, data, span);
-            }
-            return;
-        }
-        let at = node.span;
-        let (bytes, start) = if at.space == span.space {
-            (data, at.offset.checked_sub(span.offset))
-        } else {
-            match self.spaces.get(at.space as usize).and_then(|s| s.data.as_deref()) {
-                Some(bytes) => (bytes, Some(at.offset)),
-                None => return,
-            }
-        };
-        let image = start
-            .and_then(|start| usize::try_from(start).ok())
-            .and_then(|start| bytes.get(start..start.checked_add(usize::try_from(at.size).ok()?)?));
-        let Some(described) = image.and_then(|image| image::describe(image, at)) else { return };
-        // The fatbin's own label and findings stay; the decoder adds fields and kernels.
-        let label = core::mem::take(&mut node.label);
-        let diagnostics = core::mem::take(&mut node.diagnostics);
-        *node = described;
-        node.label = label;
-        node.diagnostics.splice(0..0, diagnostics);
     }
 
     fn offload_binaries(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
@@ -908,6 +881,37 @@ impl Explorer<'_, '_, '_> {
         node.diagnostics.extend(alone.diagnostics);
         node.children.extend(alone.children);
     }
+}
+
+/// Decodes the cubins and PTX of fatbin entries (kernels, resources) like any device image.
+/// An image lies in `data` (at `span`) when stored plainly, or in the byte space its entry
+/// was decompressed into; one whose bytes were not kept stays undescribed.
+fn describe_nv_images(spaces: &[ByteSpace], node: &mut Node, data: &[u8], span: Span) {
+    if node.kind != NodeKind::Image {
+        for child in &mut node.children {
+            describe_nv_images(spaces, child, data, span);
+        }
+        return;
+    }
+    let at = node.span;
+    let (bytes, start) = if at.space == span.space {
+        (data, at.offset.checked_sub(span.offset))
+    } else {
+        match spaces.get(at.space as usize).and_then(|s| s.data.as_deref()) {
+            Some(bytes) => (bytes, Some(at.offset)),
+            None => return,
+        }
+    };
+    let image = start
+        .and_then(|start| usize::try_from(start).ok())
+        .and_then(|start| bytes.get(start..start.checked_add(usize::try_from(at.size).ok()?)?));
+    let Some(described) = image.and_then(|image| image::describe(image, at)) else { return };
+    // The fatbin's own label and findings stay; the decoder adds fields and kernels.
+    let label = core::mem::take(&mut node.label);
+    let diagnostics = core::mem::take(&mut node.diagnostics);
+    *node = described;
+    node.label = label;
+    node.diagnostics.splice(0..0, diagnostics);
 }
 
 /// Applies `place` to every span of `node` and its descendants.

@@ -33,11 +33,28 @@ pub const LISTING_BUDGET: u64 = 2 << 20;
 
 /// The nodes of a buffer of containers (a section, a file, an image) lying at `span`.
 pub fn nodes(data: &[u8], span: Span, spaces: &mut Vec<ByteSpace>, budget: &mut Budget) -> Vec<Node> {
+    nodes_each(data, span, spaces, budget, &mut |_, _| {})
+}
+
+/// [`nodes`], handing each container's node to `each` as soon as it is made, with the byte
+/// spaces so far: a caller can read the images just decompressed, then drop their bytes
+/// before the next container is decompressed.
+pub fn nodes_each(
+    data: &[u8],
+    span: Span,
+    spaces: &mut Vec<ByteSpace>,
+    budget: &mut Budget,
+    each: &mut dyn FnMut(&mut Node, &mut [ByteSpace]),
+) -> Vec<Node> {
     let mut out = Vec::new();
     for found in super::walk(data) {
         let at = span.sub(found.offset, found.size);
         match &found.piece {
-            Piece::Container(c, layout) => out.push(container_node(c, layout, at, spaces, budget)),
+            Piece::Container(c, layout) => {
+                let mut node = container_node(c, layout, at, spaces, budget);
+                each(&mut node, spaces);
+                out.push(node);
+            }
             Piece::Padding => {
                 out.push(Node::new(NodeKind::Padding, format!("zero padding ({})", human_size(at.size)), at));
             }
