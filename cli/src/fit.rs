@@ -1,15 +1,17 @@
 //! `offload fit FILE --gpu GPU [--gpu ...] [--json]`: will the file run on these GPUs? Per
 //! library, per container and per kernel, with the image that would load and the rule that
 //! chose it, and the strictest needs the file has of the runtime or driver. Exit status 0 when
-//! it runs on every GPU asked, 1 when not, 2 on trouble.
+//! it runs on every GPU asked, 1 when not, 2 on trouble. Kernel names are printed demangled
+//! (`--mangled`: as the images name them); the JSON has both, `name` and `demangled`.
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
+use offload::report::demangle::demangle;
 use offload::report::fit::{self, Fit, LoadedImage};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -23,6 +25,9 @@ pub struct FitArgs {
     /// Print one JSON document instead of the answer.
     #[arg(long)]
     pub json: bool,
+    /// Print kernel names as the images name them (mangled C++ or Rust symbols), not demangled.
+    #[arg(long)]
+    pub mangled: bool,
     #[command(flatten)]
     pub kpack: crate::kpack::KpackArgs,
     #[command(flatten)]
@@ -43,11 +48,12 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
         fits.push(f);
     }
     if a.json {
-        let doc = json!({"file": shown(&a.file), "runs": fits.iter().all(|f| f.runs), "gpus": fits});
+        let mut doc = json!({"file": shown(&a.file), "runs": fits.iter().all(|f| f.runs), "gpus": fits});
+        add_demangled(&mut doc);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         for f in &fits {
-            print_fit(&shown(&a.file), f);
+            print_fit(&shown(&a.file), f, a.mangled);
         }
     }
     // A file that did not read completely was not completely answered for.
@@ -55,6 +61,21 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
         return Err(Failure::new(format!("{}: {}", shown(&a.file), e.message)));
     }
     Ok(fits.iter().all(|f| f.runs))
+}
+
+/// Each kernel of `{gpus: [{libraries: [{kernels: [{name, ...}]}]}]}` gains `demangled` beside
+/// its `name`.
+fn add_demangled(doc: &mut Value) {
+    let gpus = doc.get_mut("gpus").and_then(Value::as_array_mut).into_iter().flatten();
+    let libraries = gpus.filter_map(|g| g.get_mut("libraries").and_then(Value::as_array_mut)).flatten();
+    for kernels in libraries.filter_map(|l| l.get_mut("kernels").and_then(Value::as_array_mut)) {
+        for k in kernels.iter_mut().filter_map(Value::as_object_mut) {
+            if let Some(name) = k.get("name").and_then(Value::as_str) {
+                let demangled = demangle(name).into_owned();
+                k.insert("demangled".into(), Value::String(demangled));
+            }
+        }
+    }
 }
 
 fn yes_no(runs: bool) -> &'static str {
@@ -83,7 +104,7 @@ fn image_phrase(i: &LoadedImage) -> String {
     format!("{} ({})", i.target, notes.join(", "))
 }
 
-fn print_fit(file: &str, f: &Fit) {
+fn print_fit(file: &str, f: &Fit, mangled: bool) {
     println!("{file} on {}: {} ({})", f.gpu, yes_no(f.runs), f.reason);
     for l in &f.libraries {
         println!("  library {}: {}", l.library, yes_no(l.runs));
@@ -91,18 +112,20 @@ fn print_fit(file: &str, f: &Fit) {
             let what = c.image.as_ref().map_or_else(|| "nothing loads".to_string(), image_phrase);
             println!("    {}: {} — {}", c.container, what, c.reason);
         }
-        let width = l.kernels.iter().map(|k| k.name.len()).max().unwrap_or(0).max(6);
+        let names: Vec<String> =
+            l.kernels.iter().map(|k| if mangled { k.name.clone() } else { demangle(&k.name).into_owned() }).collect();
+        let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
         if !l.kernels.is_empty() {
             println!("    {:<width$}  runs  from            occupancy", "kernel");
         }
-        for k in &l.kernels {
+        for (k, name) in l.kernels.iter().zip(&names) {
             let from = k.target.clone().unwrap_or_else(|| "-".into());
             let occupancy = match (&k.occupancy, &k.occupancy_limited_by) {
                 (Some(o), Some(by)) => format!("{o} waves/SIMD (limited by {by})"),
                 _ if k.runs => "-".into(),
                 _ => k.reason.clone(),
             };
-            println!("    {:<width$}  {:<4}  {from:<14}  {occupancy}", k.name, yes_no(k.runs));
+            println!("    {name:<width$}  {:<4}  {from:<14}  {occupancy}", yes_no(k.runs));
         }
     }
     if !f.requirements.is_empty() {

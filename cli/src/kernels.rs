@@ -1,5 +1,6 @@
 //! `offload kernels`: every kernel of a file in one table, a column group per target
-//! (registers, SGPRs, LDS/shared memory, scratch, occupancy), or the same as JSON.
+//! (registers, SGPRs, LDS/shared memory, scratch, occupancy), or the same as JSON. Names are
+//! printed demangled (`--mangled`: as the images name them); the JSON has both.
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
@@ -14,9 +15,13 @@ use std::path::PathBuf;
 pub struct KernelsArgs {
     /// The file to read: an object, library, bundle, offload binary, archive or device image.
     pub file: PathBuf,
-    /// Print one JSON document instead of the table.
+    /// Print one JSON document instead of the table (each kernel with its mangled `name` and
+    /// its `demangled` one).
     #[arg(long)]
     pub json: bool,
+    /// Print kernel names as the images name them (mangled C++ or Rust symbols), not demangled.
+    #[arg(long)]
+    pub mangled: bool,
     /// Only these targets (a column's name, `gfx90a:xnack+`, or its processor, `gfx90a`);
     /// repeat or separate with commas.
     #[arg(long = "target", value_delimiter = ',')]
@@ -60,7 +65,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
         let doc = document(&shown(&a.file), &table);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
-        print_table(&table);
+        print_table(&table, a.mangled);
     }
     match tree.errors().first() {
         Some((_, d)) => Err(Failure::new(format!("{}: {}", shown(&a.file), d.message))),
@@ -88,9 +93,11 @@ fn cell_json(c: &KernelCell) -> Value {
     Value::Object(m)
 }
 
-/// `{file, targets: [{target, format}], kernels: [{name, targets: {target: cell}}]}`; a cell is
-/// `{entry, path, registers?, sgprs?, agprs?, lds?, scratch?, spills?, occupancy?}`, `path` being the child
-/// indices from the root of `offload list --json`'s tree to the kernel's node.
+/// `{file, targets: [{target, format}], kernels: [{name, demangled, targets: {target: cell}}]}`
+/// (`name` as the image names it, `demangled` as people read it, the same when not mangled); a
+/// cell is `{entry, path, registers?, sgprs?, agprs?, lds?, scratch?, spills?, occupancy?}`,
+/// `path` being the child indices from the root of `offload list --json`'s tree to the kernel's
+/// node.
 fn document(file: &str, t: &KernelTable) -> Value {
     let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
     let rows: Vec<Value> = t
@@ -103,7 +110,7 @@ fn document(file: &str, t: &KernelTable) -> Value {
                     cells.insert(col.target.clone(), cell_json(c));
                 }
             }
-            json!({"name": r.name, "targets": cells})
+            json!({"name": r.name, "demangled": r.demangled, "targets": cells})
         })
         .collect();
     json!({"file": file, "targets": targets, "kernels": rows})
@@ -120,7 +127,7 @@ fn values(c: Option<&KernelCell>) -> [String; 5] {
     }
 }
 
-fn print_table(t: &KernelTable) {
+fn print_table(t: &KernelTable, mangled: bool) {
     if t.rows.is_empty() {
         println!("no kernels found");
         return;
@@ -149,7 +156,7 @@ fn print_table(t: &KernelTable) {
         .rows
         .iter()
         .map(|r| {
-            let mut row = vec![r.name.clone()];
+            let mut row = vec![if mangled || r.demangled.is_empty() { r.name.clone() } else { r.demangled.clone() }];
             if device_functions {
                 let entry = r.cells.iter().flatten().any(|c| c.entry);
                 row.push(if entry { "kernel" } else { "device" }.into());

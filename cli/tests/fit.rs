@@ -69,6 +69,9 @@ fn every_library_and_kernel_is_answered() {
     for k in kernels {
         assert_eq!((k["runs"].as_bool(), k["target"].as_str()), (Some(true), Some("gfx90a")), "{k}");
         assert_eq!(k["occupancy"].as_u64(), Some(8), "{k}");
+        // `name` is the mangled symbol; `demangled` beside it is what the text answer prints.
+        let (name, demangled) = (k["name"].as_str().unwrap(), k["demangled"].as_str().unwrap());
+        assert!(name.starts_with("_Z") && demangled.ends_with(')') && !demangled.starts_with("_Z"), "{k}");
     }
     // The strictest needs: compressed bundle v3 (zstd) and the code object version.
     let needs: Vec<&str> =

@@ -1,4 +1,5 @@
-//! `offload kernels`: the table of every kernel across targets, its JSON, and `--target`.
+//! `offload kernels`: the table of every kernel across targets, its JSON, `--target`, and names
+//! demangled (`--mangled`: as the images name them).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -23,12 +24,13 @@ fn one_row_per_kernel_a_column_group_per_target() {
         lines[2].split_whitespace().collect::<Vec<_>>(),
         ["kernel", "regs", "SGPR", "LDS", "scratch", "waves", "regs", "SGPR", "LDS", "scratch", "waves"]
     );
-    // The LDS kernel uses 1024 bytes of LDS for both targets.
-    let lds: Vec<&str> =
-        lines.iter().find(|l| l.starts_with("_Z10reduce_ldsPKiPi")).unwrap().split_whitespace().collect();
-    assert_eq!((lds[3], lds[8]), ("1024", "1024"), "{text}");
+    // The LDS kernel (`_Z10reduce_ldsPKiPi`, shown demangled) uses 1024 bytes of LDS for both
+    // targets.
+    let row = lines.iter().find_map(|l| l.strip_prefix("reduce_lds(int const*, int*) ")).expect(&text);
+    let lds: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((lds[2], lds[7]), ("1024", "1024"), "{text}");
     // Occupancy: 16 waves per SIMD on gfx1100, 8 on gfx90a (clang-22's remark for this kernel).
-    assert_eq!((lds[5], lds[10]), ("16", "8"), "{text}");
+    assert_eq!((lds[4], lds[9]), ("16", "8"), "{text}");
 }
 
 #[test]
@@ -51,6 +53,7 @@ fn json_cells_point_at_the_kernel_nodes_of_list_json() {
             }
             assert_eq!(node["kind"], "kernel", "{target}");
             assert_eq!(node["fields"]["name"], row["name"]);
+            assert!(row["demangled"] != row["name"] && row["demangled"].as_str().unwrap().ends_with(')'), "{row}");
             assert_eq!(node["fields"]["vgpr_count"], cell["registers"]);
             assert_eq!(node["fields"]["sgpr_count"], cell["sgprs"]);
             assert_eq!(node["fields"]["lds_size"], cell["lds"]);
@@ -80,7 +83,7 @@ fn target_filter_keeps_the_named_columns() {
 fn cubins_show_entry_kernels_and_device_functions() {
     let text = stdout(&offload(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
     assert!(text.lines().nth(2).unwrap().starts_with("kernel") && text.contains(" kind "), "{text}");
-    let helper = text.lines().find(|l| l.starts_with("_Z6helperPKfi ")).unwrap();
+    let helper = text.lines().find(|l| l.starts_with("helper(float const*, int) ")).unwrap();
     assert!(helper.contains(" device "), "{text}");
     let lds = text.lines().find(|l| l.starts_with("lds ")).unwrap();
     assert!(lds.contains(" kernel ") && lds.contains(" 1024 "), "{text}");
@@ -109,4 +112,27 @@ fn cubins_inside_a_fatbin_have_their_kernels_under_the_entry_arch() {
             assert!(row["targets"][t]["registers"].as_u64().unwrap() > 0, "{row}");
         }
     }
+}
+
+#[test]
+fn names_are_demangled_and_mangled_on_request() {
+    let text = stdout(&offload(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
+    assert!(text.lines().any(|l| l.starts_with("uses_helper(float*, int) ")), "{text}");
+    // nvcc's clone of a device function has a name llvm-cxxfilt leaves as it is: so do we.
+    assert!(text.lines().any(|l| l.starts_with("_Z6helperPKfi$1 ")), "{text}");
+    let text = stdout(&offload(&["kernels", "--mangled", "tests/images/cuda_kernels_sm80.cubin"]));
+    assert!(text.lines().any(|l| l.starts_with("_Z11uses_helperPfi ")), "{text}");
+    assert!(!text.contains("uses_helper("), "{text}");
+    // JSON: `name` stays the mangled symbol, `demangled` is beside it.
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout(&offload(&["kernels", "--json", "tests/images/cuda_kernels_sm80.cubin"])))
+            .unwrap();
+    let pairs: Vec<(&str, &str)> = doc["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["name"].as_str().unwrap(), k["demangled"].as_str().unwrap()))
+        .collect();
+    assert!(pairs.contains(&("_Z11uses_helperPfi", "uses_helper(float*, int)")), "{pairs:?}");
+    assert!(pairs.contains(&("lds", "lds")), "{pairs:?}");
 }

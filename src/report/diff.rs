@@ -340,7 +340,7 @@ mod tests {
     fn kernels_are_compared_per_common_column() {
         let cell = |registers| KernelCell { registers: Some(registers), lds: Some(0), ..KernelCell::default() };
         let column = |t: &str| kernels::KernelColumn { target: t.into(), format: "AMDGPU code object".into() };
-        let row = |name: &str, cells| kernels::KernelRow { name: name.into(), cells };
+        let row = |name: &str, cells| kernels::KernelRow::new(name.into(), cells);
         let old = KernelTable {
             columns: alloc::vec![column("gfx90a")],
             rows: alloc::vec![row("kept", alloc::vec![Some(cell(10))]), row("gone", alloc::vec![Some(cell(4))])],

@@ -7,6 +7,10 @@
 //! image (or the image's triple) followed by the format: `gfx90a (bitcode)`, `sm_80 (PTX)`. Each
 //! cell keeps the path of its `kernel` node, for linking a row to the selection.
 //!
+//! A row is keyed by the kernel's symbol as the image names it (mangled, `_Z6vecaddPfS_S_i`):
+//! that is what joins a kernel across targets and between two files. Beside it, the name as
+//! people read it ([`super::demangle`]: `vecadd(float*, float*, float*, int)`), for showing.
+//!
 //! | cell | AMDGPU | CUDA cubin |
 //! |---|---|---|
 //! | `registers` | `vgpr_count` | `registers` (REG) |
@@ -44,8 +48,21 @@ pub struct KernelCell {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KernelRow {
+    /// The symbol as the image names it (mangled): the row's key.
     pub name: String,
+    /// `name` demangled for reading ([`super::demangle::demangle`]); `name` itself when it is
+    /// not a mangled name.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub demangled: String,
     pub cells: Vec<Option<KernelCell>>,
+}
+
+impl KernelRow {
+    /// A row for the kernel named `name` (mangled), with its demangled name beside it.
+    pub fn new(name: String, cells: Vec<Option<KernelCell>>) -> KernelRow {
+        let demangled = super::demangle::demangle(&name).into_owned();
+        KernelRow { name, demangled, cells }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,7 +212,7 @@ fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut 
                 None => {
                     let mut cells = alloc::vec![None; table.columns.len()];
                     cells[col] = Some(c);
-                    table.rows.push(KernelRow { name, cells });
+                    table.rows.push(KernelRow::new(name, cells));
                 }
             }
         }
@@ -229,6 +246,17 @@ mod tests {
     }
 
     #[test]
+    fn rows_keep_the_mangled_name_and_show_the_demangled_one() {
+        let mut root = Node::new(NodeKind::File, "f", Span::default());
+        root.children.push(image("gfx90a", alloc::vec![kernel("_Z6vecaddPfS_S_i", 10, 0)]));
+        root.children.push(image("gfx1100", alloc::vec![kernel("_Z6vecaddPfS_S_i", 12, 0)]));
+        let t = collect(&Tree { spaces: Vec::new(), root });
+        assert_eq!(t.rows.len(), 1, "one row across targets, joined by the mangled name");
+        assert_eq!(t.rows[0].name, "_Z6vecaddPfS_S_i");
+        assert_eq!(t.rows[0].demangled, "vecadd(float*, float*, float*, int)");
+    }
+
+    #[test]
     fn rows_by_name_columns_by_target() {
         let mut root = Node::new(NodeKind::File, "f", Span::default());
         root.children.push(image("gfx90a", alloc::vec![kernel("a", 10, 0), kernel("b", 20, 1024)]));
@@ -240,6 +268,7 @@ mod tests {
         assert_eq!(cols, ["gfx90a", "gfx1100"]);
         let names: Vec<&str> = t.rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c", "a"]);
+        assert!(t.rows.iter().all(|r| r.demangled == r.name), "plain names are shown as they are");
         let b = &t.rows[1];
         assert_eq!(b.cells[0].as_ref().unwrap().registers, Some(20));
         assert_eq!(b.cells[1].as_ref().unwrap().registers, Some(30));

@@ -504,7 +504,14 @@ async fn kernels_view_lines_up_targets_highlights_the_largest_and_selects_kernel
     assert_eq!(largest, ["21"]);
 
     // A value selects its kernel node; the row of the selected kernel is marked.
-    let cell = el.query_selector("button[aria-label='regs of _Z6reducePKiPi on gfx90a: 21']").unwrap().unwrap();
+    // Names are shown demangled, the mangled symbol on hover.
+    let shown: Vec<(String, String)> = all(&el, "button.kernel-name")
+        .iter()
+        .map(|b| (b.text_content().unwrap(), b.get_attribute("title").unwrap()))
+        .collect();
+    assert_eq!(shown[1], ("reduce(int const*, int*)".to_string(), "_Z6reducePKiPi".to_string()));
+    let cell =
+        el.query_selector("button[aria-label='regs of reduce(int const*, int*) on gfx90a: 21']").unwrap().unwrap();
     cell.unchecked_into::<HtmlElement>().click();
     let selected = match log.borrow().last() {
         Some(Action::Select(n)) => *n,
@@ -522,6 +529,13 @@ async fn kernels_view_lines_up_targets_highlights_the_largest_and_selects_kernel
     filter.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
     assert!(settle(|| names(&el).len() == 2).await);
     assert_eq!(names(&el), ["_Z6reducePKiPi", "_Z6lookupPKiPi"]);
+    // The filter matches the demangled name too.
+    filter.set_value("lookup(int const");
+    filter.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    assert!(settle(|| names(&el) == ["_Z6lookupPKiPi"]).await);
+    filter.set_value("PKiPi");
+    filter.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap()).unwrap();
+    assert!(settle(|| names(&el).len() == 2).await);
     let sort = el.query_selector("button[aria-label='Sort kernels by name']").unwrap().unwrap();
     sort.unchecked_into::<HtmlElement>().click();
     assert!(settle(|| names(&el) == ["_Z6lookupPKiPi", "_Z6reducePKiPi"]).await);
@@ -534,7 +548,7 @@ fn kernel_rows_sort_filter_and_mark_the_largest() {
             .iter()
             .map(|r| r.map(|r| KernelCell { registers: Some(r), lds: Some(0), entry: true, ..KernelCell::default() }))
             .collect();
-        KernelRow { name: name.into(), cells }
+        KernelRow::new(name.into(), cells)
     }
     assert_eq!(
         largest(&row("a", &[Some(10), Some(30), None, Some(30)]), Metric::Registers),

@@ -2,7 +2,8 @@
 //! LDS, scratch and, on AMD GPUs, occupancy side by side), as `offload kernels` prints it. The
 //! largest register, LDS and scratch value of a row among its targets is highlighted; an
 //! occupancy cell says what limits it; rows filter by name and sort by any column; a cell selects its
-//! kernel node, and the row of the selected kernel is marked.
+//! kernel node, and the row of the selected kernel is marked. Names are shown demangled, the
+//! mangled symbol on hover; the filter matches either.
 
 use crate::page::state::Action;
 use crate::wire::doc::{Doc, NodeId};
@@ -76,15 +77,31 @@ pub struct KernelsViewProps {
     pub on_action: Callback<Action>,
 }
 
-/// The rows to draw: those whose name contains `filter` (in any case of its ASCII letters, as
-/// kernel symbols are spelt), sorted by `key` (largest value first; rows without that value last).
+/// The name a row shows: demangled (the mangled symbol where it did not demangle).
+pub fn shown_name(row: &KernelRow) -> &str {
+    if row.demangled.is_empty() {
+        &row.name
+    } else {
+        &row.demangled
+    }
+}
+
+/// The rows to draw: those whose mangled or demangled name contains `filter` (in any case of its
+/// ASCII letters, as kernel symbols are spelt), sorted by `key` (by the name shown; by value,
+/// largest first, rows without that value last).
 pub fn visible_rows<'r>(rows: &'r [KernelRow], filter: &str, key: SortKey) -> Vec<&'r KernelRow> {
     let filter = filter.trim().to_ascii_lowercase();
-    let mut out: Vec<&KernelRow> =
-        rows.iter().filter(|r| filter.is_empty() || r.name.to_ascii_lowercase().contains(&filter)).collect();
+    let matches = |r: &KernelRow| {
+        filter.is_empty()
+            || r.name.to_ascii_lowercase().contains(&filter)
+            || r.demangled.to_ascii_lowercase().contains(&filter)
+    };
+    let mut out: Vec<&KernelRow> = rows.iter().filter(|r| matches(r)).collect();
     match key {
         SortKey::File => {}
-        SortKey::Name => sort::sort_by(&mut out, |a, b| a.name.cmp(&b.name)),
+        SortKey::Name => {
+            sort::sort_by(&mut out, |a, b| shown_name(a).cmp(shown_name(b)).then_with(|| a.name.cmp(&b.name)))
+        }
         SortKey::Value { column, metric } => sort::sort_by_key(&mut out, |r| {
             let v = r.cells.get(column).and_then(Option::as_ref).and_then(|c| metric.of(c));
             (v.is_none(), Reverse(v))
@@ -148,7 +165,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
             <div class="kernels-header">
                 <h2 id="kernels-title" class="panel-title">{"Kernels"}</h2>
                 <span class="muted">{ count }</span>
-                <input type="search" class="kernel-filter" placeholder="Filter by name" aria-label="Filter kernels by name"
+                <input type="search" class="kernel-filter" placeholder="Filter by name" aria-label="Filter kernels by name (demangled or mangled)"
                     value={(*filter).clone()} oninput={on_filter} />
             </div>
             <div class="table-scroll">
@@ -182,11 +199,12 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
                             let device_only = row.cells.iter().flatten().all(|c| !c.entry);
                             let first = nodes.iter().flatten().next().copied();
                             let marks = Metric::ALL.map(|m| largest(row, m));
+                            let label = shown_name(row);
                             html! {
                                 <tr class={classes!(is_selected.then_some("selected"))} data-kernel={row.name.clone()}>
                                     <th scope="row">
-                                        <button type="button" class="link kernel-name" onclick={select(first)}
-                                            aria-label={format!("Select kernel {}", row.name)}>{ &row.name }</button>
+                                        <button type="button" class="link kernel-name" onclick={select(first)} title={row.name.clone()}
+                                            aria-label={format!("Select kernel {label}")}>{ label }</button>
                                         if device_only {
                                             <span class="badge device" title="a device function, not an entry kernel">{"device"}</span>
                                         }
@@ -207,7 +225,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
                                             (Some(v), Some(_)) => html! {
                                                 <td {class} {title}>
                                                     <button type="button" class="link" onclick={select(here)}
-                                                        aria-label={format!("{} of {} on {}: {v}", metric.heading(), row.name, table.columns[column].target)}>{ v.to_string() }</button>
+                                                        aria-label={format!("{} of {} on {}: {v}", metric.heading(), label, table.columns[column].target)}>{ v.to_string() }</button>
                                                 </td>
                                             },
                                             _ => html! { <td {class}>{"—"}</td> },
@@ -222,7 +240,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
             if rows.len() > shown {
                 <p class="muted">{ format!("{shown} of {} kernels shown: filter by name to see the others.", rows.len()) }</p>
             } else if rows.is_empty() {
-                <p class="muted">{"No kernel name contains that text."}</p>
+                <p class="muted">{"No kernel name, demangled or mangled, contains that text."}</p>
             }
         </section>
     }
