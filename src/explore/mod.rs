@@ -30,6 +30,7 @@ use object::ReadRef;
 
 mod kpacked;
 mod packages;
+mod parallel;
 
 /// How much work exploring may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,6 +148,7 @@ fn explore_asked<'a>(
         asked,
         companions,
         package_kpacks: Vec::new(),
+        parallel: true,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
@@ -235,6 +237,9 @@ struct Explorer<'o, 'p, 'c> {
     /// The `.kpack` members of the packages being explored, as companions of their other
     /// members: (member name, bytes).
     package_kpacks: Vec<(String, Vec<u8>)>,
+    /// Whether a package's members may be explored on several threads ([`parallel`]): not in
+    /// an explorer that is itself one member's worker.
+    parallel: bool,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

@@ -67,9 +67,13 @@ impl Explorer<'_, '_, '_> {
                 self.package_kpacks.push((member.name.clone(), bytes));
             }
         }
-        for (child, member) in node.children.iter_mut().zip(&listing.members) {
-            if member.is_explorable() && member.stored_size > 0 {
-                self.member(input, member, child, span, depth + 1, level + 1);
+        let explorable: Vec<usize> = (listing.members.iter().enumerate())
+            .filter(|(_, m)| m.is_explorable() && m.stored_size > 0)
+            .map(|(i, _)| i)
+            .collect();
+        if !self.members_in_parallel(input, &listing.members, &explorable, &mut node.children, span, depth, level) {
+            for &i in &explorable {
+                self.member(input, &listing.members[i], &mut node.children[i], span, depth + 1, level + 1);
             }
         }
         let archives = &self.package_kpacks[outer_kpacks..];
@@ -128,7 +132,14 @@ impl Explorer<'_, '_, '_> {
     /// archive, an offload container or a device image. Anything else is listed only.
     /// Every reader here takes a window on the input (a window in a window is one window), so
     /// that packages in packages do not make ever longer reader types.
-    fn member_bytes<'a>(&mut self, input: Window<'_, 'a>, node: &mut Node, span: Span, depth: u32, level: u32) {
+    pub(super) fn member_bytes<'a>(
+        &mut self,
+        input: Window<'_, 'a>,
+        node: &mut Node,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) {
         if depth > self.opts.max_depth {
             node.children.push(too_deep(span, self.opts.max_depth));
             return;
@@ -178,6 +189,19 @@ impl Explorer<'_, '_, '_> {
             node.diag(Severity::Error, format!("the {} stored bytes could not be read", m.stored_size), Some(span));
             return;
         };
+        self.deflated_bytes(stored, m, node, span, depth, level);
+    }
+
+    /// A deflated member whose stored bytes are `stored`; see [`Self::deflated_member`].
+    pub(super) fn deflated_bytes(
+        &mut self,
+        stored: &[u8],
+        m: &Member,
+        node: &mut Node,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) {
         let head = match codec::inflate_raw_prefix(stored, HEAD as usize) {
             Ok(head) => head,
             Err(e) => {

@@ -1,0 +1,225 @@
+//! The members of a package explored on every core (natively, with `std`): each member is read
+//! from the input on this thread, then inflated and explored by a worker in an explorer of its
+//! own, and the results are put back in member order, so the tree is the one a single thread
+//! makes, byte space for byte space.
+//!
+//! Only when that is certain: every image is decompressed (`verify_all`: which images a
+//! listing decompresses depends on what earlier members used of its budget), every member's
+//! declared size fits the package budget together (so no member is refused because another
+//! ran first), no `.kpack` companions are in play, nobody follows the progress of one bundle,
+//! and the package is not itself inside a member being explored in parallel.
+//!
+//! A worker's explorer starts with as many byte spaces as this one has (placeholders), so the
+//! spaces it opens are numbered from there; when its result is put back, those numbers move to
+//! where its spaces land. Memory: each worker holds one member (and what it decompresses) at a
+//! time, so about one member per core.
+
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+use super::move_spans;
+use super::Explorer;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+use crate::format::package::Compression;
+use crate::format::package::Member;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+use crate::tree::ByteSpace;
+use crate::tree::{Node, Span};
+use crate::util::window::Window;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+use object::ReadRef;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+use alloc::vec::Vec;
+
+/// What a worker gives back for one member: its node, the byte spaces it opened (numbered from
+/// the placeholder count), and the bytes it decompressed against the package budget.
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+struct Explored {
+    index: usize,
+    node: Node,
+    spaces: Vec<ByteSpace>,
+    used: u64,
+}
+
+impl Explorer<'_, '_, '_> {
+    /// Explores the members `explorable` (indices into `members` and `children`) of a package
+    /// lying at `span` on every core, or returns `false` without doing anything when that would
+    /// not give exactly the tree one thread gives (see the module's rules).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn members_in_parallel<'a>(
+        &mut self,
+        input: Window<'_, 'a>,
+        members: &[Member],
+        explorable: &[usize],
+        children: &mut [Node],
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) -> bool {
+        let declared = explorable.iter().fold(0u64, |sum, &i| sum.saturating_add(members[i].size));
+        let certain = self.parallel
+            && self.opts.verify_all
+            && self.asked.is_none()
+            && self.package_kpacks.is_empty()
+            && declared <= self.package_budget
+            && explorable.len() > 1;
+        if !certain || workers() < 2 {
+            return false;
+        }
+        self.read_and_explore(input, members, explorable, children, span, depth, level)
+    }
+
+    /// Reads every member's stored bytes here (the input is read by one thread), then explores
+    /// them on the workers; `false` when a member cannot be read (the caller's one thread then
+    /// says so, as it would anyway).
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    #[allow(clippy::too_many_arguments)]
+    fn read_and_explore<'a>(
+        &mut self,
+        input: Window<'_, 'a>,
+        members: &[Member],
+        explorable: &[usize],
+        children: &mut [Node],
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) -> bool {
+        let mut stored: Vec<&'a [u8]> = Vec::with_capacity(explorable.len());
+        for &i in explorable {
+            match input.read_bytes_at(members[i].data_offset, members[i].stored_size) {
+                Ok(bytes) => stored.push(bytes),
+                Err(()) => return false,
+            }
+        }
+        self.explore_on_workers(members, explorable, &stored, children, span, depth, level);
+        true
+    }
+
+    /// One worker per core takes the next member until none is left.
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    #[allow(clippy::too_many_arguments)]
+    fn explore_on_workers(
+        &mut self,
+        members: &[Member],
+        explorable: &[usize],
+        stored: &[&[u8]],
+        children: &mut [Node],
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Mutex;
+
+        let base = self.spaces.len();
+        let next = AtomicUsize::new(0);
+        let taken: Vec<Mutex<Option<Node>>> =
+            explorable.iter().map(|&i| Mutex::new(Some(core::mem::replace(&mut children[i], blank())))).collect();
+        let (opts, companions, nv_budget, package_budget) =
+            (self.opts, self.companions, self.nv_budget.clone(), self.package_budget);
+        let mut results: Vec<Explored> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers())
+                .map(|_| {
+                    let (next, taken, nv_budget) = (&next, &taken, nv_budget.clone());
+                    scope.spawn(move || {
+                        let mut done = Vec::new();
+                        loop {
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&index) = explorable.get(k) else { break };
+                            let mut sub = Explorer {
+                                opts,
+                                spaces: (0..base).map(|_| placeholder()).collect(),
+                                nv_budget: nv_budget.clone(),
+                                package_budget,
+                                asked: None,
+                                companions,
+                                package_kpacks: Vec::new(),
+                                parallel: false,
+                            };
+                            let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
+                            let m = &members[index];
+                            let at = span.sub(m.data_offset, m.stored_size);
+                            match m.compression {
+                                Compression::Stored => {
+                                    let bytes: &[u8] = stored[k];
+                                    sub.member_bytes(Window::whole(&bytes), &mut node, at, depth + 1, level + 1);
+                                }
+                                Compression::Deflate => {
+                                    sub.deflated_bytes(stored[k], m, &mut node, at, depth + 1, level + 1)
+                                }
+                                Compression::Unsupported(_) => {}
+                            }
+                            let used = package_budget - sub.package_budget;
+                            sub.spaces.drain(..base);
+                            done.push(Explored { index, node, spaces: sub.spaces, used });
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        });
+        results.sort_by_key(|r| r.index);
+        for r in results {
+            self.put_back(r, base, children);
+        }
+    }
+
+    /// Without threads (no `std`, or the browser, where the page runs several explorers
+    /// instead), nothing is explored here.
+    #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+    #[allow(clippy::too_many_arguments)]
+    fn read_and_explore(
+        &mut self,
+        _: Window<'_, '_>,
+        _: &[Member],
+        _: &[usize],
+        _: &mut [Node],
+        _: Span,
+        _: u32,
+        _: u32,
+    ) -> bool {
+        false
+    }
+
+    /// Puts a worker's member back: its spaces are appended to this explorer's, and every span
+    /// in them (numbered from `base` in the worker) moves to where they now are.
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    fn put_back(&mut self, mut r: Explored, base: usize, children: &mut [Node]) {
+        let shift = (self.spaces.len() - base) as u32;
+        let base = base as u32;
+        let place = |s: &mut Span| {
+            if s.space >= base {
+                s.space += shift;
+            }
+        };
+        move_spans(&mut r.node, &place);
+        r.spaces.iter_mut().filter_map(|b| b.origin.as_mut()).for_each(place);
+        self.spaces.append(&mut r.spaces);
+        self.package_budget = self.package_budget.saturating_sub(r.used);
+        children[r.index] = r.node;
+    }
+}
+
+/// How many threads explore members: one per core, at most 8.
+fn workers() -> usize {
+    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+    {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    }
+    #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+    {
+        1
+    }
+}
+
+/// A byte space standing for one of the calling explorer's, so that a worker numbers its own
+/// spaces after them.
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+fn placeholder() -> ByteSpace {
+    ByteSpace { label: alloc::string::String::new(), size: 0, origin: None, data: None }
+}
+
+/// What stands in a member's place while a worker has its node.
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+fn blank() -> Node {
+    Node::new(crate::tree::NodeKind::Unknown, "", Span::default())
+}
