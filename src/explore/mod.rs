@@ -57,6 +57,10 @@ pub struct Options {
     /// memory is bounded by the largest space being read, not by the file: what reports need
     /// (targets, kernels, fit, sizes) is in the tree's fields and spans.
     pub keep_bytes: bool,
+    /// Most threads that explore a package's members at once (natively; see
+    /// [`parallel`]): 0 for one per core, 1 for this thread alone. The tree is the same either
+    /// way.
+    pub max_threads: usize,
 }
 
 impl Default for Options {
@@ -69,6 +73,7 @@ impl Default for Options {
             max_entries: 100_000,
             max_package_decompressed: 32 << 30,
             keep_bytes: true,
+            max_threads: 0,
         }
     }
 }

@@ -25,9 +25,9 @@ use crate::tree::ByteSpace;
 use crate::tree::{Node, Span};
 use crate::util::window::Window;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-use object::ReadRef;
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 use alloc::vec::Vec;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+use object::ReadRef;
 
 /// What a worker gives back for one member: its node, the byte spaces it opened (numbered from
 /// the placeholder count), and the bytes it decompressed against the package budget.
@@ -61,7 +61,7 @@ impl Explorer<'_, '_, '_> {
             && self.package_kpacks.is_empty()
             && declared <= self.package_budget
             && explorable.len() > 1;
-        if !certain || workers() < 2 {
+        if !certain || self.workers() < 2 {
             return false;
         }
         self.read_and_explore(input, members, explorable, children, span, depth, level)
@@ -116,7 +116,7 @@ impl Explorer<'_, '_, '_> {
         let (opts, companions, nv_budget, package_budget) =
             (self.opts, self.companions, self.nv_budget.clone(), self.package_budget);
         let mut results: Vec<Explored> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers())
+            let handles: Vec<_> = (0..self.workers())
                 .map(|_| {
                     let (next, taken, nv_budget) = (&next, &taken, nv_budget.clone());
                     scope.spawn(move || {
@@ -180,6 +180,19 @@ impl Explorer<'_, '_, '_> {
         false
     }
 
+    /// How many threads explore members: [`super::Options::max_threads`], or one per core (at
+    /// most 8) (none but this one without `std` or in the browser, where the page runs several
+    /// explorers instead).
+    fn workers(&self) -> usize {
+        #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+        return match self.opts.max_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            n => n,
+        };
+        #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+        1
+    }
+
     /// Puts a worker's member back: its spaces are appended to this explorer's, and every span
     /// in them (numbered from `base` in the worker) moves to where they now are.
     #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
@@ -199,18 +212,6 @@ impl Explorer<'_, '_, '_> {
     }
 }
 
-/// How many threads explore members: one per core, at most 8.
-fn workers() -> usize {
-    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-    {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    }
-    #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
-    {
-        1
-    }
-}
-
 /// A byte space standing for one of the calling explorer's, so that a worker numbers its own
 /// spaces after them.
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
@@ -222,4 +223,30 @@ fn placeholder() -> ByteSpace {
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 fn blank() -> Node {
     Node::new(crate::tree::NodeKind::Unknown, "", Span::default())
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use crate::explore::{explore, Options};
+
+    /// Every package fixture (made by zip, tar, dpkg-deb, conda: tests/fixtures/packages/)
+    /// gives the same tree on every core as on one thread, byte spaces and all.
+    #[test]
+    fn members_on_every_core_give_the_tree_of_one_thread() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".sh") || name.ends_with(".txt") || name == "SHA256SUMS" {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            let one = Options { verify_all: true, max_threads: 1, ..Options::default() };
+            let all = Options { verify_all: true, max_threads: 4, ..Options::default() };
+            assert_eq!(explore(&data[..], &name, &all), explore(&data[..], &name, &one), "{name}");
+            seen += 1;
+        }
+        assert!(seen >= 5, "only {seen} package fixtures");
+    }
 }
