@@ -6,7 +6,8 @@
 //! value is null, a boolean, a number, a string or a string-to-string map.
 //!
 //! The core's types derive serde for the web page's worker messages; this shape is the CLI's
-//! own, written here so that a change there never changes what scripts read.
+//! own, written here so that a change there never changes what scripts read. The lines of
+//! `offload list --jsonl` reuse its targets and diagnostics; their shapes are in `list/jsonl.rs`.
 
 use offload::report::targets::Target;
 use offload::tree::{ByteSpace, Diagnostic, Field, Node, Span, Tree, Value};
@@ -75,7 +76,8 @@ impl Serialize for JsonSpan<'_> {
     }
 }
 
-struct JsonDiagnostic<'a>(&'a Diagnostic);
+/// A diagnostic, `{severity, message, span}` (also in `offload list --jsonl`'s member lines).
+pub(crate) struct JsonDiagnostic<'a>(pub(crate) &'a Diagnostic);
 
 impl Serialize for JsonDiagnostic<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -161,12 +163,21 @@ impl Serialize for JsonSpace<'_> {
 }
 
 /// A device target: every field of the core's `Target` but its span, in its order.
-struct JsonTarget<'a>(&'a Target);
+pub(crate) struct JsonTarget<'a>(pub(crate) &'a Target);
 
 impl Serialize for JsonTarget<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.0;
         let mut m = s.serialize_map(Some(10))?;
+        self.entries(&mut m)?;
+        m.end()
+    }
+}
+
+impl JsonTarget<'_> {
+    /// The target's entries, written into a map being serialized: `offload list --jsonl`'s
+    /// target lines put their `type` before them.
+    pub(crate) fn entries<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        let t = self.0;
         m.serialize_entry("target_id", &t.target_id)?;
         m.serialize_entry("offload_kind", &t.offload_kind)?;
         m.serialize_entry("triple", &t.triple)?;
@@ -180,6 +191,6 @@ impl Serialize for JsonTarget<'_> {
         if let Some(name) = &t.file_name {
             m.serialize_entry("file_name", name)?;
         }
-        m.end()
+        Ok(())
     }
 }

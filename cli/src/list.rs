@@ -1,4 +1,9 @@
-//! `offload list`: the tree, one line per node, then the table of device targets; or JSON.
+//! `offload list`: the tree, one line per node, then the table of device targets; or JSON. A
+//! package is summarised instead ([`summary`]) unless `--tree` asks for the tree; `--jsonl`
+//! writes JSON lines ([`jsonl`]).
+
+mod jsonl;
+mod summary;
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
@@ -8,6 +13,7 @@ use offload::explore::Options;
 use offload::report::targets::{self, Target};
 use offload::tree::{Node, Tree};
 use offload::util::bytes::human_size;
+use std::io::{self, BufWriter, Write};
 
 pub fn options(a: &ListArgs) -> Options {
     // The listing shows spans and fields, never bytes: each decompressed space is dropped once read.
@@ -25,12 +31,21 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
         // Through a `serde_json::Value`, whose maps sort their keys: the order scripts have seen.
         let doc = serde_json::to_value(&doc).map_err(|e| Failure::new(e.to_string()))?;
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
+    } else if a.jsonl {
+        jsonl::write(&mut BufWriter::new(io::stdout().lock()), &shown(&a.file), &tree, &found).map_err(written)?;
+    } else if let Some(summary) = (!a.tree).then(|| summary::Summary::of(&tree, &found)).flatten() {
+        let mut out = BufWriter::new(io::stdout().lock());
+        summary::print(&mut out, &name, tree.root.span.size, &summary).and_then(|()| out.flush()).map_err(written)?;
     } else {
         print_tree(&tree);
         print_targets(&found);
         print_diagnostics(&tree);
     }
     first_error(&tree).map_or(Ok(()), |message| Err(Failure::new(format!("{}: {message}", shown(&a.file)))))
+}
+
+fn written(e: io::Error) -> Failure {
+    Failure::new(format!("cannot write the listing: {e}"))
 }
 
 /// The first error diagnostic: `list` still prints everything it could read, then fails so

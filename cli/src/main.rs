@@ -83,6 +83,14 @@ pub struct ListArgs {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Print JSON lines: the file, one line per package member with device code (or per
+    /// target, for a file that is not a package), then a summary.
+    #[arg(long, conflicts_with_all = ["json", "tree"])]
+    pub jsonl: bool,
+    /// Print the whole tree, every target and every diagnostic; without it a package is
+    /// summarised (members with device code, targets, grouped diagnostics).
+    #[arg(long)]
+    pub tree: bool,
     /// Decompress every compressed bundle in full and check its hash, however large.
     #[arg(long)]
     pub verify: bool,
