@@ -43,8 +43,8 @@ build:
 # logic (www: model, reducer, geometry), which builds natively.
 unit:
 	cargo test --release --workspace
-	# The core alone, with the pure-Rust zstd (ruzstd) the web page ships: the workspace run has
-	# libzstd in (the CLI's zstd-c feature), so the codec and the bad-input catalogue run again.
+	# The core alone, with the pure-Rust zstd (ruzstd) of its default features: the workspace run
+	# has libzstd in (the CLI's zstd-c feature), so the codec and the bad-input catalogue run again.
 	cargo test --release -p offload --lib --test bad_input
 
 # The core must build with default features off for the browser.
