@@ -86,7 +86,10 @@ for co in hip_kernels_gfx90a hip_kernels_gfx1100 omp_kernels_gfx90a_xnack; do
   llvm-readelf --notes "$OUT/$co.co" > "$OUT/$co.notes.txt"
 done
 if command -v spirv-dis >/dev/null; then
-  spirv-dis --raw-id "$OUT/hip_kernels_amdgcnspirv.spv" | sed '/OpFunction /q' |
+  # Disassembled to a file first: sed stops reading at the first function, which would kill
+  # spirv-dis by SIGPIPE (and this script, by pipefail) when the rest does not fit the pipe.
+  spirv-dis --raw-id "$OUT/hip_kernels_amdgcnspirv.spv" -o hip_kernels_amdgcnspirv.dis
+  sed '/OpFunction /q' hip_kernels_amdgcnspirv.dis |
     grep -E '^; |Op(Capability|Extension|ExtInstImport|MemoryModel|EntryPoint|ExecutionMode|Source) ' > "$OUT/hip_kernels_amdgcnspirv.dis.txt"
 else
   echo "generate.sh: spirv-dis missing (Debian spirv-tools): hip_kernels_amdgcnspirv.dis.txt not rewritten" >&2
