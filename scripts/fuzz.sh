@@ -1,15 +1,15 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Runs every fuzz target for FUZZ_SECONDS (default 600) each, seeded from the fixtures, with
 # libFuzzer's memory and time limits. Findings are copied to tests/fuzz_regressions/<target>/,
 # which `make test` replays on stable (tests/fuzz_replay.rs). FUZZ_TARGETS picks targets.
 set -eu
-cd "$(dirname "$0")/.."
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
 TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin msgpack amdgpu cubin spirv bitcode ptx package kpack"}
 
-if ! rustup toolchain list | grep -q '^nightly'; then
-    rustup toolchain install nightly --profile minimal
-fi
+need_cargo
+need_rust_toolchain nightly
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi

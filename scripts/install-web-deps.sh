@@ -15,21 +15,11 @@
 #
 # The Makefile puts tools/web/node_modules/.bin and ~/.cargo/bin first on PATH.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 BINARYEN_VERSION=132
 export PATH="$ROOT/tools/web/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-
-SUDO=""
-if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
-say() { echo "install-web-deps: $*"; }
-APT_UPDATED=""
-apt_install() {
-  if [ -z "$APT_UPDATED" ]; then $SUDO apt-get update -qq; APT_UPDATED=1; fi
-  say "installing $* from Debian"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
-}
 
 WANT_TEST=""
 [ "${1:-}" = "--test" ] && WANT_TEST=1
@@ -48,14 +38,8 @@ if [ -n "$WANT_TEST" ]; then
 fi
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
-if ! command -v cargo >/dev/null; then
-  echo "install-web-deps: cargo is missing: install Rust (https://rustup.rs) first" >&2
-  exit 1
-fi
-if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  say "adding the wasm32-unknown-unknown Rust target"
-  rustup target add wasm32-unknown-unknown
-fi
+need_cargo
+need_rust_target wasm32-unknown-unknown
 
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (cargo install, several minutes)"
@@ -77,7 +61,7 @@ npm_ci() { # npm_ci DIR PACKAGE VERSION: npm ci in DIR unless PACKAGE is already
   fi
 }
 npm_ci tools/web binaryen "$BINARYEN_VERSION.0.0"
-wasm-opt --version | grep -q "version $BINARYEN_VERSION\b" || { echo "install-web-deps: wasm-opt on PATH is not version $BINARYEN_VERSION" >&2; exit 1; }
+wasm-opt --version | grep -q "version $BINARYEN_VERSION\b" || { say "wasm-opt on PATH is not version $BINARYEN_VERSION" >&2; exit 1; }
 if [ -n "$WANT_TEST" ]; then
   npm_ci e2e playwright-core "$(node -p "require('$ROOT/e2e/package.json').devDependencies['playwright-core']")"
 fi

@@ -8,8 +8,7 @@
 //! A reference tool that dies by a signal gave no answer: that case is reported and skipped.
 
 mod common;
-#[path = "common/nvidia.rs"]
-mod nvidia;
+use common::nvidia;
 
 use offload::explore::{explore, Options};
 use offload::tree::{Node, NodeKind, Severity, Tree, Value};

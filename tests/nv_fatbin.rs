@@ -2,8 +2,8 @@
 //! the explorer's tree (containers, entries, wrappers, places); and every edit of a fatbin
 //! entry read back by cuobjdump 13.5 (skipped, saying so, when it is not installed).
 
-#[path = "common/nvidia.rs"]
-mod nvidia;
+mod common;
+use common::{nvidia, XorShift};
 
 #[path = "fuzz_checks/mod.rs"]
 mod fuzz_checks;
@@ -258,17 +258,11 @@ fn unknown_flags_and_fields_are_shown_raw_and_kept() {
 /// `nv_fatbin` and `explore` fuzz properties. The seed is printed; `OFFLOAD_NV_MUTANTS` sets how many.
 #[test]
 fn random_damage_holds_the_fuzz_properties() {
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.subsec_nanos() | 1);
-    let seed = std::env::var("OFFLOAD_NV_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(seed);
+    let seed = common::seed("OFFLOAD_NV_SEED", common::clock_seed());
     let count: usize = std::env::var("OFFLOAD_NV_MUTANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(600);
     println!("seed {seed} (replay with OFFLOAD_NV_SEED={seed}), {count} mutants");
-    let mut state = seed;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state as usize
-    };
+    let mut rng = XorShift(seed);
+    let mut next = move || rng.next_u32() as usize;
     let sources: Vec<Vec<u8>> =
         ["nv_3arch_size.fatbin", "nv_3arch_lz4_all.fatbin", "nv_concat.fatbin", "nv_debug.fatbin"]
             .iter()

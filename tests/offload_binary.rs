@@ -8,7 +8,7 @@
 
 use offload::format::offload_binary::{self as ob, packager, ImageKind, OffloadBinary, OffloadEntry, OffloadKind};
 mod common;
-use common::{tool, Scratch};
+use common::{tool, Scratch, XorShift};
 use std::path::Path;
 use std::process::Command;
 
@@ -32,46 +32,11 @@ fn run(program: &Path, args: &[&str], dir: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// xorshift64*: small, deterministic, good enough to vary test inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn from_env(test: &str) -> Rng {
-        let seed = std::env::var("OFFLOAD_DIFF_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x0ff1_0ad5_eed5_u64);
-        println!("{test}: seed {seed} (replay with OFFLOAD_DIFF_SEED={seed})");
-        Rng(seed.max(1))
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    /// Text without `,` (it separates arguments) and `=` (it separates a key from its value).
-    fn word(&mut self, min: usize, max: usize) -> String {
-        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789_-.:+";
-        let len = min + self.below(max - min + 1);
-        (0..len).map(|_| ALPHABET[self.below(ALPHABET.len())] as char).collect()
-    }
-
-    fn bytes(&mut self, max: usize) -> Vec<u8> {
-        let len = self.below(max + 1);
-        (0..len).map(|_| self.next() as u8).collect()
-    }
+/// Text without `,` (it separates arguments) and `=` (it separates a key from its value).
+fn word(rng: &mut XorShift, min: usize, max: usize) -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789_-.:+";
+    let len = min + rng.below(max - min + 1);
+    (0..len).map(|_| *rng.pick(ALPHABET) as char).collect()
 }
 
 /// Keys and values chosen to stress the string table: suffixes of one another, shared tails,
@@ -97,14 +62,15 @@ const KINDS: &[&str] = &["hip", "openmp", "cuda", "sycl", "none", "HIP", "", "hi
 const EXTENSIONS: &[&str] = &["o", "bc", "cubin", "fatbin", "s", "spv", "bin", ""];
 
 /// One random `--image` argument; writes its files into `dir`.
-fn random_spec(rng: &mut Rng, dir: &Scratch, file_counter: &mut usize) -> String {
+fn random_spec(rng: &mut XorShift, dir: &Scratch, file_counter: &mut usize) -> String {
     let mut args: Vec<String> = Vec::new();
     let files = 1 + usize::from(rng.chance(15));
     for _ in 0..files {
-        let ext = rng.pick(EXTENSIONS);
+        let ext = *rng.pick(EXTENSIONS);
         let name = if ext.is_empty() { format!("img{file_counter}") } else { format!("img{file_counter}.{ext}") };
         *file_counter += 1;
-        let mut data = rng.bytes(300);
+        let len = rng.below(301);
+        let mut data = rng.bytes(len);
         if rng.chance(10) {
             data.splice(0..0, *b"BC\xC0\xDE");
         }
@@ -117,8 +83,8 @@ fn random_spec(rng: &mut Rng, dir: &Scratch, file_counter: &mut usize) -> String
     let many = rng.chance(8);
     let count = if many { 40 + rng.below(40) } else { rng.below(7) };
     for _ in 0..count {
-        let key = if rng.chance(60) { rng.pick(KEYS).to_string() } else { rng.word(1, 90) };
-        let value = if rng.chance(60) { rng.pick(VALUES).to_string() } else { rng.word(0, 120) };
+        let key = if rng.chance(60) { rng.pick(KEYS).to_string() } else { word(rng, 1, 90) };
+        let value = if rng.chance(60) { rng.pick(VALUES).to_string() } else { word(rng, 0, 120) };
         args.push(format!("{key}={value}"));
     }
     if rng.chance(10) {
@@ -202,7 +168,9 @@ fn packaging_matches_llvm_offload_binary_byte_for_byte() {
     let (Some(packager_tool), Some(objdump)) = (tool("llvm-offload-binary", test), tool("llvm-objdump", test)) else {
         return;
     };
-    let mut rng = Rng::from_env(test);
+    let seed = common::seed("OFFLOAD_DIFF_SEED", 0x0ff1_0ad5);
+    println!("{test}: seed {seed} (replay with OFFLOAD_DIFF_SEED={seed})");
+    let mut rng = XorShift(seed);
     let dir = Scratch::new("obin", "random");
     let mut file_counter = 0;
     let (mut compared, mut binaries_read, mut listings_compared) = (0, 0, 0);

@@ -5,9 +5,7 @@
 //! when it is missing.
 
 mod common;
-#[path = "common/hosts.rs"]
-mod hosts;
-use common::{tool, Scratch};
+use common::{hosts, tool, Scratch};
 use offload::codec::Method;
 use offload::explore::{explore, Options};
 use offload::format::bundle::binary::Bundle;

@@ -5,66 +5,19 @@
 //! and checks nothing). The reference target lists come from `llvm-objdump --offloading` and
 //! `clang-offload-bundler --list`; a reference that dies by a signal gave no answer.
 
-#[path = "../../tests/common/wheels.rs"]
-mod wheels;
+mod support;
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use support::{fixture, hosts, llvm_bin, must, offload, run, s, wheels, Out, Scratch};
 
-fn llvm_bin() -> PathBuf {
-    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn run(program: &Path, args: &[&str]) -> Output {
-    Command::new(program).args(args).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
-}
-
-fn must(program: &Path, args: &[&str]) -> Output {
-    let out = run(program, args);
-    assert!(out.status.success(), "{} {args:?}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
-    out
-}
-
-fn offload(args: &[&str]) -> Output {
-    run(Path::new(env!("CARGO_BIN_EXE_offload")), args)
-}
-
-fn json_of(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-    })
+fn json_of(out: &Out) -> serde_json::Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr))
 }
 
 fn strings(v: &serde_json::Value) -> BTreeSet<String> {
     v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
-}
-
-/// A scratch directory of its own for each test, removed when the test ends.
-struct Work(PathBuf);
-
-impl Work {
-    fn new(test: &str) -> Work {
-        let dir = std::env::temp_dir().join(format!("offload-answers-{test}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        Work(dir)
-    }
-
-    fn at(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Work {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Kernels that change between the "old" and the "new" source (`-DNEW`): one goes, one comes,
@@ -88,17 +41,17 @@ __global__ void lds(const int *in, int *out) {
 
 /// Compiles `SOURCE` with clang-22 for `archs` (no ROCm: `-nogpulib -nogpuinc` and the few
 /// declarations of `tests/images/mini_hip.h`), as an object with a `.hip_fatbin`.
-fn hip_object(work: &Work, out: &str, archs: &[&str], extra: &[&str]) -> String {
-    fs::copy(repo().join("tests/images/mini_hip.h"), work.0.join("mini_hip.h")).unwrap();
-    fs::write(work.0.join("k.hip"), SOURCE).unwrap();
+fn hip_object(work: &Scratch, out: &str, archs: &[&str], extra: &[&str]) -> String {
+    work.write("mini_hip.h", hosts::MINI_HIP_H.as_bytes());
+    work.write("k.hip", SOURCE.as_bytes());
     let mut args: Vec<String> =
         ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "-g0", "-cuid=answers", "-c"].map(String::from).to_vec();
     args.extend(archs.iter().map(|a| format!("--offload-arch={a}")));
     args.extend(extra.iter().map(|s| s.to_string()));
-    args.extend([work.at("k.hip"), "-o".into(), work.at(out)]);
+    args.extend([s(&work.path("k.hip")), "-o".into(), s(&work.path(out))]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     must(&llvm_bin().join("clang"), &args);
-    work.at(out)
+    s(&work.path(out))
 }
 
 /// The device entry IDs `llvm-objdump --offloading` finds in `file` (it extracts each entry
@@ -110,10 +63,11 @@ fn objdump_ids(file: &str) -> BTreeSet<String> {
     let copy = dir.join("f");
     fs::copy(file, &copy).unwrap();
     let out = run(&llvm_bin().join("llvm-objdump"), &["--offloading", copy.to_str().unwrap()]);
-    assert!(out.status.code().is_some(), "llvm-objdump died by a signal on {file}: no answer to compare with");
-    assert!(out.status.success(), "llvm-objdump --offloading {file}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.code.is_some(), "llvm-objdump died by a signal on {file}: no answer to compare with");
+    assert!(out.ok(), "llvm-objdump --offloading {file}: {}", out.stderr);
     let prefix = format!("Extracting offload bundle: {}.", copy.display());
-    let ids = String::from_utf8_lossy(&out.stdout)
+    let ids = out
+        .stdout
         .lines()
         .filter_map(|l| l.strip_prefix(&prefix))
         .filter_map(|rest| rest.split_once('.').map(|(_, id)| id.to_string()))
@@ -124,24 +78,18 @@ fn objdump_ids(file: &str) -> BTreeSet<String> {
 }
 
 /// The device entry IDs `clang-offload-bundler --list` reads in the `.hip_fatbin` of `file`.
-fn bundler_ids(file: &str, work: &Work) -> Option<BTreeSet<String>> {
-    let section = work.at("hip_fatbin.bin");
+fn bundler_ids(file: &str, work: &Scratch) -> Option<BTreeSet<String>> {
+    let section = s(&work.path("hip_fatbin.bin"));
     let dump = format!(".hip_fatbin={section}");
-    must(&llvm_bin().join("llvm-objcopy"), &["--dump-section", &dump, file, &work.at("host.o")]);
+    must(&llvm_bin().join("llvm-objcopy"), &["--dump-section", &dump, file, &s(&work.path("host.o"))]);
     let input = format!("--input={section}");
     let listed = run(&llvm_bin().join("clang-offload-bundler"), &["--list", "--type=o", &input]);
-    if listed.status.code().is_none() {
+    if listed.code.is_none() {
         eprintln!("clang-offload-bundler --list died by a signal on {file}: no answer to compare with");
         return None;
     }
-    assert!(listed.status.success(), "clang-offload-bundler --list: {}", String::from_utf8_lossy(&listed.stderr));
-    Some(
-        String::from_utf8_lossy(&listed.stdout)
-            .lines()
-            .filter(|l| !l.is_empty() && !l.starts_with("host-"))
-            .map(String::from)
-            .collect(),
-    )
+    assert!(listed.ok(), "clang-offload-bundler --list: {}", listed.stderr);
+    Some(listed.stdout.lines().filter(|l| !l.is_empty() && !l.starts_with("host-")).map(String::from).collect())
 }
 
 /// `offload diff --json OLD NEW` against the reference lists of both files.
@@ -160,13 +108,13 @@ fn check_diff_against(
     assert_eq!(strings(&doc["targets"]["removed"]), expected_removed, "removed");
     assert_eq!(strings(&doc["targets"]["common"]), expected_common, "common");
     let equal = doc["equal"].as_bool().unwrap();
-    assert_eq!(out.status.code(), Some(if equal { 0 } else { 1 }), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.code, Some(if equal { 0 } else { 1 }), "{}", out.stderr);
     doc
 }
 
 #[test]
 fn diff_of_two_hip_builds_reports_the_targets_llvm_objdump_lists() {
-    let work = Work::new("diff-builds");
+    let work = Scratch::new("answers", "diff-builds");
     let old = hip_object(&work, "old.o", &["gfx906:xnack-", "gfx90a", "gfx1030"], &["--offload-compress"]);
     let new = hip_object(&work, "new.o", &["gfx90a", "gfx1100", "gfx1201"], &["--offload-compress", "-DNEW"]);
     let (old_ids, new_ids) = (objdump_ids(&old), objdump_ids(&new));
@@ -184,7 +132,7 @@ fn diff_of_two_hip_builds_reports_the_targets_llvm_objdump_lists() {
 
 #[test]
 fn diff_of_the_same_build_compressed_or_not_is_equal() {
-    let work = Work::new("diff-equal");
+    let work = Scratch::new("answers", "diff-equal");
     let plain = hip_object(&work, "plain.o", &["gfx90a", "gfx1100"], &[]);
     let compressed = hip_object(&work, "compressed.o", &["gfx90a", "gfx1100"], &["--offload-compress"]);
     let ids = objdump_ids(&plain);
@@ -193,19 +141,19 @@ fn diff_of_the_same_build_compressed_or_not_is_equal() {
     assert_eq!(doc["equal"], true);
     assert!(doc["images"].as_array().unwrap().iter().all(|i| i["equal"] == true));
     let text = offload(&["diff", &plain, &compressed]);
-    assert_eq!(text.status.code(), Some(0));
-    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.code, Some(0));
+    let stdout = &text.stdout;
     assert!(stdout.contains("targets: 0 added, 0 removed, 2 common"), "{stdout}");
     assert!(stdout.trim_end().ends_with("device contents are equal"), "{stdout}");
 }
 
 #[test]
 fn diff_lists_kernels_added_removed_and_changed() {
-    let work = Work::new("diff-kernels");
+    let work = Scratch::new("answers", "diff-kernels");
     let old = hip_object(&work, "old.o", &["gfx90a"], &[]);
     let new = hip_object(&work, "new.o", &["gfx90a"], &["-DNEW"]);
     let out = offload(&["diff", "--json", &old, &new]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.code, Some(1));
     let doc = json_of(&out);
     let names = |list: &serde_json::Value| -> Vec<String> {
         list.as_array()
@@ -221,7 +169,7 @@ fn diff_lists_kernels_added_removed_and_changed() {
     assert_eq!((lds["old"]["lds"].as_u64(), lds["new"]["lds"].as_u64()), (Some(1024), Some(2048)));
     assert!(!changed.iter().any(|k| k["name"] == "_Z4keptPff"), "an unchanged kernel is not listed: {changed:?}");
     let text = offload(&["diff", &old, &new]);
-    let stdout = String::from_utf8_lossy(&text.stdout);
+    let stdout = &text.stdout;
     assert!(stdout.contains("kernels: 1 added, 1 removed, 1 changed"), "{stdout}");
     assert!(stdout.contains("~ gfx90a  _Z3ldsPKiPi: lds 1024 -> 2048"), "{stdout}");
     assert!(stdout.contains("~ hipv4-amdgcn-amd-amdhsa--gfx90a"), "{stdout}");
@@ -229,21 +177,21 @@ fn diff_lists_kernels_added_removed_and_changed() {
 
 #[test]
 fn diff_exits_2_when_a_file_cannot_be_read() {
-    let fixture = repo().join("tests/fixtures/hip_elf_2arch.o");
+    let fixture = fixture("hip_elf_2arch.o");
     let out = offload(&["diff", fixture.to_str().unwrap(), "/nonexistent/offload-answers"]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, Some(2));
+    let stderr = &out.stderr;
     assert!(stderr.contains("/nonexistent/offload-answers: cannot read"), "{stderr}");
 }
 
 #[test]
 fn sizes_drop_writes_a_file_the_reference_tools_read_with_exactly_the_rest() {
-    let work = Work::new("sizes-drop");
+    let work = Scratch::new("answers", "sizes-drop");
     for (name, extra) in [("plain.o", &[][..]), ("compressed.o", &["--offload-compress"][..])] {
         let input = hip_object(&work, name, &["gfx906:xnack-", "gfx90a", "gfx1030"], extra);
-        let output = work.at(&format!("dropped-{name}"));
+        let output = s(&work.path(&format!("dropped-{name}")));
         let out = offload(&["sizes", "--json", &input, "--drop", "gfx906,gfx1030", "-o", &output]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.ok(), "{}", out.stderr);
         let doc = json_of(&out);
         let kept = BTreeSet::from(["hipv4-amdgcn-amd-amdhsa--gfx90a".to_string()]);
         assert_eq!(objdump_ids(&output), kept, "{name}: llvm-objdump --offloading");
@@ -270,23 +218,23 @@ fn sizes_drop_writes_a_file_the_reference_tools_read_with_exactly_the_rest() {
 
 #[test]
 fn sizes_drop_removes_offload_binaries_as_llvm_objdump_reads_them() {
-    let work = Work::new("sizes-offbin");
-    let input = repo().join("tests/fixtures/omp_elf_2arch.o");
-    let output = work.at("omp.o");
+    let work = Scratch::new("answers", "sizes-offbin");
+    let input = fixture("omp_elf_2arch.o");
+    let output = s(&work.path("omp.o"));
     let out = offload(&["sizes", input.to_str().unwrap(), "--drop", "gfx1030", "-o", &output]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.ok(), "{}", out.stderr);
     let listed = must(&llvm_bin().join("llvm-objdump"), &["--offloading", &output]);
-    let text = String::from_utf8_lossy(&listed.stdout);
+    let text = &listed.stdout;
     let arches: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("arch")).map(str::trim).collect();
     assert_eq!(arches, ["gfx90a:xnack+"], "{text}");
 }
 
 #[test]
 fn sizes_table_has_a_row_and_a_bar_per_target() {
-    let fixture = repo().join("tests/fixtures/libhip_3tu_compressed.so");
+    let fixture = fixture("libhip_3tu_compressed.so");
     let out = offload(&["sizes", fixture.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.ok(), "{}", out.stderr);
+    let text = &out.stdout;
     assert!(text.contains("(20000 bytes); 25.1 KiB of device images (6 images) for 2 targets"), "{text}");
     assert!(text.contains("~ estimate:"), "compressed shares are labelled as estimates: {text}");
     for target in ["gfx90a", "gfx906:xnack-"] {
@@ -310,19 +258,17 @@ fn sizes_table_has_a_row_and_a_bar_per_target() {
 
 #[test]
 fn sizes_drop_of_an_absent_target_says_what_is_there() {
-    let fixture = repo().join("tests/fixtures/hip_elf_2arch.o");
+    let fixture = fixture("hip_elf_2arch.o");
     let out = offload(&["sizes", fixture.to_str().unwrap(), "--drop", "gfx1201"]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, Some(1));
+    let stderr = &out.stderr;
     assert!(stderr.contains("no target gfx1201 in the file (targets here: gfx906:xnack-, gfx90a)"), "{stderr}");
 }
 
-/// One library of a wheel, unpacked into the work directory.
-fn library_of(wheel: &Path, member: &str, work: &Work, name: &str) -> String {
-    let out = work.at(name);
-    let script = "import sys, zipfile, shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], 'wb') as dst:\n    shutil.copyfileobj(src, dst)\n";
-    must(Path::new("python3"), &["-c", script, wheel.to_str().unwrap(), member, &out]);
-    out
+/// One library of a wheel, unpacked into `dir` of the work directory.
+fn library_of(wheel: &Path, member: &str, work: &Scratch, dir: &str) -> String {
+    assert!(wheels::unzip(wheel, &work.path(dir), &[member]), "cannot unzip {member} of {}", wheel.display());
+    s(&work.path(dir).join(member))
 }
 
 #[test]
@@ -334,9 +280,9 @@ fn diff_of_two_rocm_builds_of_a_real_library_matches_the_bundler() {
         eprintln!("SKIPPED: the cupy ROCm wheels could not be downloaded; nothing was checked");
         return;
     };
-    let work = Work::new("diff-cupy");
-    let old = library_of(&old_wheel, LIBRARY, &work, "thrust-rocm-4.3.so");
-    let new = library_of(&new_wheel, LIBRARY, &work, "thrust-rocm-5.0.so");
+    let work = Scratch::new("answers", "diff-cupy");
+    let old = library_of(&old_wheel, LIBRARY, &work, "rocm-4.3");
+    let new = library_of(&new_wheel, LIBRARY, &work, "rocm-5.0");
     let (Some(old_ids), Some(new_ids)) = (bundler_ids(&old, &work), bundler_ids(&new, &work)) else { return };
     let doc = check_diff_against(&old, &new, &old_ids, &new_ids);
     // Two ROCm releases compile the same sources into other machine code.

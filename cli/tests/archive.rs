@@ -10,53 +10,15 @@
 //! are matched through the member and the entry they come from.
 //! Tests that need a tool print why and return when it is missing.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+mod support;
 
-use common::{tool, Scratch};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
-
-fn ours() -> &'static str {
-    env!("CARGO_BIN_EXE_offload")
-}
-
-#[derive(Debug)]
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn exec(program: &Path, args: &[String], cwd: &Path) -> Out {
-    let mut c = Command::new(program);
-    c.args(args).current_dir(cwd);
-    for v in common::BUNDLER_ENV {
-        c.env_remove(v);
-    }
-    let o = c.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    Out {
-        code: o.status.code(),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
+use support::{exec, hosts, llvm_bin, must_in, offload_in, ours, tool, Out, Scratch};
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
-}
-
-fn ok(program: &Path, a: &[String], cwd: &Path) -> Out {
-    let o = exec(program, a, cwd);
-    assert!(o.code == Some(0), "{} {a:?} failed: {o:?}", program.display());
-    assert!(!o.stderr.contains("panicked"), "{} panicked: {}", program.display(), o.stderr);
-    o
-}
-
-fn offload(a: &[String], cwd: &Path) -> Out {
-    exec(Path::new(ours()), a, cwd)
 }
 
 /// A failure as the CLI promises it: exit 1, no panic, the message naming `names`.
@@ -70,25 +32,6 @@ fn assert_fails(o: &Out, names: &str) {
 // ---------------------------------------------------------------------------------------------
 // Inputs, made once per test run by the real tools
 // ---------------------------------------------------------------------------------------------
-
-const MINI_HIP: &str = r#"#pragma once
-typedef __SIZE_TYPE__ size_t;
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-struct dim3 {
-  unsigned x, y, z;
-  __host__ __device__ constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
-};
-typedef struct ihipStream_t *hipStream_t;
-typedef int hipError_t;
-extern "C" {
-hipError_t hipLaunchKernel(const void *f, dim3 grid, dim3 block, void **args, size_t shmem, hipStream_t stream);
-unsigned __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0, hipStream_t stream = 0);
-hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem, hipStream_t *stream);
-}
-#define TID() ((int)__builtin_amdgcn_workitem_id_x())
-"#;
 
 const LIB_A: &str = r#"#include "mini_hip.h"
 __global__ void axpy(float a, const float *x, float *y, int n) { int i = TID(); if (i < n) y[i] = a * x[i] + y[i]; }
@@ -154,7 +97,7 @@ fn inputs(test: &str) -> Option<&'static Inputs> {
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         let dir = Scratch(path);
-        let bin = common::llvm_bin();
+        let bin = llvm_bin();
         make_inputs(&dir, &bin);
         Some(Inputs { dir, bin })
     });
@@ -167,9 +110,9 @@ fn inputs(test: &str) -> Option<&'static Inputs> {
 fn make_inputs(dir: &Scratch, bin: &Path) {
     let d = dir.dir();
     let run = |tool: &str, a: &[&str]| {
-        ok(&bin.join(tool), &args(a), d);
+        must_in(d, &bin.join(tool), &args(a));
     };
-    dir.write("mini_hip.h", MINI_HIP.as_bytes());
+    dir.write("mini_hip.h", hosts::MINI_HIP_H.as_bytes());
     dir.write("lib_a.hip", LIB_A.as_bytes());
     dir.write("lib_c.hip", LIB_C.as_bytes());
     dir.write("omp.c", OMP.as_bytes());
@@ -255,7 +198,7 @@ fn make_inputs(dir: &Scratch, bin: &Path) {
 /// x` into a fresh directory; every name in these archives is distinct).
 fn llvm_ar_members(inp: &Inputs, archive: &Path, tag: &str) -> (Vec<String>, BTreeMap<String, Vec<u8>>) {
     let ar = inp.tool("llvm-ar");
-    let names: Vec<String> = ok(&ar, &args(&["t", &archive.display().to_string()]), inp.dir.dir())
+    let names: Vec<String> = must_in(inp.dir.dir(), &ar, &args(&["t", &archive.display().to_string()]))
         .stdout
         .lines()
         .map(str::to_string)
@@ -263,7 +206,7 @@ fn llvm_ar_members(inp: &Inputs, archive: &Path, tag: &str) -> (Vec<String>, BTr
     let out = inp.path(&format!("x-{tag}"));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    ok(&ar, &args(&["x", &archive.display().to_string()]), &out);
+    must_in(&out, &ar, &args(&["x", &archive.display().to_string()]));
     let bytes = names.iter().map(|n| (n.clone(), std::fs::read(out.join(n)).unwrap())).collect();
     std::fs::remove_dir_all(&out).unwrap();
     (names, bytes)
@@ -298,15 +241,15 @@ fn compare_with_bundler(inp: &Inputs, input: &str, target: &str, extra: &[&str])
     common_args.extend(extra.iter().map(|s| s.to_string()));
     let mut reference = vec!["--unbundle".to_string(), format!("--output={}", theirs.display())];
     reference.extend(common_args.iter().cloned());
-    ok(&inp.tool("clang-offload-bundler"), &reference, inp.dir.dir());
+    must_in(inp.dir.dir(), &inp.tool("clang-offload-bundler"), &reference);
     let mut ours_args = vec!["unbundle".to_string(), format!("--output={}", mine.display())];
     ours_args.extend(common_args);
-    ok(Path::new(ours()), &ours_args, inp.dir.dir());
+    must_in(inp.dir.dir(), ours(), &ours_args);
 
     let (their_names, their_bytes) = llvm_ar_members(inp, &theirs, &format!("theirs-{tag}"));
     let (our_names, our_bytes) = llvm_ar_members(inp, &mine, &format!("ours-{tag}"));
     let ar = inp.tool("llvm-ar");
-    let parents = ok(&ar, &args(&["t", input]), inp.dir.dir()).stdout;
+    let parents = must_in(inp.dir.dir(), &ar, &args(&["t", input])).stdout;
     let stems: Vec<&str> = parents.lines().map(stem).collect();
     let mut expected: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     for name in &their_names {
@@ -373,7 +316,7 @@ fn unbundle_archive_for_several_targets_at_once() {
         format!("--output={}", together[0].display()),
         format!("--output={}", together[1].display()),
     ];
-    ok(Path::new(ours()), &a, inp.dir.dir());
+    must_in(inp.dir.dir(), ours(), &a);
     for (target, path) in [T90A, T1030].iter().zip(&together) {
         let alone = inp.path("t-alone.a");
         let b = args(&[
@@ -383,7 +326,7 @@ fn unbundle_archive_for_several_targets_at_once() {
             &format!("--targets={target}"),
             &format!("--output={}", alone.display()),
         ]);
-        ok(Path::new(ours()), &b, inp.dir.dir());
+        must_in(inp.dir.dir(), ours(), &b);
         assert_eq!(std::fs::read(path).unwrap(), std::fs::read(&alone).unwrap(), "{target}");
     }
 }
@@ -402,7 +345,7 @@ fn missing_target_fails_naming_it_unless_allowed() {
         "--output=ok.a",
         &format!("--output={}", out.display()),
     ]);
-    let o = offload(&base, inp.dir.dir());
+    let o = offload_in(inp.dir.dir(), &base);
     assert_fails(&o, &format!("no compatible code object for {missing} in the archive"));
     for what in ["rdc_a.o: ", "plain.o: not bundled", "device_bundle_compressed.bc: "] {
         assert!(o.stderr.contains(what), "the error does not list {what:?}: {}", o.stderr);
@@ -412,16 +355,18 @@ fn missing_target_fails_naming_it_unless_allowed() {
     let r = exec(
         &inp.tool("clang-offload-bundler"),
         &args(&["--unbundle", "--type=a", "--input=gnu.a", &format!("--targets={missing}"), "--output=/dev/null"]),
-        inp.dir.dir(),
+        &[],
+        Some(inp.dir.dir()),
     );
     assert_eq!(r.code, Some(1), "{r:?}");
 
     // --allow-missing-bundles: an empty archive, exactly what clang-offload-bundler writes.
     let mut allowed = base.clone();
     allowed.push("--allow-missing-bundles".into());
-    ok(Path::new(ours()), &allowed, inp.dir.dir());
+    must_in(inp.dir.dir(), ours(), &allowed);
     let theirs = inp.path("missing-theirs.a");
-    ok(
+    must_in(
+        inp.dir.dir(),
         &inp.tool("clang-offload-bundler"),
         &args(&[
             "--unbundle",
@@ -431,7 +376,6 @@ fn missing_target_fails_naming_it_unless_allowed() {
             &format!("--targets={missing}"),
             &format!("--output={}", theirs.display()),
         ]),
-        inp.dir.dir(),
     );
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&theirs).unwrap());
     let (names, _) = llvm_ar_members(inp, &out, "missing");
@@ -457,7 +401,7 @@ fn conflicting_archive(inp: &Inputs) -> PathBuf {
         }
         a.push("plain.o".into());
         a.push(out.into());
-        ok(&objcopy, &a, inp.dir.dir());
+        must_in(inp.dir.dir(), &objcopy, &a);
     };
     add(
         "conflict_90a.o",
@@ -471,10 +415,10 @@ fn conflicting_archive(inp: &Inputs) -> PathBuf {
         "conflict_906.o",
         &[("hip-amdgcn-amd-amdhsa--gfx906:xnack-", "dev_90a.bc"), ("hip-amdgcn-amd-amdhsa--gfx906", "dev_90a.bc")],
     );
-    ok(
+    must_in(
+        inp.dir.dir(),
         &inp.tool("llvm-ar"),
         &args(&["rc", "conflicts.a", "rdc_a.o", "conflict_90a.o", "conflict_906.o"]),
-        inp.dir.dir(),
     );
     path
 }
@@ -493,7 +437,7 @@ fn check_input_archive_reports_every_violation_with_its_member() {
         &format!("--output={}", out.display()),
         "--check-input-archive",
     ]);
-    let o = offload(&a, inp.dir.dir());
+    let o = offload_in(inp.dir.dir(), &a);
     assert_fails(&o, "conflicts.a");
     let lines: Vec<&str> = o.stderr.lines().collect();
     assert!(lines[0].contains("2 composition rules broken in 2 members"), "{}", o.stderr);
@@ -512,7 +456,8 @@ fn check_input_archive_reports_every_violation_with_its_member() {
             &format!("--targets={T1030}"),
             "--output=/dev/null",
         ]),
-        inp.dir.dir(),
+        &[],
+        Some(inp.dir.dir()),
     );
     assert_eq!(r.code, Some(1), "{r:?}");
     assert!(r.stderr.contains("conflict_90a.o") && !r.stderr.contains("conflict_906.o"), "{}", r.stderr);
@@ -527,7 +472,8 @@ fn check_input_archive_reports_every_violation_with_its_member() {
 fn thin_archive_is_refused_naming_its_members() {
     let Some(inp) = inputs("thin_archive_is_refused_naming_its_members") else { return };
     let out = inp.path("thin-out.a");
-    let o = offload(
+    let o = offload_in(
+        inp.dir.dir(),
         &args(&[
             "unbundle",
             "--type=a",
@@ -535,7 +481,6 @@ fn thin_archive_is_refused_naming_its_members() {
             &format!("--targets={T90A}"),
             &format!("--output={}", out.display()),
         ]),
-        inp.dir.dir(),
     );
     assert_fails(&o, "thin.a");
     assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
@@ -545,7 +490,7 @@ fn thin_archive_is_refused_naming_its_members() {
     assert!(o.stderr.contains("other files"), "{}", o.stderr);
     assert!(!out.exists());
     // `list` shows the members and warns, without failing.
-    let l = ok(Path::new(ours()), &args(&["list", "thin.a"]), inp.dir.dir());
+    let l = must_in(inp.dir.dir(), ours(), &args(&["list", "thin.a"]));
     assert!(l.stdout.contains("thin archive") && l.stdout.contains("member rdc_a.o (thin"), "{}", l.stdout);
 }
 
@@ -555,21 +500,22 @@ fn hip_openmp_compatible_lets_openmp_entries_serve_hip() {
     let omp = "openmp-amdgcn-amd-amdhsa--gfx90a:xnack+";
     let bundler = inp.tool("clang-offload-bundler");
     let targets = format!("--targets=host-x86_64-unknown-linux-gnu,{omp}");
-    ok(
+    must_in(
+        inp.dir.dir(),
         &bundler,
         &args(&["--type=bc", &targets, "--input=/dev/null", "--input=dev_90a.bc", "--output=omp_entry.bc"]),
-        inp.dir.dir(),
     );
-    ok(&inp.tool("llvm-ar"), &args(&["rc", "omp_entries.a", "omp_entry.bc"]), inp.dir.dir());
-    let plain = offload(
-        &args(&["unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=x.a"]),
+    must_in(inp.dir.dir(), &inp.tool("llvm-ar"), &args(&["rc", "omp_entries.a", "omp_entry.bc"]));
+    let plain = offload_in(
         inp.dir.dir(),
+        &args(&["unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=x.a"]),
     );
     assert_fails(&plain, T90A);
     let r = exec(
         &bundler,
         &args(&["--unbundle", "--type=a", "--input=omp_entries.a", &format!("--targets={T90A}"), "--output=/dev/null"]),
-        inp.dir.dir(),
+        &[],
+        Some(inp.dir.dir()),
     );
     assert_eq!(r.code, Some(1), "clang-offload-bundler without the option: {r:?}");
     let names = compare_with_bundler(inp, "omp_entries.a", T90A, &["--hip-openmp-compatible"]);
@@ -579,32 +525,32 @@ fn hip_openmp_compatible_lets_openmp_entries_serve_hip() {
 #[test]
 fn host_targets_and_bad_inputs_fail_cleanly() {
     let Some(inp) = inputs("host_targets_and_bad_inputs_fail_cleanly") else { return };
-    let o = offload(
-        &args(&["unbundle", "--type=a", "--input=gnu.a", "--targets=host-x86_64-unknown-linux-gnu", "--output=h.a"]),
+    let o = offload_in(
         inp.dir.dir(),
+        &args(&["unbundle", "--type=a", "--input=gnu.a", "--targets=host-x86_64-unknown-linux-gnu", "--output=h.a"]),
     );
     assert_fails(&o, "host-x86_64-unknown-linux-gnu");
     // Not an archive, and a truncated one: the byte offset, what was expected, what was found.
-    let o = offload(
-        &args(&["unbundle", "--type=a", "--input=rdc_a.o", &format!("--targets={T90A}"), "--output=x.a"]),
+    let o = offload_in(
         inp.dir.dir(),
+        &args(&["unbundle", "--type=a", "--input=rdc_a.o", &format!("--targets={T90A}"), "--output=x.a"]),
     );
     assert_fails(&o, "rdc_a.o");
     assert!(o.stderr.contains("at byte 0") && o.stderr.contains("!<arch>"), "{}", o.stderr);
     let gnu = std::fs::read(inp.path("gnu.a")).unwrap();
     inp.dir.write("truncated.a", &gnu[..gnu.len() - 100]);
-    let o = offload(
-        &args(&["unbundle", "--type=a", "--input=truncated.a", &format!("--targets={T90A}"), "--output=x.a"]),
+    let o = offload_in(
         inp.dir.dir(),
+        &args(&["unbundle", "--type=a", "--input=truncated.a", &format!("--targets={T90A}"), "--output=x.a"]),
     );
     assert_fails(&o, "truncated.a");
     for word in ["at byte", "expected", "found"] {
         assert!(o.stderr.contains(word), "{}", o.stderr);
     }
     // An archive given with another --type is refused with a pointer to --type=a.
-    let o = offload(
-        &args(&["unbundle", "--type=o", "--input=gnu.a", &format!("--targets={T90A}"), "--output=x.o"]),
+    let o = offload_in(
         inp.dir.dir(),
+        &args(&["unbundle", "--type=o", "--input=gnu.a", &format!("--targets={T90A}"), "--output=x.o"]),
     );
     assert_fails(&o, "--type=a");
     assert!(!inp.path("x.a").exists() && !inp.path("h.a").exists());
@@ -613,7 +559,7 @@ fn host_targets_and_bad_inputs_fail_cleanly() {
 #[test]
 fn list_of_the_archive_and_of_our_device_archive() {
     let Some(inp) = inputs("list_of_the_archive_and_of_our_device_archive") else { return };
-    let l = ok(Path::new(ours()), &args(&["list", "gnu.a"]), inp.dir.dir());
+    let l = must_in(inp.dir.dir(), ours(), &args(&["list", "gnu.a"]));
     // Every bundled member's targets, with the member, in the table.
     for (member, count) in [
         ("rdc_a.o", 3),
@@ -627,15 +573,16 @@ fn list_of_the_archive_and_of_our_device_archive() {
         assert_eq!(rows, count, "{member}:\n{}", l.stdout);
     }
     assert!(l.stdout.contains("member plain.o"), "{}", l.stdout);
-    let listed = ok(Path::new(ours()), &args(&["unbundle", "--type=a", "--list", "--input=gnu.a"]), inp.dir.dir());
+    let listed = must_in(inp.dir.dir(), ours(), &args(&["unbundle", "--type=a", "--list", "--input=gnu.a"]));
     let ids: Vec<&str> = listed.stdout.lines().collect();
     for t in [T906, T90A, T1030, "host-x86_64-pc-linux-gnu-"] {
         assert!(ids.contains(&t), "--list misses {t}: {ids:?}");
     }
     // Our own output lists as an archive of bitcode members.
     let out = inp.path("listed.a");
-    ok(
-        Path::new(ours()),
+    must_in(
+        inp.dir.dir(),
+        ours(),
         &args(&[
             "unbundle",
             "--type=a",
@@ -643,9 +590,8 @@ fn list_of_the_archive_and_of_our_device_archive() {
             &format!("--targets={T1030}"),
             &format!("--output={}", out.display()),
         ]),
-        inp.dir.dir(),
     );
-    let l = ok(Path::new(ours()), &args(&["list", &out.display().to_string()]), inp.dir.dir());
+    let l = must_in(inp.dir.dir(), ours(), &args(&["list", &out.display().to_string()]));
     assert_eq!(l.stdout.matches("LLVM bitcode").count(), 6, "{}", l.stdout);
     std::fs::remove_file(out).unwrap();
 }
@@ -657,19 +603,18 @@ fn list_of_the_archive_and_of_our_device_archive() {
 #[test]
 fn extract_archive_holds_what_llvm_offload_binary_archives() {
     let Some(inp) = inputs("extract_archive_holds_what_llvm_offload_binary_archives") else { return };
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/omp_elf_2arch.o");
+    let fixture = support::fixture("omp_elf_2arch.o");
     let objects = [inp.path("omp_gfx90a.o"), inp.path("omp_2arch.o"), fixture];
     for (i, object) in objects.iter().enumerate() {
         let file = object.display().to_string();
         let theirs = inp.path(&format!("lob-{i}.a"));
-        ok(
+        must_in(
+            inp.dir.dir(),
             &inp.tool("llvm-offload-binary"),
             &args(&[&file, "--archive", &format!("--image=file={},triple=amdgcn-amd-amdhsa", theirs.display())]),
-            inp.dir.dir(),
         );
         let mine = inp.path(&format!("ours-{i}.a"));
-        let o =
-            ok(Path::new(ours()), &args(&["extract", &file, "--archive", &mine.display().to_string()]), inp.dir.dir());
+        let o = must_in(inp.dir.dir(), ours(), &args(&["extract", &file, "--archive", &mine.display().to_string()]));
         // llvm-offload-binary names every member after the input path (all the same name), so
         // members are compared in order, through our reader; names are checked by llvm-ar.
         let their_members = members_in_order(&theirs);

@@ -4,39 +4,12 @@
 //! cases is `OFFLOAD_DIFF_CASES` (default 240). When the LLVM tools are not installed the suite
 //! says so and fails, unless `OFFLOAD_DIFF_ALLOW_SKIP=1`: `make test` installs them.
 
+mod support;
+
 use offload::ids::{self, EntryId};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// splitmix64: small, seedable, good enough to pick cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
-
-fn llvm_bin() -> PathBuf {
-    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
-}
-
-fn ours() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_offload"))
-}
+use support::common::{clock_seed, seed};
+use support::{exec, llvm_bin, ours, Out, XorShift};
 
 const HOSTS: &[&str] = &["host-x86_64-unknown-linux-gnu", "host-x86_64-unknown-linux-gnu-", "host-x86_64-pc-linux-gnu"];
 const DEVICES: &[&str] = &[
@@ -58,13 +31,13 @@ const TEXT_TYPES: &[&str] = &["i", "ii", "cui", "hipi", "d", "ll", "s"];
 const BINARY_TYPES: &[&str] = &["bc", "o", "gch", "ast"];
 const ALIGNS: &[u64] = &[1, 1, 2, 8, 16, 64, 4096, 3, 100];
 
-fn random_content(rng: &mut Rng, text: bool) -> Vec<u8> {
+fn random_content(rng: &mut XorShift, text: bool) -> Vec<u8> {
     let len = match rng.below(4) {
         0 => 0,
         1 => rng.below(16),
         2 => rng.below(2000),
         _ => rng.below(70_000),
-    } as usize;
+    };
     if text {
         let words = ["define", "void", "@kernel", "ret", "%x", "=", "add", "i32", "\n", "; note", "#include", "//"];
         let mut s = String::new();
@@ -75,12 +48,12 @@ fn random_content(rng: &mut Rng, text: bool) -> Vec<u8> {
         }
         s.into_bytes()
     } else {
-        (0..len).map(|_| (rng.next() >> 56) as u8).collect()
+        rng.bytes(len)
     }
 }
 
 /// The targets of one case: usually one host and distinct devices, sometimes a rule breaker.
-fn random_targets(rng: &mut Rng) -> Vec<String> {
+fn random_targets(rng: &mut XorShift) -> Vec<String> {
     let mut targets = Vec::new();
     if rng.chance(85) {
         targets.push(rng.pick(HOSTS).to_string());
@@ -93,49 +66,30 @@ fn random_targets(rng: &mut Rng) -> Vec<String> {
         }
     }
     if rng.chance(30) {
-        let i = rng.below(targets.len() as u64) as usize;
-        let j = rng.below(targets.len() as u64) as usize;
+        let i = rng.below(targets.len());
+        let j = rng.below(targets.len());
         targets.swap(i, j);
     }
     targets
 }
 
-struct Run {
-    ok: bool,
-    stderr: String,
-    /// The signal the tool died by: then it gave no answer to compare with.
-    signal: Option<i32>,
-}
-
-impl Run {
-    /// Whether the tool died by a signal; if so, says so for `what` (clang-offload-bundler 22.1.8
-    /// dies by SIGSEGV on some machines on inputs it handles on others).
-    fn crashed(&self, case: &Case, what: &str) -> bool {
-        if let Some(signal) = self.signal {
-            println!(
-                "differential case {}: {what}: the reference tool died by signal {signal}, no answer to compare",
-                case.n
-            );
-        }
-        self.signal.is_some()
+/// Whether the reference tool died by a signal; if so, says so for `what` (clang-offload-bundler
+/// 22.1.8 dies by SIGSEGV on some machines on inputs it handles on others).
+fn crashed(run: &Out, case: &Case, what: &str) -> bool {
+    if let Some(signal) = run.signal {
+        println!(
+            "differential case {}: {what}: the reference tool died by signal {signal}, no answer to compare",
+            case.n
+        );
     }
+    run.signal.is_some()
 }
 
-fn run(tool: &Path, args: &[String], env: &[(&str, &str)]) -> Run {
-    let out = Command::new(tool)
-        .args(args)
-        .envs(env.iter().copied())
-        .env_remove("OFFLOAD_BUNDLER_COMPRESS")
-        .env_remove("COMPRESSED_BUNDLE_FORMAT_VERSION")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", tool.display()));
-    Run {
-        ok: out.status.success(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        signal: std::os::unix::process::ExitStatusExt::signal(&out.status),
-    }
+fn run(tool: &Path, args: &[String], env: &[(&str, &str)]) -> Out {
+    exec(tool, args, env, None)
 }
 
+/// The bytes a tool wrote; none when it wrote nothing.
 fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_default()
 }
@@ -143,7 +97,7 @@ fn read(p: &Path) -> Vec<u8> {
 struct Case<'a> {
     dir: &'a Path,
     n: usize,
-    seed: u64,
+    seed: u32,
 }
 
 impl Case<'_> {
@@ -157,7 +111,7 @@ impl Case<'_> {
 
 /// One bundling case: both tools bundle the same inputs; the outputs must be byte-identical (or
 /// both tools must refuse); then both unbundle every target and must agree.
-fn bundle_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
+fn bundle_case(rng: &mut XorShift, case: &Case, bundler: &Path) -> &'static str {
     let text = rng.chance(40);
     let file_type = if text { *rng.pick(TEXT_TYPES) } else { *rng.pick(BINARY_TYPES) };
     let targets = random_targets(rng);
@@ -175,23 +129,23 @@ fn bundle_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
     let mut a = common.clone();
     a.push(format!("--output={}", theirs_out.display()));
     let t = run(bundler, &a, &[]);
-    if t.crashed(case, &format!("bundling {targets:?} as {file_type}")) {
+    if crashed(&t, case, &format!("bundling {targets:?} as {file_type}")) {
         return "no answer: clang-offload-bundler died by a signal";
     }
     let mut b = vec!["bundle".to_string()];
     b.extend(common.iter().cloned());
     b.push(format!("--output={}", ours_out.display()));
-    let o = run(&ours(), &b, &[]);
-    if t.ok != o.ok {
+    let o = run(ours(), &b, &[]);
+    if t.ok() != o.ok() {
         case.fail(&format!(
             "bundling {targets:?} as {file_type}: clang-offload-bundler ok={} ({}), offload ok={} ({})",
-            t.ok,
+            t.ok(),
             t.stderr.trim(),
-            o.ok,
+            o.ok(),
             o.stderr.trim()
         ));
     }
-    if !t.ok {
+    if !t.ok() {
         return "bundle refused by both";
     }
     if read(&theirs_out) != read(&ours_out) {
@@ -223,7 +177,7 @@ fn compatible_entries(targets: &[String], requested: &str) -> Vec<usize> {
 /// several entries can serve a request, clang-offload-bundler picks one in hash order, so its
 /// pick must only be one of them.
 fn unbundle_both(
-    rng: &mut Rng,
+    rng: &mut XorShift,
     case: &Case,
     bundler: &Path,
     bundle: &Path,
@@ -249,14 +203,14 @@ fn unbundle_both(
             ]
         };
         let r1 = run(bundler, &args(&theirs), &[]);
-        if r1.crashed(case, &format!("unbundling {t} from {targets:?}")) {
+        if crashed(&r1, case, &format!("unbundling {t} from {targets:?}")) {
             continue;
         }
         let mut ob = vec!["unbundle".to_string()];
         ob.extend(args(&ours_p));
-        let r2 = run(&ours(), &ob, &[]);
+        let r2 = run(ours(), &ob, &[]);
         let candidates = compatible_entries(targets, t);
-        if candidates.len() > 1 && r1.ok && r2.ok {
+        if candidates.len() > 1 && r1.ok() && r2.ok() {
             let theirs_one_of = candidates.iter().any(|&c| contents[c] == read(&theirs));
             let ours_one_of = candidates.iter().any(|&c| contents[c] == read(&ours_p));
             if !theirs_one_of || !ours_one_of {
@@ -266,13 +220,13 @@ fn unbundle_both(
             }
             continue;
         }
-        if r1.ok != r2.ok || read(&theirs) != read(&ours_p) {
+        if r1.ok() != r2.ok() || read(&theirs) != read(&ours_p) {
             case.fail(&format!(
                 "unbundling {t} from {targets:?} ({file_type}): clang ok={} {} bytes ({}), offload ok={} {} bytes ({})",
-                r1.ok,
+                r1.ok(),
                 read(&theirs).len(),
                 r1.stderr.trim(),
-                r2.ok,
+                r2.ok(),
                 read(&ours_p).len(),
                 r2.stderr.trim()
             ));
@@ -281,7 +235,7 @@ fn unbundle_both(
 }
 
 /// We compress; clang-offload-bundler must list and unbundle our output to the original bytes.
-fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
+fn compressed_case(rng: &mut XorShift, case: &Case, bundler: &Path) -> &'static str {
     let file_type = *rng.pick(&["bc", "o", "ll", "s"]);
     let text = file_type == "ll" || file_type == "s";
     let mut targets = vec![HOSTS[0].to_string()];
@@ -315,23 +269,21 @@ fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
     if rng.chance(50) {
         args.push(format!("--compression-level={}", if method == "zstd" { 1 + rng.below(19) } else { rng.below(10) }));
     }
-    let r = run(&ours(), &args, &[("COMPRESSED_BUNDLE_FORMAT_VERSION", version)]);
-    if !r.ok {
+    let r = run(ours(), &args, &[("COMPRESSED_BUNDLE_FORMAT_VERSION", version)]);
+    if !r.ok() {
         case.fail(&format!("offload bundle --compress failed: {}", r.stderr));
     }
-    let listed = Command::new(bundler)
-        .args([format!("--type={file_type}"), format!("--input={}", out.display()), "--list".into()])
-        .output()
-        .unwrap();
-    let mut ids: Vec<String> = String::from_utf8_lossy(&listed.stdout).lines().map(String::from).collect();
+    let listed =
+        run(bundler, &[format!("--type={file_type}"), format!("--input={}", out.display()), "--list".into()], &[]);
+    let mut ids: Vec<String> = listed.stdout.lines().map(String::from).collect();
     ids.sort();
     let mut expected: Vec<String> =
         targets.iter().map(|t| if t.starts_with("host-") { format!("{t}-") } else { t.clone() }).collect();
     expected.sort();
-    if !listed.status.success() || ids != expected {
+    if !listed.ok() || ids != expected {
         case.fail(&format!(
             "clang-offload-bundler --list of our {method} v{version} bundle: {ids:?}, expected {expected:?} ({})",
-            String::from_utf8_lossy(&listed.stderr)
+            listed.stderr
         ));
     }
     for (i, t) in targets.iter().enumerate() {
@@ -347,13 +299,13 @@ fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
             ],
             &[],
         );
-        if r.crashed(case, &format!("unbundling {t} from our {method} v{version} bundle")) {
+        if crashed(&r, case, &format!("unbundling {t} from our {method} v{version} bundle")) {
             continue;
         }
-        if !r.ok || read(&p) != contents[i] {
+        if !r.ok() || read(&p) != contents[i] {
             case.fail(&format!(
                 "clang-offload-bundler unbundled {t} from our {method} v{version} bundle wrongly: ok={} ({})",
-                r.ok,
+                r.ok(),
                 r.stderr.trim()
             ));
         }
@@ -362,8 +314,8 @@ fn compressed_case(rng: &mut Rng, case: &Case, bundler: &Path) -> &'static str {
 }
 
 /// Both tools package the same images; the offload binaries must be byte-identical.
-fn package_case(rng: &mut Rng, case: &Case, packager: &Path) -> &'static str {
-    let images = 1 + rng.below(3) as usize;
+fn package_case(rng: &mut XorShift, case: &Case, packager: &Path) -> &'static str {
+    let images = 1 + rng.below(3);
     let mut args = Vec::new();
     let exts = ["o", "bc", "cubin", "fatbin", "s", "spv", "bin"];
     for i in 0..images {
@@ -390,19 +342,19 @@ fn package_case(rng: &mut Rng, case: &Case, packager: &Path) -> &'static str {
     let mut a = args.clone();
     a.extend(["-o".to_string(), theirs.display().to_string()]);
     let t = run(packager, &a, &[]);
-    if t.crashed(case, &format!("packaging {args:?}")) {
+    if crashed(&t, case, &format!("packaging {args:?}")) {
         return "no answer: llvm-offload-binary died by a signal";
     }
     let mut b = vec!["package".to_string(), "-o".to_string(), ours_p.display().to_string()];
     b.extend(args.iter().cloned());
-    let o = run(&ours(), &b, &[]);
-    if t.ok != o.ok || read(&theirs) != read(&ours_p) {
+    let o = run(ours(), &b, &[]);
+    if t.ok() != o.ok() || read(&theirs) != read(&ours_p) {
         case.fail(&format!(
             "packaging {args:?}: llvm-offload-binary ok={} {} bytes ({}), offload ok={} {} bytes ({})",
-            t.ok,
+            t.ok(),
             read(&theirs).len(),
             t.stderr.trim(),
-            o.ok,
+            o.ok(),
             read(&ours_p).len(),
             o.stderr.trim()
         ));
@@ -422,14 +374,12 @@ fn differential_against_llvm_22() {
         }
         panic!("differential suite needs {} and {} (run `make deps`)", bundler.display(), packager.display());
     }
-    let seed = std::env::var("OFFLOAD_DIFF_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-    });
+    let seed = seed("OFFLOAD_DIFF_SEED", clock_seed());
     let cases: usize = std::env::var("OFFLOAD_DIFF_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
     println!("differential suite: seed {seed}, {cases} cases (replay with OFFLOAD_DIFF_SEED={seed})");
     let dir = std::env::temp_dir().join(format!("offload-diff-{seed}"));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut rng = Rng(seed);
+    let mut rng = XorShift(seed);
     let mut tally: std::collections::BTreeMap<&str, usize> = Default::default();
     for n in 0..cases {
         let case = Case { dir: &dir, n, seed };

@@ -3,25 +3,18 @@
 //! the image needs, a mode set the other way, a generic target (compiled here by clang-22),
 //! absent, bitcode only; NVIDIA: same major, arch-specific, family-specific, PTX only, absent.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("tests/fixtures").join(name)
-}
+use serde_json::Value;
+use std::path::Path;
+use support::{fixture, hosts, must_in, offload, root, s, tool, Scratch};
 
 /// `offload fit FILE --gpu GPU --json`: the exit status and the document.
 fn fit(file: &Path, gpu: &str) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_offload"))
-        .arg("fit")
-        .arg(file)
-        .args(["--gpu", gpu, "--json"])
-        .output()
-        .unwrap();
-    let code = out.status.code().unwrap();
-    assert!(code == 0 || code == 1, "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
-    (code, serde_json::from_slice(&out.stdout).unwrap())
+    let out = offload(&["fit", &s(file), "--gpu", gpu, "--json"]);
+    let code = out.code.unwrap();
+    assert!(code == 0 || code == 1, "{}: {}", file.display(), out.stderr);
+    (code, serde_json::from_str(&out.stdout).unwrap())
 }
 
 /// The rule of the image that loads in the first container of the first library, or "none",
@@ -87,25 +80,13 @@ fn every_library_and_kernel_is_answered() {
 
 #[test]
 fn a_generic_target_compiled_here_serves_its_family() {
-    let clang = Path::new("/usr/lib/llvm-22/bin/clang");
-    if !clang.exists() {
-        println!("skipping: {} is not installed", clang.display());
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("offload-fit-generic-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let images = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("tests/images");
-    for f in ["occupancy.hip", "mini_hip.h"] {
-        std::fs::copy(images.join(f), dir.join(f)).unwrap();
-    }
-    let status = Command::new(clang)
-        .current_dir(&dir)
-        .args(["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "--offload-arch=gfx11-generic", "-mcode-object-version=6"])
-        .args(["-c", "occupancy.hip", "-o", "g.o"])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let (code, doc) = fit(&dir.join("g.o"), "gfx1103");
+    let Some(clang) = tool("clang", "a_generic_target_compiled_here_serves_its_family") else { return };
+    let dir = Scratch::new("fit", "generic");
+    dir.write("mini_hip.h", hosts::MINI_HIP_H.as_bytes());
+    dir.write("occupancy.hip", &std::fs::read(root().join("tests/images/occupancy.hip")).unwrap());
+    let hip = ["-x", "hip", "-nogpulib", "-nogpuinc", "-O2", "--offload-arch=gfx11-generic", "-mcode-object-version=6"];
+    must_in(dir.dir(), &clang, &[&hip[..], &["-c", "occupancy.hip", "-o", "g.o"]].concat());
+    let (code, doc) = fit(&dir.path("g.o"), "gfx1103");
     let image = &doc["gpus"][0]["libraries"][0]["containers"][0]["image"];
     assert_eq!((code, image["rule"].as_str()), (0, Some("generic")), "{doc}");
     assert_eq!(image["code_object_version"].as_u64(), Some(6));
@@ -114,15 +95,9 @@ fn a_generic_target_compiled_here_serves_its_family() {
     let kernels = doc["gpus"][0]["libraries"][0]["kernels"].as_array().unwrap();
     assert!(kernels.iter().all(|k| k["occupancy"].as_u64().is_some()), "{kernels:?}");
     // gfx1201 is not in gfx11-generic's family.
-    let (code, _) = fit(&dir.join("g.o"), "gfx1201");
+    let (code, _) = fit(&dir.path("g.o"), "gfx1201");
     assert_eq!(code, 1);
     // Not a GPU: exit 2.
-    let out = Command::new(env!("CARGO_BIN_EXE_offload"))
-        .arg("fit")
-        .arg(dir.join("g.o"))
-        .args(["--gpu", "gfx11-generic"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&dir);
+    let out = offload(&["fit", &s(&dir.path("g.o")), "--gpu", "gfx11-generic"]);
+    assert_eq!(out.code, Some(2));
 }

@@ -4,71 +4,29 @@
 //! the test run by clang-22 and the system `cc`; the results are read by the LLVM tools, linked
 //! with `cc` and run. A test that needs a missing tool says so and returns.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
-#[path = "../../tests/common/hosts.rs"]
-mod hosts;
-use common::{tool, Scratch};
-use hosts::{run_ok, system_cc};
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+use support::hosts::{self, run_ok, system_cc};
+use support::{fixture, offload, offload_ok, read, run, s, tool, Scratch};
 
 const SUITE: &str = "host_edit";
 const T3: &str = "host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx906,hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+";
 const HOST_C: &str = "int host_fn(int x) { return x * 3 + 1; }\n";
 const MAIN_C: &str = "#include <stdio.h>\nint host_fn(int);\nint main(void) { printf(\"host_fn(13) = %d\\n\", host_fn(13)); return 0; }\n";
 
-fn ours() -> &'static str {
-    env!("CARGO_BIN_EXE_offload")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
-}
-
-/// Runs our tool with the bundler's environment variables cleared.
-fn offload(args: &[&str]) -> Output {
-    let mut cmd = Command::new(ours());
-    for v in [
-        "OFFLOAD_BUNDLER_COMPRESS",
-        "OFFLOAD_BUNDLER_COMPRESSION_LEVEL",
-        "COMPRESSED_BUNDLE_FORMAT_VERSION",
-        "OFFLOAD_BUNDLER_IGNORE_ENV_VAR",
-    ] {
-        cmd.env_remove(v);
-    }
-    cmd.args(args).output().unwrap()
-}
-
-fn offload_ok(args: &[&str]) -> String {
-    let o = offload(args);
-    assert!(o.status.success(), "offload {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
-
+/// Runs our tool, which must fail with exit code 1; what it said on standard error.
 fn offload_err(args: &[&str]) -> String {
     let o = offload(args);
-    assert_eq!(o.status.code(), Some(1), "offload {args:?} should fail: {}", String::from_utf8_lossy(&o.stdout));
-    String::from_utf8(o.stderr).unwrap()
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn read(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    assert_eq!(o.code, Some(1), "offload {args:?} should fail: {}", o.stdout);
+    o.stderr
 }
 
 /// `llvm-readelf -a --wide` reads the file with nothing on standard error.
 fn readelf_is_clean(readelf: &Path, file: &Path) {
-    let out = Command::new(readelf).args(["-a", "--wide"]).arg(file).output().unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "llvm-readelf -a --wide {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run(readelf, &["-a", "--wide", &s(file)]);
+    assert!(out.ok() && out.stderr.is_empty(), "llvm-readelf -a --wide {}: {}", file.display(), out.stderr);
 }
 
 /// Device code objects for gfx906 and gfx90a:xnack+, compiled from the HIP kernel.
@@ -117,77 +75,77 @@ fn bundle_type_o_matches_clang_and_links() {
         return;
     };
     let Some(cc) = system_cc(TEST) else { return };
-    let s = Scratch::new(SUITE, "bundle-o");
-    std::fs::write(s.path("host.c"), HOST_C).unwrap();
-    std::fs::write(s.path("main.c"), MAIN_C).unwrap();
-    run_ok(Command::new(&cc).current_dir(s.dir()).args(["-O2", "-c", "host.c", "-o", "host.o"]));
-    let [gfx906, gfx90a] = code_objects(&clang, s.dir());
-    let (host, ours_o, theirs_o) = (s.path("host.o"), s.path("ours.o"), s.path("theirs.o"));
+    let work = Scratch::new(SUITE, "bundle-o");
+    std::fs::write(work.path("host.c"), HOST_C).unwrap();
+    std::fs::write(work.path("main.c"), MAIN_C).unwrap();
+    run_ok(Command::new(&cc).current_dir(work.dir()).args(["-O2", "-c", "host.c", "-o", "host.o"]));
+    let [gfx906, gfx90a] = code_objects(&clang, work.dir());
+    let (host, ours_o, theirs_o) = (work.path("host.o"), work.path("ours.o"), work.path("theirs.o"));
     let inputs =
-        [format!("--input={}", p(&host)), format!("--input={}", p(&gfx906)), format!("--input={}", p(&gfx90a))];
+        [format!("--input={}", s(&host)), format!("--input={}", s(&gfx906)), format!("--input={}", s(&gfx90a))];
     let targets = format!("--targets={T3}");
     let mut args: Vec<&str> = vec!["bundle", "--type=o", &targets];
     args.extend(inputs.iter().map(String::as_str));
-    let out_arg = format!("--output={}", p(&ours_o));
+    let out_arg = format!("--output={}", s(&ours_o));
     args.push(&out_arg);
     offload_ok(&args);
-    let theirs_arg = format!("--output={}", p(&theirs_o));
+    let theirs_arg = format!("--output={}", s(&theirs_o));
     let mut clang_args: Vec<&str> = vec!["--type=o", &targets];
     clang_args.extend(inputs.iter().map(String::as_str));
     clang_args.push(&theirs_arg);
     clang_bundler(&bundler, &clang_args);
     assert!(read(&ours_o) == read(&theirs_o), "offload bundle --type=o differs from clang-offload-bundler");
 
-    let input_arg = format!("--input={}", p(&ours_o));
-    let listed_ours = offload_ok(&["unbundle", "--type=o", "--list", &input_arg]);
+    let input_arg = format!("--input={}", s(&ours_o));
+    let listed_ours = offload_ok(&["unbundle", "--type=o", "--list", &input_arg]).stdout;
     let listed_theirs = String::from_utf8(clang_bundler(&bundler, &["--type=o", "--list", &input_arg])).unwrap();
     assert_eq!(listed_ours, listed_theirs);
     assert_eq!(listed_ours.lines().count(), 3);
     for target in T3.split(',') {
-        let (a, b) = (s.path("a.part"), s.path("b.part"));
+        let (a, b) = (work.path("a.part"), work.path("b.part"));
         offload_ok(&[
             "unbundle",
             "--type=o",
             &format!("--targets={target}"),
             &input_arg,
-            &format!("--output={}", p(&a)),
+            &format!("--output={}", s(&a)),
         ]);
         clang_bundler(
             &bundler,
-            &["--type=o", "--unbundle", &format!("--targets={target}"), &input_arg, &format!("--output={}", p(&b))],
+            &["--type=o", "--unbundle", &format!("--targets={target}"), &input_arg, &format!("--output={}", s(&b))],
         );
         assert!(read(&a) == read(&b), "unbundled {target} differs");
     }
     readelf_is_clean(&readelf, &ours_o);
-    let run = hosts::link_and_run(&cc, s.dir(), &[&s.path("main.c"), &ours_o], "prog");
+    let run = hosts::link_and_run(&cc, work.dir(), &[&work.path("main.c"), &ours_o], "prog");
     assert_eq!(run, "host_fn(13) = 40\n");
 
     // A bigger device entry in the bundled object: clang still unbundles it, and it still links.
-    let replaced = s.path("replaced.o");
+    let replaced = work.path("replaced.o");
     offload_ok(&[
         "replace-section",
-        p(&ours_o),
+        &s(&ours_o),
         "--section",
         "__CLANG_OFFLOAD_BUNDLE__hipv4-amdgcn-amd-amdhsa--gfx906",
         "--with",
-        p(&gfx90a),
+        &s(&gfx90a),
         "-o",
-        p(&replaced),
+        &s(&replaced),
     ]);
-    let part = s.path("replaced.part");
+    let part = work.path("replaced.part");
     clang_bundler(
         &bundler,
         &[
             "--type=o",
             "--unbundle",
             "--targets=hipv4-amdgcn-amd-amdhsa--gfx906",
-            &format!("--input={}", p(&replaced)),
-            &format!("--output={}", p(&part)),
+            &format!("--input={}", s(&replaced)),
+            &format!("--output={}", s(&part)),
         ],
     );
     assert_eq!(read(&part), read(&gfx90a));
     readelf_is_clean(&readelf, &replaced);
-    assert_eq!(hosts::link_and_run(&cc, s.dir(), &[&s.path("main.c"), &replaced], "prog2"), "host_fn(13) = 40\n");
+    assert_eq!(hosts::link_and_run(&cc, work.dir(), &[&work.path("main.c"), &replaced], "prog2"), "host_fn(13) = 40\n");
 }
 
 /// Bundled objects made by clang-offload-bundler (plain and with --compress) are listed and
@@ -198,32 +156,32 @@ fn bundle_type_o_matches_clang_and_links() {
 fn unbundle_type_o_matches_clang_on_its_bundled_objects() {
     const TEST: &str = "unbundle_type_o_matches_clang_on_its_bundled_objects";
     let (Some(bundler), Some(clang)) = (tool("clang-offload-bundler", TEST), tool("clang", TEST)) else { return };
-    let s = Scratch::new(SUITE, "unbundle-o");
-    std::fs::write(s.path("host.c"), HOST_C).unwrap();
-    run_ok(Command::new(&clang).current_dir(s.dir()).args(["-O2", "-g", "-c", "host.c", "-o", "host.o"]));
-    let [gfx906, gfx90a] = code_objects(&clang, s.dir());
+    let work = Scratch::new(SUITE, "unbundle-o");
+    std::fs::write(work.path("host.c"), HOST_C).unwrap();
+    run_ok(Command::new(&clang).current_dir(work.dir()).args(["-O2", "-g", "-c", "host.c", "-o", "host.o"]));
+    let [gfx906, gfx90a] = code_objects(&clang, work.dir());
     for (name, extra) in [("plain.o", None), ("compressed.o", Some("--compress")), ("host.o", None)] {
-        let bundled = s.path(name);
+        let bundled = work.path(name);
         if name != "host.o" {
             let mut args = vec![
                 "--type=o".to_string(),
                 format!("--targets={T3}"),
-                format!("--input={}", p(&s.path("host.o"))),
-                format!("--input={}", p(&gfx906)),
-                format!("--input={}", p(&gfx90a)),
-                format!("--output={}", p(&bundled)),
+                format!("--input={}", s(&work.path("host.o"))),
+                format!("--input={}", s(&gfx906)),
+                format!("--input={}", s(&gfx90a)),
+                format!("--output={}", s(&bundled)),
             ];
             args.extend(extra.map(String::from));
             clang_bundler(&bundler, &args.iter().map(String::as_str).collect::<Vec<_>>());
         }
-        let input_arg = format!("--input={}", p(&bundled));
+        let input_arg = format!("--input={}", s(&bundled));
         assert_eq!(
-            offload_ok(&["unbundle", "--type=o", "--list", &input_arg]),
+            offload_ok(&["unbundle", "--type=o", "--list", &input_arg]).stdout,
             String::from_utf8(clang_bundler(&bundler, &["--type=o", "--list", &input_arg])).unwrap(),
             "{name}"
         );
         let outs: Vec<(PathBuf, PathBuf)> =
-            (0..3).map(|i| (s.path(&format!("ours{i}")), s.path(&format!("theirs{i}")))).collect();
+            (0..3).map(|i| (work.path(&format!("ours{i}")), work.path(&format!("theirs{i}")))).collect();
         let targets = format!("--targets={T3}");
         let mut ours_args = vec!["unbundle".to_string(), "--type=o".into(), targets.clone(), input_arg.clone()];
         let mut theirs_args = vec!["--unbundle".to_string(), "--type=o".into(), targets.clone(), input_arg.clone()];
@@ -243,8 +201,8 @@ fn unbundle_type_o_matches_clang_on_its_bundled_objects() {
             theirs_args.push("--allow-missing-bundles".into());
         }
         for (o, t) in &outs {
-            ours_args.push(format!("--output={}", p(o)));
-            theirs_args.push(format!("--output={}", p(t)));
+            ours_args.push(format!("--output={}", s(o)));
+            theirs_args.push(format!("--output={}", s(t)));
         }
         offload_ok(&ours_args.iter().map(String::as_str).collect::<Vec<_>>());
         clang_bundler(&bundler, &theirs_args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -272,41 +230,42 @@ fn replaced_hip_fatbin_is_what_the_linked_program_registers() {
         return;
     };
     let Some(cc) = system_cc(TEST) else { return };
-    let s = Scratch::new(SUITE, "hip");
+    let work = Scratch::new(SUITE, "hip");
     for compress in [false, true] {
         let extra: &[&str] = if compress { &["--offload-compress"] } else { &[] };
-        let obj = hosts::hip_object(&clang, s.dir(), "kern.hip", hosts::KERN_HIP, "kern.o", extra);
-        let original = s.path("original.fatbin");
+        let obj = hosts::hip_object(&clang, work.dir(), "kern.hip", hosts::KERN_HIP, "kern.o", extra);
+        let original = work.path("original.fatbin");
         run_ok(
             Command::new(&objcopy)
-                .arg(format!("--dump-section=.hip_fatbin={}", p(&original)))
+                .arg(format!("--dump-section=.hip_fatbin={}", s(&original)))
                 .arg(&obj)
-                .arg(s.path("discard.o")),
+                .arg(work.path("discard.o")),
         );
-        let before = hosts::link_with_stub_and_run(&cc, s.dir(), &[&obj], "before");
+        let before = hosts::link_with_stub_and_run(&cc, work.dir(), &[&obj], "before");
         assert!(before.starts_with(&hosts::registered_line(&read(&original))), "{before}");
-        let payloads = payloads_for(&s, &clang, &objcopy, &original, compress);
+        let payloads = payloads_for(&work, &clang, &objcopy, &original, compress);
         for (what, payload) in &payloads {
-            let out = s.path("replaced.o");
+            let out = work.path("replaced.o");
             let said = offload_ok(&[
                 "replace-section",
-                p(&obj),
+                &s(&obj),
                 "--section",
                 ".hip_fatbin",
                 "--with",
-                p(payload),
+                &s(payload),
                 "-o",
-                p(&out),
-            ]);
+                &s(&out),
+            ])
+            .stdout;
             assert!(said.contains("(object re-laid out)"), "{said}");
             readelf_is_clean(&readelf, &out);
-            let printed = hosts::link_with_stub_and_run(&cc, s.dir(), &[&out], "after");
+            let printed = hosts::link_with_stub_and_run(&cc, work.dir(), &[&out], "after");
             let expected = format!(
                 "{}\nkernel _Z5scalePffi\nkernel _Z4fillPii\nmain ran\n",
                 hosts::registered_line(&read(payload))
             );
             assert_eq!(printed, expected, "compress={compress} {what}");
-            let listed = offload_ok(&["list", p(&out)]);
+            let listed = offload_ok(&["list", &s(&out)]).stdout;
             assert!(listed.contains("hipv4-amdgcn-amd-amdhsa--gfx90a"), "{listed}");
         }
         let sizes: Vec<u64> = payloads.iter().map(|(_, f)| f.metadata().unwrap().len()).collect();
@@ -324,18 +283,18 @@ fn replaced_hip_fatbin_is_what_the_linked_program_registers() {
 /// compiled for gfx90a only by clang with --offload-compress (smaller; our zstd, about level 1,
 /// compresses less than clang's level 3, so recompressing with it would not shrink the payload).
 fn payloads_for(
-    s: &Scratch,
+    work: &Scratch,
     clang: &Path,
     objcopy: &Path,
     original: &Path,
     compressed: bool,
 ) -> [(&'static str, PathBuf); 2] {
-    let (bigger, smaller) = (s.path("bigger.fatbin"), s.path("smaller.fatbin"));
+    let (bigger, smaller) = (work.path("bigger.fatbin"), work.path("smaller.fatbin"));
     if compressed {
-        offload_ok(&["decompress", p(original), "-o", p(&bigger)]);
+        offload_ok(&["decompress", &s(original), "-o", &s(&bigger)]);
         let one = hosts::hip_object_for(
             clang,
-            s.dir(),
+            work.dir(),
             "kern.hip",
             hosts::KERN_HIP,
             "one.o",
@@ -344,21 +303,21 @@ fn payloads_for(
         );
         run_ok(
             Command::new(objcopy)
-                .arg(format!("--dump-section=.hip_fatbin={}", p(&smaller)))
+                .arg(format!("--dump-section=.hip_fatbin={}", s(&smaller)))
                 .arg(&one)
-                .arg(s.path("discard1.o")),
+                .arg(work.path("discard1.o")),
         );
     } else {
-        let ids = offload_ok(&["unbundle", "--type=o", "--list", &format!("--input={}", p(original))]);
+        let ids = offload_ok(&["unbundle", "--type=o", "--list", &format!("--input={}", s(original))]).stdout;
         let ids: Vec<&str> = ids.lines().collect();
-        let parts: Vec<PathBuf> = (0..ids.len()).map(|i| s.path(&format!("entry{i}"))).collect();
+        let parts: Vec<PathBuf> = (0..ids.len()).map(|i| work.path(&format!("entry{i}"))).collect();
         let mut args = vec![
             "unbundle".to_string(),
             "--type=o".into(),
             format!("--targets={}", ids.join(",")),
-            format!("--input={}", p(original)),
+            format!("--input={}", s(original)),
         ];
-        args.extend(parts.iter().map(|x| format!("--output={}", p(x))));
+        args.extend(parts.iter().map(|x| format!("--output={}", s(x))));
         offload_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let mut args = vec![
             "bundle".to_string(),
@@ -366,10 +325,10 @@ fn payloads_for(
             "--bundle-align=8192".into(),
             format!("--targets={}", ids.join(",")),
         ];
-        args.extend(parts.iter().map(|x| format!("--input={}", p(x))));
-        args.push(format!("--output={}", p(&bigger)));
+        args.extend(parts.iter().map(|x| format!("--input={}", s(x))));
+        args.push(format!("--output={}", s(&bigger)));
         offload_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        offload_ok(&["compress", p(original), "-o", p(&smaller)]);
+        offload_ok(&["compress", &s(original), "-o", &s(&smaller)]);
     }
     [("bigger", bigger), ("smaller", smaller)]
 }
@@ -384,23 +343,32 @@ fn replaced_llvm_offloading_shows_the_repackaged_images() {
     else {
         return;
     };
-    let s = Scratch::new(SUITE, "omp");
-    let obj = hosts::openmp_object(&clang, s.dir());
-    let images = s.path("images");
-    offload_ok(&["extract", p(&obj), "-o", p(&images)]);
+    let work = Scratch::new(SUITE, "omp");
+    let obj = hosts::openmp_object(&clang, work.dir());
+    let images = work.path("images");
+    offload_ok(&["extract", &s(&obj), "-o", &s(&images)]);
     let image = std::fs::read_dir(&images).unwrap().next().unwrap().unwrap().path();
-    let packaged = s.path("new.offload");
+    let packaged = work.path("new.offload");
     offload_ok(&[
         "package",
         "-o",
-        p(&packaged),
-        &format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=openmp", p(&image)),
-        &format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx942,kind=openmp,note=repackaged", p(&image)),
+        &s(&packaged),
+        &format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=openmp", s(&image)),
+        &format!("--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx942,kind=openmp,note=repackaged", s(&image)),
     ]);
-    let out = s.path("replaced.o");
-    offload_ok(&["replace-section", p(&obj), "--section", ".llvm.offloading", "--with", p(&packaged), "-o", p(&out)]);
+    let out = work.path("replaced.o");
+    offload_ok(&[
+        "replace-section",
+        &s(&obj),
+        "--section",
+        ".llvm.offloading",
+        "--with",
+        &s(&packaged),
+        "-o",
+        &s(&out),
+    ]);
     readelf_is_clean(&readelf, &out);
-    let work = s.path("objdump");
+    let work = work.path("objdump");
     std::fs::create_dir_all(&work).unwrap();
     let shown =
         String::from_utf8(run_ok(Command::new(&objdump).current_dir(&work).arg("--offloading").arg(&out))).unwrap();
@@ -420,20 +388,21 @@ fn shared_library_in_place_or_refused() {
     else {
         return;
     };
-    let s = Scratch::new(SUITE, "library");
-    let lib = hosts::hip_shared_library(&clang, s.dir());
-    let fatbin = s.path("lib.fatbin");
+    let work = Scratch::new(SUITE, "library");
+    let lib = hosts::hip_shared_library(&clang, work.dir());
+    let fatbin = work.path("lib.fatbin");
     run_ok(
         Command::new(&objcopy)
-            .arg(format!("--dump-section=.hip_fatbin={}", p(&fatbin)))
+            .arg(format!("--dump-section=.hip_fatbin={}", s(&fatbin)))
             .arg(&lib)
-            .arg(s.path("discard.so")),
+            .arg(work.path("discard.so")),
     );
-    let payload = s.path("one.ccob");
+    let payload = work.path("one.ccob");
     std::fs::write(&payload, read(&fixture("hip_elf_2arch_compressed.hipfb"))).unwrap();
-    let out = s.path("out.so");
+    let out = work.path("out.so");
     let said =
-        offload_ok(&["replace-section", p(&lib), "--section", ".hip_fatbin", "--with", p(&payload), "-o", p(&out)]);
+        offload_ok(&["replace-section", &s(&lib), "--section", ".hip_fatbin", "--with", &s(&payload), "-o", &s(&out)])
+            .stdout;
     let (old, new) = (read(&fatbin).len(), read(&payload).len());
     assert!(
         said.contains(&format!(
@@ -443,14 +412,14 @@ fn shared_library_in_place_or_refused() {
         "{said}"
     );
     readelf_is_clean(&readelf, &out);
-    let listed = offload_ok(&["list", p(&out)]);
+    let listed = offload_ok(&["list", &s(&out)]).stdout;
     assert!(listed.contains("device targets (2)") && listed.contains("gfx906:xnack-"), "{listed}");
 
-    let big = s.path("big.bundle");
-    offload_ok(&["decompress", p(&fixture("hip_elf_2arch_compressed.hipfb")), "-o", p(&big)]);
-    let refused = s.path("refused.so");
+    let big = work.path("big.bundle");
+    offload_ok(&["decompress", &s(&fixture("hip_elf_2arch_compressed.hipfb")), "-o", &s(&big)]);
+    let refused = work.path("refused.so");
     let err =
-        offload_err(&["replace-section", p(&lib), "--section", ".hip_fatbin", "--with", p(&big), "-o", p(&refused)]);
+        offload_err(&["replace-section", &s(&lib), "--section", ".hip_fatbin", "--with", &s(&big), "-o", &s(&refused)]);
     let over = read(&big).len() - old;
     assert!(err.contains(&format!("{} bytes, {over} bytes over", read(&big).len())), "{err}");
     assert!(err.contains("fixed addresses"), "{err}");
@@ -462,31 +431,32 @@ fn shared_library_in_place_or_refused() {
 fn coff_and_macho_objects_through_the_cli() {
     const TEST: &str = "coff_and_macho_objects_through_the_cli";
     let Some(objcopy) = tool("llvm-objcopy", TEST) else { return };
-    let s = Scratch::new(SUITE, "coff-macho");
-    let bundle = s.path("bundle.bin");
+    let work = Scratch::new(SUITE, "coff-macho");
+    let bundle = work.path("bundle.bin");
     std::fs::write(&bundle, read(&fixture("hip_elf_2arch.hipfb"))).unwrap();
     for (host, section, payload) in [
         ("hip_coff_compressed.obj", ".hip_fatbin", bundle.clone()),
         ("macho_objcopy_offloading.o", "__LLVM,__offloading", fixture("omp_elf_2arch.offload")),
     ] {
-        let out = s.path("out");
+        let out = work.path("out");
         let said = offload_ok(&[
             "replace-section",
-            p(&fixture(host)),
+            &s(&fixture(host)),
             "--section",
             section,
             "--with",
-            p(&payload),
+            &s(&payload),
             "-o",
-            p(&out),
-        ]);
+            &s(&out),
+        ])
+        .stdout;
         assert!(said.contains("(object re-laid out)"), "{said}");
-        let dumped = s.path("dumped");
+        let dumped = work.path("dumped");
         run_ok(
             Command::new(&objcopy)
-                .arg(format!("--dump-section={section}={}", p(&dumped)))
+                .arg(format!("--dump-section={section}={}", s(&dumped)))
                 .arg(&out)
-                .arg(s.path("discard")),
+                .arg(work.path("discard")),
         );
         assert_eq!(read(&dumped), read(&payload), "{host}");
     }
@@ -496,32 +466,33 @@ fn coff_and_macho_objects_through_the_cli() {
 /// left as it was.
 #[test]
 fn replace_section_errors_leave_the_output_alone() {
-    let s = Scratch::new(SUITE, "errors");
-    let out = s.write("out.o", b"keep me");
-    let payload = s.write("payload", b"new bytes");
+    let work = Scratch::new(SUITE, "errors");
+    let out = work.write("out.o", b"keep me");
+    let payload = work.write("payload", b"new bytes");
     let host = fixture("hip_elf_2arch.o");
-    let err = offload_err(&["replace-section", p(&host), "--section", ".text", "--with", p(&payload), "-o", p(&out)]);
+    let err =
+        offload_err(&["replace-section", &s(&host), "--section", ".text", "--with", &s(&payload), "-o", &s(&out)]);
     assert!(err.contains("hip_elf_2arch.o: at byte 0 (section to replace): expected one of this file's offload sections: .hip_fatbin, found `.text`"), "{err}");
     let err = offload_err(&[
         "replace-section",
-        p(&host),
+        &s(&host),
         "--section",
         ".hip_fatbin",
         "--with",
-        p(&s.path("missing")),
+        &s(&work.path("missing")),
         "-o",
-        p(&out),
+        &s(&out),
     ]);
     assert!(err.contains("missing: cannot read"), "{err}");
     let err = offload_err(&[
         "replace-section",
-        p(&fixture("bundle_bin.bc")),
+        &s(&fixture("bundle_bin.bc")),
         "--section",
         ".hip_fatbin",
         "--with",
-        p(&payload),
+        &s(&payload),
         "-o",
-        p(&out),
+        &s(&out),
     ]);
     assert!(err.contains("(host file headers)"), "{err}");
     assert_eq!(read(&out), b"keep me");
@@ -530,16 +501,16 @@ fn replace_section_errors_leave_the_output_alone() {
 /// `bundle --type=o` refuses host objects it cannot write, saying why, and writes nothing.
 #[test]
 fn bundle_type_o_refuses_coff_hosts() {
-    let s = Scratch::new(SUITE, "refuse");
-    let dev = s.write("dev.bin", b"device");
-    let out = s.path("out.o");
+    let work = Scratch::new(SUITE, "refuse");
+    let dev = work.write("dev.bin", b"device");
+    let out = work.path("out.o");
     let err = offload_err(&[
         "bundle",
         "--type=o",
         "--targets=host-x86_64-pc-windows-msvc,hipv4-amdgcn-amd-amdhsa--gfx906",
-        &format!("--input={}", p(&fixture("hip_coff_2arch.obj"))),
-        &format!("--input={}", p(&dev)),
-        &format!("--output={}", p(&out)),
+        &format!("--input={}", s(&fixture("hip_coff_2arch.obj"))),
+        &format!("--input={}", s(&dev)),
+        &format!("--output={}", s(&out)),
     ]);
     assert!(
         err.contains("cannot make a bundled object from this host object") && err.contains("found a Coff file"),
@@ -554,11 +525,11 @@ fn bundle_type_o_refuses_coff_hosts() {
 fn unbundling_a_non_bundle_needs_allow_missing_bundles() {
     const TEST: &str = "unbundling_a_non_bundle_needs_allow_missing_bundles";
     let Some(bundler) = tool("clang-offload-bundler", TEST) else { return };
-    let s = Scratch::new(SUITE, "not-bundled");
-    let input = s.write("plain.bc", b"not a bundle, just bytes\n");
+    let work = Scratch::new(SUITE, "not-bundled");
+    let input = work.write("plain.bc", b"not a bundle, just bytes\n");
     let targets = "--targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx906";
-    let input_arg = format!("--input={}", p(&input));
-    let outs = |tag: &str| [s.path(&format!("{tag}.host")), s.path(&format!("{tag}.dev"))];
+    let input_arg = format!("--input={}", s(&input));
+    let outs = |tag: &str| [work.path(&format!("{tag}.host")), work.path(&format!("{tag}.dev"))];
     let [oh, od] = outs("ours");
     let [th, td] = outs("theirs");
     let err = offload_err(&[
@@ -566,29 +537,29 @@ fn unbundling_a_non_bundle_needs_allow_missing_bundles() {
         "--type=bc",
         targets,
         &input_arg,
-        &format!("--output={}", p(&oh)),
-        &format!("--output={}", p(&od)),
+        &format!("--output={}", s(&oh)),
+        &format!("--output={}", s(&od)),
     ]);
     assert!(err.contains("can't find bundles for"), "{err}");
-    let refused = Command::new(&bundler)
-        .args([
+    let refused = run(
+        &bundler,
+        &[
             "--unbundle",
             "--type=bc",
             targets,
             &input_arg,
-            &format!("--output={}", p(&th)),
-            &format!("--output={}", p(&td)),
-        ])
-        .output()
-        .unwrap();
-    assert!(!refused.status.success(), "clang-offload-bundler accepted a non-bundle without --allow-missing-bundles");
+            &format!("--output={}", s(&th)),
+            &format!("--output={}", s(&td)),
+        ],
+    );
+    assert!(!refused.ok(), "clang-offload-bundler accepted a non-bundle without --allow-missing-bundles");
     offload_ok(&[
         "unbundle",
         "--type=bc",
         targets,
         &input_arg,
-        &format!("--output={}", p(&oh)),
-        &format!("--output={}", p(&od)),
+        &format!("--output={}", s(&oh)),
+        &format!("--output={}", s(&od)),
         "--allow-missing-bundles",
     ]);
     clang_bundler(
@@ -598,8 +569,8 @@ fn unbundling_a_non_bundle_needs_allow_missing_bundles() {
             "--type=bc",
             targets,
             &input_arg,
-            &format!("--output={}", p(&th)),
-            &format!("--output={}", p(&td)),
+            &format!("--output={}", s(&th)),
+            &format!("--output={}", s(&td)),
             "--allow-missing-bundles",
         ],
     );

@@ -1,22 +1,23 @@
 //! `offload kernels`: the table of every kernel across targets, its JSON, `--target`, and names
 //! demangled (`--mangled`: as the images name them).
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
 
-fn offload(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_offload")).current_dir(root).args(args).output().unwrap()
+use support::{offload_in, root, Out};
+
+/// Runs our tool in the repository's root (the paths below are relative to it).
+fn at_root(args: &[&str]) -> Out {
+    offload_in(&root(), args)
 }
 
-fn stdout(out: &Output) -> String {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout.clone()).unwrap()
+fn stdout(out: &Out) -> String {
+    assert!(out.ok(), "{}", out.stderr);
+    out.stdout.clone()
 }
 
 #[test]
 fn one_row_per_kernel_a_column_group_per_target() {
-    let text = stdout(&offload(&["kernels", "tests/images/hip_kernels.o"]));
+    let text = stdout(&at_root(&["kernels", "tests/images/hip_kernels.o"]));
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("4 kernels across 2 targets"), "{text}");
     assert!(lines[1].contains("gfx90a") && lines[1].contains("gfx1100"), "{text}");
@@ -36,9 +37,9 @@ fn one_row_per_kernel_a_column_group_per_target() {
 #[test]
 fn json_cells_point_at_the_kernel_nodes_of_list_json() {
     let kernels: serde_json::Value =
-        serde_json::from_str(&stdout(&offload(&["kernels", "--json", "tests/images/hip_kernels.o"]))).unwrap();
+        serde_json::from_str(&stdout(&at_root(&["kernels", "--json", "tests/images/hip_kernels.o"]))).unwrap();
     let list: serde_json::Value =
-        serde_json::from_str(&stdout(&offload(&["list", "--json", "tests/images/hip_kernels.o"]))).unwrap();
+        serde_json::from_str(&stdout(&at_root(&["list", "--json", "tests/images/hip_kernels.o"]))).unwrap();
     let targets: Vec<&str> =
         kernels["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();
     assert_eq!(targets, ["gfx1100", "gfx90a"]);
@@ -67,21 +68,21 @@ fn json_cells_point_at_the_kernel_nodes_of_list_json() {
 
 #[test]
 fn target_filter_keeps_the_named_columns() {
-    let text = stdout(&offload(&["kernels", "--target", "gfx90a", "tests/images/hip_kernels.o"]));
+    let text = stdout(&at_root(&["kernels", "--target", "gfx90a", "tests/images/hip_kernels.o"]));
     assert!(text.starts_with("4 kernels across 1 target "), "{text}");
     assert!(!text.contains("gfx1100"), "{text}");
     // A processor names a column with features too.
-    let text = stdout(&offload(&["kernels", "--target", "gfx90a", "tests/images/omp_kernels.o"]));
+    let text = stdout(&at_root(&["kernels", "--target", "gfx90a", "tests/images/omp_kernels.o"]));
     assert!(text.contains("gfx90a:xnack+"), "{text}");
-    let out = offload(&["kernels", "--target", "sm_90", "tests/images/hip_kernels.o"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = at_root(&["kernels", "--target", "sm_90", "tests/images/hip_kernels.o"]);
+    assert_eq!(out.code, Some(1));
+    let err = &out.stderr;
     assert!(err.contains("no kernels for target sm_90 (targets with kernels: gfx1100, gfx90a)"), "{err}");
 }
 
 #[test]
 fn cubins_show_entry_kernels_and_device_functions() {
-    let text = stdout(&offload(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
+    let text = stdout(&at_root(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
     assert!(text.lines().nth(2).unwrap().starts_with("kernel") && text.contains(" kind "), "{text}");
     let helper = text.lines().find(|l| l.starts_with("helper(float const*, int) ")).unwrap();
     assert!(helper.contains(" device "), "{text}");
@@ -91,14 +92,14 @@ fn cubins_show_entry_kernels_and_device_functions() {
 
 #[test]
 fn a_file_without_kernels_says_so() {
-    let text = stdout(&offload(&["kernels", "tests/fixtures/bundle_text.ll"]));
+    let text = stdout(&at_root(&["kernels", "tests/fixtures/bundle_text.ll"]));
     assert_eq!(text.trim(), "no kernels found");
 }
 
 #[test]
 fn cubins_inside_a_fatbin_have_their_kernels_under_the_entry_arch() {
     let kernels: serde_json::Value =
-        serde_json::from_str(&stdout(&offload(&["kernels", "--json", "tests/fixtures/nvidia/nv_3arch_size.fatbin"])))
+        serde_json::from_str(&stdout(&at_root(&["kernels", "--json", "tests/fixtures/nvidia/nv_3arch_size.fatbin"])))
             .unwrap();
     let targets: Vec<&str> =
         kernels["targets"].as_array().unwrap().iter().map(|t| t["target"].as_str().unwrap()).collect();

@@ -2,49 +2,40 @@
 //! `--max-entries`): a file past a limit ends in an error that names the limit, and raising the
 //! limit lets the same file through.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
 
-fn offload(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_offload")).args(args).output().unwrap()
-}
+use support::{fixture, offload, s, Out, Scratch};
 
-fn fixture(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
-    p.to_string_lossy().into_owned()
-}
-
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+fn text(out: &Out) -> String {
+    format!("{}{}", out.stdout, out.stderr)
 }
 
 #[test]
 fn max_entries_cuts_a_bundle_and_says_so() {
-    let bundle = fixture("bundle_bin.bc");
+    let bundle = s(&fixture("bundle_bin.bc"));
     let cut = offload(&["list", &bundle, "--max-entries", "1"]);
-    assert_eq!(cut.status.code(), Some(1), "{}", text(&cut));
+    assert_eq!(cut.code, Some(1), "{}", text(&cut));
     assert!(text(&cut).contains("2 more entries are not shown"), "{}", text(&cut));
     let whole = offload(&["list", &bundle, "--max-entries", "3"]);
-    assert!(whole.status.success(), "{}", text(&whole));
+    assert!(whole.ok(), "{}", text(&whole));
 }
 
 #[test]
 fn max_depth_stops_nesting_and_says_so() {
-    let object = fixture("hip_elf_2arch_compressed.o");
+    let object = s(&fixture("hip_elf_2arch_compressed.o"));
     let shallow = offload(&["list", &object, "--max-depth", "1"]);
-    assert_eq!(shallow.status.code(), Some(1), "{}", text(&shallow));
+    assert_eq!(shallow.code, Some(1), "{}", text(&shallow));
     assert!(text(&shallow).contains("nested deeper than 1 levels"), "{}", text(&shallow));
-    assert!(offload(&["list", &object]).status.success());
+    assert!(offload(&["list", &object]).ok());
 }
 
 #[test]
 fn max_decompressed_refuses_a_bigger_bundle_in_every_command() {
     // The fixture decompresses to 10755 bytes.
-    let ccob = fixture("ccob_zstd_v3.hipfb");
-    let dir = std::env::temp_dir().join(format!("offload-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("out");
-    let out = out.to_str().unwrap();
+    let ccob = s(&fixture("ccob_zstd_v3.hipfb"));
+    let dir = Scratch::new("limits", "decompressed");
+    let out = s(&dir.path("out"));
+    let out = out.as_str();
     let small = "10000";
     let runs: [Vec<&str>; 3] = [
         vec!["decompress", &ccob, "-o", out, "--max-decompressed", small],
@@ -63,12 +54,11 @@ fn max_decompressed_refuses_a_bigger_bundle_in_every_command() {
     ];
     for args in &runs {
         let refused = offload(args);
-        assert_eq!(refused.status.code(), Some(1), "{args:?}: {}", text(&refused));
+        assert_eq!(refused.code, Some(1), "{args:?}: {}", text(&refused));
         assert!(text(&refused).contains("limit of 10000 bytes"), "{args:?}: {}", text(&refused));
         let mut raised = args.clone();
         *raised.last_mut().unwrap() = "20000";
         let allowed = offload(&raised);
-        assert!(allowed.status.success(), "{raised:?}: {}", text(&allowed));
+        assert!(allowed.ok(), "{raised:?}: {}", text(&allowed));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

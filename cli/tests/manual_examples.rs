@@ -6,14 +6,12 @@
 //! (archives: member contents and order). A reference that dies by a signal gave no answer: the
 //! case is reported and not compared.
 
+mod support;
+
 use offload::format::archive::ar;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn llvm_bin() -> PathBuf {
-    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
-}
+use support::{llvm_bin, must_in, ours, run_in, Scratch};
 
 fn offload_binary() -> PathBuf {
     llvm_bin().join("llvm-offload-binary")
@@ -23,30 +21,24 @@ fn bundler() -> PathBuf {
     llvm_bin().join("clang-offload-bundler")
 }
 
-fn ours() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_offload"))
-}
-
 /// A scratch directory holding the shared inputs: two objects by clang-22, a bitcode file, and
 /// an offload binary of the two objects packaged by llvm-offload-binary.
 struct Inputs {
-    dir: PathBuf,
+    dir: Scratch,
 }
 
 impl Inputs {
     fn new(name: &str) -> Inputs {
-        let dir = std::env::temp_dir().join(format!("offload-manual-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("manual_examples", name);
         let clang = llvm_bin().join("clang");
         for (file, body) in [("a", "int a(void) { return 1; }"), ("my b", "int b(void) { return 2; }")] {
-            fs::write(dir.join(format!("{file}.c")), body).unwrap();
-            must(&clang, &dir, &["-c", &format!("{file}.c"), "-o", &format!("{file}.o")]);
+            dir.write(&format!("{file}.c"), body.as_bytes());
+            must_in(dir.dir(), &clang, &["-c", &format!("{file}.c"), "-o", &format!("{file}.o")]);
         }
-        must(&clang, &dir, &["-c", "-emit-llvm", "a.c", "-o", "a.bc"]);
-        must(
+        must_in(dir.dir(), &clang, &["-c", "-emit-llvm", "a.c", "-o", "a.bc"]);
+        must_in(
+            dir.dir(),
             &offload_binary(),
-            &dir,
             &[
                 "-o",
                 "in.bin",
@@ -59,9 +51,9 @@ impl Inputs {
 
     /// A copy of the inputs in `<dir>/<who>`, where one tool runs.
     fn copy_for(&self, who: &str) -> PathBuf {
-        let to = self.dir.join(who);
+        let to = self.dir.path(who);
         fs::create_dir_all(&to).unwrap();
-        for entry in fs::read_dir(&self.dir).unwrap().flatten() {
+        for entry in fs::read_dir(self.dir.dir()).unwrap().flatten() {
             if entry.file_type().unwrap().is_file() {
                 fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
             }
@@ -70,39 +62,18 @@ impl Inputs {
     }
 }
 
-impl Drop for Inputs {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn run(program: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(program).current_dir(dir).args(args).output().unwrap()
-}
-
-fn must(program: &Path, dir: &Path, args: &[&str]) -> Output {
-    let out = run(program, dir, args);
-    assert!(out.status.success(), "{} {args:?}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
-    out
-}
-
 /// Runs the reference with `reference_args` and ours (`offload <sub>` + `our_args`) on copies of
 /// the inputs; `None` when the reference died by a signal. Both must succeed.
 fn both(inputs: &Inputs, reference: &Path, reference_args: &[&str], ours_args: &[&str]) -> Option<(PathBuf, PathBuf)> {
     let theirs = inputs.copy_for("reference");
     let mine = inputs.copy_for("ours");
-    let out = run(reference, &theirs, reference_args);
-    if out.status.code().is_none() {
+    let out = run_in(&theirs, reference, reference_args);
+    if out.code.is_none() {
         eprintln!("{} {reference_args:?} died by a signal: no answer to compare with", reference.display());
         return None;
     }
-    assert!(
-        out.status.success(),
-        "{} {reference_args:?}: {}",
-        reference.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    must(&ours(), &mine, ours_args);
+    assert!(out.ok(), "{} {reference_args:?}: {}", reference.display(), out.stderr);
+    must_in(&mine, ours(), ours_args);
     Some((theirs, mine))
 }
 
@@ -156,7 +127,7 @@ fn llvm_offload_binary_manual_examples() {
 
     // A response file with quoted paths that hold spaces, as build systems write them.
     fs::write(
-        inputs.dir.join("args with space.rsp"),
+        inputs.dir.path("args with space.rsp"),
         "-o \"out dir.bin\"\n\"--image=file=my b.o,triple=amdgcn-amd-amdhsa,arch=gfx90a\" '--image=file=a.o,triple=nvptx64-nvidia-cuda,arch=sm_70'\n",
     )
     .unwrap();
@@ -177,7 +148,7 @@ fn llvm_offload_binary_manual_examples() {
         assert_eq!(reference.len(), 2);
         assert_eq!(member_contents(&mine.join("lib.a")), reference, "--archive: member contents and order");
         // The manual's `IN --archive -o LIB.a`, which LLVM 22 refuses, gives the same archive.
-        must(&ours(), &mine, &["offload-binary", "in.bin", "--archive", "-o", "libdevice.a"]);
+        must_in(&mine, ours(), &["offload-binary", "in.bin", "--archive", "-o", "libdevice.a"]);
         assert_eq!(member_contents(&mine.join("libdevice.a")), reference, "--archive -o: member contents and order");
     }
 }
@@ -186,7 +157,7 @@ fn llvm_offload_binary_manual_examples() {
 fn clang_offload_bundler_examples_with_single_dashes_and_response_files() {
     let inputs = Inputs::new("bundler");
     fs::write(
-        inputs.dir.join("bundle.rsp"),
+        inputs.dir.path("bundle.rsp"),
         "-type=bc -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a\n-input=a.bc \"-input=my b.o\"\n",
     )
     .unwrap();
@@ -198,13 +169,13 @@ fn clang_offload_bundler_examples_with_single_dashes_and_response_files() {
     assert_same_outputs(&inputs, &theirs, &mine, "bundle with @FILE and -output");
 
     // Unbundle the reference's bundle with a response file naming outputs with spaces.
-    fs::copy(inputs.dir.join("a.bc"), inputs.dir.join("a copy.bc")).unwrap();
+    fs::copy(inputs.dir.path("a.bc"), inputs.dir.path("a copy.bc")).unwrap();
     let made = inputs.copy_for("made");
-    must(&bundler(), &made, &bundle);
-    fs::copy(made.join("bundled file.bc"), inputs.dir.join("bundled file.bc")).unwrap();
+    must_in(&made, &bundler(), &bundle);
+    fs::copy(made.join("bundled file.bc"), inputs.dir.path("bundled file.bc")).unwrap();
     let _ = fs::remove_dir_all(&made);
     fs::write(
-        inputs.dir.join("unbundle.rsp"),
+        inputs.dir.path("unbundle.rsp"),
         "-type=bc -targets=hip-amdgcn-amd-amdhsa--gfx90a -input=\"bundled file.bc\" '-output=device out.o' -unbundle\n",
     )
     .unwrap();

@@ -11,27 +11,12 @@
 //! Each comparison is skipped, saying so, when cuobjdump is not installed or a library cannot
 //! be downloaded; a cuobjdump that dies by a signal gave no answer and its case is skipped.
 
-#[path = "../../tests/common/nvidia.rs"]
-mod nvidia;
+mod support;
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
 use std::time::Instant;
-
-fn ours() -> &'static str {
-    env!("CARGO_BIN_EXE_offload")
-}
-
-fn scratch(tag: &str) -> PathBuf {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    let p = std::env::temp_dir().join(format!("offload-nv-{tag}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).unwrap();
-    p
-}
+use support::{llvm_bin, nvidia, offload, s, Scratch};
 
 /// The `fatbin-entry` nodes of `list --json` whose kind is elf or ptx, in tree order.
 fn listed_entries(json: &Value, out: &mut Vec<(String, String)>) {
@@ -47,17 +32,17 @@ fn listed_entries(json: &Value, out: &mut Vec<(String, String)>) {
 }
 
 fn list_json(file: &Path) -> Value {
-    let out = Command::new(ours()).arg("list").arg("--json").arg(file).output().unwrap();
-    assert!(out.status.success(), "offload list {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    let out = offload(&["list", "--json", &s(file)]);
+    assert!(out.ok(), "offload list {}: {}", file.display(), out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
 }
 
 /// Compares our listing and extraction of `file` with cuobjdump's; returns the number of images
 /// compared, or `None` when cuobjdump gave no answer.
 fn compare_with_cuobjdump(cuobjdump: &Path, file: &Path) -> Option<usize> {
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let dir = scratch(&format!("cmp-{name}"));
-    let listing = nvidia::run(cuobjdump, &["--list-elf", "--list-ptx", file.to_str().unwrap()], &dir);
+    let dir = Scratch::new("nv_fatbin", &format!("cmp-{name}"));
+    let listing = nvidia::run(cuobjdump, &["--list-elf", "--list-ptx", file.to_str().unwrap()], dir.dir());
     if listing.crashed(&name) {
         return None;
     }
@@ -93,8 +78,8 @@ fn compare_with_cuobjdump(cuobjdump: &Path, file: &Path) -> Option<usize> {
     assert_eq!(sorted, their_names, "{name}: the file names of the targets");
 
     // extract: the same files, byte for byte.
-    let ref_dir = dir.join("cuobjdump");
-    let our_dir = dir.join("offload");
+    let ref_dir = dir.path("cuobjdump");
+    let our_dir = dir.path("offload");
     std::fs::create_dir_all(&ref_dir).unwrap();
     for args in [["-xelf", "all"], ["-xptx", "all"]] {
         let a = nvidia::run(cuobjdump, &[args[0], args[1], file.to_str().unwrap()], &ref_dir);
@@ -102,8 +87,8 @@ fn compare_with_cuobjdump(cuobjdump: &Path, file: &Path) -> Option<usize> {
             return None;
         }
     }
-    let out = Command::new(ours()).arg("extract").arg(file).arg("-o").arg(&our_dir).output().unwrap();
-    assert!(out.status.success(), "offload extract {name}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = offload(&["extract", &s(file), "-o", &s(&our_dir)]);
+    assert!(out.ok(), "offload extract {name}: {}", out.stderr);
     let (a, b) = (nvidia::files_in(&our_dir), nvidia::files_in(&ref_dir));
     assert_eq!(
         a.iter().map(|(n, _)| n).collect::<Vec<_>>(),
@@ -113,7 +98,6 @@ fn compare_with_cuobjdump(cuobjdump: &Path, file: &Path) -> Option<usize> {
     for ((n, x), (_, y)) in a.iter().zip(&b) {
         assert!(x == y, "{name}: {n} differs from cuobjdump's ({} vs {} bytes)", x.len(), y.len());
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Some(a.len())
 }
 
@@ -133,14 +117,14 @@ fn real_libraries_list_and_extract_like_cuobjdump() {
     let Some(cuobjdump) = nvidia::cuobjdump("real CUDA libraries against cuobjdump") else { return };
     for lib in nvidia::REAL_LIBRARIES {
         let Some(path) = nvidia::real_library(lib) else { continue };
-        let dir = scratch("time");
+        let dir = Scratch::new("nv_fatbin", "time");
         let t = Instant::now();
-        let theirs = nvidia::run(&cuobjdump, &["--list-elf", "--list-ptx", path.to_str().unwrap()], &dir);
+        let theirs = nvidia::run(&cuobjdump, &["--list-elf", "--list-ptx", path.to_str().unwrap()], dir.dir());
         let their_time = t.elapsed();
         let t = Instant::now();
-        let ours_out = Command::new(ours()).arg("list").arg(&path).output().unwrap();
+        let ours_out = offload(&["list", &s(&path)]);
         let our_time = t.elapsed();
-        assert!(ours_out.status.success(), "offload list {}", path.display());
+        assert!(ours_out.ok(), "offload list {}", path.display());
         let Some(images) = compare_with_cuobjdump(&cuobjdump, &path) else { continue };
         let listed = nvidia::parse_list(&theirs.stdout);
         let elf = listed.iter().filter(|l| l.kind == "ELF").count();
@@ -153,19 +137,18 @@ fn real_libraries_list_and_extract_like_cuobjdump() {
             their_time.as_secs_f64() * 1e3
         );
         assert!(images >= 50);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
 #[test]
 fn decompressed_fatbins_read_back_in_cuobjdump() {
     let Some(cuobjdump) = nvidia::cuobjdump("offload decompress against cuobjdump") else { return };
-    let dir = scratch("decompress");
+    let dir = Scratch::new("nv_fatbin", "decompress");
     for f in nvidia::fixtures() {
         let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-        let out = dir.join(format!("{name}.fatbin"));
-        let run = Command::new(ours()).arg("decompress").arg(&f).arg("-o").arg(&out).output().unwrap();
-        assert!(run.status.success(), "offload decompress {name}: {}", String::from_utf8_lossy(&run.stderr));
+        let out = dir.path(&format!("{name}.fatbin"));
+        let run = offload(&["decompress", &s(&f), "-o", &s(&out)]);
+        assert!(run.ok(), "offload decompress {name}: {}", run.stderr);
         // Nothing compressed is left, and cuobjdump extracts the same images as from the input.
         let json = list_json(&out);
         assert!(
@@ -177,25 +160,22 @@ fn decompressed_fatbins_read_back_in_cuobjdump() {
     // Decompressing what nvcc compressed gives what nvcc writes uncompressed.
     let none = std::fs::read(nvidia::fixture_dir().join("nv_3arch_none.fatbin")).unwrap();
     for packed in ["nv_3arch_size", "nv_3arch_lz4_all", "nv_3arch_default", "nv_3arch_speed"] {
-        assert!(std::fs::read(dir.join(format!("{packed}.fatbin"))).unwrap() == none, "{packed} decompressed");
+        assert!(std::fs::read(dir.path(&format!("{packed}.fatbin"))).unwrap() == none, "{packed} decompressed");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn extract_filters_by_arch_and_lists_targets() {
     let f = nvidia::fixture_dir().join("nv_3arch_size.fatbin");
-    let dir = scratch("filter");
-    let out =
-        Command::new(ours()).arg("extract").arg(&f).arg("--image=arch=sm_80").arg("-o").arg(&dir).output().unwrap();
-    assert!(out.status.success());
-    let names: Vec<String> = nvidia::files_in(&dir).into_iter().map(|(n, _)| n).collect();
+    let dir = Scratch::new("nv_fatbin", "filter");
+    let out = offload(&["extract", &s(&f), "--image=arch=sm_80", "-o", &s(dir.dir())]);
+    assert!(out.ok());
+    let names: Vec<String> = nvidia::files_in(dir.dir()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["nv_3arch_size.1.sm_80.ptx", "nv_3arch_size.2.sm_80.cubin"]);
-    let text = String::from_utf8(Command::new(ours()).arg("list").arg(&f).output().unwrap().stdout).unwrap();
+    let text = offload(&["list", &s(&f)]).stdout;
     for want in ["sm_75 cubin", "sm_80 cubin", "compute_80 PTX", "sm_90a cubin"] {
         assert!(text.contains(want), "list shows {want}:\n{text}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A CUDA 11.8 library, which cuobjdump 13.5 refuses: every ELF entry is extracted, decompressed
@@ -210,24 +190,23 @@ fn a_cuda_11_library_reads_and_its_cubins_are_what_their_entries_say() {
     let cubins: Vec<&(String, String)> = entries.iter().filter(|(k, _)| k == "elf").collect();
     assert!(cubins.len() >= 50, "{} cubins", cubins.len());
     assert!(cubins.iter().any(|(_, a)| a == "sm_35"), "the CUDA 11 library has sm_35 cubins");
-    let dir = scratch("cu11");
+    let dir = Scratch::new("nv_fatbin", "cu11");
     let t = Instant::now();
-    let out = Command::new(ours()).arg("extract").arg(&path).arg("-o").arg(&dir).output().unwrap();
+    let out = offload(&["extract", &s(&path), "-o", &s(dir.dir())]);
     let took = t.elapsed();
-    assert!(out.status.success(), "offload extract: {}", String::from_utf8_lossy(&out.stderr));
-    let files = nvidia::files_in(&dir);
+    assert!(out.ok(), "offload extract: {}", out.stderr);
+    let files = nvidia::files_in(dir.dir());
     let extracted: Vec<&(String, Vec<u8>)> = files.iter().filter(|(n, _)| n.ends_with(".cubin")).collect();
     assert_eq!(extracted.len(), cubins.len(), "one file per ELF entry");
-    let readelf = std::path::PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
-        .join("llvm-readelf");
+    let readelf = llvm_bin().join("llvm-readelf");
     let mut named = 0;
     for (name, bytes) in &extracted {
         assert!(bytes.starts_with(b"\x7fELF"), "{name} is an ELF file");
         // `<stem>.<n>.sm_NN.cubin`: the arch the entry declares.
         let arch = name.rsplit('.').nth(1).unwrap();
         if readelf.exists() {
-            let header = Command::new(&readelf).arg("-h").arg(dir.join(name)).output().unwrap();
-            let text = String::from_utf8_lossy(&header.stdout);
+            let header = support::run(&readelf, &["-h", &s(&dir.path(name))]);
+            let text = &header.stdout;
             if let Some((_, said)) =
                 text.lines().find(|l| l.trim_start().starts_with("Flags:")).and_then(|l| l.split_once(", "))
             {
@@ -236,9 +215,9 @@ fn a_cuda_11_library_reads_and_its_cubins_are_what_their_entries_say() {
             }
         }
     }
-    let kernels = Command::new(ours()).arg("kernels").arg("--json").arg(&path).output().unwrap();
-    assert!(kernels.status.success(), "{}", String::from_utf8_lossy(&kernels.stderr));
-    let kernels: Value = serde_json::from_slice(&kernels.stdout).unwrap();
+    let kernels = offload(&["kernels", "--json", &s(&path)]);
+    assert!(kernels.ok(), "{}", kernels.stderr);
+    let kernels: Value = serde_json::from_str(&kernels.stdout).unwrap();
     let columns = kernels["targets"].as_array().unwrap().iter().filter(|t| t["format"] == "CUDA cubin").count();
     assert!(columns >= 5, "kernels of the cubins of {columns} architectures");
     println!(
@@ -249,5 +228,4 @@ fn a_cuda_11_library_reads_and_its_cubins_are_what_their_entries_say() {
         took.as_secs_f64() * 1e3,
         kernels["kernels"].as_array().unwrap().len()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

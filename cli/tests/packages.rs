@@ -7,32 +7,12 @@
 //! Real wheels come from PyPI into the cache real_libraries.rs uses (`OFFLOAD_WHEEL_CACHE`,
 //! default `~/.cache/offload-explorer/wheels`); without a network the test says so and skips.
 
-#[path = "../../tests/common/nvidia.rs"]
-mod nvidia;
-
-#[path = "../../tests/common/wheels.rs"]
-mod wheels;
+mod support;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ours() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_offload"))
-}
-
-fn llvm_bin() -> PathBuf {
-    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn run(program: &Path, args: &[&str]) -> Output {
-    Command::new(program).args(args).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
-}
+use std::path::Path;
+use support::{fixture, llvm_bin, nvidia, offload, run, s, wheels, Scratch};
 
 /// Every file below `dir` that is an ELF file, as a path relative to `dir` with `/`.
 fn elf_files(dir: &Path) -> Vec<String> {
@@ -58,9 +38,9 @@ fn elf_files(dir: &Path) -> Vec<String> {
 
 /// `offload list --json FILE`, which must succeed.
 fn list_json(file: &Path) -> serde_json::Value {
-    let out = run(&ours(), &["list", "--json", file.to_str().unwrap()]);
-    assert!(out.status.success(), "offload list {}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("offload list --json prints JSON")
+    let out = offload(&["list", "--json", file.to_str().unwrap()]);
+    assert!(out.ok(), "offload list {}: {}", file.display(), out.stderr);
+    serde_json::from_str(&out.stdout).expect("offload list --json prints JSON")
 }
 
 /// Bundle entry IDs under each package member node (the innermost member holding them).
@@ -84,7 +64,7 @@ fn ids_by_member(node: &serde_json::Value, member: Option<&str>, out: &mut BTree
 fn bundler_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>> {
     let lib = library.to_str().unwrap();
     let sections = run(&llvm_bin().join("llvm-readelf"), &["-S", "-W", lib]);
-    let sections = String::from_utf8_lossy(&sections.stdout).into_owned();
+    let sections = sections.stdout.clone();
     let mut input = library.to_path_buf();
     if sections.contains(" .hip_fatbin ") {
         input = work.join("hip_fatbin.bin");
@@ -93,7 +73,7 @@ fn bundler_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>> {
             &llvm_bin().join("llvm-objcopy"),
             &["--dump-section", &dump, lib, work.join("host.o").to_str().unwrap()],
         );
-        assert!(objcopy.status.success(), "llvm-objcopy: {}", String::from_utf8_lossy(&objcopy.stderr));
+        assert!(objcopy.ok(), "llvm-objcopy: {}", objcopy.stderr);
     } else if !sections.contains("__CLANG_OFFLOAD_BUNDLE__") {
         return None;
     }
@@ -101,13 +81,13 @@ fn bundler_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>> {
         &llvm_bin().join("clang-offload-bundler"),
         &["--list", "--type=o", &format!("--input={}", input.display())],
     );
-    if listed.status.code().is_none() {
+    if listed.code.is_none() {
         eprintln!("clang-offload-bundler died by a signal on {lib}: no answer to compare with");
         return None;
     }
-    assert!(listed.status.success(), "clang-offload-bundler --list {lib}: {}", String::from_utf8_lossy(&listed.stderr));
+    assert!(listed.ok(), "clang-offload-bundler --list {lib}: {}", listed.stderr);
     let mut ids = BTreeMap::new();
-    for line in String::from_utf8_lossy(&listed.stdout).lines().filter(|l| !l.is_empty()) {
+    for line in listed.stdout.lines().filter(|l| !l.is_empty()) {
         *ids.entry(line.to_string()).or_default() += 1;
     }
     Some(ids)
@@ -130,15 +110,13 @@ fn errors(node: &serde_json::Value, out: &mut Vec<String>) {
 fn a_rocm_wheel_lists_every_bundle_entry_of_every_library() {
     let Some(wheel) = wheels::wheel_file("cupy-rocm-5-0==13.3.0") else { return };
     let root = wheels::unpacked(&wheel);
-    let work = std::env::temp_dir().join(format!("offload-rocm-wheel-{}", std::process::id()));
-    fs::create_dir_all(&work).unwrap();
+    let work = Scratch::new("packages", "rocm-wheel");
     let mut reference = BTreeMap::new();
     for lib in elf_files(&root) {
-        if let Some(ids) = bundler_ids(&root.join(&lib), &work) {
+        if let Some(ids) = bundler_ids(&root.join(&lib), work.dir()) {
             reference.insert(lib, ids);
         }
     }
-    let _ = fs::remove_dir_all(&work);
     let json = list_json(&wheel);
     let mut problems = Vec::new();
     errors(&json["root"], &mut problems);
@@ -207,18 +185,18 @@ fn targets(json: &serde_json::Value) -> Vec<(String, String)> {
 /// the libraries list on their own, and extracts the same images, byte for byte.
 #[test]
 fn packages_made_by_real_tools_hold_what_their_libraries_hold() {
-    let dir = fixtures().join("packages");
-    let libs = [fixtures().join("libhip_3tu_compressed.so"), fixtures().join("nvidia/libnv_2arch.so")];
+    let dir = fixture("packages");
+    let libs = [fixture("libhip_3tu_compressed.so"), fixture("nvidia/libnv_2arch.so")];
     let mut expected = Vec::new();
     for (lib, name) in libs.iter().zip(["libhip_3tu.so", "libnv_2arch.so"]) {
         expected.extend(targets(&list_json(lib)).into_iter().map(|(_, id)| (name.to_string(), id)));
     }
     expected.sort();
-    let work = std::env::temp_dir().join(format!("offload-package-fixtures-{}", std::process::id()));
-    let reference = work.join("reference");
+    let work = Scratch::new("packages", "fixtures");
+    let reference = work.path("reference");
     for lib in &libs {
-        let out = run(&ours(), &["extract", lib.to_str().unwrap(), "-o", reference.to_str().unwrap()]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = offload(&["extract", &s(lib), "-o", &s(&reference)]);
+        assert!(out.ok(), "{}", out.stderr);
     }
     let mut reference_bytes: Vec<Vec<u8>> = nvidia::files_in(&reference).into_iter().map(|(_, b)| b).collect();
     reference_bytes.sort();
@@ -240,13 +218,13 @@ fn packages_made_by_real_tools_hold_what_their_libraries_hold() {
         errors(&json["root"], &mut problems);
         assert!(problems.is_empty(), "{package}: {problems:?}");
         assert_eq!(targets(&json), expected, "{package}: the targets of its two libraries");
-        let out_dir = work.join(package);
-        let out = run(&ours(), &["extract", path.to_str().unwrap(), "-o", out_dir.to_str().unwrap()]);
-        assert!(out.status.success(), "{package}: {}", String::from_utf8_lossy(&out.stderr));
+        let out_dir = work.path(package);
+        let out = offload(&["extract", &s(&path), "-o", &s(&out_dir)]);
+        assert!(out.ok(), "{package}: {}", out.stderr);
         let mut bytes: Vec<Vec<u8>> = nvidia::files_in(&out_dir).into_iter().map(|(_, b)| b).collect();
         bytes.sort();
         assert_eq!(bytes, reference_bytes, "{package}: the extracted images are the libraries' own");
-        let names = String::from_utf8_lossy(&out.stdout).into_owned();
+        let names = out.stdout.clone();
         assert!(
             names.contains("libhip_3tu.so.hipv4-amdgcn-amd-amdhsa--gfx90a"),
             "{package}: images named by member: {names}"
@@ -267,7 +245,6 @@ fn packages_made_by_real_tools_hold_what_their_libraries_hold() {
             );
         }
     }
-    let _ = fs::remove_dir_all(&work);
 }
 
 fn member_names(node: &serde_json::Value, out: &mut Vec<String>) {

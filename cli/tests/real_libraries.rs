@@ -9,13 +9,12 @@
 //! and checks nothing. A reference that dies by a signal gave no answer: that library is
 //! reported and its comparison skipped.
 
-#[path = "../../tests/common/wheels.rs"]
-mod wheels;
+mod support;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use support::{llvm_bin, must, offload, ours, run, s, wheels, Scratch};
 
 /// A wheel, pinned, and the libraries in it to read (paths inside the wheel).
 struct Wheel {
@@ -60,18 +59,6 @@ const WHEELS: &[Wheel] = &[
     },
 ];
 
-fn llvm_bin() -> PathBuf {
-    PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()))
-}
-
-fn ours() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_offload"))
-}
-
-fn run(program: &Path, args: &[&str]) -> Output {
-    Command::new(program).args(args).output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
-}
-
 /// Entry IDs of every bundle entry in `offload list --json` output, with their counts.
 fn listed_ids(json: &serde_json::Value, out: &mut BTreeMap<String, usize>) {
     if json["kind"] == "bundle-entry" {
@@ -90,24 +77,24 @@ fn listed_ids(json: &serde_json::Value, out: &mut BTreeMap<String, usize>) {
 fn reference_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>> {
     let mut input = library.to_path_buf();
     let readelf = run(&llvm_bin().join("llvm-readelf"), &["-S", "-W", library.to_str().unwrap()]);
-    if String::from_utf8_lossy(&readelf.stdout).contains(" .hip_fatbin ") {
+    if readelf.stdout.contains(" .hip_fatbin ") {
         input = work.join("hip_fatbin.bin");
         let dump = format!(".hip_fatbin={}", input.display());
         let objcopy = run(
             &llvm_bin().join("llvm-objcopy"),
             &["--dump-section", &dump, library.to_str().unwrap(), work.join("host.o").to_str().unwrap()],
         );
-        assert!(objcopy.status.success(), "llvm-objcopy: {}", String::from_utf8_lossy(&objcopy.stderr));
+        assert!(objcopy.ok(), "llvm-objcopy: {}", objcopy.stderr);
     }
     let input_arg = format!("--input={}", input.display());
     let listed = run(&llvm_bin().join("clang-offload-bundler"), &["--list", "--type=o", &input_arg]);
-    if listed.status.code().is_none() {
+    if listed.code.is_none() {
         eprintln!("clang-offload-bundler --list died by a signal on {}: no answer to compare with", library.display());
         return None;
     }
-    assert!(listed.status.success(), "clang-offload-bundler --list: {}", String::from_utf8_lossy(&listed.stderr));
+    assert!(listed.ok(), "clang-offload-bundler --list: {}", listed.stderr);
     let mut ids = BTreeMap::new();
-    for line in String::from_utf8_lossy(&listed.stdout).lines().filter(|l| !l.is_empty()) {
+    for line in listed.stdout.lines().filter(|l| !l.is_empty()) {
         *ids.entry(line.to_string()).or_default() += 1;
     }
     Some(ids)
@@ -115,14 +102,9 @@ fn reference_ids(library: &Path, work: &Path) -> Option<BTreeMap<String, usize>>
 
 fn check_library(library: &Path, work: &Path) -> usize {
     let lib = library.to_str().unwrap();
-    let list = run(&ours(), &["list", "--json", lib]);
-    assert!(
-        list.status.success(),
-        "offload list {lib} exited {:?}: {}",
-        list.status,
-        String::from_utf8_lossy(&list.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&list.stdout).expect("offload list --json prints JSON");
+    let list = offload(&["list", "--json", lib]);
+    assert!(list.ok(), "offload list {lib} exited {:?}: {}", list.code, list.stderr);
+    let json: serde_json::Value = serde_json::from_str(&list.stdout).expect("offload list --json prints JSON");
     let errors: Vec<&serde_json::Value> = all_diagnostics(&json["root"]).filter(|d| d["severity"] == "error").collect();
     assert!(errors.is_empty(), "{lib}: errors where LLVM reads the file: {errors:?}");
     let mut ours_ids = BTreeMap::new();
@@ -133,22 +115,18 @@ fn check_library(library: &Path, work: &Path) -> usize {
 
     // The same question to both tools on the library itself: its bundled-object sections.
     let input = format!("--input={lib}");
-    let unbundle = run(&ours(), &["unbundle", "--list", "--type=o", &input]);
-    assert!(unbundle.status.success(), "offload unbundle --list {lib}: {}", String::from_utf8_lossy(&unbundle.stderr));
+    let unbundle = offload(&["unbundle", "--list", "--type=o", &input]);
+    assert!(unbundle.ok(), "offload unbundle --list {lib}: {}", unbundle.stderr);
     let bundler = run(&llvm_bin().join("clang-offload-bundler"), &["--list", "--type=o", &input]);
-    if bundler.status.code().is_some() {
-        assert_eq!(
-            String::from_utf8_lossy(&unbundle.stdout),
-            String::from_utf8_lossy(&bundler.stdout),
-            "{lib}: offload unbundle --list vs clang-offload-bundler --list"
-        );
+    if bundler.code.is_some() {
+        assert_eq!(unbundle.stdout, bundler.stdout, "{lib}: offload unbundle --list vs clang-offload-bundler --list");
     }
 
     let out_dir = work.join("extracted");
-    let extract = run(&ours(), &["extract", lib, "-o", out_dir.to_str().unwrap()]);
-    assert!(extract.status.success(), "offload extract {lib}: {}", String::from_utf8_lossy(&extract.stderr));
+    let extract = offload(&["extract", lib, "-o", out_dir.to_str().unwrap()]);
+    assert!(extract.ok(), "offload extract {lib}: {}", extract.stderr);
     let written: Vec<PathBuf> = fs::read_dir(&out_dir).unwrap().flatten().map(|e| e.path()).collect();
-    let printed = String::from_utf8_lossy(&extract.stdout).lines().count();
+    let printed = extract.stdout.lines().count();
     assert_eq!(written.len(), printed, "{lib}: every image written is reported, once");
     for file in &written {
         let size = fs::metadata(file).unwrap().len();
@@ -171,15 +149,13 @@ fn all_diagnostics(node: &serde_json::Value) -> Box<dyn Iterator<Item = &serde_j
 
 #[test]
 fn real_rocm_and_sycl_libraries_are_read_as_llvm_reads_them() {
-    let work = std::env::temp_dir().join(format!("offload-real-libraries-{}", std::process::id()));
     let mut checked = 0;
     for wheel in WHEELS {
         let Some(file) = wheels::wheel_file(wheel.requirement) else { continue };
         let root = wheels::unpacked(&file);
         for library in wheel.libraries {
-            let _ = fs::remove_dir_all(&work);
-            fs::create_dir_all(&work).unwrap();
-            let images = check_library(&root.join(library), &work);
+            let work = Scratch::new("real_libraries", "library");
+            let images = check_library(&root.join(library), work.dir());
             eprintln!(
                 "{} {library}: list and unbundle --list agree with the bundler; {images} images extracted",
                 wheel.requirement
@@ -187,19 +163,11 @@ fn real_rocm_and_sycl_libraries_are_read_as_llvm_reads_them() {
             checked += 1;
         }
     }
-    let _ = fs::remove_dir_all(&work);
     if checked == 0 {
         eprintln!("SKIPPED: no wheel could be downloaded; nothing was checked");
     } else {
         assert!(checked >= 10, "only {checked} libraries checked");
     }
-}
-
-/// Runs a tool that must succeed.
-fn must(program: &Path, args: &[&str]) -> Output {
-    let out = run(program, args);
-    assert!(out.status.success(), "{} {args:?}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
-    out
 }
 
 /// The layout of Intel's `spir64_gen` sections, made here with the real tools (no PyPI wheel we
@@ -209,16 +177,14 @@ fn must(program: &Path, args: &[&str]) -> Output {
 /// `__CLANG_OFFLOAD_BUNDLE__sycl-spir64_gen` of a host object.
 #[test]
 fn a_sycl_spir64_gen_section_of_zstd_framed_archives_is_opened() {
-    let work = std::env::temp_dir().join(format!("offload-spir64-gen-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&work);
-    fs::create_dir_all(&work).unwrap();
-    let at = |name: &str| work.join(name).to_string_lossy().into_owned();
+    let work = Scratch::new("real_libraries", "spir64-gen");
+    let at = |name: &str| s(&work.path(name));
     let clang = llvm_bin().join("clang");
     let mut section = Vec::new();
     let mut archives = Vec::new();
     for (n, members) in [["a", "b"], ["c", "d"]].iter().enumerate() {
         for m in members {
-            fs::write(work.join(format!("{m}.c")), format!("int {m}(void) {{ return {n}; }}\n")).unwrap();
+            fs::write(work.path(&format!("{m}.c")), format!("int {m}(void) {{ return {n}; }}\n")).unwrap();
             must(&clang, &["-c", &at(&format!("{m}.c")), "-o", &at(&format!("{m}.o"))]);
         }
         let archive = at(&format!("dev{n}.a"));
@@ -231,31 +197,30 @@ fn a_sycl_spir64_gen_section_of_zstd_framed_archives_is_opened() {
         section.extend(fs::read(format!("{archive}.zst")).unwrap());
         archives.push(fs::read(&archive).unwrap());
     }
-    fs::write(work.join("section.bin"), &section).unwrap();
-    fs::write(work.join("host.c"), "int main(void) { return 0; }\n").unwrap();
+    fs::write(work.path("section.bin"), &section).unwrap();
+    fs::write(work.path("host.c"), "int main(void) { return 0; }\n").unwrap();
     must(&clang, &["-c", &at("host.c"), "-o", &at("host.o")]);
     let add = format!("__CLANG_OFFLOAD_BUNDLE__sycl-spir64_gen={}", at("section.bin"));
     must(&llvm_bin().join("llvm-objcopy"), &["--add-section", &add, &at("host.o"), &at("sycl.o")]);
 
-    let list = must(&ours(), &["list", "--json", &at("sycl.o")]);
-    let json: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    let list = must(ours(), &["list", "--json", &at("sycl.o")]);
+    let json: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
     let mut ids = BTreeMap::new();
     listed_ids(&json["root"], &mut ids);
-    assert_eq!(ids, reference_ids(Path::new(&at("sycl.o")), &work).unwrap_or_else(|| ids.clone()));
+    assert_eq!(ids, reference_ids(Path::new(&at("sycl.o")), work.dir()).unwrap_or_else(|| ids.clone()));
     assert_eq!(ids.keys().collect::<Vec<_>>(), ["sycl-spir64_gen"]);
     let mut members = Vec::new();
     collect_members(&json["root"], &mut members);
     assert_eq!(members, ["a.o", "b.o", "c.o", "d.o"], "the archives in the frames, member by member");
 
-    let extract = must(&ours(), &["extract", &at("sycl.o"), "-o", &at("out")]);
-    let stdout = String::from_utf8_lossy(&extract.stdout);
+    let extract = must(ours(), &["extract", &at("sycl.o"), "-o", &at("out")]);
+    let stdout = &extract.stdout;
     for (n, archive) in archives.iter().enumerate() {
         let name =
             if n == 0 { "sycl.o.sycl-spir64_gen.a".to_string() } else { format!("sycl.o.sycl-spir64_gen.{n}.a") };
-        assert_eq!(&fs::read(work.join("out").join(&name)).unwrap(), archive, "{name} is the archive llvm-ar wrote");
+        assert_eq!(&fs::read(work.path("out").join(&name)).unwrap(), archive, "{name} is the archive llvm-ar wrote");
         assert!(stdout.contains(&name), "{stdout}");
     }
-    let _ = fs::remove_dir_all(&work);
 }
 
 fn collect_members(node: &serde_json::Value, out: &mut Vec<String>) {

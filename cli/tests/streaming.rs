@@ -8,13 +8,12 @@
 //!
 //! Memory is not checked here: `make bench` reports it.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+mod support;
 
-use common::{Scratch, XorShift};
 use offload::format::bundle::compressed::{self, CompressedBundle};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::{exec, exec_ok, fixture, ours, s, tool, Scratch, XorShift};
 
 const HOST: &str = "host-x86_64-unknown-linux-gnu-";
 const TARGETS: [&str; 4] = [
@@ -23,42 +22,6 @@ const TARGETS: [&str; 4] = [
     "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+",
     "hipv4-amdgcn-amd-amdhsa--gfx1100",
 ];
-
-fn ours() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_offload"))
-}
-
-fn s(p: &Path) -> String {
-    p.to_str().expect("test paths are UTF-8").to_string()
-}
-
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn exec(program: &Path, args: &[String], env: &[(&str, &str)]) -> Out {
-    let mut c = Command::new(program);
-    c.args(args);
-    for v in common::BUNDLER_ENV {
-        c.env_remove(v);
-    }
-    c.envs(env.iter().copied());
-    let o = c.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    Out {
-        code: o.status.code(),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn ok(program: &Path, args: &[String], env: &[(&str, &str)]) -> Out {
-    let o = exec(program, args, env);
-    assert_eq!(o.code, Some(0), "{} {args:?} failed: {}", program.display(), o.stderr);
-    assert!(!o.stderr.contains("panicked"), "{} {args:?} panicked: {}", program.display(), o.stderr);
-    o
-}
 
 /// Bytes that compress like code: 4 KiB blocks drawn from a small vocabulary, so zstd and zlib
 /// find long matches, with a counter in each block so no two blocks are quite alike.
@@ -99,7 +62,7 @@ fn reference_bundle(bundler: &Path, images: &[PathBuf], out: &Path, align: u64, 
         args.push("--compress".into());
         env.push(("COMPRESSED_BUNDLE_FORMAT_VERSION", v.as_str()));
     }
-    ok(bundler, &args, &env);
+    exec_ok(bundler, &args, &env, None);
 }
 
 fn unbundle_args(input: &Path, targets: &[&str], outputs: &[PathBuf]) -> Vec<String> {
@@ -113,21 +76,25 @@ fn unbundle_args(input: &Path, targets: &[&str], outputs: &[PathBuf]) -> Vec<Str
 /// line) and the reference unbundle each target of `input`, one at a time and all at once: the
 /// same bytes, which are also the images the bundle was made of when `images` is given.
 fn unbundle_like_reference(bundler: &Path, dir: &Scratch, input: &Path, images: Option<&[PathBuf]>) {
-    let listed = ok(bundler, &["--type=o".into(), format!("--input={}", s(input)), "--list".into()], &[]);
+    let listed = exec_ok(bundler, &["--type=o".into(), format!("--input={}", s(input)), "--list".into()], &[], None);
     let mut theirs: Vec<&str> = listed.stdout.lines().collect();
-    let ours_listed =
-        ok(ours(), &["unbundle".into(), "--list".into(), "--type=o".into(), format!("--input={}", s(input))], &[]);
+    let ours_listed = exec_ok(
+        ours(),
+        &["unbundle".into(), "--list".into(), "--type=o".into(), format!("--input={}", s(input))],
+        &[],
+        None,
+    );
     let mut mine: Vec<&str> = ours_listed.stdout.lines().collect();
     theirs.sort_unstable();
     mine.sort_unstable();
     assert_eq!(mine, theirs, "{}: --list", input.display());
     for (i, target) in theirs.iter().enumerate() {
         let (reference, mine) = (dir.path(&format!("ref-{i}")), dir.path(&format!("ours-{i}")));
-        ok(bundler, &unbundle_args(input, &[target], std::slice::from_ref(&reference)), &[]);
+        exec_ok(bundler, &unbundle_args(input, &[target], std::slice::from_ref(&reference)), &[], None);
         let mut args = vec!["unbundle".to_string()];
         args.extend(unbundle_args(input, &[target], std::slice::from_ref(&mine)));
         args.retain(|a| a != "--unbundle");
-        ok(ours(), &args, &[]);
+        exec_ok(ours(), &args, &[], None);
         let expected = std::fs::read(&reference).unwrap();
         assert!(
             std::fs::read(&mine).unwrap() == expected,
@@ -139,7 +106,7 @@ fn unbundle_like_reference(bundler: &Path, dir: &Scratch, input: &Path, images: 
     let outputs: Vec<PathBuf> = (0..theirs.len()).map(|i| dir.path(&format!("all-{i}"))).collect();
     let mut args = vec!["bundle".to_string()];
     args.extend(unbundle_args(input, &theirs, &outputs));
-    ok(ours(), &args, &[]);
+    exec_ok(ours(), &args, &[], None);
     for (i, target) in theirs.iter().enumerate() {
         let expected = std::fs::read(dir.path(&format!("ref-{i}"))).unwrap();
         assert!(std::fs::read(&outputs[i]).unwrap() == expected, "{}: {target} (all at once)", input.display());
@@ -153,14 +120,13 @@ fn unbundle_like_reference(bundler: &Path, dir: &Scratch, input: &Path, images: 
 /// `offload decompress` writes exactly the uncompressed bundle.
 fn decompress_like_reference(dir: &Scratch, input: &Path, uncompressed: &Path) {
     let out = dir.path("decompressed");
-    ok(ours(), &["decompress".into(), s(input), "-o".into(), s(&out)], &[]);
+    exec_ok(ours(), &["decompress".into(), s(input), "-o".into(), s(&out)], &[], None);
     assert!(std::fs::read(&out).unwrap() == std::fs::read(uncompressed).unwrap(), "{}: decompress", input.display());
 }
 
 #[test]
 fn zstd_bundles_of_the_reference_stream_to_its_outputs() {
-    let Some(bundler) = common::tool("clang-offload-bundler", "zstd_bundles_of_the_reference_stream_to_its_outputs")
-    else {
+    let Some(bundler) = tool("clang-offload-bundler", "zstd_bundles_of_the_reference_stream_to_its_outputs") else {
         return;
     };
     let dir = Scratch::new("streaming", "zstd");
@@ -184,7 +150,7 @@ fn zstd_bundles_of_the_reference_stream_to_its_outputs() {
 /// unbundles too, and the zlib fixtures it made when built without zstd.
 #[test]
 fn zlib_bundles_stream_to_the_references_outputs() {
-    let Some(bundler) = common::tool("clang-offload-bundler", "zlib_bundles_stream_to_the_references_outputs") else {
+    let Some(bundler) = tool("clang-offload-bundler", "zlib_bundles_stream_to_the_references_outputs") else {
         return;
     };
     let dir = Scratch::new("streaming", "zlib");
@@ -194,13 +160,12 @@ fn zlib_bundles_stream_to_the_references_outputs() {
     for version in [2u16, 3] {
         let packed = dir.path(&format!("zlib-v{version}.ccob"));
         let args = ["compress", &s(&plain), "-o", &s(&packed), "--method=zlib", &format!("--format-version={version}")];
-        ok(ours(), &args.map(String::from), &[]);
+        exec_ok(ours(), &args.map(String::from), &[], None);
         unbundle_like_reference(&bundler, &dir, &packed, Some(&images));
         decompress_like_reference(&dir, &packed, &plain);
     }
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
     for name in ["ccob_zlib_v2.hipfb", "ccob_zlib_v3.hipfb", "ccob_zstd_v2.hipfb", "ccob_zstd_v1_derived.hipfb"] {
-        unbundle_like_reference(&bundler, &dir, &fixtures.join(name), None);
+        unbundle_like_reference(&bundler, &dir, &fixture(name), None);
     }
 }
 
@@ -208,7 +173,7 @@ fn zlib_bundles_stream_to_the_references_outputs() {
 /// `.hip_fatbin`; or read from a pipe) is read whole instead of from disk: the same outputs.
 #[test]
 fn bundles_read_whole_give_the_same_outputs() {
-    let Some(bundler) = common::tool("clang-offload-bundler", "bundles_read_whole_give_the_same_outputs") else {
+    let Some(bundler) = tool("clang-offload-bundler", "bundles_read_whole_give_the_same_outputs") else {
         return;
     };
     let dir = Scratch::new("streaming", "whole");
@@ -222,7 +187,7 @@ fn bundles_read_whole_give_the_same_outputs() {
         let out = dir.path(&format!("padded-{k}"));
         let mut args = vec!["unbundle".to_string()];
         args.extend(unbundle_args(&padded, &[target], std::slice::from_ref(&out)));
-        ok(ours(), &args, &[]);
+        exec_ok(ours(), &args, &[], None);
         assert!(std::fs::read(&out).unwrap() == std::fs::read(&images[k]).unwrap(), "padded: {target}");
         let piped = dir.path(&format!("piped-{k}"));
         let mut args = vec!["unbundle".to_string()];
@@ -242,7 +207,7 @@ fn bundles_read_whole_give_the_same_outputs() {
 /// byte-identical to clang-offload-bundler's, whatever the alignment.
 #[test]
 fn streamed_bundles_are_the_references() {
-    let Some(bundler) = common::tool("clang-offload-bundler", "streamed_bundles_are_the_references") else {
+    let Some(bundler) = tool("clang-offload-bundler", "streamed_bundles_are_the_references") else {
         return;
     };
     let dir = Scratch::new("streaming", "bundle");
@@ -259,7 +224,7 @@ fn streamed_bundles_are_the_references() {
             format!("--bundle-align={align}"),
         ];
         args.extend(images.iter().map(|p| format!("--input={}", s(p))));
-        ok(ours(), &args, &[]);
+        exec_ok(ours(), &args, &[], None);
         assert!(std::fs::read(&mine).unwrap() == std::fs::read(&reference).unwrap(), "align {align}: bundles differ");
     }
 }
@@ -311,7 +276,7 @@ fn fails_cleanly(dir: &Scratch, bad: &Path, expected: &str) {
         vec!["unbundle".into(), "--list".into(), "--type=o".into(), format!("--input={}", s(bad))],
     ];
     for args in cases {
-        let o = exec(ours(), &args, &[]);
+        let o = exec(ours(), &args, &[], None);
         assert_eq!(o.code, Some(1), "offload {args:?}: expected a failure, got {}", o.stderr);
         assert_eq!(o.stderr.trim_end(), expected, "offload {args:?}: not the error of reading the bundle whole");
         assert!(o.stdout.is_empty(), "offload {args:?} printed {}", o.stdout);
@@ -322,8 +287,7 @@ fn fails_cleanly(dir: &Scratch, bad: &Path, expected: &str) {
 
 #[test]
 fn damaged_payloads_and_wrong_hashes_leave_nothing_behind() {
-    let Some(bundler) = common::tool("clang-offload-bundler", "damaged_payloads_and_wrong_hashes_leave_nothing_behind")
-    else {
+    let Some(bundler) = tool("clang-offload-bundler", "damaged_payloads_and_wrong_hashes_leave_nothing_behind") else {
         return;
     };
     let dir = Scratch::new("streaming", "damaged");
@@ -333,10 +297,11 @@ fn damaged_payloads_and_wrong_hashes_leave_nothing_behind() {
     let plain = dir.path("plain.bundle");
     reference_bundle(&bundler, &images, &plain, 1, None);
     let zlib = dir.path("zlib.ccob");
-    ok(
+    exec_ok(
         ours(),
         &["compress", &s(&plain), "-o", &s(&zlib), "--method=zlib", "--format-version=2"].map(String::from),
         &[],
+        None,
     );
     for (name, good) in [("zstd", std::fs::read(&zstd).unwrap()), ("zlib", std::fs::read(&zlib).unwrap())] {
         let header = compressed::Header::parse(&good).unwrap().size() as usize;

@@ -1,37 +1,15 @@
 //! Host files built during a test run by clang-22 and the system `cc`: HIP objects without ROCm
-//! (the declarations a kernel launch needs, as tests/fixtures/generate.sh writes them), a HIP
-//! shared library, OpenMP objects, and a C stub of the HIP runtime that prints the fat binary a
-//! linked program registers. Shared by the core tests and the CLI tests (`#[path]` include).
+//! (the declarations a kernel launch needs: tests/images/mini_hip.h, which the fixture
+//! generators use too), a HIP shared library, OpenMP objects, and a C stub of the HIP runtime
+//! that prints the fat binary a linked program registers.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub const MINI_HIP_H: &str = r#"#pragma once
-typedef __SIZE_TYPE__ size_t;
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-#define __shared__ __attribute__((shared))
-#define __constant__ __attribute__((constant))
-struct dim3 {
-  unsigned x, y, z;
-  __host__ __device__ constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1)
-      : x(x), y(y), z(z) {}
-};
-typedef struct ihipStream_t *hipStream_t;
-typedef int hipError_t;
-extern "C" {
-hipError_t hipLaunchKernel(const void *f, dim3 grid, dim3 block, void **args,
-                           size_t shmem, hipStream_t stream);
-unsigned __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shmem = 0,
-                                    hipStream_t stream = 0);
-hipError_t __hipPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem,
-                                     hipStream_t *stream);
-}
-#define TID() ((int)__builtin_amdgcn_workitem_id_x())
-#define BID() ((int)__builtin_amdgcn_workgroup_id_x())
-"#;
+/// The few declarations a HIP kernel launch needs without ROCm (`-nogpuinc` turns clang's HIP
+/// wrapper headers off): the header the fixture generators compile with too.
+pub const MINI_HIP_H: &str = include_str!("../images/mini_hip.h");
 
 /// Two kernels and their host-side launchers.
 pub const KERN_HIP: &str = r#"#include "mini_hip.h"

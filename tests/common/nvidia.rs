@@ -3,18 +3,9 @@
 //! PyPI wheels for the differential tests.
 #![allow(dead_code)]
 
+use super::{root, wheels};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The repository's root.
-pub fn root() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if here.join("tests/fixtures/nvidia").is_dir() {
-        here.to_path_buf()
-    } else {
-        here.join("..")
-    }
-}
 
 pub fn fixture_dir() -> PathBuf {
     root().join("tests/fixtures/nvidia")
@@ -32,9 +23,15 @@ pub fn fixtures() -> Vec<PathBuf> {
     v
 }
 
+/// Where scripts/install-nvidia.sh installs the toolchain: `$NVIDIA_TOOLS_DIR`, else
+/// .tools/nvidia (as scripts/lib.sh says).
+pub fn tools_dir() -> PathBuf {
+    std::env::var_os("NVIDIA_TOOLS_DIR").map(PathBuf::from).unwrap_or_else(|| root().join(".tools/nvidia"))
+}
+
 /// Where nvcc and cuobjdump are: `$NVCC_BIN`, else the project's install.
 pub fn nv_bin() -> PathBuf {
-    std::env::var_os("NVCC_BIN").map(PathBuf::from).unwrap_or_else(|| root().join(".tools/nvidia/root/nvidia/cu13/bin"))
+    std::env::var_os("NVCC_BIN").map(PathBuf::from).unwrap_or_else(|| tools_dir().join("root/nvidia/cu13/bin"))
 }
 
 /// cuobjdump, or `None` with a message saying what is skipped.
@@ -149,27 +146,13 @@ pub const CUDA11_LIBRARY: RealLibrary =
 /// --only-binary=:all:`) and taken out of its wheel; `None` with a message when it cannot be
 /// had (offline).
 pub fn real_library(lib: &RealLibrary) -> Option<PathBuf> {
-    let dir = root().join(".tools/nvidia/libs").join(format!("{}-{}", lib.package, lib.version));
+    let dir = tools_dir().join("libs").join(format!("{}-{}", lib.package, lib.version));
     let out = dir.join(Path::new(lib.member).file_name().unwrap());
     if out.is_file() {
         return Some(out);
     }
-    std::fs::create_dir_all(&dir).unwrap();
-    let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest"])
-        .arg(&dir)
-        .arg(format!("{}=={}", lib.package, lib.version))
-        .status();
-    if !matches!(status, Ok(s) if s.success()) {
-        println!("skipping {} {}: `pip download` failed (offline?)", lib.package, lib.version);
-        return None;
-    }
-    let wheel = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "whl"))?;
-    let unzip = Command::new("unzip").arg("-qo").arg(&wheel).arg(lib.member).arg("-d").arg(&dir).status();
-    if !matches!(unzip, Ok(s) if s.success()) {
+    let wheel = wheels::download(&format!("{}=={}", lib.package, lib.version), &dir, &[])?;
+    if !wheels::unzip(&wheel, &dir, &[lib.member]) {
         println!("skipping {} {}: cannot unzip {}", lib.package, lib.version, wheel.display());
         return None;
     }

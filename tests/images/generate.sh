@@ -8,8 +8,8 @@
 # Usage: tests/images/generate.sh [OUTDIR]        (default: this directory)
 #   CLANG_BIN_DIR  LLVM 22 tools (default /usr/lib/llvm-22/bin)
 #   NVIDIA_DIR     the unpacked PyPI NVIDIA toolchain, holding bin/nvcc and bin/cuobjdump
-#                  (default .tools/nvidia/root/nvidia/cu13, which scripts/install-nvidia.sh
-#                  fills); without it the CUDA fixtures are left as they are.
+#                  (default: where scripts/install-nvidia.sh puts it, NVIDIA_CUDA_DIR of
+#                  scripts/lib.sh); without it the CUDA fixtures are left as they are.
 #
 # Compiles run in a scratch directory with relative paths, fixed -cuid values and no debug
 # info: two runs give identical files.
@@ -17,11 +17,11 @@ set -euo pipefail
 
 CLANG_BIN_DIR=${CLANG_BIN_DIR:-/usr/lib/llvm-22/bin}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/../../scripts/lib.sh"
 OUT=${1:-$HERE}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-NVIDIA_DIR=${NVIDIA_DIR:-$ROOT/.tools/nvidia/root/nvidia/cu13}
+NVIDIA_DIR=${NVIDIA_DIR:-$NVIDIA_CUDA_DIR}
 
 export PATH="$CLANG_BIN_DIR:$PATH"
 export LC_ALL=C TZ=UTC SOURCE_DATE_EPOCH=0
@@ -86,7 +86,10 @@ for co in hip_kernels_gfx90a hip_kernels_gfx1100 omp_kernels_gfx90a_xnack; do
   llvm-readelf --notes "$OUT/$co.co" > "$OUT/$co.notes.txt"
 done
 if command -v spirv-dis >/dev/null; then
-  spirv-dis --raw-id "$OUT/hip_kernels_amdgcnspirv.spv" | sed '/OpFunction /q' |
+  # Disassembled to a file first: sed stops reading at the first function, which would kill
+  # spirv-dis by SIGPIPE (and this script, by pipefail) when the rest does not fit the pipe.
+  spirv-dis --raw-id "$OUT/hip_kernels_amdgcnspirv.spv" -o hip_kernels_amdgcnspirv.dis
+  sed '/OpFunction /q' hip_kernels_amdgcnspirv.dis |
     grep -E '^; |Op(Capability|Extension|ExtInstImport|MemoryModel|EntryPoint|ExecutionMode|Source) ' > "$OUT/hip_kernels_amdgcnspirv.dis.txt"
 else
   echo "generate.sh: spirv-dis missing (Debian spirv-tools): hip_kernels_amdgcnspirv.dis.txt not rewritten" >&2
