@@ -134,9 +134,14 @@ export async function assertKernelsView(page, theirs) {
   assert.deepEqual(targets, theirs.targets.map((t) => t.target));
   const rows = await panel.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
     name: tr.dataset.kernel,
+    shown: tr.querySelector('button.kernel-name').textContent,
+    title: tr.querySelector('button.kernel-name').title,
     cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
   })));
   assert.deepEqual(rows.map((r) => r.name), theirs.kernels.map((k) => k.name));
+  // Shown demangled as the CLI prints them, the mangled name on hover.
+  assert.deepEqual(rows.map((r) => r.shown), theirs.kernels.map((k) => k.demangled));
+  assert.deepEqual(rows.map((r) => r.title), theirs.kernels.map((k) => k.name));
   for (const [row, k] of rows.map((r, i) => [r, theirs.kernels[i]])) {
     const want = theirs.targets.flatMap((t) => {
       const c = k.targets[t.target];

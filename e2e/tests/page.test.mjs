@@ -747,7 +747,8 @@ test('the Kernels view shows every kernel offload kernels finds, across targets,
   await assertKernelsView(page, theirs);
   const panel = page.locator('section.kernels-panel');
   // The LDS kernel's value selects its kernel node for gfx90a in the tree and the inspector.
-  await panel.getByRole('button', { name: 'LDS of _Z10reduce_ldsPKiPi on gfx90a: 1024' }).click();
+  // Names are shown demangled (the mangled one is the row's key and its tooltip).
+  await panel.getByRole('button', { name: 'LDS of reduce_lds(int const*, int*) on gfx90a: 1024' }).click();
   await page.locator('.inspector .node-label', { hasText: '_Z10reduce_ldsPKiPi' }).waitFor();
   await panel.locator('tr.selected[data-kernel="_Z10reduce_ldsPKiPi"]').waitFor();
   await shot('12-kernels');
