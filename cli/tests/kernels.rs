@@ -117,16 +117,16 @@ fn cubins_inside_a_fatbin_have_their_kernels_under_the_entry_arch() {
 
 #[test]
 fn names_are_demangled_and_mangled_on_request() {
-    let text = stdout(&offload(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
+    let text = stdout(&at_root(&["kernels", "tests/images/cuda_kernels_sm80.cubin"]));
     assert!(text.lines().any(|l| l.starts_with("uses_helper(float*, int) ")), "{text}");
     // nvcc's clone of a device function has a name llvm-cxxfilt leaves as it is: so do we.
     assert!(text.lines().any(|l| l.starts_with("_Z6helperPKfi$1 ")), "{text}");
-    let text = stdout(&offload(&["kernels", "--mangled", "tests/images/cuda_kernels_sm80.cubin"]));
+    let text = stdout(&at_root(&["kernels", "--mangled", "tests/images/cuda_kernels_sm80.cubin"]));
     assert!(text.lines().any(|l| l.starts_with("_Z11uses_helperPfi ")), "{text}");
     assert!(!text.contains("uses_helper("), "{text}");
     // JSON: `name` stays the mangled symbol, `demangled` is beside it.
     let doc: serde_json::Value =
-        serde_json::from_str(&stdout(&offload(&["kernels", "--json", "tests/images/cuda_kernels_sm80.cubin"])))
+        serde_json::from_str(&stdout(&at_root(&["kernels", "--json", "tests/images/cuda_kernels_sm80.cubin"])))
             .unwrap();
     let pairs: Vec<(&str, &str)> = doc["kernels"]
         .as_array()
