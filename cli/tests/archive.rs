@@ -15,7 +15,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use support::{exec, hosts, llvm_bin, must_in, offload_in, ours, tool, Out, Scratch};
+use support::{exec, hosts, llvm_bin, must_in, offload_in, ours, read, tool, Out, Scratch};
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
@@ -243,8 +243,16 @@ fn compare_with_bundler(inp: &Inputs, input: &str, target: &str, extra: &[&str])
     reference.extend(common_args.iter().cloned());
     must_in(inp.dir.dir(), &inp.tool("clang-offload-bundler"), &reference);
     let mut ours_args = vec!["unbundle".to_string(), format!("--output={}", mine.display())];
-    ours_args.extend(common_args);
+    ours_args.extend(common_args.iter().cloned());
     must_in(inp.dir.dir(), ours(), &ours_args);
+    // clang-offload-bundler's own spelling, `bundle --unbundle`, goes to the same unbundling.
+    let spelled = inp.path(&format!("ours-bundle-unbundle-{tag}.a"));
+    let mut bundle_args =
+        vec!["bundle".to_string(), "--unbundle".to_string(), format!("--output={}", spelled.display())];
+    bundle_args.extend(common_args);
+    must_in(inp.dir.dir(), ours(), &bundle_args);
+    assert_eq!(read(&spelled), read(&mine), "{input} {target}: `bundle --unbundle` and `unbundle` differ");
+    std::fs::remove_file(&spelled).unwrap();
 
     let (their_names, their_bytes) = llvm_ar_members(inp, &theirs, &format!("theirs-{tag}"));
     let (our_names, our_bytes) = llvm_ar_members(inp, &mine, &format!("ours-{tag}"));

@@ -7,39 +7,16 @@
 //! binaries and CUDA objects and libraries) beside a text file and a Python file; the test is
 //! skipped, with a message, when `zip` is not installed.
 
+mod support;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn ours() -> &'static str {
-    env!("CARGO_BIN_EXE_offload")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name)
-}
+use support::{fixture, ours, Scratch};
 
 fn has_zip() -> bool {
     Command::new("zip").arg("-v").output().is_ok_and(|o| o.status.success())
-}
-
-/// A fresh directory for one test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("offload-list-summary-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// `pkg/lib/*` and `pkg/obj/*` from `files` (fixture, directory), a README and a Python file,
@@ -152,8 +129,8 @@ fn a_package_is_summarised_with_its_members_targets_and_grouped_notes() {
         println!("skipping: zip is not installed");
         return;
     }
-    let dir = Scratch::new("summary");
-    let whl = wheel(&dir.0, "gpu_pkg-1.0-py3-none-linux_x86_64.whl", FILES);
+    let dir = Scratch::new("list_summary", "summary");
+    let whl = wheel(dir.dir(), "gpu_pkg-1.0-py3-none-linux_x86_64.whl", FILES);
     let doc = list_json(&whl);
     let want = expected(&doc);
     assert_eq!(want.members.len(), FILES.len(), "every fixture has device code: {:?}", want.members.keys());
@@ -212,8 +189,8 @@ fn tree_prints_the_whole_tree_and_json_lines_stream_the_members() {
         println!("skipping: zip is not installed");
         return;
     }
-    let dir = Scratch::new("tree");
-    let whl = wheel(&dir.0, "gpu_pkg-1.0-py3-none-linux_x86_64.whl", FILES);
+    let dir = Scratch::new("list_summary", "tree");
+    let whl = wheel(dir.dir(), "gpu_pkg-1.0-py3-none-linux_x86_64.whl", FILES);
     let doc = list_json(&whl);
     let want = expected(&doc);
 
@@ -286,18 +263,18 @@ fn errors_in_a_package_are_shown_and_fail_the_command() {
         println!("skipping: zip is not installed");
         return;
     }
-    let dir = Scratch::new("errors");
+    let dir = Scratch::new("list_summary", "errors");
     // A compressed bundle cut short, as one member beside a library.
     let bundle = std::fs::read(fixture("ccob_zstd_v3.hipfb")).unwrap();
-    std::fs::write(dir.0.join("cut.hipfb"), &bundle[..bundle.len() / 2]).unwrap();
-    std::fs::copy(fixture("hip_elf_2arch.o"), dir.0.join("hip_elf_2arch.o")).unwrap();
+    std::fs::write(dir.path("cut.hipfb"), &bundle[..bundle.len() / 2]).unwrap();
+    std::fs::copy(fixture("hip_elf_2arch.o"), dir.path("hip_elf_2arch.o")).unwrap();
     let zip = Command::new("zip")
-        .current_dir(&dir.0)
+        .current_dir(dir.dir())
         .args(["-q", "broken.zip", "cut.hipfb", "hip_elf_2arch.o"])
         .output()
         .unwrap();
     assert!(zip.status.success());
-    let file = dir.0.join("broken.zip");
+    let file = dir.path("broken.zip");
     let errors: Vec<String> =
         nodes(&serde_json::from_slice::<Value>(&offload(&["list", "--json"], &file).stdout).unwrap()["root"])
             .iter()

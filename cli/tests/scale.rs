@@ -9,9 +9,12 @@
 //! against what the same commands say of the unpadded code objects, bundled once, without a
 //! limit. Skipped, with a message, when clang-offload-bundler or zip is not installed.
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::{llvm_tool, ours, root, Scratch};
 
 const PADDED: u64 = 128 << 20;
 const COPIES: usize = 32;
@@ -19,18 +22,8 @@ const TARGETS: &str = "host-x86_64-unknown-linux-gnu-,hipv4-amdgcn-amd-amdhsa--g
 /// The address space every command gets: 1 GiB.
 const LIMIT_KIB: u64 = 1 << 20;
 
-fn ours() -> &'static str {
-    env!("CARGO_BIN_EXE_offload")
-}
-
-fn bundler() -> Option<PathBuf> {
-    let bin = PathBuf::from(std::env::var("LLVM_BIN").unwrap_or_else(|_| "/usr/lib/llvm-22/bin".into()));
-    let path = bin.join("clang-offload-bundler");
-    path.exists().then_some(path)
-}
-
 fn image(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/images").join(name)
+    root().join("tests/images").join(name)
 }
 
 fn run(cmd: &mut Command) -> Output {
@@ -97,29 +90,25 @@ fn kernel_names(doc: &Value) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn eight_gib_of_device_images_are_read_in_one_gib() {
-    let Some(bundler) = bundler() else {
-        println!("skipping: clang-offload-bundler is not installed");
-        return;
-    };
+    let Some(bundler) = llvm_tool("clang-offload-bundler") else { return };
     if Command::new("zip").arg("-v").output().is_err() {
         println!("skipping: zip is not installed");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("offload-scale-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("scale", "eight_gib");
+    let dir = scratch.dir();
 
     // The answers for one unpadded bundle, read without a limit.
-    let small = compressed_bundle(&bundler, &dir, "small", None);
+    let small = compressed_bundle(&bundler, dir, "small", None);
     let small = small.to_str().unwrap();
     let expected_kernels = kernel_names(&json(&run(Command::new(ours()).args(["kernels", "--json", small]))));
     assert!(!expected_kernels.0.is_empty(), "the code objects have kernels");
 
     // The wheel: one padded compressed bundle stored 32 times.
-    let big = compressed_bundle(&bundler, &dir, "big", Some(PADDED));
+    let big = compressed_bundle(&bundler, dir, "big", Some(PADDED));
     let wheel = dir.join("scale-1.0-py3-none-linux_x86_64.whl");
     let mut zip = Command::new("zip");
-    zip.current_dir(&dir).args(["-q", "-0", "-j"]).arg(&wheel);
+    zip.current_dir(dir).args(["-q", "-0", "-j"]).arg(&wheel);
     for i in 0..COPIES {
         let member = dir.join(format!("part_{i:02}.hipfb"));
         std::fs::hard_link(&big, &member).unwrap();
@@ -144,6 +133,4 @@ fn eight_gib_of_device_images_are_read_in_one_gib() {
     let doc = json(&sizes);
     let image_bytes = doc["image_bytes"].as_u64().unwrap();
     assert_eq!(image_bytes, COPIES as u64 * 2 * PADDED, "every padded image counted: {doc}");
-
-    std::fs::remove_dir_all(&dir).unwrap();
 }
