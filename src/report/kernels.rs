@@ -21,6 +21,7 @@
 //! | `spills` | `vgpr_spill_count` + `sgpr_spill_count` | - |
 
 use crate::tree::{Node, NodeKind, Tree, Value};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -176,11 +177,16 @@ fn cell(kernel: &Node, path: Vec<usize>) -> KernelCell {
 pub fn collect(tree: &Tree) -> KernelTable {
     let mut table = KernelTable::default();
     let mut path = Vec::new();
-    visit(&tree.root, None, &mut path, &mut table);
+    let mut rows_by_name = BTreeMap::new();
+    visit(&tree.root, None, &mut path, &mut table, &mut rows_by_name);
     table
 }
 
-fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut KernelTable) {
+/// The rows of each kernel name, in order: a file with tens of thousands of kernels finds a
+/// name's rows without looking through all of them.
+type RowsByName = BTreeMap<String, Vec<usize>>;
+
+fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut KernelTable, rows: &mut RowsByName) {
     let own = match node.kind {
         NodeKind::BundleEntry | NodeKind::KpackEntry => text(node, "target_id"),
         NodeKind::OffloadEntry => text(node, "arch"),
@@ -207,11 +213,13 @@ fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut 
             path.pop();
             // The first row of that name with this column free; a name seen twice for one
             // target (two translation units) gets a second row.
-            match table.rows.iter_mut().find(|r| r.name == name && r.cells[col].is_none()) {
-                Some(row) => row.cells[col] = Some(c),
+            let same_name = rows.entry(name.clone()).or_default();
+            match same_name.iter().find(|&&r| table.rows[r].cells[col].is_none()) {
+                Some(&row) => table.rows[row].cells[col] = Some(c),
                 None => {
                     let mut cells = alloc::vec![None; table.columns.len()];
                     cells[col] = Some(c);
+                    same_name.push(table.rows.len());
                     table.rows.push(KernelRow::new(name, cells));
                 }
             }
@@ -220,7 +228,7 @@ fn visit(node: &Node, carrier: Option<&str>, path: &mut Vec<usize>, table: &mut 
     }
     for (i, child) in node.children.iter().enumerate() {
         path.push(i);
-        visit(child, carrier, path, table);
+        visit(child, carrier, path, table, rows);
         path.pop();
     }
 }
