@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 use support::{
-    assert_clean_failure, corrupt, exec, fixture, ids, listed_targets, llvm_tool, must, offload, offload_in,
+    assert_clean_failure, corrupt, exec, fixture, hosts, ids, listed_targets, llvm_tool, must, offload, offload_in,
     offload_ok, read, root, s, Scratch, GFX906, GFX90A_XNACK, HIP_906_XNACK_MINUS, HIP_90A, HOST,
 };
 
@@ -70,6 +70,36 @@ fn list_reads_a_linked_hip_fatbin_the_reference_bundler_cannot() {
         let r = exec(&bundler, &["--list", "--type=o", &format!("--input={}", s(&f))], &[], None);
         assert!(!r.ok(), "clang-offload-bundler now lists the linked .hip_fatbin; update the fixture README: {r:?}");
     }
+}
+
+/// Linked without compression, a `.hip_fatbin` holds one binary bundle per translation unit,
+/// back to back: every one is read (not the first, with the rest as stray bytes), so the library
+/// has the kernels of all its objects.
+#[test]
+fn a_linked_hip_fatbin_of_plain_bundles_has_the_kernels_of_every_object() {
+    let Some(clang) = llvm_tool("clang") else { return };
+    let work = Scratch::new("reading", "plain_hip_fatbin");
+    let lib = hosts::hip_shared_library_of(&clang, work.dir(), false);
+    let kernels = |f: &Path| -> BTreeSet<(String, String)> {
+        let doc: Value = serde_json::from_str(&offload_ok(&["kernels", "--json", &s(f)]).stdout).unwrap();
+        let mut found = BTreeSet::new();
+        for k in doc["kernels"].as_array().unwrap() {
+            for target in k["targets"].as_object().unwrap().keys() {
+                found.insert((k["name"].as_str().unwrap().to_string(), target.clone()));
+            }
+        }
+        found
+    };
+    let mut expected = BTreeSet::new();
+    for i in 0..hosts::LIB_TUS.len() {
+        expected.extend(kernels(&work.path(&format!("lib{i}.o"))));
+    }
+    assert!(expected.len() >= hosts::LIB_TUS.len() * 2, "{expected:?}");
+    assert_eq!(kernels(&lib), expected, "the library's kernels are its three objects'");
+    let listed = offload_ok(&["list", "--tree", &s(&lib)]);
+    let bundles = listed.stdout.lines().filter(|l| l.ends_with("clang offload bundle, 3 entries")).count();
+    assert_eq!(bundles, 3, "{}", listed.stdout);
+    assert!(!listed.stdout.contains("belong to no entry"), "{}", listed.stdout);
 }
 
 /// Our device targets are the reference bundler's entry IDs without the host.

@@ -430,7 +430,7 @@ impl Explorer<'_, '_, '_> {
             return self.offload_binaries(data, span, depth);
         }
         if binary::is_bundle(data) {
-            return alloc::vec![self.bundle(data, span, depth)];
+            return self.bundles(data, span, depth);
         }
         if compressed::is_compressed(data) {
             return self.compressed_sequence(data, span, depth);
@@ -490,6 +490,24 @@ impl Explorer<'_, '_, '_> {
             self.fill_images(node, data, span, depth);
         }
         self.release_since(first);
+        nodes
+    }
+
+    /// Binary bundles back to back: a linked `.hip_fatbin` holds one per translation unit,
+    /// each 4096-aligned after the zero padding that ends the one before. Each is read up to
+    /// where the next starts; a single bundle is read whole.
+    fn bundles(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
+        let mut nodes = Vec::new();
+        let mut at = 0usize;
+        while let Some(rest) = data.get(at..) {
+            let next = binary::read_header(rest).ok().and_then(|h| next_bundle(rest, &h));
+            let len = next.unwrap_or(rest.len());
+            nodes.push(self.bundle(&rest[..len], span.sub(at as u64, len as u64), depth));
+            match next {
+                Some(n) if nodes.len() < self.opts.max_entries => at += n,
+                _ => break,
+            }
+        }
         nodes
     }
 
@@ -1017,6 +1035,15 @@ fn kind_mismatch(kind: ImageKind, format: &str) -> Option<String> {
         kind.name(),
         kind.0
     ))
+}
+
+/// Where the binary bundle after the one at the start of `data` (whose header is `header`)
+/// starts: the first non-zero byte after its last entry, when a bundle's magic is there.
+fn next_bundle(data: &[u8], header: &binary::Header) -> Option<usize> {
+    let end = header.entries.iter().map(|e| e.offset.saturating_add(e.size)).max()?.max(header.size);
+    let end = usize::try_from(end).ok()?;
+    let next = end + data.get(end..)?.iter().position(|&b| b != 0)?;
+    data[next..].starts_with(binary::MAGIC).then_some(next)
 }
 
 /// The first offset at or after `from` where a known container magic starts.

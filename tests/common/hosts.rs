@@ -121,18 +121,23 @@ pub fn hip_object_for(
 /// A HIP shared library of three translation units compiled with `--offload-compress`: its
 /// `.hip_fatbin` holds three compressed bundles, 4096-aligned.
 pub fn hip_shared_library(clang: &Path, dir: &Path) -> PathBuf {
+    hip_shared_library_of(clang, dir, true)
+}
+
+/// The same library's translation units, compiled with `--offload-compress` when `compress`,
+/// as `dir/lib<i>.o`, linked into `dir/libhip3.so` (compressed) or `dir/libhip3_plain.so`:
+/// without compression its `.hip_fatbin` holds three binary bundles back to back.
+pub fn hip_shared_library_of(clang: &Path, dir: &Path, compress: bool) -> PathBuf {
     let mut objects = Vec::new();
     for (i, (name, source)) in LIB_TUS.iter().enumerate() {
-        objects.push(hip_object(
-            clang,
-            dir,
-            name,
-            source,
-            &format!("lib{i}.o"),
-            &["--offload-compress", "-fPIC", &format!("-cuid=lib{i}")],
-        ));
+        let cuid = format!("-cuid=lib{i}");
+        let mut extra = vec!["-fPIC", cuid.as_str()];
+        if compress {
+            extra.push("--offload-compress");
+        }
+        objects.push(hip_object(clang, dir, name, source, &format!("lib{i}.o"), &extra));
     }
-    let lib = dir.join("libhip3.so");
+    let lib = dir.join(if compress { "libhip3.so" } else { "libhip3_plain.so" });
     run_ok(
         Command::new(clang)
             .current_dir(dir)
