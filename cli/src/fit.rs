@@ -10,8 +10,9 @@ use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
 use offload::report::demangle::demangle;
-use offload::report::fit::{self, Fit, LoadedImage};
+use offload::report::fit::{self, Fit, KernelFit, LoadedImage};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -28,6 +29,11 @@ pub struct FitArgs {
     /// Print kernel names as the images name them (mangled C++ or Rust symbols), not demangled.
     #[arg(long)]
     pub mangled: bool,
+    /// Print every line: each container, and each kernel (by default identical container
+    /// lines are printed once with their count, and of a library with more than 20 kernels
+    /// only those that do not run are listed).
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub kpack: crate::kpack::KpackArgs,
     #[command(flatten)]
@@ -53,7 +59,7 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         for f in &fits {
-            print_fit(&shown(&a.file), f, a.mangled);
+            print_fit(&shown(&a.file), f, a.mangled, a.verbose);
         }
     }
     // A file that did not read completely was not completely answered for.
@@ -104,28 +110,28 @@ fn image_phrase(i: &LoadedImage) -> String {
     format!("{} ({})", i.target, notes.join(", "))
 }
 
-fn print_fit(file: &str, f: &Fit, mangled: bool) {
+/// Kernels of one library listed one by one without `--verbose`: more are summarised.
+const SHOWN_KERNELS: usize = 20;
+
+fn print_fit(file: &str, f: &Fit, mangled: bool, verbose: bool) {
     println!("{file} on {}: {} ({})", f.gpu, yes_no(f.runs), f.reason);
     for l in &f.libraries {
         println!("  library {}: {}", l.library, yes_no(l.runs));
-        for c in &l.containers {
+        let lines = l.containers.iter().map(|c| {
             let what = c.image.as_ref().map_or_else(|| "nothing loads".to_string(), image_phrase);
-            println!("    {}: {} — {}", c.container, what, c.reason);
+            format!("{}: {} — {}", c.container, what, c.reason)
+        });
+        for (line, count) in grouped(lines, verbose) {
+            match count {
+                1 => println!("    {line}"),
+                n => println!("    {n} × {line}"),
+            }
         }
-        let names: Vec<String> =
-            l.kernels.iter().map(|k| if mangled { k.name.clone() } else { demangle(&k.name).into_owned() }).collect();
-        let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
-        if !l.kernels.is_empty() {
-            println!("    {:<width$}  runs  from            occupancy", "kernel");
-        }
-        for (k, name) in l.kernels.iter().zip(&names) {
-            let from = k.target.clone().unwrap_or_else(|| "-".into());
-            let occupancy = match (&k.occupancy, &k.occupancy_limited_by) {
-                (Some(o), Some(by)) => format!("{o} waves/SIMD (limited by {by})"),
-                _ if k.runs => "-".into(),
-                _ => k.reason.clone(),
-            };
-            println!("    {name:<width$}  {:<4}  {from:<14}  {occupancy}", yes_no(k.runs));
+        let name = |k: &KernelFit| if mangled { k.name.clone() } else { demangle(&k.name).into_owned() };
+        if verbose || l.kernels.len() <= SHOWN_KERNELS {
+            print_kernels(&l.kernels, &name);
+        } else {
+            summarise_kernels(&l.kernels, &name);
         }
     }
     if !f.requirements.is_empty() {
@@ -133,5 +139,69 @@ fn print_fit(file: &str, f: &Fit, mangled: bool) {
         for r in &f.requirements {
             println!("    {}: {} [{}]", r.what, r.needs, r.source);
         }
+    }
+}
+
+/// Identical lines once each, in first-seen order, with how many times each came (every line
+/// once, in order, when `verbose`).
+fn grouped(lines: impl Iterator<Item = String>, verbose: bool) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for line in lines {
+        match index.get(&line) {
+            Some(&i) if !verbose => out[i].1 += 1,
+            _ => {
+                index.insert(line.clone(), out.len());
+                out.push((line, 1));
+            }
+        }
+    }
+    out
+}
+
+/// The kernel table: one line per kernel.
+fn print_kernels(kernels: &[KernelFit], name: &dyn Fn(&KernelFit) -> String) {
+    let names: Vec<String> = kernels.iter().map(name).collect();
+    let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
+    if !kernels.is_empty() {
+        println!("    {:<width$}  runs  from            occupancy", "kernel");
+    }
+    for (k, name) in kernels.iter().zip(&names) {
+        let from = k.target.clone().unwrap_or_else(|| "-".into());
+        let occupancy = match (&k.occupancy, &k.occupancy_limited_by) {
+            (Some(o), Some(by)) => format!("{o} waves/SIMD (limited by {by})"),
+            _ if k.runs => "-".into(),
+            _ => k.reason.clone(),
+        };
+        println!("    {name:<width$}  {:<4}  {from:<14}  {occupancy}", yes_no(k.runs));
+    }
+}
+
+/// Many kernels: how many run and from which image, then those that do not run (at most
+/// [`SHOWN_KERNELS`] of them).
+fn summarise_kernels(kernels: &[KernelFit], name: &dyn Fn(&KernelFit) -> String) {
+    let mut from: Vec<(String, usize)> = Vec::new();
+    for k in kernels.iter().filter(|k| k.runs) {
+        let target = k.target.clone().unwrap_or_else(|| "-".into());
+        match from.iter_mut().find(|(t, _)| *t == target) {
+            Some((_, n)) => *n += 1,
+            None => from.push((target, 1)),
+        }
+    }
+    let runs: usize = from.iter().map(|(_, n)| n).sum();
+    let images: Vec<String> = from.iter().map(|(t, n)| format!("{n} from {t}")).collect();
+    let not: Vec<&KernelFit> = kernels.iter().filter(|k| !k.runs).collect();
+    println!(
+        "    kernels: {} in all; {runs} run ({}); {} do not{}",
+        kernels.len(),
+        if images.is_empty() { "none".to_string() } else { images.join(", ") },
+        not.len(),
+        if not.is_empty() { " (--verbose lists every kernel):" } else { " (--verbose lists every kernel)" }
+    );
+    for k in not.iter().take(SHOWN_KERNELS) {
+        println!("      {}: {}", name(k), k.reason);
+    }
+    if not.len() > SHOWN_KERNELS {
+        println!("      ... and {} more; --verbose lists every kernel", not.len() - SHOWN_KERNELS);
     }
 }

@@ -101,3 +101,20 @@ fn a_generic_target_compiled_here_serves_its_family() {
     let out = offload(&["fit", &s(&dir.path("g.o")), "--gpu", "gfx11-generic"]);
     assert_eq!(out.code, Some(2));
 }
+
+/// The answer a person reads: a library's identical container lines once, with their count;
+/// `--verbose` prints each, as `--json` has each.
+#[test]
+fn identical_lines_are_grouped_and_verbose_keeps_every_one() {
+    let lib = fixture("libhip_3tu_compressed.so");
+    let (_, doc) = fit(&lib, "gfx90a:xnack+");
+    let containers = doc["gpus"][0]["libraries"][0]["containers"].as_array().unwrap().len();
+    assert_eq!(containers, 3, "one bundle per translation unit");
+    let grouped = offload(&["fit", "--gpu", "gfx90a:xnack+", &s(&lib)]);
+    let bundle_lines = |text: &str| text.lines().filter(|l| l.contains("clang offload bundle, 3 entries")).count();
+    assert_eq!(bundle_lines(&grouped.stdout), 1, "{}", grouped.stdout);
+    assert!(grouped.stdout.contains("    3 × clang offload bundle, 3 entries: gfx90a"), "{}", grouped.stdout);
+    let verbose = offload(&["fit", "--verbose", "--gpu", "gfx90a:xnack+", &s(&lib)]);
+    assert_eq!(bundle_lines(&verbose.stdout), containers, "{}", verbose.stdout);
+    assert!(!verbose.stdout.contains(" × "), "{}", verbose.stdout);
+}
