@@ -61,13 +61,15 @@ fixtures:
 fuzz:
 	scripts/fuzz.sh
 
-# The CLI against clang-offload-bundler, then the page in Chromium on the same bundle (and a
-# 1 GiB host file): times and peak memory, printed, never asserted. Each step's output is kept
+# The CLI against clang-offload-bundler, large wheels from PyPI (list, kernels, fit, sizes; cuobjdump
+# on the same library), then the page in Chromium on the same bundle (and a 1 GiB host file):
+# times and peak memory, printed, never asserted. Each step's output is kept
 # in target/bench/ and, once every step has passed, written with the date, machine and commit
 # to docs/benchmarks.md (scripts/bench.py capture / report).
 bench: deps build web-test-deps
 	@rm -rf target/bench && mkdir -p target/bench
 	python3 scripts/bench.py capture target/bench/cli.md -- python3 scripts/bench.py
+	python3 scripts/bench.py capture target/bench/packages.md -- python3 scripts/bench_packages.py
 	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
 	@python3 scripts/bench.py capture target/bench/web-size.txt -- node scripts/web-size.mjs $(E2E_DIST)
 	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \

@@ -209,6 +209,12 @@ STEPS = [
      "unbundled for one target and decompressed by both. Best wall time of the runs; peak "
      "memory from the kernel's rusage. The bundle, the unbundled target and the decompressed "
      "bundle are compared with the reference's; a difference stops the run.", False),
+    ("packages.md", "packages", "Large packages",
+     "`scripts/bench_packages.py`: two public wheels from PyPI (cached; skipped when offline), "
+     "a CUDA one over 500 MiB with thousands of device images and a ROCm one over 100 MiB: "
+     "`list`, `kernels`, `fit` and `sizes` on each whole wheel; `cuobjdump "
+     "--dump-resource-usage` beside our `kernels` on the CUDA wheel's largest library, unzipped. "
+     "The page on these wheels is not measured here yet.", False),
     ("web-size.txt", "size", "The page's transfer size",
      "`scripts/web-size.mjs` on the release build: every wasm and JS file raw and gzipped "
      "(level 9), then the two aims: what the first paint needs (index.html, the style sheet, "

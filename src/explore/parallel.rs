@@ -12,7 +12,8 @@
 //! A worker's explorer starts with as many byte spaces as this one has (placeholders), so the
 //! spaces it opens are numbered from there; when its result is put back, those numbers move to
 //! where its spaces land. Memory: each worker holds one member (and what it decompresses) at a
-//! time, so about one member per core.
+//! time, and the members in flight together declare at most what the largest one does, so
+//! memory is what one thread needs while small members share the cores.
 
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 use super::move_spans;
@@ -110,6 +111,9 @@ impl Explorer<'_, '_, '_> {
         use std::sync::Mutex;
 
         let base = self.spaces.len();
+        // Members in flight together never declare more than the largest one alone: memory
+        // stays what one thread needs, and small members share the cores.
+        let room = Room::new(explorable.iter().map(|&i| members[i].size).max().unwrap_or(0));
         let next = AtomicUsize::new(0);
         let taken: Vec<Mutex<Option<Node>>> =
             explorable.iter().map(|&i| Mutex::new(Some(core::mem::replace(&mut children[i], blank())))).collect();
@@ -118,12 +122,13 @@ impl Explorer<'_, '_, '_> {
         let mut results: Vec<Explored> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..self.workers())
                 .map(|_| {
-                    let (next, taken, nv_budget) = (&next, &taken, nv_budget.clone());
+                    let (next, taken, nv_budget, room) = (&next, &taken, nv_budget.clone(), &room);
                     scope.spawn(move || {
                         let mut done = Vec::new();
                         loop {
                             let k = next.fetch_add(1, Ordering::Relaxed);
                             let Some(&index) = explorable.get(k) else { break };
+                            room.enter(members[index].size);
                             let mut sub = Explorer {
                                 opts,
                                 spaces: (0..base).map(|_| placeholder()).collect(),
@@ -149,6 +154,7 @@ impl Explorer<'_, '_, '_> {
                             }
                             let used = package_budget - sub.package_budget;
                             sub.spaces.drain(..base);
+                            room.leave(members[index].size);
                             done.push(Explored { index, node, spaces: sub.spaces, used });
                         }
                         done
@@ -248,5 +254,36 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 5, "only {seen} package fixtures");
+    }
+}
+
+/// The declared bytes of the members being explored, held to at most `cap` together (one
+/// member alone always gets in).
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+struct Room {
+    cap: u64,
+    in_flight: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+impl Room {
+    fn new(cap: u64) -> Room {
+        Room { cap, in_flight: std::sync::Mutex::new(0), freed: std::sync::Condvar::new() }
+    }
+
+    /// Waits until `size` more bytes fit beside those in flight, then takes them.
+    fn enter(&self, size: u64) {
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        while *in_flight > 0 && in_flight.saturating_add(size) > self.cap {
+            in_flight = self.freed.wait(in_flight).unwrap_or_else(|e| e.into_inner());
+        }
+        *in_flight += size;
+    }
+
+    fn leave(&self, size: u64) {
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        *in_flight -= size;
+        self.freed.notify_all();
     }
 }

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Benchmark: large packages. Two public wheels from PyPI, downloaded once into the wheel cache
+($OFFLOAD_WHEEL_CACHE, else ~/.cache/offload-explorer/wheels) with `pip download --no-deps
+--only-binary=:all:`:
+
+- a CUDA wheel over 500 MiB with thousands of device images (cuDNN 9.5: 545 MiB, 4,099 images);
+- a ROCm wheel over 100 MiB (JAX's ROCm 6.0 PJRT plugin: 117 MiB, 29 bundles, 261 code objects).
+
+Our `list`, `kernels`, `fit` and `sizes` run on each whole wheel (time and peak memory); on the
+CUDA wheel's largest library, unzipped, `cuobjdump --dump-resource-usage` (the NVIDIA reference
+for what `kernels` answers) runs beside our `kernels` on the same file. Printed, never asserted.
+A wheel pip cannot get (offline) is skipped with a message.
+"""
+import os
+import subprocess
+import sys
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import OFFLOAD, ROOT, measure  # noqa: E402
+
+CACHE = os.environ.get("OFFLOAD_WHEEL_CACHE", os.path.expanduser("~/.cache/offload-explorer/wheels"))
+CUOBJDUMP = os.path.join(ROOT, ".tools", "nvidia", "root", "nvidia", "cu13", "bin", "cuobjdump")
+WHEELS = [
+    # (requirement, what, GPU for `fit`)
+    ("nvidia-cudnn-cu12==9.5.1.17", "CUDA", "sm_89"),
+    ("jax-rocm60-pjrt==0.5.0", "ROCm", "gfx90a"),
+]
+
+
+def wheel(requirement):
+    """The cached wheel file of `requirement`, downloaded first if needed; None when offline."""
+    name, version = requirement.split("==")
+    prefix = f"{name.replace('-', '_')}-{version}-"
+    os.makedirs(CACHE, exist_ok=True)
+    find = lambda: next((os.path.join(CACHE, f) for f in sorted(os.listdir(CACHE))
+                         if f.startswith(prefix) and f.endswith(".whl")), None)
+    if find() is None:
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+               "--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux2014_x86_64",
+               "--platform", "manylinux_2_28_x86_64", "-d", CACHE, requirement]
+        if subprocess.run(cmd).returncode != 0:
+            print(f"skipped {requirement}: pip download failed (offline?)")
+            return None
+    return find()
+
+
+def largest_library(path):
+    """The largest member of the wheel that is a shared library, unzipped next to the wheel."""
+    with zipfile.ZipFile(path) as z:
+        libs = [i for i in z.infolist() if ".so" in os.path.basename(i.filename)]
+        big = max(libs, key=lambda i: i.file_size)
+        out = os.path.join(CACHE, "bench-unzipped", os.path.basename(big.filename))
+        if not os.path.exists(out) or os.path.getsize(out) != big.file_size:
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with z.open(big) as src, open(out + ".tmp", "wb") as dst:
+                while chunk := src.read(1 << 20):
+                    dst.write(chunk)
+            os.replace(out + ".tmp", out)
+    return out
+
+
+def count(cmd, what):
+    """How many `what` (targets or kernels) a JSON answer of ours holds, counted by a child
+    Python: the document is large, and this script's own memory would count in the peak of
+    every command it starts after (rusage counts a forked child's pages)."""
+    counter = f"import json, sys; print(len(json.load(sys.stdin)[{what!r}]))"
+    ours = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+    counted = subprocess.run([sys.executable, "-c", counter], stdin=ours.stdout, capture_output=True, check=True)
+    ours.stdout.close()
+    ours.wait()
+    return int(counted.stdout)
+
+
+def row(name, cmd):
+    try:
+        t, m = measure(cmd)
+    except SystemExit as failed:
+        # A reference that fails gave no answer (cuobjdump dies on some real libraries).
+        return f"| {name} | failed: {str(failed).splitlines()[-1][:80]} | |"
+    return f"| {name} | {t:.2f} s | {m / 1024:.0f} MiB |"
+
+
+def main():
+    if not os.path.exists(OFFLOAD):
+        sys.exit(f"bench: {OFFLOAD} is missing; run `cargo build --release`")
+    for requirement, what, gpu in WHEELS:
+        path = wheel(requirement)
+        if path is None:
+            continue
+        images = count([OFFLOAD, "list", "--json", "--verify", path], "targets")
+        kernels = count([OFFLOAD, "kernels", "--json", path], "kernels")
+        print(f"### {what}: {os.path.basename(path)}")
+        print()
+        print(f"{os.path.getsize(path) / 2**20:.0f} MiB, {len(zipfile.ZipFile(path).infolist())} members, "
+              f"{images} device images, {kernels} kernels; best of the runs, peak resident memory.")
+        print()
+        print("| command | time | peak memory |")
+        print("|---|---|---|")
+        print(row("offload list", [OFFLOAD, "list", path]))
+        print(row("offload kernels", [OFFLOAD, "kernels", path]))
+        # `fit` answers "no" with exit status 1: an answer, not a failure.
+        fit = f'"$0" fit --gpu {gpu} "$1"; test $? -le 1'
+        print(row(f"offload fit --gpu {gpu}", ["sh", "-c", fit, OFFLOAD, path]))
+        print(row("offload sizes", [OFFLOAD, "sizes", path]))
+        if what == "CUDA":
+            lib = largest_library(path)
+            print()
+            print(f"Its largest library, unzipped ({os.path.basename(lib)}, "
+                  f"{os.path.getsize(lib) / 2**20:.0f} MiB):")
+            print()
+            print("| command | time | peak memory |")
+            print("|---|---|---|")
+            if os.path.exists(CUOBJDUMP):
+                print(row("cuobjdump --dump-resource-usage", [CUOBJDUMP, "--dump-resource-usage", lib]))
+            else:
+                print(f"| cuobjdump: not installed ({CUOBJDUMP}) | | |")
+            print(row("offload kernels", [OFFLOAD, "kernels", lib]))
+        print()
+
+
+if __name__ == "__main__":
+    main()
