@@ -85,6 +85,20 @@ impl BundlerArgs {
         self.output.iter().chain(&self.outputs).map(PathBuf::as_path).collect()
     }
 
+    /// The outputs of an unbundling, one per `--targets` entry; other counts are refused as
+    /// clang-offload-bundler refuses them.
+    pub fn unbundle_outputs(&self) -> Outcome<Vec<&Path>> {
+        let outputs = self.outputs();
+        if outputs.len() != self.targets.len() {
+            return Err(Failure::new(format!(
+                "number of output files and targets should match in unbundling mode: {} outputs, {} targets",
+                outputs.len(),
+                self.targets.len()
+            )));
+        }
+        Ok(outputs)
+    }
+
     /// The one input of an unbundling or a listing, refused as clang-offload-bundler refuses
     /// several.
     pub fn single_input(&self) -> Outcome<&Path> {

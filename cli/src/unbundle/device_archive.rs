@@ -28,14 +28,7 @@ pub fn run(a: &BundlerArgs, path: &Path) -> Outcome<()> {
     if a.check_input_archive {
         check_composition(path, &members)?;
     }
-    let outputs = a.outputs();
-    if outputs.len() != a.targets.len() {
-        return Err(Failure::new(format!(
-            "number of output files and targets should match in unbundling mode: {} outputs, {} targets",
-            outputs.len(),
-            a.targets.len()
-        )));
-    }
+    let outputs = a.unbundle_outputs()?;
     let targets = device_targets(&a.targets)?;
     let per_target = device::unbundle(&members, &targets, a.hip_openmp_compatible)
         .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;

@@ -136,14 +136,7 @@ pub fn plan<'a, 'i>(
     ids: &[&'i str],
     not_bundled: bool,
 ) -> Outcome<Vec<(&'a Path, Source<'i>)>> {
-    let outputs = a.outputs();
-    if outputs.len() != a.targets.len() {
-        return Err(Failure::new(format!(
-            "number of output files and targets should match in unbundling mode: {} outputs, {} targets",
-            outputs.len(),
-            a.targets.len()
-        )));
-    }
+    let outputs = a.unbundle_outputs()?;
     let mut missing = Vec::new();
     let mut plan = Vec::with_capacity(outputs.len());
     for (target, out) in a.targets.iter().zip(outputs) {
