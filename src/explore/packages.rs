@@ -109,7 +109,7 @@ impl Explorer<'_, '_, '_> {
 
     /// One member of a package lying at `package`: explored in place when stored, inflated
     /// into a new byte space when deflated.
-    fn member<'a>(
+    pub(super) fn member<'a>(
         &mut self,
         input: Window<'_, 'a>,
         m: &Member,

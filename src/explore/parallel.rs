@@ -1,7 +1,8 @@
-//! The members of a package explored on every core (natively, with `std`): each member is read
-//! from the input on this thread, then inflated and explored by a worker in an explorer of its
-//! own, and the results are put back in member order, so the tree is the one a single thread
-//! makes, byte space for byte space.
+//! The deflated members of a package (a wheel's libraries) explored on every core (natively,
+//! with `std`): each is read from the input on this thread, then inflated and explored by a
+//! worker in an explorer of its own, and the results are put back in member order (stored
+//! members explored here, in their place), so the tree is the one a single thread makes, byte
+//! space for byte space.
 //!
 //! Only when that is certain: every image is decompressed (`verify_all`: which images a
 //! listing decompresses depends on what earlier members used of its budget), every member's
@@ -68,9 +69,11 @@ impl Explorer<'_, '_, '_> {
         self.read_and_explore(input, members, explorable, children, span, depth, level)
     }
 
-    /// Reads every member's stored bytes here (the input is read by one thread), then explores
-    /// them on the workers; `false` when a member cannot be read (the caller's one thread then
-    /// says so, as it would anyway).
+    /// Reads the stored bytes of every deflated member here (the input is read by one thread)
+    /// and inflates and explores them on the workers; then puts every member back in order,
+    /// exploring each stored member here, in its place (read lazily, as one thread reads it: a
+    /// stored member may be far larger than what is read of it); `false` when a deflated
+    /// member cannot be read (the caller's one thread then says so, as it would anyway).
     #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
     #[allow(clippy::too_many_arguments)]
     fn read_and_explore<'a>(
@@ -83,18 +86,35 @@ impl Explorer<'_, '_, '_> {
         depth: u32,
         level: u32,
     ) -> bool {
-        let mut stored: Vec<&'a [u8]> = Vec::with_capacity(explorable.len());
-        for &i in explorable {
+        let deflated: Vec<usize> =
+            explorable.iter().copied().filter(|&i| members[i].compression == Compression::Deflate).collect();
+        if deflated.len() < 2 {
+            return false;
+        }
+        let mut stored: Vec<&'a [u8]> = Vec::with_capacity(deflated.len());
+        for &i in &deflated {
             match input.read_bytes_at(members[i].data_offset, members[i].stored_size) {
                 Ok(bytes) => stored.push(bytes),
                 Err(()) => return false,
             }
         }
-        self.explore_on_workers(members, explorable, &stored, children, span, depth, level);
+        let base = self.spaces.len();
+        let mut results =
+            self.explore_on_workers(members, &deflated, &stored, children, span, depth, level).into_iter();
+        for &i in explorable {
+            if members[i].compression == Compression::Deflate {
+                if let Some(r) = results.next() {
+                    self.put_back(r, base, children);
+                }
+            } else {
+                self.member(input, &members[i], &mut children[i], span, depth + 1, level + 1);
+            }
+        }
         true
     }
 
-    /// One worker per core takes the next member until none is left.
+    /// One worker per core takes the next of the deflated members `explorable` (their stored
+    /// bytes in `stored`) until none is left; their results, in member order.
     #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
     #[allow(clippy::too_many_arguments)]
     fn explore_on_workers(
@@ -106,7 +126,7 @@ impl Explorer<'_, '_, '_> {
         span: Span,
         depth: u32,
         level: u32,
-    ) {
+    ) -> Vec<Explored> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Mutex;
 
@@ -142,16 +162,7 @@ impl Explorer<'_, '_, '_> {
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
                             let m = &members[index];
                             let at = span.sub(m.data_offset, m.stored_size);
-                            match m.compression {
-                                Compression::Stored => {
-                                    let bytes: &[u8] = stored[k];
-                                    sub.member_bytes(Window::whole(&bytes), &mut node, at, depth + 1, level + 1);
-                                }
-                                Compression::Deflate => {
-                                    sub.deflated_bytes(stored[k], m, &mut node, at, depth + 1, level + 1)
-                                }
-                                Compression::Unsupported(_) => {}
-                            }
+                            sub.deflated_bytes(stored[k], m, &mut node, at, depth + 1, level + 1);
                             let used = package_budget - sub.package_budget;
                             sub.spaces.drain(..base);
                             room.leave(members[index].size);
@@ -164,9 +175,7 @@ impl Explorer<'_, '_, '_> {
             handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
         });
         results.sort_by_key(|r| r.index);
-        for r in results {
-            self.put_back(r, base, children);
-        }
+        results
     }
 
     /// Without threads (no `std`, or the browser, where the page runs several explorers
