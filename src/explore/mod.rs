@@ -30,6 +30,7 @@ use object::ReadRef;
 
 mod kpacked;
 mod packages;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod parallel;
 
 /// How much work exploring may do.
@@ -244,6 +245,7 @@ struct Explorer<'o, 'p, 'c> {
     package_kpacks: Vec<(String, Vec<u8>)>,
     /// Whether a package's members may be explored on several threads ([`parallel`]): not in
     /// an explorer that is itself one member's worker.
+    #[cfg_attr(not(all(feature = "std", not(target_arch = "wasm32"))), allow(dead_code))]
     parallel: bool,
 }
 

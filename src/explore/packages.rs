@@ -71,7 +71,12 @@ impl Explorer<'_, '_, '_> {
             .filter(|(_, m)| m.is_explorable() && m.stored_size > 0)
             .map(|(i, _)| i)
             .collect();
-        if !self.members_in_parallel(input, &listing.members, &explorable, &mut node.children, span, depth, level) {
+        #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+        let explored =
+            self.members_in_parallel(input, &listing.members, &explorable, &mut node.children, span, depth, level);
+        #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+        let explored = false;
+        if !explored {
             for &i in &explorable {
                 self.member(input, &listing.members[i], &mut node.children[i], span, depth + 1, level + 1);
             }
@@ -132,14 +137,7 @@ impl Explorer<'_, '_, '_> {
     /// archive, an offload container or a device image. Anything else is listed only.
     /// Every reader here takes a window on the input (a window in a window is one window), so
     /// that packages in packages do not make ever longer reader types.
-    pub(super) fn member_bytes<'a>(
-        &mut self,
-        input: Window<'_, 'a>,
-        node: &mut Node,
-        span: Span,
-        depth: u32,
-        level: u32,
-    ) {
+    fn member_bytes<'a>(&mut self, input: Window<'_, 'a>, node: &mut Node, span: Span, depth: u32, level: u32) {
         if depth > self.opts.max_depth {
             node.children.push(too_deep(span, self.opts.max_depth));
             return;

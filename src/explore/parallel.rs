@@ -1,5 +1,6 @@
 //! The deflated members of a package (a wheel's libraries) explored on every core (natively,
-//! with `std`): each is read from the input on this thread, then inflated and explored by a
+//! with `std`; elsewhere, and in the browser, whose page runs several explorers instead, this
+//! module is not built and members are explored one by one): each is read from the input on this thread, then inflated and explored by a
 //! worker in an explorer of its own, and the results are put back in member order (stored
 //! members explored here, in their place), so the tree is the one a single thread makes, byte
 //! space for byte space.
@@ -16,24 +17,15 @@
 //! time, and the members in flight together declare at most what the largest one does, so
 //! memory is what one thread needs while small members share the cores.
 
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-use super::move_spans;
-use super::Explorer;
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-use crate::format::package::Compression;
-use crate::format::package::Member;
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-use crate::tree::ByteSpace;
-use crate::tree::{Node, Span};
+use super::{move_spans, Explorer};
+use crate::format::package::{Compression, Member};
+use crate::tree::{ByteSpace, Node, Span};
 use crate::util::window::Window;
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 use alloc::vec::Vec;
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 use object::ReadRef;
 
 /// What a worker gives back for one member: its node, the byte spaces it opened (numbered from
 /// the placeholder count), and the bytes it decompressed against the package budget.
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 struct Explored {
     index: usize,
     node: Node,
@@ -61,36 +53,17 @@ impl Explorer<'_, '_, '_> {
             && self.opts.verify_all
             && self.asked.is_none()
             && self.package_kpacks.is_empty()
-            && declared <= self.package_budget
-            && explorable.len() > 1;
-        if !certain || self.workers() < 2 {
-            return false;
-        }
-        self.read_and_explore(input, members, explorable, children, span, depth, level)
-    }
-
-    /// Reads the stored bytes of every deflated member here (the input is read by one thread)
-    /// and inflates and explores them on the workers; then puts every member back in order,
-    /// exploring each stored member here, in its place (read lazily, as one thread reads it: a
-    /// stored member may be far larger than what is read of it); `false` when a deflated
-    /// member cannot be read (the caller's one thread then says so, as it would anyway).
-    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-    #[allow(clippy::too_many_arguments)]
-    fn read_and_explore<'a>(
-        &mut self,
-        input: Window<'_, 'a>,
-        members: &[Member],
-        explorable: &[usize],
-        children: &mut [Node],
-        span: Span,
-        depth: u32,
-        level: u32,
-    ) -> bool {
+            && declared <= self.package_budget;
         let deflated: Vec<usize> =
             explorable.iter().copied().filter(|&i| members[i].compression == Compression::Deflate).collect();
-        if deflated.len() < 2 {
+        if !certain || deflated.len() < 2 || self.workers() < 2 {
             return false;
         }
+        // The deflated members' stored bytes are read here (the input is read by one thread),
+        // then inflated and explored on the workers. Stored members are explored here, in their
+        // place, read lazily as one thread reads them: a stored member may be far larger than
+        // what is read of it. A deflated member that cannot be read leaves everything to the
+        // caller's one thread, which says so as it would anyway.
         let mut stored: Vec<&'a [u8]> = Vec::with_capacity(deflated.len());
         for &i in &deflated {
             match input.read_bytes_at(members[i].data_offset, members[i].stored_size) {
@@ -115,7 +88,6 @@ impl Explorer<'_, '_, '_> {
 
     /// One worker per core takes the next of the deflated members `explorable` (their stored
     /// bytes in `stored`) until none is left; their results, in member order.
-    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
     #[allow(clippy::too_many_arguments)]
     fn explore_on_workers(
         &mut self,
@@ -178,39 +150,17 @@ impl Explorer<'_, '_, '_> {
         results
     }
 
-    /// Without threads (no `std`, or the browser, where the page runs several explorers
-    /// instead), nothing is explored here.
-    #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
-    #[allow(clippy::too_many_arguments)]
-    fn read_and_explore(
-        &mut self,
-        _: Window<'_, '_>,
-        _: &[Member],
-        _: &[usize],
-        _: &mut [Node],
-        _: Span,
-        _: u32,
-        _: u32,
-    ) -> bool {
-        false
-    }
-
     /// How many threads explore members: [`super::Options::max_threads`], or one per core (at
-    /// most 8) (none but this one without `std` or in the browser, where the page runs several
-    /// explorers instead).
+    /// most 8).
     fn workers(&self) -> usize {
-        #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-        return match self.opts.max_threads {
+        match self.opts.max_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
             n => n,
-        };
-        #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
-        1
+        }
     }
 
     /// Puts a worker's member back: its spaces are appended to this explorer's, and every span
     /// in them (numbered from `base` in the worker) moves to where they now are.
-    #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
     fn put_back(&mut self, mut r: Explored, base: usize, children: &mut [Node]) {
         let shift = (self.spaces.len() - base) as u32;
         let base = base as u32;
@@ -229,18 +179,45 @@ impl Explorer<'_, '_, '_> {
 
 /// A byte space standing for one of the calling explorer's, so that a worker numbers its own
 /// spaces after them.
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 fn placeholder() -> ByteSpace {
     ByteSpace { label: alloc::string::String::new(), size: 0, origin: None, data: None }
 }
 
 /// What stands in a member's place while a worker has its node.
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 fn blank() -> Node {
     Node::new(crate::tree::NodeKind::Unknown, "", Span::default())
 }
 
-#[cfg(all(test, feature = "std"))]
+/// The declared bytes of the members being explored, held to at most `cap` together (one
+/// member alone always gets in).
+struct Room {
+    cap: u64,
+    in_flight: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl Room {
+    fn new(cap: u64) -> Room {
+        Room { cap, in_flight: std::sync::Mutex::new(0), freed: std::sync::Condvar::new() }
+    }
+
+    /// Waits until `size` more bytes fit beside those in flight, then takes them.
+    fn enter(&self, size: u64) {
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        while *in_flight > 0 && in_flight.saturating_add(size) > self.cap {
+            in_flight = self.freed.wait(in_flight).unwrap_or_else(|e| e.into_inner());
+        }
+        *in_flight += size;
+    }
+
+    fn leave(&self, size: u64) {
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        *in_flight -= size;
+        self.freed.notify_all();
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use crate::explore::{explore, Options};
 
@@ -263,36 +240,5 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 5, "only {seen} package fixtures");
-    }
-}
-
-/// The declared bytes of the members being explored, held to at most `cap` together (one
-/// member alone always gets in).
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-struct Room {
-    cap: u64,
-    in_flight: std::sync::Mutex<u64>,
-    freed: std::sync::Condvar,
-}
-
-#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-impl Room {
-    fn new(cap: u64) -> Room {
-        Room { cap, in_flight: std::sync::Mutex::new(0), freed: std::sync::Condvar::new() }
-    }
-
-    /// Waits until `size` more bytes fit beside those in flight, then takes them.
-    fn enter(&self, size: u64) {
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        while *in_flight > 0 && in_flight.saturating_add(size) > self.cap {
-            in_flight = self.freed.wait(in_flight).unwrap_or_else(|e| e.into_inner());
-        }
-        *in_flight += size;
-    }
-
-    fn leave(&self, size: u64) {
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        *in_flight -= size;
-        self.freed.notify_all();
     }
 }
