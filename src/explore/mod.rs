@@ -115,6 +115,32 @@ pub fn explore_with_companions<'a, R: ReadRef<'a>>(
     explore_asked(Window::whole(&input), name, opts, None, companions)
 }
 
+/// Where exploring a package's members has got: what a progress bar shows ("member 120 of
+/// 4,099, 210 of 545 MiB"). Counted over the members of the input's own package that are
+/// explored (objects, libraries, archives, bundles, packages), not over everything it lists.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub members_done: usize,
+    pub members: usize,
+    /// Stored (compressed) bytes of the members done and of all of them.
+    pub bytes_done: u64,
+    pub bytes: u64,
+}
+
+/// Explores an input like [`explore_with_companions`], and calls `observer` after each member of
+/// the input's own package has been explored, with where that leaves the whole and the member's
+/// node: a page can show progress and what was found so far (its targets) while the rest is
+/// read. Inputs that are not packages are explored without a call.
+pub fn explore_observed<'a, R: ReadRef<'a>>(
+    input: R,
+    name: &str,
+    opts: &Options,
+    companions: &[Companion<'_>],
+    observer: &mut dyn FnMut(&Progress, &Node),
+) -> Tree {
+    explore_with(Window::whole(&input), name, opts, None, companions, Some(observer))
+}
+
 /// Explores an input like [`explore`], and decompresses in full (its hash checked, its entries
 /// explored) the compressed bundle at `bundle`, a span of the tree [`explore`] gave with the
 /// same `opts`, whatever its size within `max_decompressed`: a bundle listed from its header
@@ -139,6 +165,17 @@ fn explore_asked<'a>(
     asked: Option<Asked<'_>>,
     companions: &[Companion<'_>],
 ) -> Tree {
+    explore_with(input, name, opts, asked, companions, None)
+}
+
+fn explore_with<'a, 'p>(
+    input: Window<'_, 'a>,
+    name: &str,
+    opts: &Options,
+    asked: Option<Asked<'p>>,
+    companions: &[Companion<'_>],
+    observer: Option<&'p mut dyn FnMut(&Progress, &Node)>,
+) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
         limit: opts.max_decompressed,
@@ -155,6 +192,7 @@ fn explore_asked<'a>(
         companions,
         package_kpacks: Vec::new(),
         parallel: true,
+        observer,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
@@ -247,6 +285,9 @@ struct Explorer<'o, 'p, 'c> {
     /// an explorer that is itself one member's worker.
     #[cfg_attr(not(all(feature = "std", not(target_arch = "wasm32"))), allow(dead_code))]
     parallel: bool,
+    /// Who hears of each member of the input's own package as it is explored
+    /// ([`explore_observed`]).
+    observer: Option<&'p mut dyn FnMut(&Progress, &Node)>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

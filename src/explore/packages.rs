@@ -9,7 +9,7 @@
 //! inflate is at most `max_package_decompressed`. A decompressed space is kept only when
 //! offload data was found in it, so memory follows what is shown, not the package's size.
 
-use super::{error_node, kpacked, too_deep, unreadable_member, Explorer};
+use super::{error_node, kpacked, too_deep, unreadable_member, Explorer, Progress};
 use crate::codec::{self, Method};
 use crate::format::archive::ar;
 use crate::format::bundle::{binary, compressed};
@@ -77,8 +77,10 @@ impl Explorer<'_, '_, '_> {
         #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
         let explored = false;
         if !explored {
+            let mut progress = self.progress_of(&listing.members, &explorable, level);
             for &i in &explorable {
                 self.member(input, &listing.members[i], &mut node.children[i], span, depth + 1, level + 1);
+                self.member_explored(progress.as_mut(), &listing.members[i], &node.children[i]);
             }
         }
         let archives = &self.package_kpacks[outer_kpacks..];
@@ -92,6 +94,26 @@ impl Explorer<'_, '_, '_> {
         }
         self.package_kpacks.truncate(outer_kpacks);
         node
+    }
+
+    /// Where exploring the members `explorable` of a package `level` packages deep starts, when
+    /// someone hears of it: only the input's own package (level 0) is reported.
+    pub(super) fn progress_of(&self, members: &[Member], explorable: &[usize], level: u32) -> Option<Progress> {
+        (level == 0 && self.observer.is_some()).then(|| Progress {
+            members_done: 0,
+            members: explorable.len(),
+            bytes_done: 0,
+            bytes: explorable.iter().fold(0u64, |sum, &i| sum.saturating_add(members[i].stored_size)),
+        })
+    }
+
+    /// Tells the observer that member `m` (its node `node`) was explored, `progress` counting it.
+    pub(super) fn member_explored(&mut self, progress: Option<&mut Progress>, m: &Member, node: &Node) {
+        if let (Some(progress), Some(observer)) = (progress, self.observer.as_mut()) {
+            progress.members_done += 1;
+            progress.bytes_done = progress.bytes_done.saturating_add(m.stored_size);
+            observer(progress, node);
+        }
     }
 
     /// The bytes of a member that is a `.kpack` archive, stored or inflated within the limits.

@@ -74,6 +74,7 @@ impl Explorer<'_, '_, '_> {
         let base = self.spaces.len();
         let mut results =
             self.explore_on_workers(members, &deflated, &stored, children, span, depth, level).into_iter();
+        let mut progress = self.progress_of(members, explorable, level);
         for &i in explorable {
             if members[i].compression == Compression::Deflate {
                 if let Some(r) = results.next() {
@@ -82,6 +83,7 @@ impl Explorer<'_, '_, '_> {
             } else {
                 self.member(input, &members[i], &mut children[i], span, depth + 1, level + 1);
             }
+            self.member_explored(progress.as_mut(), &members[i], &children[i]);
         }
         true
     }
@@ -130,6 +132,7 @@ impl Explorer<'_, '_, '_> {
                                 companions,
                                 package_kpacks: Vec::new(),
                                 parallel: false,
+                                observer: None,
                             };
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
                             let m = &members[index];
@@ -219,7 +222,8 @@ impl Room {
 
 #[cfg(test)]
 mod tests {
-    use crate::explore::{explore, Options};
+    use crate::explore::{explore, explore_observed, Options, Progress};
+    use crate::tree::Node;
 
     /// Every package fixture (made by zip, tar, dpkg-deb, conda: tests/fixtures/packages/)
     /// gives the same tree on every core as on one thread, byte spaces and all.
@@ -240,5 +244,34 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 5, "only {seen} package fixtures");
+    }
+
+    /// The observer hears each explored member of the wheel once, in member order, with the
+    /// count and bytes growing to the whole, on one thread as on every core; the nodes it is
+    /// given are the tree's own.
+    #[test]
+    fn the_observer_hears_every_member_in_order_on_any_number_of_threads() {
+        let path =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl");
+        let data = std::fs::read(path).unwrap();
+        for threads in [1, 4] {
+            let opts = Options { verify_all: true, max_threads: threads, ..Options::default() };
+            let mut heard: Vec<(Progress, Node)> = Vec::new();
+            let tree = explore_observed(&data[..], "gpu_libs.whl", &opts, &[], &mut |p, n| heard.push((*p, n.clone())));
+            let last = heard.last().expect("the wheel has members with device code").0;
+            assert_eq!(last.members_done, last.members, "{threads} threads");
+            assert_eq!(last.bytes_done, last.bytes, "{threads} threads");
+            assert!(heard.windows(2).all(|w| w[1].0.members_done == w[0].0.members_done + 1));
+            let package = &tree.root.children[0];
+            for (_, node) in &heard {
+                assert!(package.children.contains(node), "{threads} threads: {} is not the tree's", node.label);
+            }
+            let targets = |n: &Node| {
+                crate::report::targets::collect(&crate::tree::Tree { spaces: tree.spaces.clone(), root: n.clone() })
+                    .len()
+            };
+            let found: usize = heard.iter().map(|(_, n)| targets(n)).sum();
+            assert_eq!(found, crate::report::targets::collect(&tree).len(), "every image is in a member heard of");
+        }
     }
 }

@@ -1,0 +1,86 @@
+// The page on large packages (`make bench`, the "large packages" step of scripts/bench_packages.py):
+// the release build in headless Chromium opens each wheel given on the command line through its
+// file input, as a user would, and prints
+//   - pick to first "Runs on" target on screen (shown while the rest is still being read),
+//   - pick to the explored summary (the page's own figure, `data-first-render-ms`, and the wall
+//     time), and the Kernels view's count line once the summary is there,
+//   - the peak resident memory of all Chromium processes, sampled every 50 ms.
+// Usage: node e2e/bench_packages.mjs WHEEL... (prints one JSON object per wheel, one per line).
+// Nothing here asserts on time.
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { openPage, startSite } from './support.mjs';
+
+/** Peak resident memory (MiB) of every Chromium process while `work` runs. */
+async function peakChromiumMemory(work) {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const rss = execFileSync('ps', ['-C', 'chromium', '-o', 'rss='], { encoding: 'utf8' });
+      peak = Math.max(peak, rss.split('\n').filter(Boolean).reduce((sum, kib) => sum + Number(kib), 0) / 1024);
+    } catch { /* no process at this instant */ }
+  };
+  const timer = setInterval(sample, 50);
+  try {
+    const result = await work();
+    sample();
+    return { ...result, peakMib: Math.round(peak) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Picks `path` through the file input; times the first "Runs on" line and the summary. */
+async function open(page, path) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Open file…' }).click();
+  const started = Date.now();
+  await (await chooser).setFiles(path);
+  const firstTarget = page.locator('#tab-panel .runs-on-line').first()
+    .waitFor({ timeout: 600_000 }).then(() => Date.now() - started);
+  const timing = page.locator('#tab-panel section.summary .timing[data-first-render-ms]');
+  await timing.waitFor({ timeout: 600_000 });
+  const wallMs = Date.now() - started;
+  const pageMs = Number(await timing.getAttribute('data-first-render-ms'));
+  const firstTargetMs = await firstTarget;
+  const targets = await page.locator('#tab-panel section.summary .runs-on-line').count();
+  const kernels = await kernelsLine(page);
+  return { firstTargetMs, pageMs, wallMs, targets, kernels };
+}
+
+/** The Kernels view's count line, the view opened if it is not shown. */
+async function kernelsLine(page) {
+  const panel = page.locator('section.kernels-panel');
+  if (!(await panel.count())) {
+    const toggle = page.getByRole('button', { name: /^Kernels/ });
+    if (await toggle.count()) await toggle.first().click();
+  }
+  if (!(await panel.count())) return null;
+  return (await panel.locator('.kernels-header .muted').first().textContent())?.trim() ?? null;
+}
+
+async function main() {
+  const wheels = process.argv.slice(2);
+  if (!wheels.length) throw new Error('usage: node e2e/bench_packages.mjs WHEEL...');
+  const site = await startSite();
+  try {
+    for (const wheel of wheels) {
+      const { context, page } = await openPage(site.browser, site.siteUrl);
+      try {
+        const r = await peakChromiumMemory(() => open(page, wheel));
+        const mib = statSync(wheel).size / 2 ** 20;
+        console.log(JSON.stringify({ wheel: wheel.split('/').pop(), mib: Math.round(mib), ...r }));
+      } finally {
+        await context.close();
+      }
+    }
+  } finally {
+    await site.browser.close();
+    site.server.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
