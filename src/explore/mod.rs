@@ -33,6 +33,12 @@ mod packages;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod parallel;
 
+/// How the label of a compressed bundle's space read from its header alone says so.
+pub const HEADER_ONLY: &str = "header only";
+/// How the note on an image or payload listed without being decompressed starts: what
+/// [`crate::report::kernels::undecoded_images`] counts.
+pub const NOT_DECOMPRESSED: &str = "not decompressed";
+
 /// How much work exploring may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -119,6 +125,7 @@ pub fn explore_with_companions<'a, R: ReadRef<'a>>(
 /// 4,099, 210 of 545 MiB"). Counted over the members of the input's own package that are
 /// explored (objects, libraries, archives, bundles, packages), not over everything it lists.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Progress {
     pub members_done: usize,
     pub members: usize,
@@ -126,6 +133,9 @@ pub struct Progress {
     pub bytes_done: u64,
     pub bytes: u64,
 }
+
+/// Who hears of each member of a package as it is explored ([`explore_observed`]).
+pub type Observer<'p> = &'p mut dyn FnMut(&Progress, &Node);
 
 /// Explores an input like [`explore_with_companions`], and calls `observer` after each member of
 /// the input's own package has been explored, with where that leaves the whole and the member's
@@ -174,7 +184,7 @@ fn explore_with<'a, 'p>(
     opts: &Options,
     asked: Option<Asked<'p>>,
     companions: &[Companion<'_>],
-    observer: Option<&'p mut dyn FnMut(&Progress, &Node)>,
+    observer: Option<Observer<'p>>,
 ) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
@@ -287,7 +297,7 @@ struct Explorer<'o, 'p, 'c> {
     parallel: bool,
     /// Who hears of each member of the input's own package as it is explored
     /// ([`explore_observed`]).
-    observer: Option<&'p mut dyn FnMut(&Progress, &Node)>,
+    observer: Option<Observer<'p>>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {
@@ -696,7 +706,7 @@ impl Explorer<'_, '_, '_> {
                     let inner = Span::new(self.spaces.len() as u32, 0, total);
                     let mut dec = Node::new(
                         NodeKind::Decompressed,
-                        format!("decompressed bundle ({}, header only)", human_size(total)),
+                        format!("decompressed bundle ({}, {HEADER_ONLY})", human_size(total)),
                         inner,
                     );
                     let mut b = binary::header_node(&h, inner);
@@ -825,7 +835,11 @@ impl Explorer<'_, '_, '_> {
         }
         let within = |n: u64| self.opts.verify_all || n <= self.opts.full_decompress_up_to;
         if content_size.is_some_and(|n| !within(n)) {
-            node.diag(Severity::Note, "not decompressed: larger than the size decompressed when listing", None);
+            node.diag(
+                Severity::Note,
+                format!("{NOT_DECOMPRESSED}: larger than the size decompressed when listing"),
+                None,
+            );
             return node;
         }
         // A frame that declares no size gets the listing budget too: a small frame must not

@@ -182,6 +182,28 @@ pub fn collect(tree: &Tree) -> KernelTable {
     table
 }
 
+/// How many device images of the tree were listed but not decoded (an NVIDIA fatbin entry or a
+/// compressed bundle read from its header only, while listing): their kernels are not in
+/// [`collect`]'s table, which must not be read as the file's whole when this is not 0.
+pub fn undecoded_images(tree: &Tree) -> usize {
+    fn has_image(node: &Node) -> bool {
+        node.kind == NodeKind::Image || node.children.iter().any(has_image)
+    }
+    fn listed_only(node: &Node) -> bool {
+        node.label.contains(crate::explore::HEADER_ONLY)
+            || node.diagnostics.iter().any(|d| d.message.starts_with(crate::explore::NOT_DECOMPRESSED))
+    }
+    fn listed_below(node: &Node) -> bool {
+        listed_only(node) || node.children.iter().any(listed_below)
+    }
+    let listed_above = |path: &[usize]| (0..path.len()).filter_map(|n| tree.node_at(&path[..n])).any(listed_only);
+    let targets = super::targets::collect(tree);
+    let undecoded = |t: &super::targets::Target| {
+        tree.node_at(&t.path).is_some_and(|entry| !has_image(entry) && (listed_below(entry) || listed_above(&t.path)))
+    };
+    targets.iter().filter(|t| undecoded(t)).count()
+}
+
 /// The rows of each kernel name, in order: a file with tens of thousands of kernels finds a
 /// name's rows without looking through all of them.
 type RowsByName = BTreeMap<String, Vec<usize>>;
@@ -287,5 +309,50 @@ mod tests {
         only.retain_columns(|c| c.target == "gfx1100");
         assert_eq!(only.rows.len(), 2);
         assert_eq!(only.columns.len(), 1);
+    }
+
+    /// A compressed bundle listed from its header has images whose kernels are not known, and
+    /// says how many; decompressed, none is left. Files made by clang-offload-bundler.
+    #[test]
+    fn images_listed_but_not_decoded_are_counted() {
+        use crate::explore::{explore, Options};
+        for name in ["hip_elf_2arch_compressed.hipfb", "ccob_zstd_v3.hipfb", "libhip_3tu_compressed.so"] {
+            let path = alloc::format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+            let data = std::fs::read(&path).unwrap();
+            let listed = explore(&data[..], name, &Options { full_decompress_up_to: 0, ..Options::default() });
+            let images = crate::report::targets::collect(&listed).len();
+            assert!(images >= 2, "{name}: {images} images");
+            assert_eq!(undecoded_images(&listed), images, "{name}: listed from the header");
+            assert!(collect(&listed).rows.is_empty(), "{name}");
+            let decoded = explore(&data[..], name, &Options { verify_all: true, ..Options::default() });
+            assert_eq!(undecoded_images(&decoded), 0, "{name}: decompressed");
+            assert!(!collect(&decoded).rows.is_empty(), "{name}");
+        }
+    }
+
+    /// Every image of every fixture, decoded, is an image node: a count of images not decoded
+    /// never counts what was decoded.
+    #[test]
+    fn decoded_fixtures_have_no_image_left_undecoded() {
+        use crate::explore::{explore, Options};
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !path.is_file()
+                || name.ends_with(".sh")
+                || name.ends_with(".txt")
+                || name.ends_with(".md")
+                || name == "SHA256SUMS"
+            {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            let tree = explore(&data[..], &name, &Options { verify_all: true, ..Options::default() });
+            assert_eq!(undecoded_images(&tree), 0, "{name}");
+            files += 1;
+        }
+        assert!(files >= 30, "only {files} fixtures");
     }
 }

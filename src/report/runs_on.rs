@@ -125,6 +125,24 @@ pub fn summarize_images(tree: &Tree, images: &[Target]) -> RunsOn {
     from_images(images.iter().map(|t| (t, image_format(tree, t))))
 }
 
+/// These images of `tree`, each with the format of its decoded image, if any: what
+/// [`summarize_found`] takes, gathered from the parts of a file explored one by one.
+pub fn with_formats(tree: &Tree, images: Vec<Target>) -> Vec<(Target, Option<String>)> {
+    images
+        .into_iter()
+        .map(|t| {
+            let f = image_format(tree, &t);
+            (t, f)
+        })
+        .collect()
+}
+
+/// The "runs on" lines of images gathered with [`with_formats`] from several trees (the
+/// members of a package as each is explored): what a page shows before the whole is read.
+pub fn summarize_found(images: &[(Target, Option<String>)]) -> RunsOn {
+    from_images(images.iter().map(|(t, f)| (t, f.clone())))
+}
+
 /// The lines of these images, each with the format of its decoded image, if any.
 fn from_images<'t>(images: impl Iterator<Item = (&'t Target, Option<String>)>) -> RunsOn {
     let mut lines: Vec<RunsOnLine> = Vec::new();

@@ -5,6 +5,19 @@ use crate::error::{Error, Result};
 use alloc::format;
 use alloc::string::String;
 
+/// A count with thousands separators, as people read large ones: `20,684`.
+pub fn thousands(n: u64) -> String {
+    let digits = alloc::string::ToString::to_string(&n);
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Human-readable size, used in error messages and labels.
 pub fn human_size(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];

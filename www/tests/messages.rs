@@ -6,7 +6,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use offload_www::wire::doc::explore_bytes;
-use offload_www::wire::messages::{decode, encode, Answer, EditedFile, FromNested, FromWorker, NestedReport, Report};
+use offload_www::wire::messages::{
+    decode, encode, Answer, EditedFile, FromNested, FromWorker, Loading, NestedReport, Report,
+};
 use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
@@ -46,7 +48,7 @@ fn an_edit_gives_its_new_file() {
 #[test]
 fn other_reports_read_as_their_mirrors_or_not_at_all() {
     let reports = [
-        (Report::Progress { stage: "reading".into(), bytes_read: 4 }, Some("Progress")),
+        (Report::Progress(Loading::at("reading", 4)), Some("Progress")),
         (Report::Explored(explore_bytes(HIP_O, "hip_elf_2arch.o")), Some("Explored")),
         (Report::Failed { message: "no".into() }, Some("Failed")),
         (Report::EditProgress { stage: "writing".into() }, Some("EditProgress")),

@@ -8,9 +8,12 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use offload::explore::Progress;
+use offload::report::runs_on::RunsOn;
 use offload::tree::NodeKind;
 use offload_www::page::state::{Action, AppState, Nav, Status, View};
 use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
+use offload_www::wire::loading::Loading;
 use offload_www::wire::settings::Settings;
 use std::rc::Rc;
 
@@ -54,7 +57,7 @@ fn tabs_open_switch_and_close() {
         .reduce(Action::Open { id: 3, name: "c.a".into(), size: 30, at_ms: 2.0, settings: Settings::default() });
     assert_eq!(s.tabs.len(), 3);
     assert_eq!(s.active, Some(3), "a new file's tab becomes the active one");
-    assert!(matches!(s.tab(2).unwrap().status, Status::Loading { .. }));
+    assert!(matches!(s.tab(2).unwrap().status, Status::Loading(_)));
 
     let s = s.reduce(Action::NextTab);
     assert_eq!(s.active, Some(1), "next wraps around");
@@ -88,18 +91,30 @@ fn worker_replies_for_closed_tabs_are_ignored_and_progress_is_kept() {
             at_ms: 5.0,
             settings: Settings::default(),
         })
-        .reduce(Action::Progress { id: 1, stage: "reading".into(), bytes_read: 4096 });
-    assert_eq!(s.tab(1).unwrap().status, Status::Loading { stage: "reading".into(), bytes_read: 4096 });
+        .reduce(Action::Progress { id: 1, progress: Loading::at("reading", 4096) });
+    assert_eq!(s.tab(1).unwrap().status, Status::Loading(Loading::at("reading", 4096)));
+    // A package's member count and the targets found so far stay through the reports of bytes
+    // read that come between them.
+    let members = Progress { members_done: 3, members: 9, bytes_done: 300, bytes: 900 };
+    let found = RunsOn::default();
+    let s = s
+        .reduce(Action::Progress {
+            id: 1,
+            progress: Loading { members: Some(members), found: Some(found.clone()), ..Loading::at("reading", 300) },
+        })
+        .reduce(Action::Progress { id: 1, progress: Loading::at("reading", 8192) });
+    let Status::Loading(now) = &s.tab(1).unwrap().status else { panic!("not loading") };
+    assert_eq!((now.bytes_read, now.members, now.found.as_ref()), (8192, Some(members), Some(&found)));
     let closed = s.clone().reduce(Action::Close(1)).reduce(Action::Loaded { id: 1, doc: d.clone() });
     assert!(closed.tabs.is_empty());
 
     let cancelled = s.clone().reduce(Action::Cancelled { id: 1 });
     assert_eq!(cancelled.tab(1).unwrap().status, Status::Cancelled);
     // A progress report that was already on its way does not bring the progress bar back.
-    let cancelled = cancelled.reduce(Action::Progress { id: 1, stage: "late".into(), bytes_read: 1 });
+    let cancelled = cancelled.reduce(Action::Progress { id: 1, progress: Loading::at("late", 1) });
     assert_eq!(cancelled.tab(1).unwrap().status, Status::Cancelled);
     let restarted = cancelled.reduce(Action::Restarted { id: 1, at_ms: 9.0, settings: Settings::default() });
-    assert!(matches!(restarted.tab(1).unwrap().status, Status::Loading { .. }));
+    assert!(matches!(restarted.tab(1).unwrap().status, Status::Loading(_)));
     assert_eq!(restarted.tab(1).unwrap().opened_at, 9.0);
 
     let loaded =

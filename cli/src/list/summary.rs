@@ -293,15 +293,7 @@ fn after_unit(s: &[u8], end: usize) -> usize {
 
 /// `12775` as `12,775`.
 pub fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    offload::util::bytes::thousands(n as u64)
 }
 
 /// `n thing` or `n things`.

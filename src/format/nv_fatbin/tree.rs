@@ -247,7 +247,8 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
         p.diag(
             Severity::Note,
             format!(
-                "not decompressed while listing ({}); list with --verify, or extract, to decompress it",
+                "{} while listing ({}); list with --verify, or extract, to decompress it",
+                crate::explore::NOT_DECOMPRESSED,
                 human_size(wanted)
             ),
             None,

@@ -1,6 +1,6 @@
 //! Text shown for numbers, sizes and bytes, and the parsing of what people type as an offset.
 
-pub use offload::util::bytes::human_size;
+pub use offload::util::bytes::{human_size, thousands};
 
 /// An offset as the hex view and the inspector print it.
 pub fn hex_offset(n: u64) -> String {

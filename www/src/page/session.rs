@@ -348,7 +348,7 @@ impl Session {
 /// Borrows of the versions end before dispatching, which may render at once.
 fn on_report(id: TabId, report: Report, versions: &RefCell<Versions>, dispatch: &Callback<Action>) {
     match report {
-        Report::Progress { stage, bytes_read } => dispatch.emit(Action::Progress { id, stage, bytes_read }),
+        Report::Progress(progress) => dispatch.emit(Action::Progress { id, progress }),
         Report::Explored(doc) => dispatch.emit(Action::Loaded { id, doc: Rc::new(doc) }),
         Report::Failed { message } => {
             versions.borrow_mut().running = None;

@@ -11,6 +11,7 @@ use crate::page::remote::RemoteState;
 use crate::wire::doc::{Doc, NodeId};
 use crate::wire::download::Refusal;
 use crate::wire::edit::Verified;
+use crate::wire::loading::Loading;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
 use offload::report::diff::Diff;
@@ -150,10 +151,7 @@ impl View {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
     /// The worker is reading and exploring the file.
-    Loading {
-        stage: String,
-        bytes_read: u64,
-    },
+    Loading(Loading),
     Ready(Rc<Doc>),
     /// The worker stopped without a result (it crashed or could not read the file).
     Failed(String),
@@ -344,8 +342,7 @@ pub enum Action {
     },
     Progress {
         id: TabId,
-        stage: String,
-        bytes_read: u64,
+        progress: Loading,
     },
     Loaded {
         id: TabId,
@@ -537,7 +534,7 @@ impl AppState {
     pub fn reduce(mut self, action: Action) -> AppState {
         match action {
             Action::Open { id, name, size, at_ms, settings } => self.open(id, name, size, at_ms, settings),
-            Action::Progress { id, stage, bytes_read } => self.with_tab(id, |tab| progress(tab, stage, bytes_read)),
+            Action::Progress { id, progress: p } => self.with_tab(id, |tab| progress(tab, p)),
             Action::Loaded { id, doc } => self.with_tab(id, |tab| loaded(tab, doc)),
             Action::Failed { id, message } => self.with_tab(id, |tab| failed(tab, message)),
             Action::Cancelled { id } => self.with_tab(id, cancelled),
@@ -631,7 +628,7 @@ impl AppState {
             id,
             name,
             size,
-            status: Status::Loading { stage: "starting".into(), bytes_read: 0 },
+            status: Status::Loading(Loading::at("starting", 0)),
             selected: None,
             expanded: Vec::new(),
             hex: HexState::default(),
@@ -669,9 +666,9 @@ impl AppState {
     }
 }
 
-fn progress(tab: &mut Tab, stage: String, bytes_read: u64) {
-    if matches!(tab.status, Status::Loading { .. }) {
-        tab.status = Status::Loading { stage, bytes_read };
+fn progress(tab: &mut Tab, progress: Loading) {
+    if let Status::Loading(before) = &tab.status {
+        tab.status = Status::Loading(progress.after(before));
     }
 }
 
@@ -703,13 +700,13 @@ fn failed(tab: &mut Tab, message: String) {
 }
 
 fn cancelled(tab: &mut Tab) {
-    if matches!(tab.status, Status::Loading { .. }) {
+    if matches!(tab.status, Status::Loading(_)) {
         tab.status = Status::Cancelled;
     }
 }
 
 fn restarted(tab: &mut Tab, at_ms: f64, settings: Settings) {
-    tab.status = Status::Loading { stage: "starting".into(), bytes_read: 0 };
+    tab.status = Status::Loading(Loading::at("starting", 0));
     tab.edit = EditStatus::Idle;
     tab.unpack = Unpack::Idle;
     tab.opened_at = at_ms;

@@ -11,6 +11,7 @@
 use crate::wire::doc::Doc;
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::edit::Verified;
+pub use crate::wire::loading::Loading;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
 use offload::report::diff::Diff;
@@ -217,10 +218,7 @@ pub struct EditedVersion {
 /// What happens to the file the worker explores.
 #[derive(Serialize, Deserialize, Debug)]
 pub enum Report {
-    Progress {
-        stage: String,
-        bytes_read: u64,
-    },
+    Progress(Loading),
     Explored(Doc),
     /// The worker stopped without a result (it could not read the file, or it crashed: the
     /// page's client reports a worker's error event as this too).

@@ -12,6 +12,7 @@
 pub mod doc;
 pub mod download;
 pub mod edit;
+pub mod loading;
 pub mod settings;
 
 #[cfg(target_arch = "wasm32")]

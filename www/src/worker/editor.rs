@@ -10,7 +10,7 @@
 use crate::wire::messages::{decode, Answer, EditJob, EditorJob, FromWorker, Report};
 use crate::worker::compare::compare;
 use crate::worker::edit;
-use crate::worker::explore::explore_to_keep;
+use crate::worker::explore::{explore_to_keep, Exploring};
 use crate::worker::kept::Explored;
 use crate::worker::outbox;
 use crate::worker::prepare::device_archive_download;
@@ -43,5 +43,6 @@ fn edit_job(job: EditJob) -> Report {
 
 fn explored_as_the_explorer_did(job: &EditJob) -> Explored {
     let companions = job.companions.iter().map(|c| (c.name.clone(), c.data.clone())).collect();
-    explore_to_keep(&job.name, job.file.clone(), companions, &job.settings, job.decompressed).0
+    let how = job.decompressed.map_or(Exploring::Plain, Exploring::Decompressing);
+    explore_to_keep(&job.name, job.file.clone(), companions, &job.settings, how).0
 }

@@ -3,15 +3,16 @@
 //! document; the tree and the file are kept for what the page asks next.
 
 use crate::wire::doc::Doc;
-use crate::wire::messages::{CompanionFile, Report};
+use crate::wire::messages::{CompanionFile, Loading, Report};
 use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
 use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
 use offload::edit::NodePath;
-use offload::explore::{explore_decompressing, explore_with_companions, Companion};
-use offload::tree::{NodeKind, Span, Tree};
+use offload::explore::{explore_decompressing, explore_observed, explore_with_companions, Companion, Progress};
+use offload::report::{runs_on, targets, targets::Target};
+use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
 
@@ -25,10 +26,12 @@ pub(crate) fn explore_file(
     kept: &RefCell<Option<Explored>>,
 ) -> Doc {
     let started = js_sys::Date::now();
-    report(Report::Progress { stage: "reading and decompressing".into(), bytes_read: 0 });
-    let (explored, cache) = explore_to_keep(name, file, companions, settings, None);
+    report(Report::Progress(Loading::at("reading and decompressing", 0)));
+    let mut found = FoundSoFar::default();
+    let (explored, cache) =
+        explore_to_keep(name, file, companions, settings, Exploring::Observed(&mut |p, m| found.member(p, m)));
     let size = explored.file.size() as u64;
-    report(Report::Progress { stage: "preparing the views".into(), bytes_read: size });
+    report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&explored.tree, &cache, size, started);
     *kept.borrow_mut() = Some(explored);
     doc
@@ -43,25 +46,77 @@ pub(crate) fn keep_quietly(
     settings: &Settings,
     kept: &RefCell<Option<Explored>>,
 ) {
-    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, None).0);
+    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, Exploring::Plain).0);
+}
+
+/// How [`explore_to_keep`] explores.
+pub(crate) enum Exploring<'o> {
+    /// Quietly.
+    Plain,
+    /// With the compressed bundle at this span decompressed, as the user asked.
+    Decompressing(Span),
+    /// Telling `observer` of each member of a package as it is explored.
+    Observed(&'o mut dyn FnMut(&Progress, &Node)),
+}
+
+impl Exploring<'_> {
+    /// What [`Explored::decompressed`] keeps.
+    fn decompressed(&self) -> Option<Span> {
+        match self {
+            Exploring::Decompressing(span) => Some(*span),
+            _ => None,
+        }
+    }
+}
+
+/// What the members of a package explored so far hold, reported to the page as they are
+/// explored: no more often than [`FoundSoFar::EVERY_MS`], but at once when the first targets
+/// are found, so that "which GPUs?" has a first answer long before a large wheel is read.
+#[derive(Default)]
+struct FoundSoFar {
+    images: Vec<(Target, Option<String>)>,
+    last_report: f64,
+}
+
+impl FoundSoFar {
+    const EVERY_MS: f64 = 250.0;
+
+    fn member(&mut self, progress: &Progress, member: &Node) {
+        let first = self.images.is_empty();
+        let tree = Tree { spaces: Vec::new(), root: member.clone() };
+        self.images.extend(runs_on::with_formats(&tree, targets::collect(&tree)));
+        let now = js_sys::Date::now();
+        let first_found = first && !self.images.is_empty();
+        if first_found || now - self.last_report >= Self::EVERY_MS || progress.members_done == progress.members {
+            self.last_report = now;
+            report(Report::Progress(Loading {
+                stage: "reading and decompressing".into(),
+                bytes_read: progress.bytes_done,
+                members: Some(*progress),
+                found: Some(runs_on::summarize_found(&self.images)),
+            }));
+        }
+    }
 }
 
 /// Explores `file` read by slices, with its companions, within `settings`, with the compressed
-/// bundle at `decompressed` (if any) decompressed as the user asked: what is kept of it, and the
+/// bundle `how` names (if any) decompressed as the user asked: what is kept of it, and the
 /// cache its slices were read through.
 pub(crate) fn explore_to_keep(
     name: &str,
     file: Blob,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
-    decompressed: Option<Span>,
+    how: Exploring<'_>,
 ) -> (Explored, ReadCache<BlobReader>) {
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let options = settings.options();
     let joined = Companion::all(&companions);
-    let tree = match decompressed {
-        Some(span) => explore_decompressing(&cache, name, &options, &joined, span, &mut |_, _| {}),
-        None => explore_with_companions(&cache, name, &options, &joined),
+    let decompressed = how.decompressed();
+    let tree = match how {
+        Exploring::Decompressing(span) => explore_decompressing(&cache, name, &options, &joined, span, &mut |_, _| {}),
+        Exploring::Plain => explore_with_companions(&cache, name, &options, &joined),
+        Exploring::Observed(observer) => explore_observed(&cache, name, &options, &joined, observer),
     };
     drop(joined);
     let name = name.to_string();

@@ -3,7 +3,7 @@
 //! tree, which holds the bytes of decompressed spaces that only the worker has.
 
 use crate::wire::js::describe_error;
-use crate::wire::messages::Report;
+use crate::wire::messages::{Loading, Report};
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
 use object::read::ReadCacheOps;
@@ -127,7 +127,7 @@ impl ReadCacheOps for BlobReader {
         self.read_so_far += bytes.len() as u64;
         if self.read_so_far - self.reported >= PROGRESS_STEP {
             self.reported = self.read_so_far;
-            report(Report::Progress { stage: "reading and decompressing".into(), bytes_read: self.read_so_far });
+            report(Report::Progress(Loading::at("reading and decompressing", self.read_so_far)));
         }
         Ok(bytes.len())
     }

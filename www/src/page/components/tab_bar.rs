@@ -49,7 +49,7 @@ pub fn TabBar(props: &TabBarProps) -> Html {
 
 fn status_of(tab: &Tab) -> (&'static str, &'static str) {
     match &tab.status {
-        Status::Loading { .. } => ("loading", ", exploring"),
+        Status::Loading(_) => ("loading", ", exploring"),
         Status::Failed(_) => ("error", ", failed"),
         Status::Cancelled => ("cancelled", ", cancelled"),
         Status::Ready(doc) => match doc.nodes.first().and_then(|n| n.worst) {

@@ -16,8 +16,8 @@ pub fn Loading(props: &LoadingProps) -> Html {
     let tab = &props.tab;
     let id = tab.id;
     match &tab.status {
-        Status::Loading { stage, bytes_read } => html! {
-            <DelayedProgress key={id} name={tab.name.clone()} size={tab.size} stage={stage.clone()} bytes_read={*bytes_read} opened_at={tab.opened_at}
+        Status::Loading(progress) => html! {
+            <DelayedProgress key={id} name={tab.name.clone()} size={tab.size} progress={progress.clone()} opened_at={tab.opened_at}
                 on_cancel={props.on_file.reform(move |_| FileRequest::Cancel(id))} />
         },
         Status::Failed(message) => html! {

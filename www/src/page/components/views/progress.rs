@@ -1,8 +1,12 @@
 //! The progress bar of a file being explored, shown only when exploring takes more than a
-//! moment (so quick files never flash it), with its Cancel button.
+//! moment (so quick files never flash it), with its Cancel button. In a package it counts the
+//! members ("member 120 of 4,099, 210 of 545 MiB") and lists the targets of the members read so
+//! far, marked as such: a first answer to "which GPUs?" while the rest is read.
 
-use crate::page::format::human_size;
+use super::runs_on_view::runs_on_line;
+use crate::page::format::{human_size, thousands};
 use crate::page::session::now_ms;
+use crate::wire::messages::Loading;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -15,8 +19,7 @@ pub const PROGRESS_DELAY: Duration = Duration::from_millis(150);
 pub struct DelayedProgressProps {
     pub name: String,
     pub size: u64,
-    pub stage: String,
-    pub bytes_read: u64,
+    pub progress: Loading,
     /// `performance.now()` when the file was opened: the delay counts from then, so switching
     /// back to a busy tab shows its progress at once.
     pub opened_at: f64,
@@ -47,12 +50,38 @@ pub fn DelayedProgress(props: &DelayedProgressProps) -> Html {
         return html! { <p class="visually-hidden" role="status">{ format!("Opening {}", props.name) }</p> };
     }
     let cancel = props.on_cancel.reform(|_: MouseEvent| ());
+    let p = &props.progress;
+    let (status, fraction) = match &p.members {
+        Some(m) => (
+            format!(
+                "{}: member {} of {}, {} of {}",
+                p.stage,
+                thousands(m.members_done as u64),
+                thousands(m.members as u64),
+                human_size(m.bytes_done),
+                human_size(m.bytes)
+            ),
+            (m.bytes > 0).then(|| m.bytes_done as f64 / m.bytes as f64),
+        ),
+        None => (format!("{}: {} of {} read", p.stage, human_size(p.bytes_read), human_size(props.size)), None),
+    };
+    let label = format!("Exploring {}", props.name);
     html! {
         <section class="notice progress-panel" aria-labelledby="progress-title">
-            <h2 id="progress-title">{ format!("Exploring {}", props.name) }</h2>
-            <progress aria-label={format!("Exploring {}", props.name)}></progress>
-            <p role="status">{ format!("{}: {} of {} read", props.stage, human_size(props.bytes_read), human_size(props.size)) }</p>
+            <h2 id="progress-title">{ &label }</h2>
+            if let Some(f) = fraction {
+                <progress aria-label={label.clone()} max="1" value={f.to_string()}></progress>
+            } else {
+                <progress aria-label={label.clone()}></progress>
+            }
+            <p role="status">{ status }</p>
             <button type="button" class="cancel" onclick={cancel} aria-label={format!("Cancel exploring {}", props.name)}>{"Cancel"}</button>
+            if let Some(found) = p.found.as_ref().filter(|f| !f.lines.is_empty()) {
+                <section class="runs-on found-so-far" aria-labelledby="found-so-far-title">
+                    <h3 id="found-so-far-title">{ format!("Targets found so far (in {} of the members)", p.members.map_or(0, |m| m.members_done)) }</h3>
+                    <ul class="runs-on-lines">{ for found.lines.iter().map(runs_on_line) }</ul>
+                </section>
+            }
         </section>
     }
 }

@@ -31,7 +31,8 @@ fn verdict_word(v: Verdict) -> &'static str {
     }
 }
 
-fn line(l: &RunsOnLine) -> Html {
+/// One target's line: its name, images and bytes, and how it is reached where that matters.
+pub fn runs_on_line(l: &RunsOnLine) -> Html {
     let images = format!("{} image{}", l.images, if l.images == 1 { "" } else { "s" });
     html! {
         <li class="runs-on-line" data-target={l.target.clone()}>
@@ -73,7 +74,7 @@ pub fn RunsOnView(props: &RunsOnProps) -> Html {
                 html! {
                     <div class="runs-on-vendor">
                         <span class="runs-on-vendor-name">{ vendor.name() }</span>
-                        <ul>{ for lines.into_iter().map(line) }</ul>
+                        <ul>{ for lines.into_iter().map(runs_on_line) }</ul>
                     </div>
                 }
             }) }
