@@ -3,7 +3,7 @@
 //! for (the actions each view emits).
 #![cfg(target_arch = "wasm32")]
 
-use offload::report::kernels::{KernelCell, KernelRow};
+use offload::report::kernels::{KernelCell, KernelRow, KernelTable};
 use offload::tree::NodeKind;
 use offload_www::page::bytes::{Bytes, MemoryBytes};
 use offload_www::page::components::dialogs::settings_dialog::{
@@ -17,7 +17,7 @@ use offload_www::page::components::views::fit_view::{FitView, FitViewProps};
 use offload_www::page::components::views::hex_view::{HexProps, HexView};
 use offload_www::page::components::views::inspector::{Inspector, InspectorProps};
 use offload_www::page::components::views::kernels_view::{
-    largest, visible_rows, KernelsView, KernelsViewProps, Metric, SortKey,
+    count_line, largest, visible_rows, window, KernelsView, KernelsViewProps, Metric, SortKey, ROW_HEIGHT,
 };
 use offload_www::page::components::views::layout_map::{LayoutMap, LayoutMapProps};
 use offload_www::page::components::views::runs_on_view::{RunsOnProps, RunsOnView};
@@ -489,14 +489,21 @@ async fn kernels_view_lines_up_targets_highlights_the_largest_and_selects_kernel
     let el = root();
     Renderer::<KernelsView>::with_root_and_props(
         el.clone(),
-        KernelsViewProps { doc: doc.clone(), selected: None, on_action },
+        KernelsViewProps {
+            doc: doc.clone(),
+            selected: None,
+            on_action,
+            tab: 1,
+            on_file: Callback::noop(),
+            decoding: None,
+        },
     )
     .render();
     assert!(settle(|| el.query_selector("table.kernels").unwrap().is_some()).await);
     let targets: Vec<String> = all(&el, "th.kernel-target").iter().map(|t| t.text_content().unwrap()).collect();
     assert_eq!(targets, ["gfx906:xnack-", "gfx90a"]);
     let names = |el: &Element| -> Vec<String> {
-        all(el, "table.kernels tbody tr").iter().map(|r| r.get_attribute("data-kernel").unwrap()).collect()
+        all(el, "table.kernels tbody tr[data-kernel]").iter().map(|r| r.get_attribute("data-kernel").unwrap()).collect()
     };
     assert_eq!(names(&el), ["_Z4axpyfPKfPfi", "_Z6reducePKiPi", "_Z6lookupPKiPi"]);
     // reduce uses 18 VGPRs for gfx906 and 21 for gfx90a: the 21 stands out, nothing else does.
@@ -558,13 +565,35 @@ fn kernel_rows_sort_filter_and_mark_the_largest() {
     assert_eq!(largest(&row("a", &[Some(8), Some(9)]), Metric::Lds), [false, false]);
     let rows =
         [row("Reduce", &[Some(10), None]), row("axpy", &[Some(40), Some(2)]), row("lds_reduce", &[None, Some(7)])];
-    let names = |v: Vec<&KernelRow>| v.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    let names = |v: Vec<usize>| v.iter().map(|&r| rows[r].name.clone()).collect::<Vec<_>>();
     assert_eq!(names(visible_rows(&rows, "reduce", SortKey::File)), ["Reduce", "lds_reduce"]);
     assert_eq!(names(visible_rows(&rows, "", SortKey::Name)), ["Reduce", "axpy", "lds_reduce"]);
     let by_second = SortKey::Value { column: 1, metric: Metric::Registers };
     assert_eq!(names(visible_rows(&rows, "", by_second)), ["lds_reduce", "axpy", "Reduce"]);
     let by_first = SortKey::Value { column: 0, metric: Metric::Registers };
     assert_eq!(names(visible_rows(&rows, " ", by_first)), ["axpy", "Reduce", "lds_reduce"]);
+}
+
+/// Of 25,000 rows, those in view and a margin are drawn, wherever the table is scrolled; the
+/// count says when images were only listed.
+#[wasm_bindgen_test]
+fn the_kernels_table_draws_the_rows_in_view_and_says_what_it_does_not_hold() {
+    assert_eq!(window(25_000, 0.0, 480.0), (0, 60));
+    let (first, count) = window(25_000, 240_000.0, 480.0);
+    assert_eq!((first, count), (10_000 - 20, 60));
+    assert!(first as f64 * ROW_HEIGHT <= 240_000.0 && (first + count) as f64 * ROW_HEIGHT >= 240_000.0 + 480.0);
+    assert_eq!(window(25_000, 1e9, 480.0), (25_000, 0));
+    assert_eq!(window(10, 0.0, 0.0), (0, 10));
+    let table = KernelTable { columns: Vec::new(), rows: Vec::new() };
+    assert_eq!(count_line(&table, 0, None), "0 kernels across 0 targets");
+    assert_eq!(
+        count_line(&table, 4_087, Some(4_099)),
+        "0 kernels across 0 targets in the decoded images; 4,087 of 4,099 device images were not decoded"
+    );
+    assert_eq!(
+        count_line(&table, 1, None),
+        "0 kernels across 0 targets in the decoded images; 1 device image listed but not decoded"
+    );
 }
 
 #[wasm_bindgen_test]

@@ -10,6 +10,7 @@
 //! which gloo-worker's bridge does not expose while a worker is busy, and because gloo-worker
 //! starts workers from `blob:` URLs, which the page's Content-Security-Policy does not allow.
 
+use crate::wire::doc::DecodedKernels;
 use crate::wire::download::Refusal;
 use crate::wire::messages::{decode, encode, Answer, CompanionFile, FromWorker, Job, Report, ToWorker};
 use crate::wire::settings::Settings;
@@ -47,6 +48,7 @@ struct Shared {
     jobs: HashMap<u32, JobReply>,
     compares: Waiting<Diff>,
     fits: Waiting<Fit>,
+    decoded: Waiting<DecodedKernels>,
     next_request: u32,
 }
 
@@ -83,6 +85,7 @@ impl ExplorerWorker {
             jobs: HashMap::new(),
             compares: HashMap::new(),
             fits: HashMap::new(),
+            decoded: HashMap::new(),
             next_request: 0,
         }));
         let on_report: Rc<dyn Fn(Report)> = Rc::new(on_report);
@@ -143,6 +146,11 @@ impl ExplorerWorker {
     /// What of the worker's current file runs on `gpu` (`gfx1201`, `gfx90a:xnack+`, `sm_89`).
     pub async fn fit(&self, gpu: &str) -> Result<Fit, String> {
         self.ask(|s| &mut s.fits, |request| ToWorker::Fit { request, gpu: gpu.to_string() }).await
+    }
+
+    /// The kernels of every image of the worker's current file, each decoded.
+    pub async fn decode_kernels(&self) -> Result<DecodedKernels, String> {
+        self.ask(|s| &mut s.decoded, |request| ToWorker::DecodeKernels { request }).await
     }
 
     /// Asks the worker to apply an edit to its current file.
@@ -253,6 +261,8 @@ fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
         Answer::NotCompared(message) => reply(shared, |s| &mut s.compares, request, Err(message)),
         Answer::Fitted(f) => reply(shared, |s| &mut s.fits, request, Ok(*f)),
         Answer::NotFitted(message) => reply(shared, |s| &mut s.fits, request, Err(message)),
+        Answer::KernelsDecoded(d) => reply(shared, |s| &mut s.decoded, request, Ok(*d)),
+        Answer::NotDecoded(message) => reply(shared, |s| &mut s.decoded, request, Err(message)),
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::page::bytes::{Bytes, FileBytes};
 use crate::page::client::ExplorerWorker;
-use crate::page::state::{Action, TabId};
+use crate::page::state::{Action, KernelsDecoding, TabId};
 use crate::wire::edit::describe;
 use crate::wire::messages::{CompanionFile, Payload, Report};
 use crate::wire::settings::Settings;
@@ -371,6 +371,9 @@ fn on_report(id: TabId, report: Report, versions: &RefCell<Versions>, dispatch: 
             dispatch.emit(Action::EditFailed { id, message, payload: name });
         }
         Report::Decompressing { done, total } => dispatch.emit(Action::DecompressProgress { id, done, total }),
+        Report::DecodingKernels(progress) => {
+            dispatch.emit(Action::DecodeKernels { id, decoding: Some(KernelsDecoding::Running(Some(progress))) })
+        }
         Report::Decompressed { doc, node } => {
             {
                 let mut v = versions.borrow_mut();

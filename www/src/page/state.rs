@@ -8,12 +8,13 @@
 //! [`DownloadRequest`]), so that components import the state and never the app that answers.
 
 use crate::page::remote::RemoteState;
-use crate::wire::doc::{Doc, NodeId};
+use crate::wire::doc::{DecodedKernels, Doc, NodeId};
 use crate::wire::download::Refusal;
 use crate::wire::edit::Verified;
 use crate::wire::loading::Loading;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
+use offload::explore::Progress;
 use offload::report::diff::Diff;
 use offload::report::fit::Fit;
 use offload::tree::{Span, Value};
@@ -46,6 +47,17 @@ pub enum FileRequest {
     Compare(TabId, CompareWith),
     /// Will the tab's file run on this GPU: every library, container and kernel.
     Fit(TabId, String),
+    /// Decode every image of the tab's file for the Kernels view (a listing left some out).
+    DecodeKernels(TabId),
+}
+
+/// The kernels of every image of a tab's file, decoded on request, and how far that has got.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelsDecoding {
+    /// Under way: the members done so far, once the worker has said.
+    Running(Option<Progress>),
+    Done(Rc<DecodedKernels>),
+    Failed(String),
 }
 
 /// The answer to "will it run on …" for a tab's file, and how far it got.
@@ -258,6 +270,8 @@ pub struct Tab {
     pub compare: Option<Comparison>,
     /// The last "will it run on …" asked in this tab.
     pub fit: Option<FitOutcome>,
+    /// Every image's kernels, decoded on request, for the version shown.
+    pub decoded_kernels: Option<KernelsDecoding>,
 }
 
 impl Tab {
@@ -460,6 +474,10 @@ pub enum Action {
         id: TabId,
         fit: Option<FitOutcome>,
     },
+    DecodeKernels {
+        id: TabId,
+        decoding: Option<KernelsDecoding>,
+    },
     /// Show another version (undo, redo); `index` counts from the file as opened.
     SwitchVersion {
         id: TabId,
@@ -604,6 +622,7 @@ impl AppState {
             Action::SwitchVersion { id, index } => self.with_tab(id, |tab| switch_version(tab, index)),
             Action::Compare { id, comparison } => self.with_tab(id, |tab| tab.compare = comparison),
             Action::Fit { id, fit } => self.with_tab(id, |tab| tab.fit = fit),
+            Action::DecodeKernels { id, decoding } => self.with_tab(id, |tab| tab.decoded_kernels = decoding),
         }
         self
     }
@@ -642,6 +661,7 @@ impl AppState {
             unpack: Unpack::Idle,
             compare: None,
             fit: None,
+            decoded_kernels: None,
         });
         self.active = Some(id);
     }
@@ -868,6 +888,8 @@ fn show_doc(tab: &mut Tab, doc: Rc<Doc>, to_select: Option<&[usize]>) {
     tab.hex.cursor = None;
     tab.hex.space = if (space as usize) < doc.spaces.len() { space } else { 0 };
     tab.status = Status::Ready(doc.clone());
+    // Decoded for the document shown before, perhaps another version.
+    tab.decoded_kernels = None;
     tab.selected = None;
     if let Some(node) = selected_path.and_then(|p| doc.nearest_at(&p)).or((!doc.nodes.is_empty()).then_some(0)) {
         select(tab, node, true);

@@ -100,6 +100,18 @@ pub struct TargetInfo {
     pub node: Option<NodeId>,
 }
 
+/// The kernels of every device image of a file, each decoded (the file explored again with
+/// every image decompressed, their bytes dropped as it goes): what the Kernels view shows once
+/// asked to decode the images a listing left out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecodedKernels {
+    pub table: KernelTable,
+    /// Images still not decoded (over a limit of the settings).
+    pub undecoded_images: usize,
+    /// Device images in all.
+    pub images: usize,
+}
+
 /// Everything the page shows about one file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Doc {
@@ -110,6 +122,9 @@ pub struct Doc {
     pub targets: Vec<TargetInfo>,
     /// Every kernel of the file, a column per target ([`offload::report::kernels::collect`]).
     pub kernels: KernelTable,
+    /// Device images listed but not decoded ([`offload::report::kernels::undecoded_images`]):
+    /// their kernels are not in `kernels` until every image is decoded ([`DecodedKernels`]).
+    pub undecoded_images: usize,
     /// One line per distinct target, by vendor ([`offload::report::runs_on::summarize`]).
     pub runs_on: RunsOn,
     /// What each target costs ([`offload::report::sizes::sizes`]).
@@ -149,6 +164,7 @@ impl Doc {
             nodes,
             targets: Vec::new(),
             kernels: offload::report::kernels::collect(tree),
+            undecoded_images: offload::report::kernels::undecoded_images(tree),
             runs_on: offload::report::runs_on::summarize(tree),
             sizes: offload::report::sizes::sizes(tree),
             explore_us: 0,

@@ -8,12 +8,13 @@
 //! enum: [`Report`]s about the tab's file, which the page's session turns into actions as they
 //! are, and [`Answer`]s to numbered requests, which the page's client hands to whoever asked.
 
-use crate::wire::doc::Doc;
+use crate::wire::doc::{DecodedKernels, Doc};
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::edit::Verified;
 pub use crate::wire::loading::Loading;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
+use offload::explore::Progress;
 use offload::report::diff::Diff;
 use offload::report::fit::Fit;
 use offload::tree::Span;
@@ -66,6 +67,9 @@ pub enum ToWorker {
     },
     /// Will the current file run on `gpu` ([`offload::report::fit`]): `Fitted` or `NotFitted`.
     Fit { request: u32, gpu: String },
+    /// The kernels of every image of the current file, each decoded: `DecodingKernels` reports,
+    /// then `KernelsDecoded` or `NotDecoded`.
+    DecodeKernels { request: u32 },
 }
 
 /// A file opened together with the tab's file for it to refer to (a `.kpack` archive).
@@ -246,6 +250,8 @@ pub enum Report {
         doc: Box<Doc>,
         node: NodePath,
     },
+    /// How far decoding every image for the Kernels view has got.
+    DecodingKernels(Progress),
 }
 
 /// The answer to a read or a download request.
@@ -271,6 +277,8 @@ pub enum Answer {
     Fitted(Box<Fit>),
     /// Why that could not be answered (a GPU name the rules do not know).
     NotFitted(String),
+    KernelsDecoded(Box<DecodedKernels>),
+    NotDecoded(String),
 }
 
 /// JS values that cannot be serialized — the `Blob`s of files (references, not copies) and a

@@ -2,7 +2,7 @@
 //! needs is read, however large the file), explored by the core, flattened into the page's
 //! document; the tree and the file are kept for what the page asks next.
 
-use crate::wire::doc::Doc;
+use crate::wire::doc::{DecodedKernels, Doc};
 use crate::wire::messages::{CompanionFile, Loading, Report};
 use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
@@ -10,8 +10,9 @@ use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
 use offload::edit::NodePath;
+use offload::explore::Options;
 use offload::explore::{explore_decompressing, explore_observed, explore_with_companions, Companion, Progress};
-use offload::report::{runs_on, targets, targets::Target};
+use offload::report::{kernels, runs_on, targets, targets::Target};
 use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
 use web_sys::Blob;
@@ -177,6 +178,34 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
     let decompressed = Some(span);
     *kept.borrow_mut() = Some(Explored { tree, file, name, settings, companions, decompressed });
     Report::Decompressed { doc: Box::new(doc), node: path }
+}
+
+/// The kernels of every image of the kept file: the file explored again with every image
+/// decompressed (`verify_all`) and each one's bytes dropped once described (`keep_bytes` off),
+/// so that memory stays bounded by the largest member, not by the decompressed images (which a
+/// large wheel holds gigabytes of); what is kept is not changed. Reports how far it has got.
+pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<DecodedKernels, String> {
+    let (file, name, settings, companions) = {
+        let kept = kept.borrow();
+        let k = kept.as_ref().ok_or("the file has not been explored yet")?;
+        (k.file.clone(), k.name.clone(), k.settings, k.companions.clone())
+    };
+    let cache = ReadCache::new(BlobReader::new(file));
+    let options = Options { verify_all: true, keep_bytes: false, ..settings.options() };
+    let mut last_report = 0.0;
+    let mut observer = |p: &Progress, _: &Node| {
+        let now = js_sys::Date::now();
+        if now - last_report >= FoundSoFar::EVERY_MS || p.members_done == p.members {
+            last_report = now;
+            report(Report::DecodingKernels(*p));
+        }
+    };
+    let tree = explore_observed(&cache, &name, &options, &Companion::all(&companions), &mut observer);
+    Ok(DecodedKernels {
+        table: kernels::collect(&tree),
+        undecoded_images: kernels::undecoded_images(&tree),
+        images: targets::collect(&tree).len(),
+    })
 }
 
 /// The path and span of the compressed bundle at `node` or nearest above it.

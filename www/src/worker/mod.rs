@@ -80,6 +80,10 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
             };
             answer(request, result.map_or_else(Answer::NotFitted, |f| Answer::Fitted(Box::new(f))));
         }
+        Ok(ToWorker::DecodeKernels { request }) => {
+            let decoded = explore::decode_kernels(kept);
+            answer(request, decoded.map_or_else(Answer::NotDecoded, |d| Answer::KernelsDecoded(Box::new(d))));
+        }
         // Made by the editor worker, started on the first edit (see `editing`).
         Ok(ToWorker::Edit { edit, settings }) => editing::start(kept, edit, settings),
         Ok(ToWorker::Verify { node, settings }) => report(edit::verify(kept, node, &settings)),

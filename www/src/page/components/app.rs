@@ -25,7 +25,8 @@ use crate::page::settings;
 use crate::page::share::{self, SharedLink};
 use crate::page::shortcuts::{command_for, edit_command_for, Command};
 use crate::page::state::{
-    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome, Tab, TabId,
+    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome,
+    KernelsDecoding, Tab, TabId,
 };
 use crate::wire::messages::CompanionFile;
 use crate::wire::settings::Settings;
@@ -293,7 +294,26 @@ fn file_request(
             compare(id, old, session.borrow().worker(id), settings, dispatch.clone());
         }
         FileRequest::Fit(id, gpu) => fit(id, gpu, session.borrow().worker(id), dispatch.clone()),
+        FileRequest::DecodeKernels(id) => decode_kernels(id, session.borrow().worker(id), dispatch.clone()),
     }
+}
+
+/// Asks the tab's worker for the kernels of every image, each decoded; its progress and answer
+/// go to the reducer.
+fn decode_kernels(id: TabId, worker: Option<Rc<crate::page::client::ExplorerWorker>>, dispatch: Callback<Action>) {
+    let Some(worker) = worker else {
+        let failed = KernelsDecoding::Failed("the explorer of this file was stopped: re-open the file first".into());
+        dispatch.emit(Action::DecodeKernels { id, decoding: Some(failed) });
+        return;
+    };
+    dispatch.emit(Action::DecodeKernels { id, decoding: Some(KernelsDecoding::Running(None)) });
+    wasm_bindgen_futures::spawn_local(async move {
+        let decoding = match worker.decode_kernels().await {
+            Ok(d) => KernelsDecoding::Done(Rc::new(d)),
+            Err(message) => KernelsDecoding::Failed(message),
+        };
+        dispatch.emit(Action::DecodeKernels { id, decoding: Some(decoding) });
+    });
 }
 
 /// Asks the tab's worker what of its file runs on `gpu`; the answer goes to the reducer.

@@ -57,7 +57,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
     let id = tab.id;
     let marked = tab.marked();
     let shows = |v: View| props.views[v as usize];
-    let shows_kernels = shows(View::Kernels) && !doc.kernels.rows.is_empty();
+    let shows_kernels = shows(View::Kernels) && (!doc.kernels.rows.is_empty() || doc.undecoded_images > 0);
     let shows_center = shows(View::Summary) || shows_kernels || shows(View::Map) || shows(View::Hex);
     let grid_class = classes!(
         "workspace",
@@ -85,7 +85,8 @@ pub fn TabView(props: &TabViewProps) -> Html {
                                 others={props.others.clone()} current={tab.current} fit={tab.fit.clone()} />
                         }
                         if shows_kernels {
-                            <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />
+                            <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()}
+                                tab={id} on_file={props.on_file.clone()} decoding={tab.decoded_kernels.clone()} />
                         }
                         if shows(View::Map) {
                             <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} marked={marked.clone()} />
