@@ -132,7 +132,7 @@ export async function assertKernelsView(page, theirs) {
   await panel.waitFor();
   const targets = await panel.locator('th.kernel-target').allTextContents();
   assert.deepEqual(targets, theirs.targets.map((t) => t.target));
-  const rows = await panel.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+  const rows = await panel.locator('tbody tr[data-kernel]').evaluateAll((trs) => trs.map((tr) => ({
     name: tr.dataset.kernel,
     shown: tr.querySelector('button.kernel-name').textContent,
     title: tr.querySelector('button.kernel-name').title,

@@ -175,6 +175,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
     let filter = use_state(String::new);
     let sort = use_state(|| SortKey::File);
     let scroll = use_state(|| (0.0_f64, 0.0_f64));
+    let (above_ref, below_ref) = (use_node_ref(), use_node_ref());
     let decoded = match &props.decoding {
         Some(KernelsDecoding::Done(d)) => Some(d.clone()),
         _ => None,
@@ -191,6 +192,21 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
             visible_rows(rows, filter, *sort)
         })
     };
+    let (first, count) = window(order.len(), scroll.0, scroll.1);
+    let above = first as f64 * ROW_HEIGHT;
+    let below = (order.len() - first - count) as f64 * ROW_HEIGHT;
+    {
+        // The spacers' heights stand for the rows not drawn. Set through the CSS object model:
+        // the page's Content-Security-Policy refuses `style` attributes.
+        let (above_ref, below_ref) = (above_ref.clone(), below_ref.clone());
+        use_effect_with((above as u64, below as u64), move |&(above, below)| {
+            for (spacer, px) in [(above_ref, above), (below_ref, below)] {
+                if let Some(el) = spacer.cast::<web_sys::HtmlElement>() {
+                    let _ = el.style().set_property("height", &format!("{px}px"));
+                }
+            }
+        });
+    }
     if table.rows.is_empty() && undecoded == 0 {
         return html! {};
     }
@@ -210,9 +226,6 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
         // A second click on the same heading goes back to file order.
         Callback::from(move |_: MouseEvent| sort.set(if *sort == key { SortKey::File } else { key }))
     };
-    let (first, count) = window(order.len(), scroll.0, scroll.1);
-    let above = first as f64 * ROW_HEIGHT;
-    let below = (order.len() - first - count) as f64 * ROW_HEIGHT;
     // A kernel of an image decoded only for this table has no node on the page: its cell
     // selects the nearest node that is (the entry that holds the image).
     let node_of = |cell: &KernelCell| props.doc.nearest_at(&cell.path);
@@ -277,9 +290,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        if above > 0.0 {
-                            <tr class="spacer" aria-hidden="true" style={format!("height: {above}px")}></tr>
-                        }
+                        <tr class="spacer" aria-hidden="true" ref={above_ref}></tr>
                         { for order.iter().skip(first).take(count).enumerate().map(|(i, &row_index)| {
                             let row = &table.rows[row_index];
                             let nodes: Vec<Option<NodeId>> = row.cells.iter().map(|c| c.as_ref().and_then(node_of)).collect();
@@ -323,9 +334,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
                                 </tr>
                             }
                         }) }
-                        if below > 0.0 {
-                            <tr class="spacer" aria-hidden="true" style={format!("height: {below}px")}></tr>
-                        }
+                        <tr class="spacer" aria-hidden="true" ref={below_ref}></tr>
                     </tbody>
                 </table>
             </div>
