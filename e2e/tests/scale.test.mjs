@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURES, OFFLOAD, ROOT, must, sharedPage, shot } from '../support.mjs';
 
@@ -30,6 +30,19 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
 `;
   execFileSync('python3', ['-c', script, WHEEL, join(FIXTURES, 'nvidia/nv_3arch_lz4_all.fatbin'),
     join(FIXTURES, 'hip_elf_2arch_compressed.hipfb')]);
+}
+
+/** The last kernel node of the CLI's tree in an image for `target`. */
+function lastKernelNode(root, target) {
+  let found = null;
+  const walk = (n, image) => {
+    const here = n.kind === 'image' ? n : image;
+    if (n.kind === 'kernel' && here?.fields.target_id === target) found = n;
+    for (const c of n.children ?? []) walk(c, here);
+  };
+  walk(root, null);
+  assert.ok(found, `a ${target} kernel in the CLI's tree`);
+  return found;
 }
 
 const problems = [];
@@ -83,5 +96,20 @@ test('a wheel of 1,800 images: progress by member, then every target and every k
   }, cli.kernels.at(-1).name);
   assert.equal(await last.getAttribute('data-kernel'), cli.kernels.at(-1).name);
   await shot(page, 'scale-kernels');
+
+  // The page dropped the bytes of the wheel's members once explored; selecting the last
+  // member's gfx90a kernel finds them again: the hex view shows that kernel's bytes, as
+  // `offload decompress` gives the compressed bundle they are in.
+  const kernel = lastKernelNode(JSON.parse(must(OFFLOAD, ['list', '--json', WHEEL])).root, 'gfx90a');
+  await last.locator('button[aria-label^="regs of"][aria-label$="on gfx90a: ' + kernel.fields.vgpr_count + '"]').click();
+  const highlighted = `#hex-grid[data-space="${kernel.space}"] .hex-bytes .byte.in-node`;
+  await page.waitForFunction(
+    ([sel, off]) => document.querySelector(sel)?.dataset.offset === String(off) && document.querySelector(sel).textContent !== '··',
+    [highlighted, kernel.offset], { timeout: 60_000 },
+  );
+  const shownBytes = await page.locator(highlighted).evaluateAll((cs) => cs.slice(0, 16).map((c) => parseInt(c.textContent, 16)));
+  const decompressed = join(WORK, 'bundle.hipfb');
+  must(OFFLOAD, ['decompress', '--output', decompressed, join(FIXTURES, 'hip_elf_2arch_compressed.hipfb')]);
+  assert.deepEqual(shownBytes, [...readFileSync(decompressed).subarray(kernel.offset, kernel.offset + 16)]);
   assert.deepEqual(problems, []);
 });

@@ -28,10 +28,13 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use object::ReadRef;
 
+mod again;
 mod kpacked;
 mod packages;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod parallel;
+
+pub use again::{member_spaces_again, Recovered};
 
 /// How the label of a compressed bundle's space read from its header alone says so.
 pub const HEADER_ONLY: &str = "header only";

@@ -75,8 +75,9 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, edit: &Edit, settings: &Set
     let file = new_version(edit, &current.tree, &new_tree, edited, blob.clone(), started);
     let name = current.name;
     let companions = take_companions(kept);
-    *kept.borrow_mut() =
-        Some(Explored { tree: new_tree, file: blob, name, settings: *settings, companions, decompressed: None });
+    let mut explored = Explored::new(new_tree, blob, name, *settings, settings.options());
+    explored.companions = companions;
+    *kept.borrow_mut() = Some(explored);
     Report::Edited(Box::new(file))
 }
 

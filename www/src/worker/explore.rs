@@ -29,8 +29,9 @@ pub(crate) fn explore_file(
     let started = js_sys::Date::now();
     report(Report::Progress(Loading::at("reading and decompressing", 0)));
     let mut found = FoundSoFar::default();
-    let (explored, cache) =
-        explore_to_keep(name, file, companions, settings, Exploring::Observed(&mut |p, m| found.member(p, m)));
+    let options = explorer_options(settings, &file);
+    let how = Exploring::Observed(&mut |p, m| found.member(p, m));
+    let (explored, cache) = explore_to_keep(name, file, companions, settings, options, how);
     let size = explored.file.size() as u64;
     report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&explored.tree, &cache, size, started);
@@ -47,7 +48,18 @@ pub(crate) fn keep_quietly(
     settings: &Settings,
     kept: &RefCell<Option<Explored>>,
 ) {
-    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, Exploring::Plain).0);
+    let options = explorer_options(settings, &file);
+    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, options, Exploring::Plain).0);
+}
+
+/// The core's options for exploring `file` in this worker: the settings', and for a package
+/// (a wheel, a tarball, a `.deb`), its decompressed members' bytes dropped once explored, so
+/// that memory stays bounded by the largest member rather than by the package; what is shown
+/// of them is found again on demand ([`Explored::read`]).
+pub(crate) fn explorer_options(settings: &Settings, file: &Blob) -> Options {
+    let head = BlobReader::new(file.clone()).read_at(0, 4096).unwrap_or_default();
+    let package = offload::format::package::detect(&head).is_some();
+    Options { keep_bytes: !package, ..settings.options() }
 }
 
 /// How [`explore_to_keep`] explores.
@@ -100,7 +112,7 @@ impl FoundSoFar {
     }
 }
 
-/// Explores `file` read by slices, with its companions, within `settings`, with the compressed
+/// Explores `file` read by slices, with its companions, within `settings` (as `options`), with the compressed
 /// bundle `how` names (if any) decompressed as the user asked: what is kept of it, and the
 /// cache its slices were read through.
 pub(crate) fn explore_to_keep(
@@ -108,10 +120,10 @@ pub(crate) fn explore_to_keep(
     file: Blob,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
+    options: Options,
     how: Exploring<'_>,
 ) -> (Explored, ReadCache<BlobReader>) {
     let cache = ReadCache::new(BlobReader::new(file.clone()));
-    let options = settings.options();
     let joined = Companion::all(&companions);
     let decompressed = how.decompressed();
     let tree = match how {
@@ -120,8 +132,10 @@ pub(crate) fn explore_to_keep(
         Exploring::Observed(observer) => explore_observed(&cache, name, &options, &joined, observer),
     };
     drop(joined);
-    let name = name.to_string();
-    (Explored { tree, file, name, settings: *settings, companions, decompressed }, cache)
+    let mut explored = Explored::new(tree, file, name.to_string(), *settings, options);
+    explored.companions = companions;
+    explored.decompressed = decompressed;
+    (explored, cache)
 }
 
 /// The bytes of the companion files (`.kpack` archives) a tab's file was opened with: read
@@ -172,11 +186,13 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
         }
     };
     let companions = take_companions(kept);
-    let tree =
-        explore_decompressing(&cache, &name, &settings.options(), &Companion::all(&companions), span, &mut progress);
+    let options = explorer_options(&settings, &file);
+    let tree = explore_decompressing(&cache, &name, &options, &Companion::all(&companions), span, &mut progress);
     let doc = document(&tree, &cache, file.size() as u64, started);
-    let decompressed = Some(span);
-    *kept.borrow_mut() = Some(Explored { tree, file, name, settings, companions, decompressed });
+    let mut explored = Explored::new(tree, file, name, settings, options);
+    explored.companions = companions;
+    explored.decompressed = Some(span);
+    *kept.borrow_mut() = Some(explored);
     Report::Decompressed { doc: Box::new(doc), node: path }
 }
 
@@ -192,6 +208,7 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
     };
     let cache = ReadCache::new(BlobReader::new(file));
     let options = Options { verify_all: true, keep_bytes: false, ..settings.options() };
+    // Not the options it was kept with: nothing of this exploration is kept.
     let mut last_report = 0.0;
     let mut observer = |p: &Progress, _: &Node| {
         let now = js_sys::Date::now();

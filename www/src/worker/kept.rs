@@ -6,7 +6,9 @@ use crate::wire::js::describe_error;
 use crate::wire::messages::{Loading, Report};
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
+use object::read::ReadCache;
 use object::read::ReadCacheOps;
+use offload::explore::{member_spaces_again, Companion, Options, Recovered};
 use offload::tree::{Node, Span, Tree};
 use std::cell::RefCell;
 use web_sys::{Blob, FileReaderSync};
@@ -30,6 +32,12 @@ pub(crate) struct Explored {
     pub(crate) companions: Vec<(String, Vec<u8>)>,
     /// The compressed bundle decompressed on demand in this tree (`explore_decompressing`).
     pub(crate) decompressed: Option<Span>,
+    /// The options it was explored with: a package's are explored with their bytes dropped
+    /// ([`Options::keep_bytes`] off), and what is shown of them is found again with these.
+    pub(crate) options: Options,
+    /// The spaces of the package member whose bytes were last found again (one member's at a
+    /// time: memory stays bounded by the largest member).
+    pub(crate) found_again: RefCell<Option<Recovered>>,
 }
 
 /// Takes the companion files out of what is kept, for the version explored next to keep.
@@ -38,18 +46,56 @@ pub(crate) fn take_companions(kept: &RefCell<Option<Explored>>) -> Vec<(String, 
 }
 
 impl Explored {
+    /// What was explored, with these options, to keep.
+    pub(crate) fn new(tree: Tree, file: Blob, name: String, settings: Settings, options: Options) -> Explored {
+        Explored {
+            tree,
+            file,
+            name,
+            settings,
+            companions: Vec::new(),
+            decompressed: None,
+            options,
+            found_again: RefCell::new(None),
+        }
+    }
+
+    /// `f` of the bytes of a decompressed space: held in the tree, or found again from the file
+    /// when the tree dropped them (a package's members); `None` when neither has them (a space
+    /// only partly decompressed, or whose bytes were never kept).
+    fn with_space<T>(&self, space: u32, f: impl FnOnce(&[u8]) -> T) -> Result<Option<T>, String> {
+        let info = self.tree.spaces.get(space as usize).ok_or_else(|| format!("there is no byte space {space}"))?;
+        if let Some(data) = info.data.as_deref() {
+            return Ok(Some(f(data)));
+        }
+        if self.options.keep_bytes {
+            return Ok(None);
+        }
+        let held = |found: &Recovered| found.iter().position(|(s, _)| *s == space);
+        if self.found_again.borrow().as_ref().and_then(held).is_none() {
+            // The member held before is let go first: one member's bytes at a time.
+            *self.found_again.borrow_mut() = None;
+            let cache = ReadCache::new(BlobReader::new(self.file.clone()));
+            let companions = Companion::all(&self.companions);
+            let found = member_spaces_again(&cache, &self.tree, space, &self.options, &companions, self.decompressed)?;
+            *self.found_again.borrow_mut() = Some(found);
+        }
+        let found = self.found_again.borrow();
+        Ok(found.as_ref().and_then(|all| held(all).map(|i| f(&all[i].1))))
+    }
+
     /// Up to `len` bytes of `space` from `offset`, fewer where the space ends or was only
     /// partly decompressed: what the hex view shows.
     pub(crate) fn read(&self, space: u32, offset: u64, len: u32) -> Result<Vec<u8>, String> {
         if space == 0 {
             return BlobReader::new(self.file.clone()).read_at(offset, len as u64);
         }
-        let space_info =
-            self.tree.spaces.get(space as usize).ok_or_else(|| format!("there is no byte space {space}"))?;
-        let data = space_info.data.as_deref().unwrap_or(&[]);
-        let start = offset.min(data.len() as u64) as usize;
-        let end = offset.saturating_add(len as u64).min(data.len() as u64) as usize;
-        Ok(data[start..end].to_vec())
+        let part = |data: &[u8]| {
+            let start = offset.min(data.len() as u64) as usize;
+            let end = offset.saturating_add(len as u64).min(data.len() as u64) as usize;
+            data[start..end].to_vec()
+        };
+        Ok(self.with_space(space, part)?.unwrap_or_default())
     }
 
     /// Exactly the bytes of `span`, of the file or of a decompressed space: what a download
@@ -63,15 +109,14 @@ impl Explored {
             }
             return Ok(bytes);
         }
-        let space = self.tree.spaces.get(span.space as usize);
-        let data = space
-            .and_then(|s| s.data.as_deref())
-            .ok_or_else(|| format!("byte space {} was not decompressed", span.space))?;
         let range = usize::try_from(span.offset).ok().zip(usize::try_from(span.end()).ok());
-        range.and_then(|(start, end)| data.get(start..end)).map(<[u8]>::to_vec).ok_or_else(|| {
-            let (start, end, space, held) = (span.offset, span.end(), span.space, data.len());
-            format!("expected bytes {start}..{end} of byte space {space}, which holds {held} bytes")
-        })
+        let take = |data: &[u8]| {
+            range.and_then(|(start, end)| data.get(start..end)).map(<[u8]>::to_vec).ok_or_else(|| {
+                let (start, end, space, held) = (span.offset, span.end(), span.space, data.len());
+                format!("expected bytes {start}..{end} of byte space {space}, which holds {held} bytes")
+            })
+        };
+        self.with_space(span.space, take)?.ok_or_else(|| format!("byte space {} was not decompressed", span.space))?
     }
 
     /// A node's bytes: from the file for space 0, from the explored tree for decompressed
@@ -80,8 +125,8 @@ impl Explored {
         if node.span.space == 0 {
             return BlobReader::new(self.file.clone()).read_at(node.span.offset, node.span.size);
         }
-        let bytes = self.tree.bytes(&[], node.span).map(<[u8]>::to_vec);
-        bytes.ok_or_else(|| format!("the bytes of '{}' are not at hand", node.label))
+        let not_at_hand = || format!("the bytes of '{}' are not at hand", node.label);
+        self.span_bytes(node.span).map_err(|_| not_at_hand())
     }
 }
 

@@ -1,0 +1,215 @@
+//! The bytes of byte spaces that an exploration with [`Options::keep_bytes`] off dropped, found
+//! again on demand: the member of the input's own package that opened them is explored again,
+//! alone and keeping its bytes, and each dropped space is matched with the space the second
+//! exploration opened for the same bytes. A page that explored a 4 GiB wheel with its bytes
+//! dropped shows any image's bytes this way, holding one member's at a time.
+//!
+//! Matching. The spaces a member opens are numbered one after the other in both explorations,
+//! so the second one numbers its own from where the first began. A member explored alone may
+//! still open more spaces than it did within the whole (the listing budget for NVIDIA fatbin
+//! entries is the exploration's, not the member's), so spaces are matched by what they are —
+//! label, size, and origin (the span they were decompressed from, its space matched first) —
+//! not by their number.
+
+use super::{Asked, Explorer, Options};
+use crate::explore::Companion;
+use crate::format::nv_fatbin::tree as nv_tree;
+use crate::format::package::{self, Compression, Kind, Listing};
+use crate::format::package::{cpio, deb, rpm, tar, zip};
+use crate::tree::{ByteSpace, Node, NodeKind, Span, Tree};
+use crate::util::window::Window;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use object::ReadRef;
+
+/// The spaces of one member found again: `(space number in the first tree, its bytes)`.
+pub type Recovered = Vec<(u32, Vec<u8>)>;
+
+/// The bytes of `space` of `tree` (explored from `input` with `opts`, `companions` and, if the
+/// user asked for one, the compressed bundle `asked` decompressed), and of every other space the
+/// same package member opened, found by exploring that member again. Fails, saying why, when
+/// `space` was not opened inside a member of the input's own package, or was not found again.
+pub fn member_spaces_again<'a, R: ReadRef<'a>>(
+    input: R,
+    tree: &Tree,
+    space: u32,
+    opts: &Options,
+    companions: &[Companion<'_>],
+    asked: Option<Span>,
+) -> Result<Recovered, String> {
+    let input = Window::whole(&input);
+    let len = input.len().map_err(|()| String::from("the input's size could not be read"))?;
+    let origin = top_origin(&tree.spaces, space)
+        .ok_or_else(|| format!("byte space {space} was not decompressed from the input itself"))?;
+    let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
+    let kind = package::detect(head).ok_or_else(|| format!("byte space {space} is not in a package member"))?;
+    let whole = Span::new(0, 0, len);
+    if let Kind::Stream(_) = kind {
+        // One compressed stream (a `.tar.gz`): what it holds is found again by decompressing it
+        // again, whole.
+        let set: Vec<usize> =
+            (1..tree.spaces.len()).filter(|&s| top_origin(&tree.spaces, s as u32).is_some()).collect();
+        let opts = Options { keep_bytes: true, ..opts.clone() };
+        let mut quiet = |_: u64, _: u64| {};
+        let mut ex = explorer(&opts, 1, companions, asked.map(|bundle| Asked { bundle, progress: &mut quiet }));
+        ex.package(input, kind, whole, 0, 0);
+        return matched(&tree.spaces, &set, &mut ex.spaces, 1);
+    }
+    let listing = listing_of(input, kind)?;
+    let member = (listing.members.iter())
+        .find(|m| m.data_offset <= origin.offset && origin.end() <= m.data_offset.saturating_add(m.stored_size))
+        .ok_or_else(|| format!("no member of the package holds the bytes at {:#x}", origin.offset))?;
+    let (from, to) = (member.data_offset, member.data_offset.saturating_add(member.stored_size));
+    let in_member = |s: usize| top_origin(&tree.spaces, s as u32).is_some_and(|o| from <= o.offset && o.end() <= to);
+    let set: Vec<usize> = (1..tree.spaces.len()).filter(|&s| in_member(s)).collect();
+    let base = *set.first().ok_or_else(|| format!("byte space {space} is in no member"))?;
+
+    let opts = Options { keep_bytes: true, ..opts.clone() };
+    let mut quiet = |_: u64, _: u64| {};
+    let mut ex = explorer(&opts, base, companions, asked.map(|bundle| Asked { bundle, progress: &mut quiet }));
+    let mut node = Node::new(NodeKind::PackageMember, "", whole);
+    if member.compression == Compression::Stored || member.compression == Compression::Deflate {
+        ex.member(input, member, &mut node, whole, 1, 1);
+    }
+    matched(&tree.spaces, &set, &mut ex.spaces, base)
+}
+
+/// An explorer of its own, keeping bytes, whose spaces are numbered from `base`.
+fn explorer<'o, 'p, 'c>(
+    opts: &'o Options,
+    base: usize,
+    companions: &'c [Companion<'c>],
+    asked: Option<Asked<'p>>,
+) -> Explorer<'o, 'p, 'c> {
+    Explorer {
+        opts,
+        spaces: (0..base).map(|_| placeholder()).collect(),
+        nv_budget: nv_tree::Budget {
+            limit: opts.max_decompressed,
+            full_up_to: opts.full_decompress_up_to,
+            remaining: nv_tree::LISTING_BUDGET,
+            all: opts.verify_all,
+        },
+        package_budget: opts.max_package_decompressed,
+        asked,
+        companions,
+        package_kpacks: Vec::new(),
+        parallel: false,
+        observer: None,
+    }
+}
+
+/// The span of the input (space 0) that `space` was decompressed from, through every space
+/// between.
+fn top_origin(spaces: &[ByteSpace], space: u32) -> Option<Span> {
+    let mut at = spaces.get(space as usize)?.origin?;
+    // Each origin lies in an earlier space, so this ends; bounded all the same.
+    for _ in 0..spaces.len() {
+        if at.space == 0 {
+            return Some(at);
+        }
+        at = spaces.get(at.space as usize)?.origin?;
+    }
+    None
+}
+
+/// The listing of a package of `kind`.
+fn listing_of<'a>(input: Window<'_, 'a>, kind: Kind) -> Result<Listing, String> {
+    let listing = match kind {
+        Kind::Zip => zip::read(input),
+        Kind::Tar => tar::read(input),
+        Kind::Cpio => cpio::read(input),
+        Kind::Deb => deb::read(input),
+        Kind::Rpm => rpm::read(input),
+        Kind::Stream(_) => return Err("the input is one compressed stream, not a package of members".into()),
+    };
+    listing.map_err(|e| e.to_string())
+}
+
+/// The bytes of each space of `first` in `set` (in order), taken from the space of `again` (the
+/// second exploration's, numbered from `base`) that matches it.
+fn matched(first: &[ByteSpace], set: &[usize], again: &mut [ByteSpace], base: usize) -> Result<Recovered, String> {
+    // What each first-tree space became in the second exploration.
+    let mut to_again: Vec<(usize, usize)> = Vec::new();
+    let mut out = Recovered::new();
+    let mut next = base;
+    for &s in set {
+        let want = &first[s];
+        let origin_again = |o: Span| -> Option<Span> {
+            if o.space == 0 {
+                return Some(o);
+            }
+            let (_, a) = to_again.iter().find(|(f, _)| *f == o.space as usize)?;
+            Some(Span { space: *a as u32, ..o })
+        };
+        let Some(want_origin) = want.origin.and_then(origin_again) else { continue };
+        let found = (next..again.len()).find(|&a| {
+            again[a].label == want.label && again[a].size == want.size && again[a].origin == Some(want_origin)
+        });
+        let Some(a) = found else {
+            return Err(format!("byte space {s} ({}) was not found again in its member", want.label));
+        };
+        to_again.push((s, a));
+        next = a + 1;
+        if let Some(data) = again[a].data.take() {
+            out.push((s as u32, data));
+        }
+    }
+    Ok(out)
+}
+
+/// A byte space standing for one of the first exploration's, so that the second numbers its
+/// own spaces after them.
+fn placeholder() -> ByteSpace {
+    ByteSpace { label: String::new(), size: 0, origin: None, data: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::explore;
+
+    /// Every space the package fixtures keep with their bytes is found again, byte for byte,
+    /// from the tree explored with the bytes dropped.
+    #[test]
+    fn every_dropped_space_of_the_package_fixtures_is_found_again() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages");
+        let mut found = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".sh") || name.ends_with(".txt") || name == "SHA256SUMS" {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            let kept = explore(&data[..], &name, &Options::default());
+            let dropped_opts = Options { keep_bytes: false, ..Options::default() };
+            let dropped = explore(&data[..], &name, &dropped_opts);
+            for (s, space) in kept.spaces.iter().enumerate().skip(1) {
+                let Some(bytes) = &space.data else { continue };
+                if top_origin(&kept.spaces, s as u32).is_none() {
+                    continue;
+                }
+                let again = member_spaces_again(&data[..], &dropped, s as u32, &dropped_opts, &[], None);
+                let again = again.unwrap_or_else(|e| panic!("{name}: space {s}: {e}"));
+                let (_, got) = again.iter().find(|(n, _)| *n as usize == s).expect("the space asked for");
+                assert_eq!(got, bytes, "{name}: space {s} ({})", space.label);
+                found += 1;
+            }
+        }
+        assert!(found >= 5, "only {found} spaces found again");
+    }
+
+    #[test]
+    fn a_space_of_a_file_that_is_no_package_is_refused_with_a_reason() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hip_elf_2arch_compressed.hipfb");
+        let data = std::fs::read(path).unwrap();
+        let opts = Options { keep_bytes: false, verify_all: true, ..Options::default() };
+        let tree = explore(&data[..], "f", &opts);
+        assert!(tree.spaces.len() > 1);
+        let err = member_spaces_again(&data[..], &tree, 1, &opts, &[], None).unwrap_err();
+        assert!(err.contains("not in a package member"), "{err}");
+        assert!(member_spaces_again(&data[..], &tree, 99, &opts, &[], None).is_err());
+    }
+}
