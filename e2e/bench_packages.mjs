@@ -4,20 +4,34 @@
 //   - pick to first "Runs on" target on screen (shown while the rest is still being read),
 //   - pick to the explored summary (the page's own figure, `data-first-render-ms`, and the wall
 //     time), and the Kernels view's count line once the summary is there,
-//   - the peak resident memory of all Chromium processes, sampled every 50 ms.
+//   - the peak resident memory of the browser's processes (its own process tree, so that other
+//     browsers on the machine do not count), sampled every 50 ms.
 // Usage: node e2e/bench_packages.mjs WHEEL... (prints one JSON object per wheel, one per line).
 // Nothing here asserts on time.
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { openPage, startSite } from './support.mjs';
 
-/** Peak resident memory (MiB) of every Chromium process while `work` runs. */
-async function peakChromiumMemory(work) {
+/** Resident memory (MiB) of the descendants of the process `root`: this script's browser's
+ * processes only, whatever else runs on the machine. */
+function treeRss(root) {
+  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' })
+    .split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/).map(Number));
+  const inTree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of rows) if (inTree.has(ppid) && !inTree.has(pid)) { inTree.add(pid); grew = true; }
+  }
+  // The root itself (this script) is not counted.
+  return rows.filter(([pid]) => pid !== root && inTree.has(pid)).reduce((sum, [, , kib]) => sum + kib, 0) / 1024;
+}
+
+/** Peak resident memory (MiB) of the browser's processes while `work` runs. */
+async function peakChromiumMemory(browserPid, work) {
   let peak = 0;
   const sample = () => {
     try {
-      const rss = execFileSync('ps', ['-C', 'chromium', '-o', 'rss='], { encoding: 'utf8' });
-      peak = Math.max(peak, rss.split('\n').filter(Boolean).reduce((sum, kib) => sum + Number(kib), 0) / 1024);
+      peak = Math.max(peak, treeRss(browserPid));
     } catch { /* no process at this instant */ }
   };
   const timer = setInterval(sample, 50);
@@ -67,7 +81,8 @@ async function main() {
     for (const wheel of wheels) {
       const { context, page } = await openPage(site.browser, site.siteUrl);
       try {
-        const r = await peakChromiumMemory(() => open(page, wheel));
+        // The browser is a child of this script: its processes are this script's descendants.
+        const r = await peakChromiumMemory(process.pid, () => open(page, wheel));
         const mib = statSync(wheel).size / 2 ** 20;
         console.log(JSON.stringify({ wheel: wheel.split('/').pop(), mib: Math.round(mib), ...r }));
       } finally {

@@ -44,6 +44,34 @@ pub fn open_lazy(path: &Path) -> Outcome<LazyFile> {
     Ok(object::ReadCache::new(file))
 }
 
+/// A file read at any offset into bytes of their own (`pread`), from any thread: what the
+/// explorer reads a package's members with ([`offload::explore::Hooks::read_owned`]).
+pub struct OwnedReader {
+    file: File,
+    len: u64,
+}
+
+impl OwnedReader {
+    /// The file at `path`, or `None` when it cannot be opened (the explorer then reads through
+    /// the input it was given).
+    pub fn open(path: &Path) -> Option<OwnedReader> {
+        let file = File::open(path).ok()?;
+        let len = file.metadata().ok()?.len();
+        Some(OwnedReader { file, len })
+    }
+
+    /// The `size` bytes at `offset`, or `None` when they are not all in the file.
+    pub fn read(&self, offset: u64, size: u64) -> Option<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        if offset.checked_add(size)? > self.len {
+            return None;
+        }
+        let mut bytes = vec![0; usize::try_from(size).ok()?];
+        self.file.read_exact_at(&mut bytes, offset).ok()?;
+        Some(bytes)
+    }
+}
+
 /// Reads a whole file.
 pub fn read_all(path: &Path) -> Outcome<Vec<u8>> {
     let bytes = std::fs::read(path).map_err(|e| Failure::io(path, "read", e))?;

@@ -29,7 +29,12 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
     args: &KpackArgs,
 ) -> Outcome<Tree> {
     let companions = load(binary, input, args)?;
-    Ok(explore::explore_with_companions(input, name, options, &Companion::all(&companions)))
+    // A package's deflated members are read into bytes of their own, dropped once inflated:
+    // through the input's cache, every member's compressed bytes would stay until the end.
+    let reader = crate::io::OwnedReader::open(binary);
+    let read = |offset: u64, size: u64| reader.as_ref().and_then(|r| r.read(offset, size));
+    let hooks = explore::Hooks { observer: None, read_owned: Some(&read) };
+    Ok(explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks))
 }
 
 /// Reads the archives named with `--kpack`, and those the reference of the host file at

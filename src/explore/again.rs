@@ -97,6 +97,7 @@ fn explorer<'o, 'p, 'c>(
         package_kpacks: Vec::new(),
         parallel: false,
         observer: None,
+        read_owned: None,
     }
 }
 

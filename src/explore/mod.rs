@@ -140,18 +140,40 @@ pub struct Progress {
 /// Who hears of each member of a package as it is explored ([`explore_observed`]).
 pub type Observer<'p> = &'p mut dyn FnMut(&Progress, &Node);
 
-/// Explores an input like [`explore_with_companions`], and calls `observer` after each member of
-/// the input's own package has been explored, with where that leaves the whole and the member's
-/// node: a page can show progress and what was found so far (its targets) while the rest is
-/// read. Inputs that are not packages are explored without a call.
-pub fn explore_observed<'a, R: ReadRef<'a>>(
+/// Reads `size` bytes at `offset` of the input into memory of their own, or `None` when they
+/// cannot be read ([`Hooks::read_owned`]). Shared with the threads that explore members where
+/// there are threads.
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+pub type ReadOwned<'h> = &'h (dyn Fn(u64, u64) -> Option<Vec<u8>> + Sync);
+/// Reads `size` bytes at `offset` of the input into memory of their own, or `None` when they
+/// cannot be read ([`Hooks::read_owned`]).
+#[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+pub type ReadOwned<'h> = &'h dyn Fn(u64, u64) -> Option<Vec<u8>>;
+
+/// What a caller may give an exploration besides the input ([`explore_hooked`]).
+#[derive(Default)]
+pub struct Hooks<'h> {
+    /// Hears of each member of the input's own package as it is explored, with where that
+    /// leaves the whole and the member's node: a page shows progress and what was found so far
+    /// (its targets) while the rest is read. Inputs that are not packages are explored without
+    /// a call.
+    pub observer: Option<Observer<'h>>,
+    /// Reads the stored bytes of the deflated members of a package lying in the input itself,
+    /// instead of the input's `ReadRef`: a reader that keeps what it reads (`object::ReadCache`)
+    /// would otherwise hold every member's compressed bytes, as much as the package, until the
+    /// exploration ends; these are dropped once the member is inflated.
+    pub read_owned: Option<ReadOwned<'h>>,
+}
+
+/// Explores an input like [`explore_with_companions`], with `hooks`.
+pub fn explore_hooked<'a, R: ReadRef<'a>>(
     input: R,
     name: &str,
     opts: &Options,
     companions: &[Companion<'_>],
-    observer: &mut dyn FnMut(&Progress, &Node),
+    hooks: Hooks<'_>,
 ) -> Tree {
-    explore_with(Window::whole(&input), name, opts, None, companions, Some(observer))
+    explore_with(Window::whole(&input), name, opts, None, companions, hooks)
 }
 
 /// Explores an input like [`explore`], and decompresses in full (its hash checked, its entries
@@ -178,7 +200,7 @@ fn explore_asked<'a>(
     asked: Option<Asked<'_>>,
     companions: &[Companion<'_>],
 ) -> Tree {
-    explore_with(input, name, opts, asked, companions, None)
+    explore_with(input, name, opts, asked, companions, Hooks::default())
 }
 
 fn explore_with<'a, 'p>(
@@ -187,7 +209,7 @@ fn explore_with<'a, 'p>(
     opts: &Options,
     asked: Option<Asked<'p>>,
     companions: &[Companion<'_>],
-    observer: Option<Observer<'p>>,
+    hooks: Hooks<'p>,
 ) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
@@ -205,7 +227,8 @@ fn explore_with<'a, 'p>(
         companions,
         package_kpacks: Vec::new(),
         parallel: true,
-        observer,
+        observer: hooks.observer,
+        read_owned: hooks.read_owned,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
@@ -301,6 +324,8 @@ struct Explorer<'o, 'p, 'c> {
     /// Who hears of each member of the input's own package as it is explored
     /// ([`explore_observed`]).
     observer: Option<Observer<'p>>,
+    /// How the stored bytes of deflated members of the input are read ([`Hooks::read_owned`]).
+    read_owned: Option<ReadOwned<'p>>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

@@ -205,8 +205,15 @@ impl Explorer<'_, '_, '_> {
         depth: u32,
         level: u32,
     ) {
+        if let (Some(read), 0) = (self.read_owned, span.space) {
+            match read(span.offset, span.size) {
+                Some(stored) => self.deflated_owned(stored, m, node, span, depth, level),
+                None => unreadable_stored(node, span),
+            }
+            return;
+        }
         let Ok(stored) = input.read_bytes_at(m.data_offset, m.stored_size) else {
-            node.diag(Severity::Error, format!("the {} stored bytes could not be read", m.stored_size), Some(span));
+            unreadable_stored(node, span);
             return;
         };
         self.deflated_bytes(stored, m, node, span, depth, level);
@@ -222,28 +229,52 @@ impl Explorer<'_, '_, '_> {
         depth: u32,
         level: u32,
     ) {
+        if let Some(plain) = self.inflated(stored, m, node, span) {
+            self.open_space(plain, span, format!("inflated {}", m.name), node, depth, level);
+        }
+    }
+
+    /// A deflated member whose stored bytes were read into `stored`: they are let go once
+    /// inflated, before what they hold is explored.
+    pub(super) fn deflated_owned(
+        &mut self,
+        stored: Vec<u8>,
+        m: &Member,
+        node: &mut Node,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) {
+        let plain = self.inflated(&stored, m, node, span);
+        drop(stored);
+        if let Some(plain) = plain {
+            self.open_space(plain, span, format!("inflated {}", m.name), node, depth, level);
+        }
+    }
+
+    /// The member inflated, when its first bytes say it is worth it and the limits allow; what
+    /// went wrong is said on `node`.
+    fn inflated(&mut self, stored: &[u8], m: &Member, node: &mut Node, span: Span) -> Option<Vec<u8>> {
         let head = match codec::inflate_raw_prefix(stored, HEAD as usize) {
             Ok(head) => head,
             Err(e) => {
                 node.diag(Severity::Error, format!("inflating failed: {e}"), Some(span.sub(e.offset, 0)));
-                return;
+                return None;
             }
         };
         if package::detect(&head).is_none() && !worth_opening(&head) {
-            return;
+            return None;
         }
         if let Some(message) = self.over_limits(m.size) {
             node.diag(Severity::Error, message, Some(span));
-            return;
+            return None;
         }
         match codec::inflate_raw(stored, m.size, self.opts.max_decompressed) {
-            Ok(plain) => {
-                let label = format!("inflated {}", m.name);
-                self.open_space(plain, span, label, node, depth, level);
-            }
+            Ok(plain) => Some(plain),
             Err(e) => {
                 let message = format!("inflating to the declared {} bytes failed: {e}", m.size);
                 node.diag(Severity::Error, message, Some(span.sub(e.offset, 0)));
+                None
             }
         }
     }
@@ -313,6 +344,11 @@ impl Explorer<'_, '_, '_> {
         }
         node.children.push(dec);
     }
+}
+
+/// Says on a member's node that its stored bytes, at `span`, could not be read.
+pub(super) fn unreadable_stored(node: &mut Node, span: Span) {
+    node.diag(Severity::Error, format!("the {} stored bytes could not be read", span.size), Some(span));
 }
 
 /// Whether a member starting with `head` is explored: an object or library (ELF, COFF, PE,

@@ -64,10 +64,16 @@ impl Explorer<'_, '_, '_> {
         // place, read lazily as one thread reads them: a stored member may be far larger than
         // what is read of it. A deflated member that cannot be read leaves everything to the
         // caller's one thread, which says so as it would anyway.
-        let mut stored: Vec<&'a [u8]> = Vec::with_capacity(deflated.len());
+        // With a reader of owned bytes for the input's own members, each worker reads its
+        // member when it starts it, and lets the bytes go once inflated.
+        let mut stored: Vec<Option<&'a [u8]>> = Vec::with_capacity(deflated.len());
         for &i in &deflated {
+            if self.read_owned.is_some() && span.space == 0 {
+                stored.push(None);
+                continue;
+            }
             match input.read_bytes_at(members[i].data_offset, members[i].stored_size) {
-                Ok(bytes) => stored.push(bytes),
+                Ok(bytes) => stored.push(Some(bytes)),
                 Err(()) => return false,
             }
         }
@@ -95,7 +101,7 @@ impl Explorer<'_, '_, '_> {
         &mut self,
         members: &[Member],
         explorable: &[usize],
-        stored: &[&[u8]],
+        stored: &[Option<&[u8]>],
         children: &mut [Node],
         span: Span,
         depth: u32,
@@ -111,8 +117,8 @@ impl Explorer<'_, '_, '_> {
         let next = AtomicUsize::new(0);
         let taken: Vec<Mutex<Option<Node>>> =
             explorable.iter().map(|&i| Mutex::new(Some(core::mem::replace(&mut children[i], blank())))).collect();
-        let (opts, companions, nv_budget, package_budget) =
-            (self.opts, self.companions, self.nv_budget.clone(), self.package_budget);
+        let (opts, companions, nv_budget, package_budget, read_owned) =
+            (self.opts, self.companions, self.nv_budget.clone(), self.package_budget, self.read_owned);
         let mut results: Vec<Explored> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..self.workers())
                 .map(|_| {
@@ -133,11 +139,19 @@ impl Explorer<'_, '_, '_> {
                                 package_kpacks: Vec::new(),
                                 parallel: false,
                                 observer: None,
+                                read_owned: None,
                             };
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
                             let m = &members[index];
                             let at = span.sub(m.data_offset, m.stored_size);
-                            sub.deflated_bytes(stored[k], m, &mut node, at, depth + 1, level + 1);
+                            match (stored[k], read_owned) {
+                                (Some(bytes), _) => sub.deflated_bytes(bytes, m, &mut node, at, depth + 1, level + 1),
+                                (None, Some(read)) => match read(at.offset, at.size) {
+                                    Some(bytes) => sub.deflated_owned(bytes, m, &mut node, at, depth + 1, level + 1),
+                                    None => super::packages::unreadable_stored(&mut node, at),
+                                },
+                                (None, None) => {}
+                            }
                             let used = package_budget - sub.package_budget;
                             sub.spaces.drain(..base);
                             room.leave(members[index].size);
@@ -222,7 +236,7 @@ impl Room {
 
 #[cfg(test)]
 mod tests {
-    use crate::explore::{explore, explore_observed, Options, Progress};
+    use crate::explore::{explore, explore_hooked, Hooks, Options, Progress};
     use crate::tree::Node;
 
     /// Every package fixture (made by zip, tar, dpkg-deb, conda: tests/fixtures/packages/)
@@ -257,7 +271,9 @@ mod tests {
         for threads in [1, 4] {
             let opts = Options { verify_all: true, max_threads: threads, ..Options::default() };
             let mut heard: Vec<(Progress, Node)> = Vec::new();
-            let tree = explore_observed(&data[..], "gpu_libs.whl", &opts, &[], &mut |p, n| heard.push((*p, n.clone())));
+            let mut observer = |p: &Progress, n: &Node| heard.push((*p, n.clone()));
+            let hooks = Hooks { observer: Some(&mut observer), read_owned: None };
+            let tree = explore_hooked(&data[..], "gpu_libs.whl", &opts, &[], hooks);
             let last = heard.last().expect("the wheel has members with device code").0;
             assert_eq!(last.members_done, last.members, "{threads} threads");
             assert_eq!(last.bytes_done, last.bytes, "{threads} threads");
@@ -272,6 +288,37 @@ mod tests {
             };
             let found: usize = heard.iter().map(|(_, n)| targets(n)).sum();
             assert_eq!(found, crate::report::targets::collect(&tree).len(), "every image is in a member heard of");
+        }
+    }
+
+    /// Members read through the owned reader give the tree the input's reader gives, on one
+    /// thread and on every core, and every deflated member of the wheel is read through it.
+    #[test]
+    fn members_read_into_owned_bytes_give_the_same_tree() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let path =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl");
+        let data = std::fs::read(path).unwrap();
+        for threads in [1, 4] {
+            let opts = Options { verify_all: true, keep_bytes: false, max_threads: threads, ..Options::default() };
+            let reads = AtomicUsize::new(0);
+            let read = |offset: u64, size: u64| {
+                reads.fetch_add(1, Ordering::Relaxed);
+                data.get(offset as usize..(offset + size) as usize).map(<[u8]>::to_vec)
+            };
+            let hooks = Hooks { observer: None, read_owned: Some(&read) };
+            let owned = explore_hooked(&data[..], "gpu_libs.whl", &opts, &[], hooks);
+            assert_eq!(owned, explore(&data[..], "gpu_libs.whl", &opts), "{threads} threads");
+            let listing = crate::format::package::zip::read(&data[..]).unwrap();
+            let deflated = listing
+                .members
+                .iter()
+                .filter(|m| m.compression == crate::format::package::Compression::Deflate)
+                .count();
+            assert!(
+                reads.load(Ordering::Relaxed) >= 2 && reads.load(Ordering::Relaxed) <= deflated,
+                "{threads} threads"
+            );
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::worker::outbox::report;
 use object::read::{ReadCache, ReadRef};
 use offload::edit::NodePath;
 use offload::explore::Options;
-use offload::explore::{explore_decompressing, explore_observed, explore_with_companions, Companion, Progress};
+use offload::explore::{explore_decompressing, explore_hooked, Companion, Hooks, Progress};
 use offload::report::{kernels, runs_on, targets, targets::Target};
 use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
@@ -50,6 +50,13 @@ pub(crate) fn keep_quietly(
 ) {
     let options = explorer_options(settings, &file);
     *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, options, Exploring::Plain).0);
+}
+
+/// How a package's members are read from `file`: into bytes of their own, dropped once
+/// inflated, rather than through the exploration's cache of slices, which keeps all it reads.
+fn owned_reads(file: &Blob) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
+    let reader = BlobReader::new(file.clone());
+    move |offset, size| reader.read_at(offset, size).ok().filter(|bytes| bytes.len() as u64 == size)
 }
 
 /// The core's options for exploring `file` in this worker: the settings', and for a package
@@ -126,10 +133,15 @@ pub(crate) fn explore_to_keep(
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let joined = Companion::all(&companions);
     let decompressed = how.decompressed();
+    let read = owned_reads(&file);
     let tree = match how {
         Exploring::Decompressing(span) => explore_decompressing(&cache, name, &options, &joined, span, &mut |_, _| {}),
-        Exploring::Plain => explore_with_companions(&cache, name, &options, &joined),
-        Exploring::Observed(observer) => explore_observed(&cache, name, &options, &joined, observer),
+        Exploring::Plain => {
+            explore_hooked(&cache, name, &options, &joined, Hooks { observer: None, read_owned: Some(&read) })
+        }
+        Exploring::Observed(observer) => {
+            explore_hooked(&cache, name, &options, &joined, Hooks { observer: Some(observer), read_owned: Some(&read) })
+        }
     };
     drop(joined);
     let mut explored = Explored::new(tree, file, name.to_string(), *settings, options);
@@ -206,7 +218,7 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
         let k = kept.as_ref().ok_or("the file has not been explored yet")?;
         (k.file.clone(), k.name.clone(), k.settings, k.companions.clone())
     };
-    let cache = ReadCache::new(BlobReader::new(file));
+    let cache = ReadCache::new(BlobReader::new(file.clone()));
     let options = Options { verify_all: true, keep_bytes: false, ..settings.options() };
     // Not the options it was kept with: nothing of this exploration is kept.
     let mut last_report = 0.0;
@@ -217,7 +229,9 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
             report(Report::DecodingKernels(*p));
         }
     };
-    let tree = explore_observed(&cache, &name, &options, &Companion::all(&companions), &mut observer);
+    let read = owned_reads(&file);
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read) };
+    let tree = explore_hooked(&cache, &name, &options, &Companion::all(&companions), hooks);
     Ok(DecodedKernels {
         table: kernels::collect(&tree),
         undecoded_images: kernels::undecoded_images(&tree),
