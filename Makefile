@@ -72,6 +72,8 @@ bench: deps build web-test-deps
 	python3 scripts/bench.py capture target/bench/packages.md -- python3 scripts/bench_packages.py
 	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
 	@python3 scripts/bench.py capture target/bench/web-size.txt -- node scripts/web-size.mjs $(E2E_DIST)
+	E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \
+		python3 scripts/bench.py capture target/bench/packages-page.md -- python3 scripts/bench_packages.py --page
 	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \
 		python3 $(CURDIR)/scripts/bench.py capture $(CURDIR)/target/bench/browser.md -- node bench.mjs
 	python3 scripts/bench.py report target/bench docs/benchmarks.md

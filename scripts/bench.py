@@ -213,8 +213,14 @@ STEPS = [
      "`scripts/bench_packages.py`: two public wheels from PyPI (cached; skipped when offline), "
      "a CUDA one over 500 MiB with thousands of device images and a ROCm one over 100 MiB: "
      "`list`, `kernels`, `fit` and `sizes` on each whole wheel; `cuobjdump "
-     "--dump-resource-usage` beside our `kernels` on the CUDA wheel's largest library, unzipped. "
-     "The page on these wheels is not measured here yet.", False),
+     "--dump-resource-usage` beside our `kernels` on the CUDA wheel's largest library, unzipped.", False),
+    ("packages-page.md", "packages-page", "Large packages in the page",
+     "`scripts/bench_packages.py --page` (`e2e/bench_packages.mjs`): the release build in headless "
+     "Chromium opens the same two wheels through its file input: pick to the first \"Runs on\" "
+     "target on screen (shown, with the member count, while the rest is read), pick to the explored "
+     "summary (wall time, and the page's own `data-first-render-ms`), what the Kernels view says, "
+     "and the peak resident memory of the browser's own processes (all of them, an empty page's "
+     "about 0.9 GiB included), sampled every 50 ms.", False),
     ("web-size.txt", "size", "The page's transfer size",
      "`scripts/web-size.mjs` on the release build: every wasm and JS file raw and gzipped "
      "(level 9), then the two aims: what the first paint needs (index.html, the style sheet, "

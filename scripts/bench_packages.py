@@ -10,7 +10,13 @@ Our `list`, `kernels`, `fit` and `sizes` run on each whole wheel (time and peak 
 CUDA wheel's largest library, unzipped, `cuobjdump --dump-resource-usage` (the NVIDIA reference
 for what `kernels` answers) runs beside our `kernels` on the same file. Printed, never asserted.
 A wheel pip cannot get (offline) is skipped with a message.
+
+With `--page`, the page instead (the release build in target/e2e-dist, `e2e/bench_packages.mjs`
+in headless Chromium): pick to the first "Runs on" target on screen (shown while the rest is
+read), pick to the explored summary, what the Kernels view says, and the peak memory of the
+browser's processes.
 """
+import json
 import os
 import subprocess
 import sys
@@ -81,7 +87,27 @@ def row(name, cmd):
     return f"| {name} | {t:.2f} s | {m / 1024:.0f} MiB |"
 
 
+def page():
+    """The page on each wheel (see the module's doc)."""
+    paths = [p for p in (wheel(r) for r, _, _ in WHEELS) if p is not None]
+    if not paths:
+        return
+    out = subprocess.run(["node", os.path.join(ROOT, "e2e", "bench_packages.mjs"), *paths],
+                         cwd=os.path.join(ROOT, "e2e"), capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"bench: the page failed on the wheels:\n{out.stderr[-2000:]}")
+    print("| wheel | pick to first target | pick to summary (page-measured) | Kernels view says | peak memory, browser |")
+    print("|---|---|---|---|---|")
+    for line in out.stdout.splitlines():
+        r = json.loads(line)
+        print(f"| {r['wheel']} ({r['mib']} MiB) | {r['firstTargetMs'] / 1000:.1f} s | "
+              f"{r['wallMs'] / 1000:.1f} s ({r['pageMs'] / 1000:.1f} s) | {r['kernels']} | {r['peakMib']} MiB |")
+
+
 def main():
+    if "--page" in sys.argv[1:]:
+        page()
+        return
     if not os.path.exists(OFFLOAD):
         sys.exit(f"bench: {OFFLOAD} is missing; run `cargo build --release`")
     for requirement, what, gpu in WHEELS:
