@@ -125,19 +125,26 @@ pub fn summarize_images(tree: &Tree, images: &[Target]) -> RunsOn {
     from_images(images.iter().map(|t| (t, image_format(tree, t))))
 }
 
-/// These images of `tree`, each with the format of its decoded image, if any: what
-/// [`summarize_found`] takes, gathered from the parts of a file explored one by one.
-pub fn with_formats(tree: &Tree, images: Vec<Target>) -> Vec<(Target, Option<String>)> {
+/// The images of the subtree under `root` (a package member's node, explored on its own), each
+/// with the format of its decoded image, if any: what [`summarize_found`] takes, gathered from
+/// the parts of a file explored one by one. `file` names the file, as [`targets::collect`]
+/// names it from the tree's first space.
+pub fn found_under(root: &Node, file: &str) -> Vec<(Target, Option<String>)> {
+    let images = targets::collect_under(root, file);
     images
         .into_iter()
         .map(|t| {
-            let f = image_format(tree, &t);
+            let f = path_node(root, &t.path).and_then(first_image_format);
             (t, f)
         })
         .collect()
 }
 
-/// The "runs on" lines of images gathered with [`with_formats`] from several trees (the
+fn path_node<'n>(root: &'n Node, path: &[usize]) -> Option<&'n Node> {
+    path.iter().try_fold(root, |n, &i| n.children.get(i))
+}
+
+/// The "runs on" lines of images gathered with [`found_under`] from several subtrees (the
 /// members of a package as each is explored): what a page shows before the whole is read.
 pub fn summarize_found(images: &[(Target, Option<String>)]) -> RunsOn {
     from_images(images.iter().map(|(t, f)| (t, f.clone())))
@@ -199,13 +206,17 @@ fn new_line(t: &Target, target: String) -> RunsOnLine {
 
 /// The `format` of the first image node at or below the target's entry.
 fn image_format(tree: &Tree, t: &Target) -> Option<String> {
+    tree.node_at(&t.path).and_then(first_image_format)
+}
+
+/// The `format` of the first image node at or below `entry`.
+fn first_image_format(entry: &Node) -> Option<String> {
     fn first_image(node: &Node) -> Option<&Node> {
         if node.kind == NodeKind::Image {
             return Some(node);
         }
         node.children.iter().find_map(first_image)
     }
-    let entry = tree.node_at(&t.path)?;
     first_image(entry).and_then(|i| i.text("format")).map(String::from)
 }
 

@@ -54,12 +54,18 @@ fn text(node: &Node, name: &str) -> String {
 
 /// Every device image in the tree, host entries left out, in tree order.
 pub fn collect(tree: &Tree) -> Vec<Target> {
+    collect_under(&tree.root, tree.spaces.first().map_or("", |s| s.label.as_str()))
+}
+
+/// Every device image under `root` (a whole tree's root, or one package member's node), as
+/// [`collect`] gives them, paths from `root`; `file` names the file (cuobjdump's names of
+/// NVIDIA images start with it).
+pub fn collect_under(root: &Node, file: &str) -> Vec<Target> {
     let mut out = Vec::new();
     let mut chain: Vec<&Node> = Vec::new();
-    let file = tree.spaces.first().map_or("", |s| s.label.as_str());
     let mut counts = NvCounts { file: cuobjdump_stem(file), elf: 0, ptx: 0 };
     let mut path = Vec::new();
-    visit(&tree.root, &mut chain, &mut path, &mut out, &mut counts);
+    visit(root, &mut chain, &mut path, &mut out, &mut counts);
     out
 }
 

@@ -103,8 +103,7 @@ impl FoundSoFar {
 
     fn member(&mut self, progress: &Progress, member: &Node) {
         let first = self.images.is_empty();
-        let tree = Tree { spaces: Vec::new(), root: member.clone() };
-        self.images.extend(runs_on::with_formats(&tree, targets::collect(&tree)));
+        self.images.extend(runs_on::found_under(member, ""));
         let now = js_sys::Date::now();
         let first_found = first && !self.images.is_empty();
         if first_found || now - self.last_report >= Self::EVERY_MS || progress.members_done == progress.members {
