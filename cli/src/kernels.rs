@@ -62,7 +62,8 @@ pub(crate) fn table(file: &str, tree: &offload::tree::Tree, targets: &[String]) 
     if targets.is_empty() {
         return Ok(table);
     }
-    let unknown: Vec<&String> = targets.iter().filter(|t| !table.columns.iter().any(|c| matches(&c.target, t))).collect();
+    let unknown: Vec<&String> =
+        targets.iter().filter(|t| !table.columns.iter().any(|c| matches(&c.target, t))).collect();
     if !unknown.is_empty() {
         let have: Vec<&str> = table.columns.iter().map(|c| c.target.as_str()).collect();
         let list = |v: Vec<&str>| if v.is_empty() { "none".to_string() } else { v.join(", ") };

@@ -75,7 +75,13 @@ fn drop(a: &SizesArgs, name: &str) -> Outcome<Dropped> {
 }
 
 /// `bytes` (the file shown as `file`, named `name` in its tree) without the `targets`.
-pub(crate) fn drop_from(file: &str, bytes: &[u8], name: &str, targets: &[String], options: &Options) -> Outcome<Dropped> {
+pub(crate) fn drop_from(
+    file: &str,
+    bytes: &[u8],
+    name: &str,
+    targets: &[String],
+    options: &Options,
+) -> Outcome<Dropped> {
     edit::drop_targets(bytes, name, targets, options)
         .map_err(|e| Failure::new(format!("{file}: cannot drop {}: {e}", targets.join(", "))))
 }

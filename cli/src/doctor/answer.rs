@@ -73,7 +73,9 @@ pub fn examine(path: PathBuf, distribution: Option<usize>, gpus: &[Gpu]) -> Libr
     let source = Source::Path(path.clone());
     let tree = match source.explore(&options) {
         Ok(tree) => tree,
-        Err(problem) => return Library { path, distribution, targets: Vec::new(), answers: Vec::new(), problem: Some(problem) },
+        Err(problem) => {
+            return Library { path, distribution, targets: Vec::new(), answers: Vec::new(), problem: Some(problem) }
+        }
     };
     let images = targets::collect(&tree);
     let mut names: Vec<(String, Vendor)> = Vec::new();
@@ -90,7 +92,11 @@ pub fn examine(path: PathBuf, distribution: Option<usize>, gpus: &[Gpu]) -> Libr
 
 fn answer(tree: &offload::tree::Tree, images: &[Target], gpu: &Gpu) -> Answer {
     if !images.iter().any(|t| targets::vendor_of(t) == gpu.vendor) {
-        return Answer { verdict: Verdict::NotForGpu, images: Vec::new(), reason: format!("no {} code", gpu.vendor.name()) };
+        return Answer {
+            verdict: Verdict::NotForGpu,
+            images: Vec::new(),
+            reason: format!("no {} code", gpu.vendor.name()),
+        };
     }
     let f = match fit::fit(tree, &gpu.loads_as) {
         Ok(f) => f,
@@ -144,7 +150,13 @@ pub struct Summary {
 }
 
 pub fn summarise(libraries: &[&Library], indices: &[usize], gpu: usize, vendor: Vendor) -> Summary {
-    let mut s = Summary { verdict: Verdict::NotForGpu, images: Vec::new(), targets: Vec::new(), not_running: Vec::new(), reason: None };
+    let mut s = Summary {
+        verdict: Verdict::NotForGpu,
+        images: Vec::new(),
+        targets: Vec::new(),
+        not_running: Vec::new(),
+        reason: None,
+    };
     for (&index, l) in indices.iter().zip(libraries) {
         let Some(a) = l.answers.get(gpu) else { continue };
         s.verdict = s.verdict.max(a.verdict);
@@ -163,6 +175,5 @@ pub fn summarise(libraries: &[&Library], indices: &[usize], gpu: usize, vendor: 
             s.reason.get_or_insert_with(|| a.reason.clone());
         }
     }
-    s.targets.sort();
     s
 }

@@ -64,7 +64,13 @@ pub fn gpus(asked: &[String], env: &Environment) -> Result<(Vec<Gpu>, Vec<String
     } else {
         for a in asked {
             let name = parse_gpu(a).map_err(|e| format!("--gpu: expected {e}"))?;
-            found.push(Gpu { loads_as: name.clone(), vendor: vendor(&name), name, found_by: "--gpu".into(), override_by: None });
+            found.push(Gpu {
+                loads_as: name.clone(),
+                vendor: vendor(&name),
+                name,
+                found_by: "--gpu".into(),
+                override_by: None,
+            });
         }
     }
     // ROCr reports every AMD agent as the overriding version, whatever it is.
@@ -120,10 +126,8 @@ fn property(properties: &str, key: &str) -> Option<u64> {
 fn amd_gpus(env: &Environment, notes: &mut Vec<String>) -> Vec<Gpu> {
     let dir = env.sysfs_root.join("sys/class/kfd/kfd/topology/nodes");
     let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
-    let mut nodes: Vec<(u64, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path())))
-        .collect();
+    let mut nodes: Vec<(u64, PathBuf)> =
+        entries.flatten().filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path()))).collect();
     nodes.sort();
     // (GPU, its ROCr UUID `GPU-<unique_id in hex>`) for every GPU node.
     let mut all = Vec::new();
@@ -137,7 +141,10 @@ fn amd_gpus(env: &Environment, notes: &mut Vec<String>) -> Vec<Gpu> {
         match kfd_processor(version) {
             Some(name) => {
                 let uuid = property(&properties, "unique_id").map(|id| format!("GPU-{id:016x}"));
-                all.push((Gpu { loads_as: name.clone(), vendor: Vendor::Amd, name, found_by, override_by: None }, uuid));
+                all.push((
+                    Gpu { loads_as: name.clone(), vendor: Vendor::Amd, name, found_by, override_by: None },
+                    uuid,
+                ));
             }
             None => notes.push(format!(
                 "{found_by}: gfx_target_version {version} names no AMD GPU LLVM 22 knows; not answered for"
@@ -195,8 +202,12 @@ fn nvidia_gpus(env: &Environment, notes: &mut Vec<String>) -> Vec<Gpu> {
     for (index, line) in text.lines().map(str::trim).filter(|l| !l.is_empty()).enumerate() {
         let found_by = format!("nvidia-smi GPU {index}");
         match compute_capability(line) {
-            Some(name) => all.push(Gpu { loads_as: name.clone(), vendor: Vendor::Nvidia, name, found_by, override_by: None }),
-            None => notes.push(format!("{found_by}: expected a compute capability (8.6), found '{line}'; not answered for")),
+            Some(name) => {
+                all.push(Gpu { loads_as: name.clone(), vendor: Vendor::Nvidia, name, found_by, override_by: None })
+            }
+            None => {
+                notes.push(format!("{found_by}: expected a compute capability (8.6), found '{line}'; not answered for"))
+            }
         }
     }
     match &env.cuda_visible {

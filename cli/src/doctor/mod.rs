@@ -113,7 +113,10 @@ pub fn examine(request: &Request) -> Outcome<Report> {
         true => scan::python_path(&request.python)?,
         false => {
             for p in request.paths.iter().filter(|p| !p.exists()) {
-                return Err(Failure::new(format!("{}: expected a directory or a library, found nothing there", p.display())));
+                return Err(Failure::new(format!(
+                    "{}: expected a directory or a library, found nothing there",
+                    p.display()
+                )));
             }
             request.paths.clone()
         }
@@ -197,11 +200,8 @@ fn answer_line(s: &answer::Summary, gpu: &Gpu, libraries: &[&Library], file_name
     let targets = if s.targets.is_empty() { "none".to_string() } else { s.targets.join(", ") };
     match s.verdict {
         Verdict::NotForGpu => {
-            let others: Vec<&str> = libraries
-                .iter()
-                .flat_map(|l| &l.targets)
-                .map(|(_, v)| v.name())
-                .fold(Vec::new(), |mut v, n| {
+            let others: Vec<&str> =
+                libraries.iter().flat_map(|l| &l.targets).map(|(_, v)| v.name()).fold(Vec::new(), |mut v, n| {
                     if !v.contains(&n) {
                         v.push(n);
                     }
@@ -251,7 +251,11 @@ fn print(report: &Report, verbose: bool) {
     for (d, indices) in groups(report) {
         let libraries: Vec<&Library> = indices.iter().map(|&i| &report.libraries[i]).collect();
         println!();
-        println!("{} ({} with device code)", distribution_name(report, d), plural(libraries.len(), "library", "libraries"));
+        println!(
+            "{} ({} with device code)",
+            distribution_name(report, d),
+            plural(libraries.len(), "library", "libraries")
+        );
         for (g, gpu) in report.gpus.iter().enumerate() {
             let s = answer::summarise(&libraries, &indices, g, gpu.vendor);
             println!("  {}: {}", gpu.name, answer_line(&s, gpu, &libraries, &file_name));

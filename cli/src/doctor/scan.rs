@@ -35,9 +35,8 @@ pub fn python_path(python: &str) -> Outcome<Vec<PathBuf>> {
             String::from_utf8_lossy(&output.stderr).trim()
         )));
     }
-    let paths: Vec<String> = serde_json::from_slice(&output.stdout).map_err(|e| {
-        Failure::new(format!("--python {python}: expected sys.path as a JSON list, found {e}"))
-    })?;
+    let paths: Vec<String> = serde_json::from_slice(&output.stdout)
+        .map_err(|e| Failure::new(format!("--python {python}: expected sys.path as a JSON list, found {e}")))?;
     Ok(directories(paths.iter().map(PathBuf::from)))
 }
 
@@ -65,7 +64,8 @@ pub fn is_library(name: &str) -> bool {
 
 /// `libcudart.so.12`, `libfoo.so.1.2.3`.
 fn is_versioned_so(name: &str) -> bool {
-    name.split_once(".so.").is_some_and(|(_, v)| !v.is_empty() && v.split('.').all(|p| p.bytes().all(|b| b.is_ascii_digit())))
+    name.split_once(".so.")
+        .is_some_and(|(_, v)| !v.is_empty() && v.split('.').all(|p| p.bytes().all(|b| b.is_ascii_digit())))
 }
 
 /// Every library under `roots` (a root may also be a library file itself), and the
@@ -159,12 +159,10 @@ fn distributions(dist_infos: &[PathBuf]) -> (Vec<Distribution>, HashMap<PathBuf,
 /// `.dist-info` directory's name (`name-version.dist-info`).
 fn identify(info: &Path, metadata: &str) -> Distribution {
     let header = |key: &str| {
-        metadata
-            .lines()
-            .take_while(|l| !l.is_empty())
-            .find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string()))
+        metadata.lines().take_while(|l| !l.is_empty()).find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string()))
     };
-    let stem = info.file_name().map(|n| n.to_string_lossy().trim_end_matches(".dist-info").to_string()).unwrap_or_default();
+    let stem =
+        info.file_name().map(|n| n.to_string_lossy().trim_end_matches(".dist-info").to_string()).unwrap_or_default();
     let (stem_name, stem_version) = stem.split_once('-').unwrap_or((&stem, ""));
     Distribution {
         name: header("Name:").unwrap_or_else(|| stem_name.to_string()),
@@ -205,7 +203,10 @@ mod tests {
 
     #[test]
     fn metadata_names_the_distribution_else_the_directory_does() {
-        let d = identify(Path::new("/x/cupy_rocm_5_0-13.3.0.dist-info"), "Metadata-Version: 2.1\nName: cupy-rocm-5-0\nVersion: 13.3.0\n\nName: not this\n");
+        let d = identify(
+            Path::new("/x/cupy_rocm_5_0-13.3.0.dist-info"),
+            "Metadata-Version: 2.1\nName: cupy-rocm-5-0\nVersion: 13.3.0\n\nName: not this\n",
+        );
         assert_eq!(d, Distribution { name: "cupy-rocm-5-0".into(), version: "13.3.0".into() });
         let d = identify(Path::new("/x/foo-1.2.dist-info"), "");
         assert_eq!(d, Distribution { name: "foo".into(), version: "1.2".into() });
