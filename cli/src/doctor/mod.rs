@@ -196,7 +196,14 @@ fn images_phrase(images: &[(String, &str)]) -> String {
 }
 
 /// The answer line of a distribution (or one library) on one GPU.
-fn answer_line(s: &answer::Summary, gpu: &Gpu, libraries: &[&Library], file_name: &dyn Fn(usize) -> String) -> String {
+/// `file_name` and `libraries_path` name library `i` of the report.
+fn answer_line(
+    s: &answer::Summary,
+    gpu: &Gpu,
+    libraries: &[&Library],
+    file_name: &dyn Fn(usize) -> String,
+    libraries_path: &dyn Fn(usize) -> String,
+) -> String {
     let targets = if s.targets.is_empty() { "none".to_string() } else { s.targets.join(", ") };
     match s.verdict {
         Verdict::NotForGpu => {
@@ -215,7 +222,11 @@ fn answer_line(s: &answer::Summary, gpu: &Gpu, libraries: &[&Library], file_name
             format!("runs through PTX JIT (compiled by the driver on first use): {}", images_phrase(&s.images))
         }
         Verdict::DoesNotRun => {
-            let names: Vec<String> = s.not_running.iter().map(|&i| file_name(i)).collect();
+            let mut names: Vec<String> = s.not_running.iter().map(|&i| file_name(i)).collect();
+            // Two libraries of one name (in different directories) are told apart by their path.
+            if (1..names.len()).any(|i| names[..i].contains(&names[i])) {
+                names = s.not_running.iter().map(|&i| libraries_path(i)).collect();
+            }
             let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
             let more = if names.len() > 5 { format!(" and {} more", names.len() - 5) } else { String::new() };
             format!(
@@ -248,6 +259,7 @@ fn print(report: &Report, verbose: bool) {
         let p = &report.libraries[i].path;
         p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
     };
+    let path = |i: usize| report.libraries[i].path.display().to_string();
     for (d, indices) in groups(report) {
         let libraries: Vec<&Library> = indices.iter().map(|&i| &report.libraries[i]).collect();
         println!();
@@ -258,14 +270,18 @@ fn print(report: &Report, verbose: bool) {
         );
         for (g, gpu) in report.gpus.iter().enumerate() {
             let s = answer::summarise(&libraries, &indices, g, gpu.vendor);
-            println!("  {}: {}", gpu.name, answer_line(&s, gpu, &libraries, &file_name));
+            println!("  {}: {}", gpu.name, answer_line(&s, gpu, &libraries, &file_name, &path));
         }
         if verbose {
             for (&i, l) in indices.iter().zip(&libraries) {
                 println!("    {}", l.path.display());
                 for (g, gpu) in report.gpus.iter().enumerate() {
                     let s = answer::summarise(std::slice::from_ref(l), &[i], g, gpu.vendor);
-                    println!("      {}: {}", gpu.name, answer_line(&s, gpu, std::slice::from_ref(l), &file_name));
+                    println!(
+                        "      {}: {}",
+                        gpu.name,
+                        answer_line(&s, gpu, std::slice::from_ref(l), &file_name, &path)
+                    );
                 }
             }
         }
