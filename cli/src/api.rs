@@ -35,12 +35,14 @@ impl Source {
         }
     }
 
-    /// The name of the tree's root: the file's name without its directory.
+    /// The name of the tree's root: the file's name without its directory (bytes read from
+    /// a Python file object are named by its path, and named in the tree as that file is).
     fn name(&self) -> String {
-        match self {
-            Source::Path(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(p)),
-            Source::Bytes { name, .. } => name.clone(),
-        }
+        let path = match self {
+            Source::Path(p) => p.as_path(),
+            Source::Bytes { name, .. } => std::path::Path::new(name),
+        };
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| self.shown())
     }
 
     /// Explores the source: a file is read lazily, with the kpack archives found next to it
@@ -51,7 +53,7 @@ impl Source {
                 let file = open_lazy(p)?;
                 crate::kpack::explore(p, &file, &self.name(), options, &KpackArgs::default())
             }
-            Source::Bytes { name, bytes } => Ok(explore::explore(&bytes[..], name, options)),
+            Source::Bytes { bytes, .. } => Ok(explore::explore(&bytes[..], &self.name(), options)),
         }
     }
 

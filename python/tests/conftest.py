@@ -122,8 +122,9 @@ def fake_machine(tmp_path):
             )
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir(exist_ok=True)
+        script = bin_dir / "nvidia-smi"
+        script.unlink(missing_ok=True)
         if nvidia is not None or nvidia_fails:
-            script = bin_dir / "nvidia-smi"
             if nvidia_fails:
                 body = "echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.'\nexit 9\n"
             else:

@@ -64,18 +64,22 @@ def test_ptx_jit_outside_any_distribution(tmp_path):
     # Two committed NVIDIA fixtures copied where no distribution owns them.
     for name in ["nv_3arch_default.fatbin", "libnv_2arch.so"]:
         shutil.copy(FIXTURES / "nvidia" / name, tmp_path / name)
-    (tmp_path / "libplain.so").write_bytes((FIXTURES / "hip_elf_2arch.o").read_bytes()[:64])
+    # A library without device code: the module's own.
+    shutil.copy(offload._offload.__file__, tmp_path / "libplain.so")
     doc = offload.doctor(gpus=["sm_89", "sm_100", "sm_70"], paths=[tmp_path])
     assert [d["name"] for d in doc["distributions"]] == [None]
+    assert doc["libraries"] == {"read": 3, "with_device_code": 2, "without_device_code": 1}
     a = answers(doc)
     assert a[None, "sm_89"]["verdict"] == "runs"
     assert rules(a[None, "sm_89"]) == {("sm_80", "cubin-same-major"), ("sm_86", "cubin-same-major")}
     assert a[None, "sm_100"]["verdict"] == "runs-ptx-jit"
     assert rules(a[None, "sm_100"]) == {("compute_80", "ptx-jit"), ("compute_86", "ptx-jit")}
     assert a[None, "sm_70"]["verdict"] == "does-not-run"
-    assert a[None, "sm_70"]["not_running"] == [str(tmp_path / "nv_3arch_default.fatbin")]
-    code, out, _ = run_cli("doctor", "--gpu", "sm_100", tmp_path)
-    assert code == 0 and "sm_100: runs through PTX JIT" in out and "not from a distribution" in out
+    # sm_75 is the oldest cubin of both, and their PTX is for newer GPUs.
+    assert sorted(a[None, "sm_70"]["not_running"]) == [str(tmp_path / n) for n in ["libnv_2arch.so", "nv_3arch_default.fatbin"]]
+    code, out, err = run_cli("doctor", "--gpu", "sm_100", tmp_path)
+    assert code == 0, err
+    assert "sm_100: runs through PTX JIT" in out and "not from a distribution" in out
 
 
 def test_the_environment_is_read_from_its_interpreter(gpu_venv):
