@@ -175,5 +175,20 @@ pub fn summarise(libraries: &[&Library], indices: &[usize], gpu: usize, vendor: 
             s.reason.get_or_insert_with(|| a.reason.clone());
         }
     }
+    s.targets.sort_by_key(|t| natural(t));
     s
+}
+
+/// Sorts `gfx906` before `gfx1010` and `sm_75` before `sm_100`: runs of digits as numbers.
+fn natural(name: &str) -> Vec<(String, u64)> {
+    let mut parts = Vec::new();
+    let mut rest = name;
+    while !rest.is_empty() {
+        let text: String = rest.chars().take_while(|c| !c.is_ascii_digit()).collect();
+        rest = &rest[text.len()..];
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        rest = &rest[digits.len()..];
+        parts.push((text, digits.parse().unwrap_or(0)));
+    }
+    parts
 }
