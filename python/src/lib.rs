@@ -12,8 +12,10 @@ use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-/// (the document as JSON text, or `None`; (message, byte offset) of the failure, or `None`).
-type Reply = (Option<String>, Option<(String, Option<u64>)>);
+/// (message, byte offset) of a failure.
+type Failed = (String, Option<u64>);
+/// (the document as JSON text, or `None`; the failure, or `None`).
+type Reply = (Option<String>, Option<Failed>);
 
 /// What to read: exactly one of a path and bytes (`name` names the bytes).
 fn source(path: Option<PathBuf>, data: Option<Vec<u8>>, name: String) -> Outcome<Source> {
@@ -99,7 +101,7 @@ fn doctor(
     paths: Vec<PathBuf>,
     gpus: Vec<String>,
     python: String,
-) -> (Option<(String, u8)>, Option<(String, Option<u64>)>) {
+) -> (Option<(String, u8)>, Option<Failed>) {
     let request = doctor_cli::Request { paths, gpus, python, progress: false };
     match released(py, || doctor_cli::examine(&request)) {
         Ok(report) => (Some((doctor_cli::document(&report).to_string(), doctor_cli::exit_status(&report))), None),

@@ -253,9 +253,13 @@ mod tests {
 
     #[test]
     fn visible_devices_select_in_order_and_stop_at_an_unknown_one() {
+        fn uuid<'a>(d: &'a (&'static str, Option<&'static str>)) -> Option<&'a str> {
+            d.1
+        }
+        fn names(v: Vec<(&'static str, Option<&'static str>)>) -> Vec<&'static str> {
+            v.into_iter().map(|d| d.0).collect()
+        }
         let devices = vec![("a", Some("GPU-01")), ("b", None), ("c", None)];
-        let uuid = |d: &(&str, Option<&'static str>)| d.1;
-        let names = |v: Vec<(&str, Option<&str>)>| v.into_iter().map(|d| d.0).collect::<Vec<_>>();
         assert_eq!(names(select(devices.clone(), "2,0", uuid)), ["c", "a"]);
         assert_eq!(names(select(devices.clone(), "1,7,0", uuid)), ["b"]);
         assert_eq!(names(select(devices.clone(), "gpu-01", uuid)), ["a"]);

@@ -112,7 +112,7 @@ pub fn examine(request: &Request) -> Outcome<Report> {
     let directories = match request.paths.is_empty() {
         true => scan::python_path(&request.python)?,
         false => {
-            for p in request.paths.iter().filter(|p| !p.exists()) {
+            if let Some(p) = request.paths.iter().find(|p| !p.exists()) {
                 return Err(Failure::new(format!(
                     "{}: expected a directory or a library, found nothing there",
                     p.display()
