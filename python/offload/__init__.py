@@ -57,7 +57,7 @@ def _source(file: Any) -> Tuple[Optional[str], Optional[bytes], str]:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"expected a binary file object, found one whose read() gives {type(data).__name__}")
         name = getattr(file, "name", None)
-        return None, bytes(data), name if isinstance(name, str) else "<file object>"
+        return None, bytes(data), name if isinstance(name, str) else "<bytes>"
     raise TypeError(f"expected a path, bytes or a binary file object, found {type(file).__name__}")
 
 
