@@ -3,12 +3,14 @@
 PTX compute_90), on GPUs named and on fake machines (a KFD topology, a fake nvidia-smi)."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 
 import offload
 import pytest
+from pathlib import Path
 
 from conftest import FIXTURES, run_cli
 
@@ -89,7 +91,14 @@ def test_the_environment_is_read_from_its_interpreter(gpu_venv):
     doc = json.loads(out)
     assert str(site) in doc["directories"]
     assert answers(doc)[CUDA, "sm_86"]["verdict"] == "runs"
-    # The module reads its own interpreter's sys.path: this environment has the wheel's module.
+    # The wheel's command reads the environment it is installed in (the module's own library
+    # is there), and so does the module.
+    script = Path(sys.executable).with_name("offload")
+    env = dict(os.environ)
+    env.pop("OFFLOAD_PYTHON", None)
+    mine = subprocess.run([str(script), "doctor", "--json", "--gpu", "gfx90a"], capture_output=True, text=True, env=env)
+    assert mine.returncode == 0, mine.stderr
+    assert str(Path(offload.__file__).parent.parent) in json.loads(mine.stdout)["directories"]
     mine = offload.doctor(gpus="gfx90a")
     assert mine["libraries"]["read"] >= 1 and mine["runs"] is True
 

@@ -9,6 +9,7 @@ use crate::fail::Failure;
 use offload::explore::Options;
 use offload::report::fit::{self, ContainerFit, Rule};
 use offload::report::targets::{self, Target, Vendor};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// From best to worst: a distribution's answer is its libraries' worst.
@@ -103,11 +104,12 @@ fn answer(tree: &offload::tree::Tree, images: &[Target], gpu: &Gpu) -> Answer {
         Err(e) => return Answer { verdict: Verdict::DoesNotRun, images: Vec::new(), reason: e },
     };
     let containers: Vec<&ContainerFit> = f.libraries.iter().flat_map(|l| &l.containers).collect();
+    let served = served(&containers, images, gpu.vendor);
     let mut verdict = Verdict::Runs;
     let mut loaded: Vec<(String, &'static str)> = Vec::new();
     let mut reason = None;
     for (i, c) in containers.iter().enumerate() {
-        if !serves(i, &containers, images, gpu.vendor) {
+        if !served.contains(&i) {
             continue;
         }
         let v = Verdict::of(c);
@@ -125,18 +127,16 @@ fn answer(tree: &offload::tree::Tree, images: &[Target], gpu: &Gpu) -> Answer {
     Answer { verdict, images: loaded, reason }
 }
 
-/// Whether container `i` of `containers` loads an image of `vendor`: an image whose nearest
-/// container (the longest container path above it) is this one.
-fn serves(i: usize, containers: &[&ContainerFit], images: &[Target], vendor: Vendor) -> bool {
-    images.iter().filter(|t| targets::vendor_of(t) == vendor).any(|t| {
-        let nearest = containers
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| t.path.starts_with(&c.path))
-            .max_by_key(|(_, c)| c.path.len())
-            .map(|(j, _)| j);
-        nearest == Some(i)
-    })
+/// The indices of the containers that load an image of `vendor`: those that are an image's
+/// nearest container (the longest container path above it). By path lookups, as a large
+/// library has thousands of containers and images.
+fn served(containers: &[&ContainerFit], images: &[Target], vendor: Vendor) -> HashSet<usize> {
+    let index: HashMap<&[usize], usize> = containers.iter().enumerate().map(|(i, c)| (c.path.as_slice(), i)).collect();
+    images
+        .iter()
+        .filter(|t| targets::vendor_of(t) == vendor)
+        .filter_map(|t| (0..=t.path.len()).rev().find_map(|len| index.get(&t.path[..len]).copied()))
+        .collect()
 }
 
 /// A distribution's answer for GPU number `gpu`: its libraries' worst, the images that load

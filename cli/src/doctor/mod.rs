@@ -33,8 +33,10 @@ pub struct DoctorArgs {
     /// repeat or separate with commas.
     #[arg(long = "gpu", value_delimiter = ',')]
     pub gpus: Vec<String>,
-    /// The Python interpreter whose environment is read (its `sys.path`), when no PATH is given.
-    #[arg(long, default_value = "python3")]
+    /// The Python interpreter whose environment is read (its `sys.path`), when no PATH is
+    /// given: `$OFFLOAD_PYTHON` (which the wheel's `offload` command sets to its own
+    /// interpreter), else `python3`.
+    #[arg(long, default_value_t = default_python())]
     pub python: String,
     /// Print one JSON document instead of the answer.
     #[arg(long)]
@@ -42,6 +44,10 @@ pub struct DoctorArgs {
     /// List every library with device code under its distribution, with its own answers.
     #[arg(long)]
     pub verbose: bool,
+}
+
+fn default_python() -> String {
+    std::env::var("OFFLOAD_PYTHON").unwrap_or_else(|_| "python3".into())
 }
 
 /// What to examine: the directories (empty: `python`'s `sys.path`), the GPUs (empty: this
@@ -250,9 +256,9 @@ fn print(report: &Report, verbose: bool) {
     }
     let with_code = report.libraries.iter().filter(|l| !l.targets.is_empty()).count();
     println!(
-        "read {} libraries under {} directories: {with_code} with device code, {} without",
-        report.scanned,
-        report.directories.len(),
+        "read {} under {}: {with_code} with device code, {} without",
+        plural(report.scanned, "library", "libraries"),
+        plural(report.directories.len(), "directory", "directories"),
         report.scanned - with_code
     );
     let file_name = |i: usize| {
