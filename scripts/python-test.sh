@@ -31,5 +31,5 @@ python3 -m venv --clear "$TEST_VENV"
 
 say "$(ls "$OUT"/wheels/) installed into $TEST_VENV"
 cd "$ROOT"
-OFFLOAD_CLI=$ROOT/target/release/offload OFFLOAD_REPO=$ROOT \
+OFFLOAD_CLI=$ROOT/target/release/offload OFFLOAD_REPO=$ROOT OFFLOAD_WHEEL=$(ls "$OUT"/wheels/offload_explorer-*.whl) \
   "$TEST_VENV/bin/python" -m pytest -q -p no:cacheprovider -ra python/tests "$@"
