@@ -326,46 +326,8 @@ pub fn document(report: &Report) -> Value {
             json!({"gpu": g.name, "loads_as": g.loads_as, "vendor": g.vendor.name(), "found_by": g.found_by, "override": g.override_by})
         })
         .collect();
-    let distributions: Vec<Value> = groups(report)
-        .into_iter()
-        .map(|(d, indices)| {
-            let libraries: Vec<&Library> = indices.iter().map(|&i| &report.libraries[i]).collect();
-            let answers: Vec<Value> = report
-                .gpus
-                .iter()
-                .enumerate()
-                .map(|(g, gpu)| {
-                    let s = answer::summarise(&libraries, &indices, g, gpu.vendor);
-                    let not_running: Vec<String> =
-                        s.not_running.iter().map(|&i| report.libraries[i].path.display().to_string()).collect();
-                    json!({
-                        "gpu": gpu.name, "verdict": s.verdict.as_str(), "images": images_json(&s.images),
-                        "targets": s.targets, "not_running": not_running, "reason": s.reason,
-                    })
-                })
-                .collect();
-            let each: Vec<Value> = libraries
-                .iter()
-                .map(|l| {
-                    let answers: Vec<Value> = report
-                        .gpus
-                        .iter()
-                        .zip(&l.answers)
-                        .map(|(gpu, a)| {
-                            json!({"gpu": gpu.name, "verdict": a.verdict.as_str(), "images": images_json(&a.images), "reason": a.reason})
-                        })
-                        .collect();
-                    let targets: Vec<&str> = l.targets.iter().map(|(t, _)| t.as_str()).collect();
-                    json!({"path": l.path.display().to_string(), "targets": targets, "answers": answers})
-                })
-                .collect();
-            let dist = d.map(|d| &report.distributions[d]);
-            json!({
-                "name": dist.map(|d| &d.name), "version": dist.map(|d| &d.version),
-                "answers": answers, "libraries": each,
-            })
-        })
-        .collect();
+    let distributions: Vec<Value> =
+        groups(report).into_iter().map(|(d, indices)| distribution_json(report, d, &indices)).collect();
     let with_code = report.libraries.iter().filter(|l| !l.targets.is_empty()).count();
     let problems: Vec<Value> =
         report.problems.iter().map(|(p, m, o)| json!({"path": p, "message": m, "offset": o})).collect();
@@ -378,5 +340,44 @@ pub fn document(report: &Report) -> Value {
         "libraries": {"read": report.scanned, "with_device_code": with_code, "without_device_code": report.scanned - with_code},
         "distributions": distributions,
         "problems": problems,
+    })
+}
+
+/// One distribution's answers per GPU, and each of its libraries with device code.
+fn distribution_json(report: &Report, d: Option<usize>, indices: &[usize]) -> Value {
+    let libraries: Vec<&Library> = indices.iter().map(|&i| &report.libraries[i]).collect();
+    let answers: Vec<Value> = report
+        .gpus
+        .iter()
+        .enumerate()
+        .map(|(g, gpu)| {
+            let s = answer::summarise(&libraries, indices, g, gpu.vendor);
+            let not_running: Vec<String> =
+                s.not_running.iter().map(|&i| report.libraries[i].path.display().to_string()).collect();
+            json!({
+                "gpu": gpu.name, "verdict": s.verdict.as_str(), "images": images_json(&s.images),
+                "targets": s.targets, "not_running": not_running, "reason": s.reason,
+            })
+        })
+        .collect();
+    let each: Vec<Value> = libraries
+        .iter()
+        .map(|l| {
+            let answers: Vec<Value> = report
+                .gpus
+                .iter()
+                .zip(&l.answers)
+                .map(|(gpu, a)| {
+                    json!({"gpu": gpu.name, "verdict": a.verdict.as_str(), "images": images_json(&a.images), "reason": a.reason})
+                })
+                .collect();
+            let targets: Vec<&str> = l.targets.iter().map(|(t, _)| t.as_str()).collect();
+            json!({"path": l.path.display().to_string(), "targets": targets, "answers": answers})
+        })
+        .collect();
+    let dist = d.map(|d| &report.distributions[d]);
+    json!({
+        "name": dist.map(|d| &d.name), "version": dist.map(|d| &d.version),
+        "answers": answers, "libraries": each,
     })
 }
