@@ -17,10 +17,10 @@ E2E_PUBLIC_URL ?= /some/sub/path/
 E2E_DIST ?= target/e2e-dist
 
 
-.PHONY: test deps lint build unit wasm-core bench fixtures fuzz clean \
+.PHONY: test deps lint build unit wasm-core python-test bench fixtures fuzz clean \
 	serve web web-deps web-test-deps samples web-test e2e
 
-test: deps lint build unit wasm-core web-test e2e
+test: deps lint build unit wasm-core python-test web-test e2e
 	@echo "make test: all passed"
 
 deps:
@@ -51,6 +51,12 @@ unit:
 wasm-core:
 	cargo build --release -p offload --no-default-features --target wasm32-unknown-unknown
 	cargo build --release -p offload --no-default-features --features zlib,zstd,serde --target wasm32-unknown-unknown
+
+# The Python wheel (maturin from PyPI) installed into a fresh virtual environment, and its pytest
+# suite (python/tests/): the module against the CLI's --json, `offload doctor` on real GPU
+# wheels and fake machines, a Dask LocalCluster scan (scripts/python-test.sh).
+python-test:
+	scripts/python-test.sh
 
 fixtures:
 	tests/fixtures/generate.sh

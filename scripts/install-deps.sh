@@ -20,6 +20,9 @@ command -v zip >/dev/null || missing+=(zip)
 command -v xz >/dev/null || missing+=(xz-utils)
 command -v dpkg-deb >/dev/null || missing+=(dpkg)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+# scripts/python-test.sh builds the wheel and tests it in virtual environments (Debian splits
+# ensurepip, which `python3 -m venv` needs, into python3-venv).
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v spirv-dis >/dev/null || missing+=(spirv-tools)  # SPIR-V reference for tests/device_images.rs
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 

@@ -12,7 +12,6 @@ use offload::tree::Tree;
 use offload::util::bytes::human_size;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct DiffArgs {
@@ -28,13 +27,13 @@ pub struct DiffArgs {
 }
 
 /// `diff`'s exit status: 0 equal, 1 different, 2 trouble (with the message on stderr).
-pub fn exit_code(outcome: Outcome<bool>) -> ExitCode {
+pub fn exit_code(outcome: Outcome<bool>) -> u8 {
     match outcome {
-        Ok(false) => ExitCode::SUCCESS,
-        Ok(true) => ExitCode::from(1),
+        Ok(false) => 0,
+        Ok(true) => 1,
         Err(f) => {
             eprintln!("offload: error: {f}");
-            ExitCode::from(2)
+            2
         }
     }
 }
@@ -47,15 +46,15 @@ pub fn run(a: &DiffArgs) -> Outcome<bool> {
     let (new, new_tree) = open(&a.new, &options)?;
     let d = diff::diff(&old, &old_tree, &new, &new_tree);
     if a.json {
-        let doc = document(a, &d);
+        let doc = document(&shown(&a.old), &shown(&a.new), &d);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         print_summary(a, &d);
     }
     // A file that did not read completely was not completely compared.
     for (path, tree) in [(&a.old, &old_tree), (&a.new, &new_tree)] {
-        if let Some((_, e)) = tree.errors().first() {
-            return Err(Failure::new(format!("{}: {}", shown(path), e.message)));
+        if let Some(failure) = Failure::in_tree(&shown(path), tree) {
+            return Err(failure);
         }
     }
     Ok(!d.is_equal())
@@ -79,11 +78,11 @@ fn uses_json(u: &KernelUse) -> Value {
 /// sizes: [{target, old_images, new_images, old_bytes, new_bytes, delta}],
 /// images: [{target, index, old_size, new_size, equal}],
 /// kernels: {added: [{target, name, uses}], removed: [...], changed: [{target, name, old, new}]}}`.
-fn document(a: &DiffArgs, d: &Diff) -> Value {
+pub(crate) fn document(old: &str, new: &str, d: &Diff) -> Value {
     let kernel = |k: &diff::KernelRef| json!({"target": k.target, "name": k.name, "uses": uses_json(&k.uses)});
     json!({
-        "old": shown(&a.old),
-        "new": shown(&a.new),
+        "old": old,
+        "new": new,
         "equal": d.is_equal(),
         "files": {"old_size": d.old_size, "new_size": d.new_size},
         "targets": {"added": d.targets.added, "removed": d.targets.removed, "common": d.targets.common},

@@ -48,14 +48,9 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
     // the answers need only what the tree says of each image, so their bytes are not kept.
     let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
-    let mut fits = Vec::new();
-    for gpu in &a.gpus {
-        let f = fit::fit(&tree, gpu).map_err(|e| Failure::new(format!("--gpu: expected {e}")))?;
-        fits.push(f);
-    }
+    let fits = fits(&tree, &a.gpus)?;
     if a.json {
-        let mut doc = json!({"file": shown(&a.file), "runs": fits.iter().all(|f| f.runs), "gpus": fits});
-        add_demangled(&mut doc);
+        let doc = document(&shown(&a.file), &fits);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         for f in &fits {
@@ -63,10 +58,22 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
         }
     }
     // A file that did not read completely was not completely answered for.
-    if let Some((_, e)) = tree.errors().first() {
-        return Err(Failure::new(format!("{}: {}", shown(&a.file), e.message)));
+    if let Some(failure) = Failure::in_tree(&shown(&a.file), &tree) {
+        return Err(failure);
     }
     Ok(fits.iter().all(|f| f.runs))
+}
+
+/// The answer for each GPU asked; a GPU that is not one is refused.
+pub(crate) fn fits(tree: &offload::tree::Tree, gpus: &[String]) -> Outcome<Vec<Fit>> {
+    gpus.iter().map(|gpu| fit::fit(tree, gpu).map_err(|e| Failure::new(format!("--gpu: expected {e}")))).collect()
+}
+
+/// `{file, runs, gpus: [fit]}`, each kernel with its `demangled` name: what `fit --json` prints.
+pub(crate) fn document(file: &str, fits: &[Fit]) -> Value {
+    let mut doc = json!({"file": file, "runs": fits.iter().all(|f| f.runs), "gpus": fits});
+    add_demangled(&mut doc);
+    doc
 }
 
 /// Each kernel of `{gpus: [{libraries: [{kernels: [{name, ...}]}]}]}` gains `demangled` beside

@@ -45,32 +45,36 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     // the table needs only what the tree says of each image, so their bytes are not kept.
     let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
-    let mut table = kernels::collect(&tree);
-    if !a.targets.is_empty() {
-        let unknown: Vec<&String> =
-            a.targets.iter().filter(|t| !table.columns.iter().any(|c| matches(&c.target, t))).collect();
-        if !unknown.is_empty() {
-            let have: Vec<&str> = table.columns.iter().map(|c| c.target.as_str()).collect();
-            let list = |v: Vec<&str>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-            return Err(Failure::new(format!(
-                "{}: no kernels for target {} (targets with kernels: {})",
-                shown(&a.file),
-                list(unknown.iter().map(|s| s.as_str()).collect()),
-                list(have)
-            )));
-        }
-        table.retain_columns(|c| a.targets.iter().any(|t| matches(&c.target, t)));
-    }
+    let table = table(&shown(&a.file), &tree, &a.targets)?;
     if a.json {
         let doc = document(&shown(&a.file), &table);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         print_table(&table, a.mangled);
     }
-    match tree.errors().first() {
-        Some((_, d)) => Err(Failure::new(format!("{}: {}", shown(&a.file), d.message))),
-        None => Ok(()),
+    Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)
+}
+
+/// The kernel table of the file shown as `file`, with only the columns `targets` names (every
+/// column when empty); a target without kernels is refused, naming those that have some.
+pub(crate) fn table(file: &str, tree: &offload::tree::Tree, targets: &[String]) -> Outcome<KernelTable> {
+    let mut table = kernels::collect(tree);
+    if targets.is_empty() {
+        return Ok(table);
     }
+    let unknown: Vec<&String> =
+        targets.iter().filter(|t| !table.columns.iter().any(|c| matches(&c.target, t))).collect();
+    if !unknown.is_empty() {
+        let have: Vec<&str> = table.columns.iter().map(|c| c.target.as_str()).collect();
+        let list = |v: Vec<&str>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+        return Err(Failure::new(format!(
+            "{file}: no kernels for target {} (targets with kernels: {})",
+            list(unknown.iter().map(|s| s.as_str()).collect()),
+            list(have)
+        )));
+    }
+    table.retain_columns(|c| targets.iter().any(|t| matches(&c.target, t)));
+    Ok(table)
 }
 
 fn cell_json(c: &KernelCell) -> Value {
@@ -98,7 +102,7 @@ fn cell_json(c: &KernelCell) -> Value {
 /// cell is `{entry, path, registers?, sgprs?, agprs?, lds?, scratch?, spills?, occupancy?}`,
 /// `path` being the child indices from the root of `offload list --json`'s tree to the kernel's
 /// node.
-fn document(file: &str, t: &KernelTable) -> Value {
+pub(crate) fn document(file: &str, t: &KernelTable) -> Value {
     let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
     let rows: Vec<Value> = t
         .rows

@@ -26,10 +26,7 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
     let tree = crate::kpack::explore(&a.file, &file, &name, &options(a), &a.kpack)?;
     let found = targets::collect(&tree);
     if a.json {
-        let file = shown(&a.file);
-        let doc = ListDocument { file: &file, tree: &tree, targets: &found };
-        // Through a `serde_json::Value`, whose maps sort their keys: the order scripts have seen.
-        let doc = serde_json::to_value(&doc).map_err(|e| Failure::new(e.to_string()))?;
+        let doc = document(&shown(&a.file), &tree, &found)?;
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else if a.jsonl {
         jsonl::write(&mut BufWriter::new(io::stdout().lock()), &shown(&a.file), &tree, &found).map_err(written)?;
@@ -41,17 +38,18 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
         print_targets(&found);
         print_diagnostics(&tree);
     }
-    first_error(&tree).map_or(Ok(()), |message| Err(Failure::new(format!("{}: {message}", shown(&a.file)))))
+    Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)
+}
+
+/// The document `list --json` prints (also `offload.list` in Python).
+pub(crate) fn document(file: &str, tree: &Tree, found: &[Target]) -> Outcome<serde_json::Value> {
+    let doc = ListDocument { file, tree, targets: found };
+    // Through a `serde_json::Value`, whose maps sort their keys: the order scripts have seen.
+    serde_json::to_value(&doc).map_err(|e| Failure::new(e.to_string()))
 }
 
 fn written(e: io::Error) -> Failure {
     Failure::new(format!("cannot write the listing: {e}"))
-}
-
-/// The first error diagnostic: `list` still prints everything it could read, then fails so
-/// that scripts notice a broken file.
-fn first_error(tree: &Tree) -> Option<String> {
-    tree.errors().first().map(|(_, d)| d.message.clone())
 }
 
 fn print_tree(tree: &Tree) {

@@ -51,15 +51,13 @@ pub fn run(a: &SizesArgs) -> Outcome<()> {
     };
     // Device data after the drop, measured on the result: in a linked library the sections
     // keep their size, so the file's size alone would not show what dropping saves.
-    let device_after = dropped.as_ref().map(|d| {
-        let options = Options { verify_all: true, ..a.limits.options() };
-        sizes::sizes(&explore::explore(&d.bytes[..], &name, &options)).device_stored()
-    });
+    let device_after = dropped.as_ref().map(|d| device_stored(&d.bytes, &name, &a.limits.options()));
     if let (Some(out), Some(d)) = (&a.output, &dropped) {
         write_atomic(out, &d.bytes)?;
     }
     if a.json {
-        let doc = document(a, &measured, dropped.as_ref().zip(device_after));
+        let dropped = dropped.as_ref().zip(device_after).map(|(d, after)| (d, after, &a.drop[..], a.output.as_deref()));
+        let doc = document(&shown(&a.file), &measured, dropped);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         print_table(&shown(&a.file), &measured);
@@ -67,17 +65,31 @@ pub fn run(a: &SizesArgs) -> Outcome<()> {
             print_drop(a, &measured, d, after);
         }
     }
-    match tree.errors().first() {
-        Some((_, d)) => Err(Failure::new(format!("{}: {}", shown(&a.file), d.message))),
-        None => Ok(()),
-    }
+    Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)
 }
 
 /// The file without the `--drop` targets, made and read back by the core.
 fn drop(a: &SizesArgs, name: &str) -> Outcome<Dropped> {
     let bytes = read_all(&a.file)?;
-    edit::drop_targets(&bytes, name, &a.drop, &a.limits.options())
-        .map_err(|e| Failure::new(format!("{}: cannot drop {}: {e}", shown(&a.file), a.drop.join(", "))))
+    drop_from(&shown(&a.file), &bytes, name, &a.drop, &a.limits.options())
+}
+
+/// `bytes` (the file shown as `file`, named `name` in its tree) without the `targets`.
+pub(crate) fn drop_from(
+    file: &str,
+    bytes: &[u8],
+    name: &str,
+    targets: &[String],
+    options: &Options,
+) -> Outcome<Dropped> {
+    edit::drop_targets(bytes, name, targets, options)
+        .map_err(|e| Failure::new(format!("{file}: cannot drop {}: {e}", targets.join(", "))))
+}
+
+/// The device bytes stored in `bytes` (a file without some targets), measured on its tree.
+pub(crate) fn device_stored(bytes: &[u8], name: &str, options: &Options) -> u64 {
+    let options = Options { verify_all: true, ..options.clone() };
+    sizes::sizes(&explore::explore(bytes, name, &options)).device_stored()
 }
 
 fn target_json(t: &TargetSize) -> Value {
@@ -98,24 +110,25 @@ fn target_json(t: &TargetSize) -> Value {
 /// image_bytes, stored_exact, stored_estimate, stored, estimate, share_of_file}], drop?:
 /// {targets, removed_entries, size, saved, device_stored, device_stored_after, output}}`; every
 /// number under `drop` is exact.
-fn document(a: &SizesArgs, s: &Sizes, dropped: Option<(&Dropped, u64)>) -> Value {
+/// `dropped` is the file without some targets, its device bytes, the targets and where it was written.
+pub(crate) fn document(file: &str, s: &Sizes, dropped: Option<(&Dropped, u64, &[String], Option<&Path>)>) -> Value {
     let mut doc = json!({
-        "file": shown(&a.file),
+        "file": file,
         "file_size": s.file_size,
         "image_bytes": s.image_bytes,
         "compressed_stored": s.compressed_stored,
         "device_stored": s.device_stored(),
         "targets": s.targets.iter().map(target_json).collect::<Vec<_>>(),
     });
-    if let Some((d, device_after)) = dropped {
+    if let Some((d, device_after, targets, output)) = dropped {
         doc["drop"] = json!({
-            "targets": a.drop,
+            "targets": targets,
             "removed_entries": d.removed,
             "size": d.bytes.len(),
             "saved": i128::from(s.file_size) - d.bytes.len() as i128,
             "device_stored": s.device_stored(),
             "device_stored_after": device_after,
-            "output": a.output.as_deref().map(shown),
+            "output": output.map(shown),
         });
     }
     doc

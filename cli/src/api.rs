@@ -1,0 +1,138 @@
+//! The documents the reading commands print with `--json`, for a file on disk or bytes in
+//! memory: what the Python module returns (`offload.list`, `offload.kernels`, ...). Each
+//! function reads the way its command does (the same explorer options, the same kpack
+//! companions next to a file on disk), so a document is the command's, key for key.
+
+use crate::fail::{Failure, Outcome};
+use crate::io::{open_lazy, read_all, shown};
+use crate::kpack::KpackArgs;
+use offload::explore::{self, Options};
+use offload::report::{diff as diff_report, sizes as sizes_report, targets};
+use offload::tree::Tree;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+/// What to read: a file, or bytes already in memory (named as the caller says).
+pub enum Source {
+    Path(PathBuf),
+    Bytes { name: String, bytes: Vec<u8> },
+}
+
+/// A command's document, and the failure the command would end with after printing it (a
+/// file that did not read completely: the document holds everything that could be read).
+pub struct Answer {
+    pub document: Value,
+    pub failure: Option<Failure>,
+}
+
+impl Source {
+    /// The file as the commands show it (`file` in their documents).
+    pub fn shown(&self) -> String {
+        match self {
+            Source::Path(p) => shown(p),
+            Source::Bytes { name, .. } => name.clone(),
+        }
+    }
+
+    /// The name of the tree's root: the file's name without its directory (bytes read from
+    /// a Python file object are named by its path, and named in the tree as that file is).
+    fn name(&self) -> String {
+        let path = match self {
+            Source::Path(p) => p.as_path(),
+            Source::Bytes { name, .. } => std::path::Path::new(name),
+        };
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| self.shown())
+    }
+
+    /// Explores the source: a file is read lazily, with the kpack archives found next to it
+    /// (as the commands do); bytes have no neighbours, so no companions.
+    pub fn explore(&self, options: &Options) -> Outcome<Tree> {
+        match self {
+            Source::Path(p) => {
+                let file = open_lazy(p)?;
+                crate::kpack::explore(p, &file, &self.name(), options, &KpackArgs::default())
+            }
+            Source::Bytes { bytes, .. } => Ok(explore::explore(&bytes[..], &self.name(), options)),
+        }
+    }
+
+    /// The whole input.
+    fn bytes(&self) -> Outcome<Cow<'_, [u8]>> {
+        match self {
+            Source::Path(p) => read_all(p).map(Cow::Owned),
+            Source::Bytes { bytes, .. } => Ok(Cow::Borrowed(bytes)),
+        }
+    }
+
+    fn answer(&self, document: Value, tree: &Tree) -> Answer {
+        Answer { document, failure: Failure::in_tree(&self.shown(), tree) }
+    }
+}
+
+/// Options of the commands that need every image (kernels, fit): every compressed container
+/// decompressed, nothing kept once read.
+fn every_image() -> Options {
+    Options { verify_all: true, keep_bytes: false, ..Options::default() }
+}
+
+/// `offload list --json`.
+pub fn list(source: &Source) -> Outcome<Answer> {
+    let tree = source.explore(&Options { keep_bytes: false, ..Options::default() })?;
+    let document = crate::list::document(&source.shown(), &tree, &targets::collect(&tree))?;
+    Ok(source.answer(document, &tree))
+}
+
+/// The `targets` of `offload list --json`: one object per device image.
+pub fn targets(source: &Source) -> Outcome<Answer> {
+    let tree = source.explore(&Options { keep_bytes: false, ..Options::default() })?;
+    let found = targets::collect(&tree);
+    let document = serde_json::to_value(found.iter().map(crate::json::JsonTarget).collect::<Vec<_>>())
+        .map_err(|e| Failure::new(e.to_string()))?;
+    Ok(source.answer(document, &tree))
+}
+
+/// `offload kernels --json [--target T ...]`.
+pub fn kernels(source: &Source, only: &[String]) -> Outcome<Answer> {
+    let tree = source.explore(&every_image())?;
+    let table = crate::kernels::table(&source.shown(), &tree, only)?;
+    Ok(source.answer(crate::kernels::document(&source.shown(), &table), &tree))
+}
+
+/// `offload fit --json --gpu G ...`.
+pub fn fit(source: &Source, gpus: &[String]) -> Outcome<Answer> {
+    if gpus.is_empty() {
+        return Err(Failure::new("--gpu: expected at least one GPU (gfx1201, gfx90a:xnack+, sm_89), found none"));
+    }
+    let tree = source.explore(&every_image())?;
+    let fits = crate::fit::fits(&tree, gpus)?;
+    Ok(source.answer(crate::fit::document(&source.shown(), &fits), &tree))
+}
+
+/// `offload sizes --json [--drop T ...]` (never written anywhere: no `-o`).
+pub fn sizes(source: &Source, drop: &[String]) -> Outcome<Answer> {
+    let tree = source.explore(&Options { keep_bytes: false, ..Options::default() })?;
+    let measured = sizes_report::sizes(&tree);
+    let document = if drop.is_empty() {
+        crate::sizes::document(&source.shown(), &measured, None)
+    } else {
+        let (bytes, name) = (source.bytes()?, source.name());
+        let dropped = crate::sizes::drop_from(&source.shown(), &bytes, &name, drop, &Options::default())?;
+        let after = crate::sizes::device_stored(&dropped.bytes, &name, &Options::default());
+        crate::sizes::document(&source.shown(), &measured, Some((&dropped, after, drop, None)))
+    };
+    Ok(source.answer(document, &tree))
+}
+
+/// `offload diff --json OLD NEW`; the failure names the first file that did not read completely.
+pub fn diff(old: &Source, new: &Source) -> Outcome<Answer> {
+    // Images are compared byte for byte: every compressed container is decompressed, as `diff` does.
+    let options = Options { verify_all: true, ..Options::default() };
+    let (old_bytes, new_bytes) = (old.bytes()?, new.bytes()?);
+    let old_tree = explore::explore(&old_bytes[..], &old.name(), &options);
+    let new_tree = explore::explore(&new_bytes[..], &new.name(), &options);
+    let d = diff_report::diff(&old_bytes, &old_tree, &new_bytes, &new_tree);
+    let document = crate::diff::document(&old.shown(), &new.shown(), &d);
+    let failure = Failure::in_tree(&old.shown(), &old_tree).or_else(|| Failure::in_tree(&new.shown(), &new_tree));
+    Ok(Answer { document, failure })
+}

@@ -1,0 +1,5 @@
+"""``python -m offload ...``: the ``offload`` command."""
+
+from ._cli import main
+
+main()
