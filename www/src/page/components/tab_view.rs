@@ -1,5 +1,7 @@
-//! One open file: its progress while it is explored, then the six linked views laid out on a
-//! grid (views hidden with their toggles give their room to the others).
+//! One open file: its progress while it is explored, then the six linked views sharing the
+//! window: the tree, the centre column (summary, kernels, layout map, hex view, stacked) and the
+//! inspector side by side, with splitters between neighbours; views hidden with their toggles
+//! give their room to the others, and one view can be maximised ([`crate::page::panes`]).
 
 use super::views::compare_view::CompareView;
 use super::views::hex_view::HexView;
@@ -9,6 +11,9 @@ use super::views::layout_map::LayoutMap;
 use super::views::loading::Loading;
 use super::views::summary::Summary;
 use super::views::tree_view::TreeView;
+use super::pane::Pane;
+use super::splitter::Splitter;
+use crate::page::panes::Slot;
 use crate::page::bytes::Bytes;
 use crate::page::session::now_ms;
 use crate::page::state::FileRequest;
@@ -56,50 +61,98 @@ pub fn TabView(props: &TabViewProps) -> Html {
     };
     let id = tab.id;
     let marked = tab.marked();
-    let shows = |v: View| props.views[v as usize];
-    let shows_kernels = shows(View::Kernels) && !doc.kernels.rows.is_empty();
-    let shows_center = shows(View::Summary) || shows_kernels || shows(View::Map) || shows(View::Hex);
-    let grid_class = classes!(
-        "workspace",
-        (!shows(View::Tree)).then_some("no-tree"),
-        (!shows(View::Inspector)).then_some("no-inspector"),
-        (!shows_center).then_some("no-center"),
-    );
-    html! {
-        <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel"
-            data-version={tab.current.to_string()}>
-            <div class={grid_class}>
-                if shows(View::Tree) {
-                    <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={props.on_action.clone()} marked={marked.clone()} />
-                }
-                if shows_center {
-                    <div class="center">
-                        if let Some(comparison) = &tab.compare {
-                            <CompareView tab={id} name={tab.name.clone()} comparison={comparison.clone()} on_action={props.on_action.clone()} />
-                        }
-                        if shows(View::Summary) {
-                            <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
-                                settings={tab.settings} current_settings={props.settings}
-                                on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={props.on_action.clone()}
-                                tab={id} on_file={props.on_file.clone()} busy={tab.edit.is_running()}
-                                others={props.others.clone()} current={tab.current} fit={tab.fit.clone()} />
-                        }
-                        if shows_kernels {
-                            <KernelsView doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} />
-                        }
-                        if shows(View::Map) {
-                            <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()} marked={marked.clone()} />
-                        }
-                        if shows(View::Hex) {
-                            <HexView doc={doc.clone()} hex={tab.hex.clone()} selected={tab.selected} bytes={props.bytes.clone()} on_action={props.on_action.clone()} />
-                        }
-                    </div>
-                }
-                if shows(View::Inspector) {
-                    <Inspector doc={doc.clone()} selected={tab.selected} on_action={props.on_action.clone()}
-                        tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} unpack={tab.unpack.clone()} on_file={Some(props.on_file.clone())} />
-                }
+    let shows = |v: View| props.views[v as usize] && (v != View::Kernels || !doc.kernels.rows.is_empty());
+    let on_action = props.on_action.clone();
+    let view = |v: View| -> Html {
+        match v {
+            View::Tree => html! {
+                <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={on_action.clone()} marked={marked.clone()} />
+            },
+            View::Summary => html! {
+                <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
+                    settings={tab.settings} current_settings={props.settings}
+                    on_reopen={props.on_file.reform(move |_: MouseEvent| FileRequest::Restart(id))} on_action={on_action.clone()}
+                    tab={id} on_file={props.on_file.clone()} busy={tab.edit.is_running()}
+                    others={props.others.clone()} current={tab.current} fit={tab.fit.clone()} />
+            },
+            View::Kernels => html! {
+                <KernelsView doc={doc.clone()} selected={tab.selected} on_action={on_action.clone()} />
+            },
+            View::Map => html! {
+                <LayoutMap doc={doc.clone()} selected={tab.selected} on_action={on_action.clone()} marked={marked.clone()} />
+            },
+            View::Hex => html! {
+                <HexView doc={doc.clone()} hex={tab.hex.clone()} selected={tab.selected} bytes={props.bytes.clone()} on_action={on_action.clone()} />
+            },
+            View::Inspector => html! {
+                <Inspector doc={doc.clone()} selected={tab.selected} on_action={on_action.clone()}
+                    tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} unpack={tab.unpack.clone()} on_file={Some(props.on_file.clone())} />
+            },
+        }
+    };
+    let panes = &tab.panes;
+    let pane = |v: View| -> Html {
+        html! {
+            <Pane key={v.slug()} tab={id} slot={Slot::View(v)} share={panes.share(Slot::View(v))}
+                maximised={panes.maximised == Some(v)} on_action={on_action.clone()}>
+                { view(v) }
+            </Pane>
+        }
+    };
+    // Panes in a row or column with a splitter between each two neighbours.
+    let with_splitters = |slots: &[Slot], columns: bool, item: &dyn Fn(Slot) -> Html| -> Html {
+        slots
+            .iter()
+            .enumerate()
+            .map(|(i, &slot)| {
+                let splitter = (i > 0).then(|| {
+                    let first = slots[i - 1];
+                    html! {
+                        <Splitter key={format!("split-{i}")} tab={id} {first} second={slot} {columns}
+                            fraction={panes.fraction(first, slot)} on_action={on_action.clone()} />
+                    }
+                });
+                html! { <>{ for splitter }{ item(slot) }</> }
+            })
+            .collect()
+    };
+    let panel = |body: Html| {
+        html! {
+            <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel"
+                data-version={tab.current.to_string()}>
+                { body }
             </div>
-        </div>
+        }
+    };
+    // One view maximised: it alone, in the whole tab.
+    if let Some(v) = panes.maximised.filter(|&v| shows(v)) {
+        return panel(html! { <div class="workspace maximised">{ pane(v) }</div> });
     }
+    let centre: Vec<Slot> =
+        [View::Summary, View::Kernels, View::Map, View::Hex].into_iter().filter(|&v| shows(v)).map(Slot::View).collect();
+    let columns: Vec<Slot> = [
+        shows(View::Tree).then_some(Slot::View(View::Tree)),
+        (!centre.is_empty() || tab.compare.is_some()).then_some(Slot::Centre),
+        shows(View::Inspector).then_some(Slot::View(View::Inspector)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    // The centre's slots are views.
+    let stacked = |slot: Slot| match slot {
+        Slot::View(v) => pane(v),
+        Slot::Centre => Html::default(),
+    };
+    let column = |slot: Slot| match slot {
+        Slot::View(v) => pane(v),
+        Slot::Centre => html! {
+            <Pane key="centre" tab={id} slot={Slot::Centre} share={panes.share(Slot::Centre)} on_action={on_action.clone()}>
+                if let Some(comparison) = &tab.compare {
+                    <CompareView tab={id} name={tab.name.clone()} comparison={comparison.clone()} on_action={on_action.clone()} />
+                }
+                { with_splitters(&centre, false, &stacked) }
+            </Pane>
+        },
+    };
+    panel(html! { <div class="workspace">{ with_splitters(&columns, true, &column) }</div> })
 }

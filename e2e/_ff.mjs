@@ -1,0 +1,20 @@
+import { Builder } from 'selenium-webdriver';
+import firefox from 'selenium-webdriver/firefox.js';
+import LogInspector from 'selenium-webdriver/bidi/logInspector.js';
+import { serveStatic } from '/work/wt-browsers/scripts/static-server.mjs';
+const { server, url } = await serveStatic({ dir: '/work/ci-check/target/e2e-dist', base: '/some/sub/path/' });
+const opts = new firefox.Options().addArguments('-headless').setBinary('/usr/bin/firefox-esr').enableBidi()
+  .setPreference('devtools.console.stdout.content', true);
+const service = new firefox.ServiceBuilder('/root/.cargo/bin/geckodriver').setStdio(['ignore', 'inherit', 'inherit']);
+const t0 = Date.now();
+const driver = await new Builder().forBrowser('firefox').setFirefoxOptions(opts).setFirefoxService(service).build();
+console.log('started', Date.now() - t0);
+const inspector = await LogInspector(driver);
+await inspector.onConsoleEntry((e) => console.log('BIDI console', e.level, e.text));
+await inspector.onJavascriptLog((e) => console.log('BIDI js', e.level, e.text));
+await driver.get(url);
+await driver.sleep(3000);
+await driver.executeScript('console.warn("WARN-CONSOLE")');
+await driver.sleep(500);
+console.log(await driver.executeScript('return navigator.userAgent + " " + innerWidth + "x" + innerHeight'));
+await driver.quit(); server.close();
