@@ -25,7 +25,8 @@ use crate::page::settings;
 use crate::page::share::{self, SharedLink};
 use crate::page::shortcuts::{command_for, edit_command_for, Command};
 use crate::page::state::{
-    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome, Tab, TabId, View,
+    Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome, Tab, TabId,
+    View,
 };
 use crate::wire::messages::CompanionFile;
 use crate::wire::settings::Settings;

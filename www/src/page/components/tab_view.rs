@@ -3,6 +3,8 @@
 //! inspector side by side, with splitters between neighbours; views hidden with their toggles
 //! give their room to the others, and one view can be maximised ([`crate::page::panes`]).
 
+use super::pane::Pane;
+use super::splitter::Splitter;
 use super::views::compare_view::CompareView;
 use super::views::hex_view::HexView;
 use super::views::inspector::Inspector;
@@ -11,10 +13,8 @@ use super::views::layout_map::LayoutMap;
 use super::views::loading::Loading;
 use super::views::summary::Summary;
 use super::views::tree_view::TreeView;
-use super::pane::Pane;
-use super::splitter::Splitter;
-use crate::page::panes::Slot;
 use crate::page::bytes::Bytes;
+use crate::page::panes::Slot;
 use crate::page::session::now_ms;
 use crate::page::state::FileRequest;
 use crate::page::state::{Action, Status, Tab, View};
@@ -128,8 +128,11 @@ pub fn TabView(props: &TabViewProps) -> Html {
     if let Some(v) = panes.maximised.filter(|&v| shows(v)) {
         return panel(html! { <div class="workspace maximised">{ pane(v) }</div> });
     }
-    let centre: Vec<Slot> =
-        [View::Summary, View::Kernels, View::Map, View::Hex].into_iter().filter(|&v| shows(v)).map(Slot::View).collect();
+    let centre: Vec<Slot> = [View::Summary, View::Kernels, View::Map, View::Hex]
+        .into_iter()
+        .filter(|&v| shows(v))
+        .map(Slot::View)
+        .collect();
     let columns: Vec<Slot> = [
         shows(View::Tree).then_some(Slot::View(View::Tree)),
         (!centre.is_empty() || tab.compare.is_some()).then_some(Slot::Centre),
