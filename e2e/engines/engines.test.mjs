@@ -32,7 +32,7 @@ before(async () => {
   }));
   session = await startEngine(ENGINE, { downloads: join(tmp, 'downloads') });
   d = session.driver;
-  console.log(`# engine: ${session.version}`);
+  console.log(`engine: ${session.version}`);
 });
 
 after(async () => {

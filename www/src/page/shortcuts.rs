@@ -57,6 +57,13 @@ pub const TREE_KEYS: &[(&str, &str)] = &[
     ("Enter", "Expand or collapse"),
 ];
 
+/// Keys of a focused splitter between two views (drag it with the pointer too), for the help
+/// dialog.
+pub const SPLITTER_KEYS: &[(&str, &str)] = &[
+    ("↑ ↓ ← →", "Move it (between stacked views: up and down; between columns: left and right)"),
+    ("Home End", "All the way to either side"),
+];
+
 pub fn command_for(key: &str) -> Option<Command> {
     SHORTCUTS.iter().find(|(k, _, _)| *k == key).map(|(_, c, _)| *c)
 }
