@@ -42,7 +42,8 @@ if [ -n "$WANT_TEST" ]; then
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
   [ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
   [ -x /usr/bin/WebKitWebDriver ] || missing+=(webkit2gtk-driver)
-  [ -x /usr/bin/xvfb-run ] || missing+=(xvfb xauth)
+  [ -x /usr/bin/xvfb-run ] || missing+=(xvfb)
+  command -v xauth >/dev/null || missing+=(xauth)
 fi
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 

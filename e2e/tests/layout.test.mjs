@@ -86,6 +86,20 @@ test('two views fill the window; splitters, maximise and per-tab layout', async 
   assert.ok(Math.abs((await box(page, '#pane-summary')).height - small.height) <= 2, 'this one kept its own');
   for (const key of ['2', '3', '4', '5']) await page.keyboard.press(key);
   await page.waitForFunction(() => document.querySelectorAll('#tab-panel .pane').length === 6);
+
+  // The hex view grows by 40 px when the splitter above it is dragged up, and shows two more
+  // of its 20 px rows.
+  const rows = () => page.locator('#hex-grid .hex-row').count();
+  const hexBefore = await box(page, '#pane-hex');
+  const rowsBefore = await rows();
+  const above = await page.getByRole('separator', { name: 'Resize Layout map and Hex' }).boundingBox();
+  await page.mouse.move(above.x + 200, above.y + above.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(above.x + 200, above.y + above.height / 2 - 40, { steps: 4 });
+  await page.mouse.up();
+  const hexAfter = await box(page, '#pane-hex');
+  assert.ok(Math.abs(hexAfter.height - hexBefore.height - 40) <= 3, `${hexBefore.height} → ${hexAfter.height}`);
+  await page.waitForFunction((n) => document.querySelectorAll('#hex-grid .hex-row').length >= n + 2, rowsBefore);
   assert.deepEqual(problems, []);
 });
 

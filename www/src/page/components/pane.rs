@@ -32,6 +32,7 @@ pub fn Pane(props: &PaneProps) -> Html {
             if let Some(el) = node.cast::<HtmlElement>() {
                 let _ = el.style().set_property("flex-grow", &share.to_string());
             }
+            panes_resized();
         });
     }
     let Slot::View(view) = props.slot else {
@@ -58,5 +59,14 @@ pub fn Pane(props: &PaneProps) -> Html {
                 </svg>
             </button>
         </div>
+    }
+}
+
+/// Tells the views that measure themselves (the hex view counts the rows it has room for) that
+/// the panes' sizes changed: a window `resize` event, which they listen to. Sent once a pane has
+/// its new share, and by the tab when views are shown or hidden.
+pub fn panes_resized() {
+    if let Ok(event) = web_sys::Event::new("resize") {
+        let _ = gloo_utils::window().dispatch_event(&event);
     }
 }

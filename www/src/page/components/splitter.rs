@@ -41,7 +41,6 @@ pub fn Splitter(props: &SplitterProps) -> Html {
         let on_action = props.on_action.clone();
         move |fraction: f64| {
             on_action.emit(Action::ResizePanes { id, first, second, fraction });
-            panes_resized();
         }
     };
     let coordinate = move |e: &MouseEvent| f64::from(if columns { e.client_x() } else { e.client_y() });
@@ -107,13 +106,5 @@ pub fn Splitter(props: &SplitterProps) -> Html {
             aria-valuemin="0" aria-valuemax="100" aria-valuenow={format!("{:.0}", props.fraction * 100.0)}
             {onpointerdown} {onkeydown}>
         </div>
-    }
-}
-
-/// Tells the views that measure themselves (the hex view counts the rows it has room for)
-/// that their size changed: a window `resize` event, which they listen to.
-fn panes_resized() {
-    if let Ok(event) = web_sys::Event::new("resize") {
-        let _ = gloo_utils::window().dispatch_event(&event);
     }
 }

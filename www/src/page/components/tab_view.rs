@@ -3,7 +3,7 @@
 //! inspector side by side, with splitters between neighbours; views hidden with their toggles
 //! give their room to the others, and one view can be maximised ([`crate::page::panes`]).
 
-use super::pane::Pane;
+use super::pane::{panes_resized, Pane};
 use super::splitter::Splitter;
 use super::views::compare_view::CompareView;
 use super::views::hex_view::HexView;
@@ -52,6 +52,8 @@ pub fn TabView(props: &TabViewProps) -> Html {
             }
         });
     }
+    // Views shown, hidden, maximised or restored: the others' sizes changed.
+    use_effect_with((props.views, tab.panes.maximised), |_| panes_resized());
     let Status::Ready(doc) = &tab.status else {
         return html! {
             <div id="tab-panel" role="tabpanel" aria-labelledby={format!("tab-{}", tab.id)} class="tab-panel">
