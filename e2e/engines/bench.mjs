@@ -32,7 +32,10 @@ function files() {
   return list.filter(([path]) => existsSync(path) || (console.error(`bench: ${path} is missing, skipped`), false));
 }
 
-const mib = (path) => (statSync(path).size / 2 ** 20).toFixed(1);
+const size = (path) => {
+  const bytes = statSync(path).size;
+  return bytes < 2 ** 20 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+};
 
 /** One engine as the benchmark needs it: load a fresh page, pick a file and wait for its
  * summary, giving { pageMs, wallMs }. */
@@ -111,7 +114,7 @@ async function main() {
   console.log(`|---|${results.map(() => '---|').join('')}`);
   list.forEach(([path, what], i) => {
     const cells = results.map((r) => `${r.times[i].pageMs.toFixed(0)} ms (${r.times[i].wallMs} ms)`);
-    console.log(`| ${what}, ${mib(path)} MiB | ${cells.join(' | ')} |`);
+    console.log(`| ${what}, ${size(path)} | ${cells.join(' | ')} |`);
   });
 }
 

@@ -103,6 +103,20 @@ test('two views fill the window; splitters, maximise and per-tab layout', async 
   assert.deepEqual(problems, []);
 });
 
+test('hiding and showing a view leaves the others as they were', async () => {
+  const { page } = shared;
+  const filter = page.getByLabel('Filter kernels by name (demangled or mangled)');
+  await filter.fill('spill');
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('2'); // the tree goes; the centre column moves left
+  await page.locator('#pane-tree').waitFor({ state: 'detached' });
+  assert.equal(await filter.inputValue(), 'spill', 'the kernels view kept its filter');
+  await page.keyboard.press('2');
+  await page.locator('#pane-tree').waitFor();
+  assert.equal(await filter.inputValue(), 'spill');
+  await filter.fill('');
+});
+
 test('kernel names are not underlined, so their underscores show', async () => {
   const { page } = shared;
   const decoration = await page.locator('button.kernel-name').first().evaluate((el) => getComputedStyle(el).textDecorationLine);

@@ -25,6 +25,14 @@ impl Slot {
         }
     }
 
+    /// Its name in the page's markup (keys, ids).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Slot::View(v) => v.slug(),
+            Slot::Centre => "centre",
+        }
+    }
+
     /// What the slot is called in a splitter's accessible name.
     pub fn name(self) -> &'static str {
         match self {

@@ -101,20 +101,21 @@ pub fn TabView(props: &TabViewProps) -> Html {
             </Pane>
         }
     };
-    // Panes in a row or column with a splitter between each two neighbours.
+    // Panes in a row or column with a splitter between each two neighbours, every one keyed, so
+    // that showing or hiding a view keeps the others (their scroll positions, filters) as they are.
     let with_splitters = |slots: &[Slot], columns: bool, item: &dyn Fn(Slot) -> Html| -> Html {
         slots
             .iter()
             .enumerate()
-            .map(|(i, &slot)| {
+            .flat_map(|(i, &slot)| {
                 let splitter = (i > 0).then(|| {
                     let first = slots[i - 1];
                     html! {
-                        <Splitter key={format!("split-{i}")} tab={id} {first} second={slot} {columns}
+                        <Splitter key={format!("split-{}-{}", first.slug(), slot.slug())} tab={id} {first} second={slot} {columns}
                             fraction={panes.fraction(first, slot)} on_action={on_action.clone()} />
                     }
                 });
-                html! { <>{ for splitter }{ item(slot) }</> }
+                splitter.into_iter().chain(std::iter::once(item(slot)))
             })
             .collect()
     };
