@@ -1,6 +1,7 @@
 # Offload Explorer. `make serve` builds the web page and serves it; `make test` installs what it
-# needs (Debian clang-22/llvm-22, Chromium, Rust targets, Trunk, wasm-bindgen, npm tools) and
-# runs every test; `make bench` compares the CLI with the reference tools.
+# needs (Debian clang-22/llvm-22, Chromium, Firefox ESR, WebKitGTK's driver, Rust targets, Trunk,
+# wasm-bindgen, geckodriver, npm tools) and runs every test; `make bench` compares the CLI with
+# the reference tools.
 LLVM_BIN ?= /usr/lib/llvm-22/bin
 export LLVM_BIN
 # Project-local web tools (wasm-opt from npm) and cargo-installed ones (trunk, wasm-bindgen)
@@ -15,12 +16,17 @@ DIST ?= dist
 # The end-to-end tests serve the release build from a sub-path, as a static host would.
 E2E_PUBLIC_URL ?= /some/sub/path/
 E2E_DIST ?= target/e2e-dist
+# The engines other than Chromium that e2e-engines drives (e2e/engines/), and geckodriver.
+ENGINES ?= firefox webkit
+GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
+# WebKitGTK's MiniBrowser needs a display: a virtual one, as large as the window it is given.
+XVFB_RUN ?= xvfb-run -a -s "-screen 0 1600x1200x24"
 
 
 .PHONY: test deps lint build unit wasm-core python-test bench fixtures fuzz clean \
-	serve web web-deps web-test-deps samples web-test e2e
+	serve web web-deps web-test-deps samples web-test e2e e2e-site e2e-engines
 
-test: deps lint build unit wasm-core python-test web-test e2e
+test: deps lint build unit wasm-core python-test web-test e2e e2e-engines
 	@echo "make test: all passed"
 
 deps:
@@ -82,6 +88,8 @@ bench: deps build web-test-deps
 		python3 scripts/bench.py capture target/bench/packages-page.md -- python3 scripts/bench_packages.py --page
 	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \
 		python3 $(CURDIR)/scripts/bench.py capture $(CURDIR)/target/bench/browser.md -- node bench.mjs
+	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) GECKODRIVER=$(GECKODRIVER) \
+		python3 $(CURDIR)/scripts/bench.py capture $(CURDIR)/target/bench/engines.md -- $(XVFB_RUN) node engines/bench.mjs
 	python3 scripts/bench.py report target/bench docs/benchmarks.md
 
 # ---------------------------------------------------------------- web page --
@@ -102,17 +110,31 @@ web: web-deps
 serve: web
 	@node scripts/serve.mjs $(DIST) --host $(HOST) --port $(PORT) --base $(PUBLIC_URL)
 
-# The page's state and components in headless Chromium (wasm-bindgen-test-runner, see
-# .cargo/config.toml and www/webdriver.json).
+# The page's state and components in headless Chromium, then in headless Firefox ESR
+# (wasm-bindgen-test-runner, see .cargo/config.toml and www/webdriver.json).
 web-test: web-test-deps
 	CHROMEDRIVER=/usr/bin/chromedriver cargo test -p offload-www --target wasm32-unknown-unknown
+	GECKODRIVER=$(GECKODRIVER) cargo test -p offload-www --target wasm32-unknown-unknown
 
-# The release build served from a sub-path, driven in Chromium (e2e/).
-e2e: web-test-deps build
-	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
-	@node scripts/web-size.mjs $(E2E_DIST)
+# The release build served from a sub-path, driven in Chromium (e2e/tests/, playwright-core).
+e2e: e2e-site
 	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) OFFLOAD=$(CURDIR)/target/release/offload \
 		node --test --test-concurrency=1 tests/
+
+# The same build in Firefox ESR (geckodriver, headless) and WebKitGTK (WebKitWebDriver and
+# MiniBrowser, under Xvfb), driven by selenium-webdriver (e2e/engines/); ENGINES= picks them.
+e2e-engines: e2e-site
+	@for engine in $(ENGINES); do \
+		echo "e2e-engines: $$engine"; \
+		(cd e2e && E2E_ENGINE=$$engine E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \
+			OFFLOAD=$(CURDIR)/target/release/offload GECKODRIVER=$(GECKODRIVER) \
+			$(XVFB_RUN) node --test --test-concurrency=1 engines/) || exit 1; \
+	done
+
+# The release build for the end-to-end tests (built once per make run).
+e2e-site: web-test-deps build
+	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
+	@node scripts/web-size.mjs $(E2E_DIST)
 
 clean:
 	cargo clean

@@ -53,8 +53,14 @@ export async function startSite() {
   return { server, siteUrl, browser, served };
 }
 
-/** A fresh context and page on the site, recording page errors, CSP violations and native
- * dialogs into `problems`; downloads are accepted. */
+/** Whether a console message is one a user would see as a problem: an error or a warning of
+ * the page, not Playwright's own note that it blocks service workers (`serviceWorkers: 'block'`). */
+export function consoleProblem(m) {
+  return (m.type() === 'error' || m.type() === 'warning') && m.text() !== 'Service Worker registration blocked by Playwright';
+}
+
+/** A fresh context and page on the site, recording page errors, console errors and warnings, CSP
+ * violations and native dialogs into `problems`; downloads are accepted. */
 export async function openPage(browser, siteUrl, problems = [], options = {}) {
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true, ...options });
   await context.addInitScript(() => {
@@ -63,7 +69,7 @@ export async function openPage(browser, siteUrl, problems = [], options = {}) {
   });
   const page = await context.newPage();
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => { if (consoleProblem(m)) problems.push(`console: ${m.text()}`); });
   page.on('dialog', (d) => { problems.push(`dialog ${d.type()}: ${d.message()}`); d.dismiss().catch(() => {}); });
   await page.goto(siteUrl);
   await page.locator('.welcome').waitFor();

@@ -235,6 +235,14 @@ STEPS = [
      "time adds Playwright's file chooser; for the on-demand row, from the click on the entry to "
      "its Download button. The memory is that of all Chromium processes, sampled every 50 ms "
      "(what an empty page takes included).", False),
+    ("engines.md", "engines", "The page in each browser engine",
+     "`e2e/engines/bench.mjs`: the same release build in headless Chromium (playwright-core), "
+     "Firefox ESR (geckodriver) and WebKitGTK's MiniBrowser (WebKitWebDriver, under Xvfb) "
+     "opens, through its file input, a sample, the compressed bundle and the 1 GiB host file "
+     "above, and a real HIP library and its wheel (cupy ROCm 4.3's `thrust.so` and the whole "
+     "wheel, from the CLI's real-library tests' cache; skipped when missing). Each cell is the "
+     "page's own figure from the file's arrival to the targets on screen "
+     "(`data-first-render-ms`), the wall time around the pick in brackets.", False),
 ]
 
 READING = """\
@@ -282,6 +290,8 @@ def report(directory, out):
     tools = [
         first_line([BUNDLER, "--version"], "version"),
         first_line(["chromium", "--version"], "Chromium"),
+        first_line(["firefox-esr", "--version"], "Firefox"),
+        first_line(["dpkg-query", "-W", "-f=WebKitGTK ${Version}", "libwebkit2gtk-4.1-0"], "WebKitGTK"),
         first_line(["node", "--version"]).join(["Node ", ""]),
         first_line(["rustc", "--version"]),
     ]

@@ -11,7 +11,11 @@
 #   binaryen 132 (wasm-opt)           npm, into tools/web/node_modules (Debian's binaryen and
 #                                     the wasm-opt crate cannot read what Rust 1.95 emits)
 #   --test: chromium, chromium-driver (Debian) and e2e/'s npm packages (playwright-core, which
-#           drives Debian's Chromium: no browser is downloaded)
+#           drives Debian's Chromium: no browser is downloaded); for the other engines,
+#           firefox-esr, webkit2gtk-driver (WebKitWebDriver and MiniBrowser) and xvfb (Debian),
+#           geckodriver 0.37.1 (cargo install --locked, about 2 minutes, once) and
+#           selenium-webdriver (npm, in e2e/; run with SE_OFFLINE=true, so its Selenium Manager
+#           downloads no driver or browser)
 #
 # The Makefile puts tools/web/node_modules/.bin and ~/.cargo/bin first on PATH.
 set -euo pipefail
@@ -19,6 +23,7 @@ set -euo pipefail
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 BINARYEN_VERSION=132
+GECKODRIVER_VERSION=0.37.1
 export PATH="$ROOT/tools/web/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 WANT_TEST=""
@@ -35,6 +40,10 @@ command -v npm >/dev/null || missing+=(npm)
 if [ -n "$WANT_TEST" ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+  [ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
+  [ -x /usr/bin/WebKitWebDriver ] || missing+=(webkit2gtk-driver)
+  [ -x /usr/bin/xvfb-run ] || missing+=(xvfb)
+  command -v xauth >/dev/null || missing+=(xauth)
 fi
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
@@ -51,6 +60,11 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
+if [ -n "$WANT_TEST" ] && [ "$(geckodriver --version 2>/dev/null | head -n1 | cut -d' ' -f1-2)" != "geckodriver $GECKODRIVER_VERSION" ]; then
+  say "installing geckodriver $GECKODRIVER_VERSION (cargo install, a few minutes)"
+  cargo install --locked "geckodriver@$GECKODRIVER_VERSION"
+fi
+
 # npm packages, pinned by the committed package-lock.json files.
 npm_ci() { # npm_ci DIR PACKAGE VERSION: npm ci in DIR unless PACKAGE is already at VERSION
   local dir=$1 pkg=$2 version=$3 have
@@ -63,7 +77,9 @@ npm_ci() { # npm_ci DIR PACKAGE VERSION: npm ci in DIR unless PACKAGE is already
 npm_ci tools/web binaryen "$BINARYEN_VERSION.0.0"
 wasm-opt --version | grep -q "version $BINARYEN_VERSION\b" || { say "wasm-opt on PATH is not version $BINARYEN_VERSION" >&2; exit 1; }
 if [ -n "$WANT_TEST" ]; then
-  npm_ci e2e playwright-core "$(node -p "require('$ROOT/e2e/package.json').devDependencies['playwright-core']")"
+  for pkg in playwright-core selenium-webdriver; do
+    npm_ci e2e "$pkg" "$(node -p "require('$ROOT/e2e/package.json').devDependencies['$pkg']")"
+  done
 fi
 
-say "ok ($(trunk --version), $(wasm-bindgen --version), $(wasm-opt --version | cut -d' ' -f1-3), node $(node --version)$([ -n "$WANT_TEST" ] && echo ", $(/usr/bin/chromium --version 2>/dev/null | cut -d' ' -f1-2)"))"
+say "ok ($(trunk --version), $(wasm-bindgen --version), $(wasm-opt --version | cut -d' ' -f1-3), node $(node --version)$([ -n "$WANT_TEST" ] && echo ", $(/usr/bin/chromium --version 2>/dev/null | cut -d' ' -f1-2), $(firefox-esr --version 2>/dev/null | sed 's/^Mozilla //'), $(geckodriver --version | head -n1), WebKitGTK $(dpkg-query -W -f='${Version}' libwebkit2gtk-4.1-0 2>/dev/null)"))"

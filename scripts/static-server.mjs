@@ -18,8 +18,9 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/// Starts serving; resolves to { server, url } once listening. `onRequest(method, path, status)`
-/// hears every request and the status it was answered with (the tests record them). With
+/// Starts serving; resolves to { server, url } once listening. `onRequest(method, path, status,
+/// headers)` hears every request, the status it was answered with and the request's headers
+/// (the tests record them). With
 /// `cors`, every answer allows any origin to read it (Access-Control-Allow-Origin: *), as a file
 /// host that welcomes `#url=` links does.
 export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 0, cors = false, onRequest = () => {} }) {
@@ -28,7 +29,7 @@ export async function serveStatic({ dir, base = '/', host = '127.0.0.1', port = 
   if (!base.endsWith('/')) base += '/';
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    res.on('finish', () => onRequest(req.method, path, res.statusCode));
+    res.on('finish', () => onRequest(req.method, path, res.statusCode, req.headers));
     if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405).end();

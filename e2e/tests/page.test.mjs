@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/static-server.mjs';
-import { assertKernelsView } from '../support.mjs';
+import { assertKernelsView, consoleProblem } from '../support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = process.env.E2E_DIST ?? join(ROOT, 'target/e2e-dist');
@@ -153,7 +153,7 @@ before(async () => {
   });
   page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => { if (consoleProblem(m)) pageErrors.push(`console: ${m.text()}`); });
   page.on('dialog', (d) => { dialogs.push(`${d.type()}: ${d.message()}`); d.dismiss().catch(() => {}); });
   await page.goto(siteUrl);
   await page.locator('.welcome').waitFor();
@@ -607,7 +607,7 @@ test('settings: limits are checked, kept, used for files opened next, and a limi
   const other = await context.newPage();
   const otherErrors = [];
   other.on('pageerror', (e) => otherErrors.push(e.message));
-  other.on('console', (m) => { if (m.type() === 'error') otherErrors.push(m.text()); });
+  other.on('console', (m) => { if (consoleProblem(m)) otherErrors.push(m.text()); });
   await other.goto(siteUrl);
   await other.locator('.welcome').waitFor();
   assert.deepEqual(await settingsShown(await openSettings(other)), { ...DEFAULTS, depth: '1' });

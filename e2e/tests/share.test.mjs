@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/static-server.mjs';
+import { consoleProblem } from '../support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = process.env.E2E_DIST ?? join(ROOT, 'target/e2e-dist');
@@ -62,7 +63,7 @@ async function openContext({ clipboard = true, noClipboardApi = false } = {}) {
   const page = await context.newPage();
   const seen = { errors: [], dialogs: [], requests: [], serviceWorkerRequests: [] };
   page.on('pageerror', (e) => seen.errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') seen.errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => { if (consoleProblem(m)) seen.errors.push(`console: ${m.text()}`); });
   page.on('dialog', (d) => { seen.dialogs.push(`${d.type()}: ${d.message()}`); d.dismiss().catch(() => {}); });
   // The page's own requests (and its workers'); the service worker's precaching is apart.
   context.on('request', (r) => (r.serviceWorker() ? seen.serviceWorkerRequests : seen.requests).push(r.url()));
@@ -401,7 +402,7 @@ test('offline: after one visit the page opens and explores a sample with no netw
   const page = await context.newPage();
   const seen = { errors: [], dialogs: [] };
   page.on('pageerror', (e) => seen.errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') seen.errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => { if (consoleProblem(m)) seen.errors.push(`console: ${m.text()}`); });
   page.on('dialog', (d) => { seen.dialogs.push(d.message()); d.dismiss().catch(() => {}); });
   await page.goto(url);
   await page.locator('.welcome').waitFor();

@@ -12,6 +12,7 @@ pub mod format;
 pub mod hexgrid;
 pub mod layout;
 pub mod opening;
+pub mod panes;
 pub mod remote;
 pub mod samples;
 pub mod settings;

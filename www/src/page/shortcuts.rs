@@ -16,6 +16,8 @@ pub enum Command {
     GoToOffset,
     Download,
     Toggle(View),
+    /// Maximise the view holding the focus (or last clicked), or restore the layout.
+    Maximise,
     CopyLink,
     Settings,
     Help,
@@ -40,6 +42,7 @@ pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("4", Command::Toggle(View::Hex), "Show or hide the hex view"),
     ("5", Command::Toggle(View::Inspector), "Show or hide the inspector"),
     ("6", Command::Toggle(View::Kernels), "Show or hide the kernels table"),
+    ("m", Command::Maximise, "Maximise the view you are in, or restore the layout"),
     ("l", Command::CopyLink, "Copy a link to the file and its selected node"),
     (",", Command::Settings, "Settings: limits for the files opened next"),
     ("?", Command::Help, "Show this list"),
@@ -52,6 +55,13 @@ pub const TREE_KEYS: &[(&str, &str)] = &[
     ("←", "Collapse, or go to the parent"),
     ("Home End", "First / last row"),
     ("Enter", "Expand or collapse"),
+];
+
+/// Keys of a focused splitter between two views (drag it with the pointer too), for the help
+/// dialog.
+pub const SPLITTER_KEYS: &[(&str, &str)] = &[
+    ("↑ ↓ ← →", "Move it (between stacked views: up and down; between columns: left and right)"),
+    ("Home End", "All the way to either side"),
 ];
 
 pub fn command_for(key: &str) -> Option<Command> {
@@ -94,6 +104,7 @@ mod tests {
         assert_eq!(command_for(","), Some(Command::Settings));
         assert_eq!(command_for("l"), Some(Command::CopyLink));
         assert_eq!(command_for("d"), Some(Command::Download));
+        assert_eq!(command_for("m"), Some(Command::Maximise));
         assert_eq!(command_for("q"), None);
     }
 

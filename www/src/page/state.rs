@@ -7,6 +7,7 @@
 //! What components ask of the page beyond state changes is said here too ([`FileRequest`],
 //! [`DownloadRequest`]), so that components import the state and never the app that answers.
 
+use crate::page::panes::{Panes, Slot};
 use crate::page::remote::RemoteState;
 use crate::wire::doc::{DecodedKernels, Doc, NodeId};
 use crate::wire::download::Refusal;
@@ -158,6 +159,22 @@ impl View {
     pub fn key(self) -> char {
         (b'1' + self as u8) as char
     }
+
+    /// Its name in the page's markup (`data-view`, ids, classes).
+    pub fn slug(self) -> &'static str {
+        match self {
+            View::Summary => "summary",
+            View::Tree => "tree",
+            View::Map => "map",
+            View::Hex => "hex",
+            View::Inspector => "inspector",
+            View::Kernels => "kernels",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.slug() == slug)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -272,6 +289,8 @@ pub struct Tab {
     pub fit: Option<FitOutcome>,
     /// Every image's kernels, decoded on request, for the version shown.
     pub decoded_kernels: Option<KernelsDecoding>,
+    /// How the shown views share the window in this tab (sizes, the view maximised).
+    pub panes: Panes,
 }
 
 impl Tab {
@@ -483,6 +502,18 @@ pub enum Action {
         id: TabId,
         index: usize,
     },
+    /// A splitter moved: `first` gets the part `fraction` of its and `second`'s room.
+    ResizePanes {
+        id: TabId,
+        first: Slot,
+        second: Slot,
+        fraction: f64,
+    },
+    /// Maximise a view of the tab, or restore the layout if it is the one maximised.
+    ToggleMaximised {
+        id: TabId,
+        view: View,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -623,6 +654,10 @@ impl AppState {
             Action::Compare { id, comparison } => self.with_tab(id, |tab| tab.compare = comparison),
             Action::Fit { id, fit } => self.with_tab(id, |tab| tab.fit = fit),
             Action::DecodeKernels { id, decoding } => self.with_tab(id, |tab| tab.decoded_kernels = decoding),
+            Action::ResizePanes { id, first, second, fraction } => {
+                self.with_tab(id, |tab| tab.panes.resize(first, second, fraction))
+            }
+            Action::ToggleMaximised { id, view } => self.with_tab(id, |tab| tab.panes.toggle_maximised(view)),
         }
         self
     }
@@ -662,6 +697,7 @@ impl AppState {
             compare: None,
             fit: None,
             decoded_kernels: None,
+            panes: Panes::default(),
         });
         self.active = Some(id);
     }

@@ -19,9 +19,9 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use web_sys::Blob;
 
-/// The editor worker's script, written by Trunk next to the explorer's (`data-loader-shim`);
+/// The editor worker's loader (`www/editor_worker.js`, copied next to the explorer's script);
 /// relative to the explorer's own script, so the site works from any sub-path.
-const EDITOR_SCRIPT: &str = "editor_loader.js";
+const EDITOR_SCRIPT: &str = "editor_worker.js";
 
 type Kept = Rc<RefCell<Option<Explored>>>;
 

@@ -26,7 +26,7 @@ use crate::page::share::{self, SharedLink};
 use crate::page::shortcuts::{command_for, edit_command_for, Command};
 use crate::page::state::{
     Action, AppState, CompareOutcome, CompareWith, Comparison, DownloadRequest, FileRequest, FitOutcome,
-    KernelsDecoding, Tab, TabId,
+    KernelsDecoding, Tab, TabId, View,
 };
 use crate::wire::messages::CompanionFile;
 use crate::wire::settings::Settings;
@@ -605,6 +605,18 @@ fn use_shortcuts(
 ) {
     use_effect_with((), move |_| {
         let document = gloo_utils::document();
+        // The view last pressed with a pointer, which `m` maximises when no view has the focus
+        // (clicking text in a view does not focus it).
+        let last_pressed = Rc::new(RefCell::new(None::<View>));
+        let pressed = {
+            let last_pressed = last_pressed.clone();
+            EventListener::new(&document, "pointerdown", move |e| {
+                let view = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).and_then(|el| view_of(&el));
+                if view.is_some() {
+                    *last_pressed.borrow_mut() = view;
+                }
+            })
+        };
         // Not passive (gloo's default): a handled key must not also type into what it focused.
         let listener = EventListener::new_with_options(
             &document,
@@ -649,6 +661,13 @@ fn use_shortcuts(
                     Command::GoToOffset => focus_id(GOTO_ID),
                     Command::Download => on_download.emit(DownloadRequest::Selected),
                     Command::Toggle(view) => dispatch.emit(Action::ToggleView(view)),
+                    Command::Maximise => {
+                        let maximised = state.borrow().active_tab().and_then(|t| t.panes.maximised);
+                        let view = maximised.or_else(|| view_in_use(&last_pressed));
+                        if let (Some(id), Some(view)) = (active_tab(&state), view) {
+                            dispatch.emit(Action::ToggleMaximised { id, view });
+                        }
+                    }
                     Command::CopyLink => click_id(COPY_LINK_ID),
                     Command::Settings => dispatch.emit(Action::ShowSettings(true)),
                     Command::Help => dispatch.emit(Action::Help(true)),
@@ -657,8 +676,20 @@ fn use_shortcuts(
                 }
             },
         );
-        move || drop(listener)
+        move || drop((listener, pressed))
     });
+}
+
+/// The view holding the focus, else the one last pressed with a pointer (see `use_shortcuts`).
+fn view_in_use(last_pressed: &RefCell<Option<View>>) -> Option<View> {
+    let focused = gloo_utils::document().active_element().and_then(|el| view_of(&el));
+    focused.or(*last_pressed.borrow())
+}
+
+/// The view an element is in (its pane's `data-view`).
+fn view_of(el: &web_sys::Element) -> Option<View> {
+    let pane = el.closest("[data-view]").ok().flatten()?;
+    View::from_slug(&pane.get_attribute("data-view")?)
 }
 
 /// The active tab as the page shows it now.

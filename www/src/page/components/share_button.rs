@@ -5,12 +5,12 @@
 
 use crate::page::share::{self, LinkEncoder, TooBig};
 use crate::page::state::TabId;
-use js_sys::{Reflect, Uint8Array};
+use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use offload::edit::NodePath;
 use std::time::Duration;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, HtmlInputElement};
+use web_sys::{Blob, BlobPropertyBag, HtmlInputElement};
 use yew::prelude::*;
 
 pub const COPY_LINK_ID: &str = "copy-link";
@@ -76,9 +76,12 @@ pub fn ShareButton(props: &ShareButtonProps) -> Html {
             let now = generation.borrow().wrapping_add(1);
             *generation.borrow_mut() = now;
             shown.set(Shown::Working);
+            // The clipboard is asked for now, while the click counts as the user's: WebKit
+            // refuses a write that comes once the link is made, which takes a while.
+            let pending = PendingCopy::start();
             let (shown, generation) = (shown.clone(), generation.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let result = make_and_copy(&target).await;
+                let result = make_and_copy(&target, pending).await;
                 if *generation.borrow() != now {
                     return;
                 }
@@ -138,8 +141,76 @@ fn status(shown: &Shown, field: NodeRef, dismiss: Callback<MouseEvent>) -> Html 
     }
 }
 
-/// Makes the tab's link and puts it on the clipboard.
-async fn make_and_copy(target: &ShareTarget) -> Shown {
+/// Makes the tab's link and puts it on the clipboard: through the write asked for during the
+/// click (`pending`), else (no such write, or it failed) with `writeText`.
+async fn make_and_copy(target: &ShareTarget, pending: Option<PendingCopy>) -> Shown {
+    let made = make_link(target).await;
+    let Shown::Link { link, note, .. } = made else {
+        // No link: the write asked for gets nothing, and the clipboard stays as it was.
+        if let Some(p) = pending {
+            p.cancel();
+        }
+        return made;
+    };
+    let copied = match pending {
+        Some(p) => p.finish(&link).await,
+        None => false,
+    };
+    let copied = copied || copy_to_clipboard(&link).await;
+    Shown::Link { link, copied, note }
+}
+
+/// A clipboard write asked for during the click, its text to come: a `ClipboardItem` whose
+/// content is a promise, resolved once the link is made.
+struct PendingCopy {
+    resolve: Function,
+    reject: Function,
+    written: JsFuture,
+}
+
+impl PendingCopy {
+    /// Asks for the write; `None` where the browser has no `ClipboardItem` or
+    /// `navigator.clipboard.write` (plain http from another machine, older browsers).
+    fn start() -> Option<PendingCopy> {
+        let window = web_sys::window()?;
+        let clipboard = Reflect::get(&window.navigator(), &JsValue::from_str("clipboard"))
+            .ok()
+            .filter(|c| !c.is_undefined() && !c.is_null())?;
+        let write: Function = Reflect::get(&clipboard, &JsValue::from_str("write")).ok()?.dyn_into().ok()?;
+        let item_class: Function = Reflect::get(&window, &JsValue::from_str("ClipboardItem")).ok()?.dyn_into().ok()?;
+        let mut handles = None;
+        let text = Promise::new(&mut |resolve, reject| handles = Some((resolve, reject)));
+        let (resolve, reject) = handles?;
+        let record = Object::new();
+        Reflect::set(&record, &JsValue::from_str("text/plain"), &text).ok()?;
+        let item = Reflect::construct(&item_class, &Array::of1(&record)).ok()?;
+        let written: Promise = write.call1(&clipboard, &Array::of1(&item)).ok()?.dyn_into().ok()?;
+        Some(PendingCopy { resolve, reject, written: JsFuture::from(written) })
+    }
+
+    /// Hands the write its text; whether it reached the clipboard.
+    async fn finish(self, text: &str) -> bool {
+        let options = BlobPropertyBag::new();
+        options.set_type("text/plain");
+        match Blob::new_with_str_sequence_and_options(&Array::of1(&JsValue::from_str(text)), &options) {
+            Ok(blob) => {
+                let _ = self.resolve.call1(&JsValue::NULL, &blob);
+            }
+            Err(e) => {
+                let _ = self.reject.call1(&JsValue::NULL, &e);
+            }
+        }
+        self.written.await.is_ok()
+    }
+
+    /// There is nothing to copy: the write fails and leaves the clipboard as it was.
+    fn cancel(self) {
+        let _ = self.reject.call1(&JsValue::NULL, &JsValue::from_str("no link was made"));
+    }
+}
+
+/// Makes the tab's link (`copied` is false: nothing is copied yet).
+async fn make_link(target: &ShareTarget) -> Shown {
     let page = gloo_utils::document().base_uri().ok().flatten().unwrap_or_default();
     let (fragment, note) = match encode(&target.file).await {
         Ok(compressed) => (share::file_fragment(&target.name, &compressed, &target.selection), None),
@@ -154,9 +225,7 @@ async fn make_and_copy(target: &ShareTarget) -> Shown {
             return Shown::Problem(format!("{} could not be read for a link: {message}", target.name))
         }
     };
-    let link = share::link(&page, &fragment);
-    let copied = copy_to_clipboard(&link).await;
-    Shown::Link { link, copied, note }
+    Shown::Link { link: share::link(&page, &fragment), copied: false, note }
 }
 
 enum Encoding {

@@ -1,7 +1,7 @@
 //! The keyboard shortcuts dialog (`?`), a native modal `<dialog>`: it traps focus and closes
 //! with Escape by itself.
 
-use crate::page::shortcuts::{EDIT_SHORTCUTS, SHORTCUTS, TREE_KEYS};
+use crate::page::shortcuts::{EDIT_SHORTCUTS, SHORTCUTS, SPLITTER_KEYS, TREE_KEYS};
 use crate::page::state::Action;
 use web_sys::HtmlDialogElement;
 use yew::prelude::*;
@@ -52,6 +52,14 @@ pub fn HelpDialog(props: &HelpDialogProps) -> Html {
                 <caption>{"In the tree"}</caption>
                 <tbody>
                     { for TREE_KEYS.iter().map(|(key, what)| html! {
+                        <tr><td><kbd>{ *key }</kbd></td><td>{ *what }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            <table class="keys">
+                <caption>{"On a splitter between two views"}</caption>
+                <tbody>
+                    { for SPLITTER_KEYS.iter().map(|(key, what)| html! {
                         <tr><td><kbd>{ *key }</kbd></td><td>{ *what }</td></tr>
                     }) }
                 </tbody>
