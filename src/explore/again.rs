@@ -19,7 +19,7 @@ use crate::format::package::{cpio, deb, rpm, tar, zip};
 use crate::tree::{ByteSpace, Node, NodeKind, Span, Tree};
 use crate::util::window::Window;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use object::ReadRef;
 
