@@ -211,7 +211,7 @@ test('every view shows, and hides and shows again with its key', async () => {
     await press(key);
     await waitFor(`#tab-panel ${css}`);
   }
-  const names = await js(`return [...document.querySelectorAll('section.kernels-panel tbody tr')].map((tr) => tr.dataset.kernel)`);
+  const names = await js(`return [...document.querySelectorAll('section.kernels-panel tbody tr[data-kernel]')].map((tr) => tr.dataset.kernel)`);
   assert.deepEqual(names, theirs.kernels.map((k) => k.name), 'the kernels view lists what `offload kernels` lists');
   // Kernel names are not underlined (an underline hid their underscores).
   const decoration = await js(`return getComputedStyle(document.querySelector('button.kernel-name')).textDecorationLine`);
