@@ -43,12 +43,23 @@ after(async () => {
 
 // ------------------------------------------------------------------ helpers --
 
+/** `find` again while WebKit says an element it found went stale as the page drew anew. */
+async function unstale(find) {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await find();
+    } catch (e) {
+      if (e.name !== 'StaleElementReferenceError' || tries >= 20) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
 const $ = (css) => d.findElement(By.css(css));
-const $$ = (css) => d.findElements(By.css(css));
+const $$ = (css) => unstale(() => d.findElements(By.css(css)));
 const js = (body, ...args) => d.executeScript(body, ...args);
 
 async function waitFor(css, ms = 60000) {
-  return d.wait(until.elementLocated(By.css(css)), ms, `waiting for ${css}`);
+  return d.wait(async () => (await $$(css))[0] ?? null, ms, `waiting for ${css}`);
 }
 
 async function waitUntil(body, ms = 60000, ...args) {
@@ -271,12 +282,11 @@ test('an edit, its download, Undo, and the download of the file as opened, byte 
 });
 
 async function findButton(text) {
-  return d.wait(async () => {
-    for (const b of await $$('button')) {
-      if ((await b.getAttribute('aria-label')) === text || (await b.getText()) === text) return b;
-    }
-    return null;
-  }, 10000, `a button "${text}"`);
+  // Found in the page in one step: looking through every button from here raced with the page
+  // drawing them anew (WebKit then reports a stale element).
+  return d.wait(async () => js(`return [...document.querySelectorAll('button')]
+    .find((b) => b.getAttribute('aria-label') === arguments[0] || b.textContent.trim() === arguments[0]) ?? null`, text)
+    .catch((e) => { if (e.name === 'StaleElementReferenceError') return null; throw e; }), 10000, `a button "${text}"`);
 }
 
 test('many tabs: each is clicked with the pointer and shown, and none is hidden or covered', async () => {
