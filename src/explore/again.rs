@@ -84,7 +84,7 @@ fn explorer<'o, 'p, 'c>(
 ) -> Explorer<'o, 'p, 'c> {
     Explorer {
         opts,
-        spaces: (0..base).map(|_| placeholder()).collect(),
+        spaces: super::placeholder_spaces(base),
         nv_budget: nv_tree::Budget {
             limit: opts.max_decompressed,
             full_up_to: opts.full_decompress_up_to,
@@ -160,12 +160,6 @@ fn matched(first: &[ByteSpace], set: &[usize], again: &mut [ByteSpace], base: us
     Ok(out)
 }
 
-/// A byte space standing for one of the first exploration's, so that the second numbers its
-/// own spaces after them.
-fn placeholder() -> ByteSpace {
-    ByteSpace { label: String::new(), size: 0, origin: None, data: None }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,15 +169,8 @@ mod tests {
     /// from the tree explored with the bytes dropped.
     #[test]
     fn every_dropped_space_of_the_package_fixtures_is_found_again() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages");
         let mut found = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if name.ends_with(".sh") || name.ends_with(".txt") || name == "SHA256SUMS" {
-                continue;
-            }
-            let data = std::fs::read(&path).unwrap();
+        for (name, data) in crate::explore::package_fixtures() {
             let kept = explore(&data[..], &name, &Options::default());
             let dropped_opts = Options { keep_bytes: false, ..Options::default() };
             let dropped = explore(&data[..], &name, &dropped_opts);

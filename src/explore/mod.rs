@@ -281,6 +281,28 @@ fn explore_with<'a, 'p>(
     Tree { spaces: ex.spaces, root }
 }
 
+/// `count` byte spaces standing for those of another explorer, so that an explorer of a member
+/// of its own ([`parallel`]'s workers, [`again`]) numbers its spaces after them.
+fn placeholder_spaces(count: usize) -> Vec<ByteSpace> {
+    (0..count).map(|_| ByteSpace { label: String::new(), size: 0, origin: None, data: None }).collect()
+}
+
+/// The package fixtures (made by zip, tar, dpkg-deb, conda: tests/fixtures/packages/): name and
+/// bytes.
+#[cfg(test)]
+fn package_fixtures() -> Vec<(String, Vec<u8>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.ends_with(".sh") || name.ends_with(".txt") || name == "SHA256SUMS") {
+            out.push((name, std::fs::read(&path).unwrap()));
+        }
+    }
+    out
+}
+
 /// Cuts every node's children to `max`, saying so on the node: each format already bounds its
 /// counts by what the input can hold, and this keeps a hostile file from flooding the views.
 fn limit_entries(node: &mut Node, max: usize) {

@@ -131,7 +131,7 @@ impl Explorer<'_, '_, '_> {
                             room.enter(members[index].size);
                             let mut sub = Explorer {
                                 opts,
-                                spaces: (0..base).map(|_| placeholder()).collect(),
+                                spaces: super::placeholder_spaces(base),
                                 nv_budget: nv_budget.clone(),
                                 package_budget,
                                 asked: None,
@@ -194,12 +194,6 @@ impl Explorer<'_, '_, '_> {
     }
 }
 
-/// A byte space standing for one of the calling explorer's, so that a worker numbers its own
-/// spaces after them.
-fn placeholder() -> ByteSpace {
-    ByteSpace { label: alloc::string::String::new(), size: 0, origin: None, data: None }
-}
-
 /// What stands in a member's place while a worker has its node.
 fn blank() -> Node {
     Node::new(crate::tree::NodeKind::Unknown, "", Span::default())
@@ -243,15 +237,8 @@ mod tests {
     /// gives the same tree on every core as on one thread, byte spaces and all.
     #[test]
     fn members_on_every_core_give_the_tree_of_one_thread() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages");
         let mut seen = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if name.ends_with(".sh") || name.ends_with(".txt") || name == "SHA256SUMS" {
-                continue;
-            }
-            let data = std::fs::read(&path).unwrap();
+        for (name, data) in crate::explore::package_fixtures() {
             let one = Options { verify_all: true, max_threads: 1, ..Options::default() };
             let all = Options { verify_all: true, max_threads: 4, ..Options::default() };
             assert_eq!(explore(&data[..], &name, &all), explore(&data[..], &name, &one), "{name}");
