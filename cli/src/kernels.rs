@@ -50,7 +50,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
         let doc = document(&shown(&a.file), &table);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
-        print_table(&table, a.mangled);
+        print_table(&table, a.mangled).map_err(|e| Failure::new(format!("writing the table: {e}")))?;
     }
     Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)
 }
@@ -131,82 +131,140 @@ fn values(c: Option<&KernelCell>) -> [String; 5] {
     }
 }
 
-fn print_table(t: &KernelTable, mangled: bool) {
+/// Names longer than this are printed on a line of their own, the row's numbers on the next
+/// (as `df` does with long device names): a C++ template kernel's name can run to 11,000
+/// characters, and padding every row to it made the table unreadable (164 MB for cuDNN).
+const NAME_WIDTH: usize = 60;
+
+fn print_table(t: &KernelTable, mangled: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    write_table(&mut out, t, mangled)?;
+    out.flush()
+}
+
+fn write_table(out: &mut dyn std::io::Write, t: &KernelTable, mangled: bool) -> std::io::Result<()> {
     if t.rows.is_empty() {
-        println!("no kernels found");
-        return;
+        return writeln!(out, "no kernels found");
     }
     let device_functions = t.rows.iter().any(|r| r.cells.iter().flatten().any(|c| !c.entry));
     let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };
-    println!(
+    writeln!(
+        out,
         "{} across {} (regs: VGPRs on AMD GPUs, registers on NVIDIA; LDS and scratch in bytes; waves: occupancy, waves per SIMD)",
         plural(t.rows.len(), "kernel"),
         plural(t.columns.len(), "target")
-    );
-    let mut head1 = vec![String::new()];
-    let mut head2 = vec!["kernel".to_string()];
+    )?;
+    // Columns after the name: the kind (when device functions are listed), then each target's group.
+    let mut head1 = Vec::new();
+    let mut head2 = Vec::new();
     if device_functions {
         head1.push(String::new());
-        head2.push("kind".into());
+        head2.push("kind".to_string());
     }
-    let first_value = head2.len();
+    let first_number = head2.len();
     for col in &t.columns {
         for (i, h) in GROUP.iter().enumerate() {
             head1.push(if i == 0 { col.target.clone() } else { String::new() });
             head2.push(h.to_string());
         }
     }
-    let rows: Vec<Vec<String>> = t
+    let rows: Vec<(&str, Vec<String>)> = t
         .rows
         .iter()
         .map(|r| {
-            let mut row = vec![if mangled || r.demangled.is_empty() { r.name.clone() } else { r.demangled.clone() }];
+            let name = if mangled || r.demangled.is_empty() { &r.name } else { &r.demangled };
+            let mut cells = Vec::with_capacity(head2.len());
             if device_functions {
                 let entry = r.cells.iter().flatten().any(|c| c.entry);
-                row.push(if entry { "kernel" } else { "device" }.into());
+                cells.push(if entry { "kernel" } else { "device" }.to_string());
             }
             for c in &r.cells {
-                row.extend(values(c.as_ref()));
+                cells.extend(values(c.as_ref()));
             }
-            row
+            (name.as_str(), cells)
         })
         .collect();
-    let mut widths: Vec<usize> =
-        (0..head2.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([head2[i].len()]).max().unwrap_or(0)).collect();
+    let width = |s: &str| s.chars().count();
+    let longest_name = rows.iter().map(|(n, _)| width(n)).max().unwrap_or(0);
+    let name_width = longest_name.clamp("kernel".len(), NAME_WIDTH);
+    let mut widths: Vec<usize> = (0..head2.len())
+        .map(|i| rows.iter().map(|(_, c)| c[i].len()).chain([head2[i].len()]).max().unwrap_or(0))
+        .collect();
     // A target's name spans its group: widen the group's last column if the name is longer.
     for g in 0..t.columns.len() {
-        let start = first_value + g * GROUP.len();
+        let start = first_number + g * GROUP.len();
         let span: usize = widths[start..start + GROUP.len()].iter().sum::<usize>() + 2 * (GROUP.len() - 1);
         let need = head1[start].len();
         if need > span {
             widths[start + GROUP.len() - 1] += need - span;
         }
     }
-    let line = |cells: &[String], numeric_from: usize| {
-        cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| if i >= numeric_from { format!("{c:>w$}") } else { format!("{c:<w$}") })
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
+    let line = |name: &str, cells: &[String]| {
+        let mut s = String::with_capacity(name_width + widths.iter().sum::<usize>() + 2 * widths.len());
+        s.push_str(name);
+        s.extend(core::iter::repeat_n(' ', name_width.saturating_sub(width(name))));
+        for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+            s.push_str("  ");
+            let pad = w.saturating_sub(c.len());
+            if i >= first_number {
+                s.extend(core::iter::repeat_n(' ', pad));
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.extend(core::iter::repeat_n(' ', pad));
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s
     };
     // The group header: each target's name left-aligned over its group.
     let mut top = String::new();
-    let mut at = 0usize;
+    let mut at = name_width + 2;
     for (i, h) in head1.iter().enumerate() {
         if !h.is_empty() {
-            let pad = at.saturating_sub(top.len());
-            top.push_str(&" ".repeat(pad));
+            top.extend(core::iter::repeat_n(' ', at.saturating_sub(top.len())));
             top.push_str(h);
         }
         at += widths[i] + 2;
     }
-    println!("{}", top.trim_end());
-    println!("{}", line(&head2, first_value));
-    for r in &rows {
-        println!("{}", line(r, first_value));
+    writeln!(out, "{}", top.trim_end())?;
+    writeln!(out, "{}", line("kernel", &head2))?;
+    for (name, cells) in &rows {
+        if width(name) > name_width {
+            writeln!(out, "{name}")?;
+            writeln!(out, "{}", line("", cells))?;
+        } else {
+            writeln!(out, "{}", line(name, cells))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name longer than the name column goes on a line of its own, its numbers on the next,
+    /// aligned under the header; the other rows are not padded to it.
+    #[test]
+    fn long_names_take_a_line_of_their_own() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/images/hip_kernels.o");
+        let data = std::fs::read(path).unwrap();
+        let tree = offload::explore::explore(&data[..], "hip_kernels.o", &Options::default());
+        let mut t = kernels::collect(&tree);
+        let long = format!("void kernel<{}>(int*)", "very_long_template_argument, ".repeat(10));
+        t.rows[0].demangled = long.clone();
+        let mut out = Vec::new();
+        write_table(&mut out, &t, false).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines[2];
+        let at = lines.iter().position(|l| *l == long).expect(&text);
+        let numbers = lines[at + 1];
+        assert!(numbers.starts_with(&" ".repeat(NAME_WIDTH)) && numbers.len() == header.len(), "{text}");
+        assert!(lines.iter().all(|l| l.len() <= long.len().max(header.len())), "{text}");
+        let short = lines.iter().find(|l| l.starts_with(&t.rows[1].demangled)).expect(&text);
+        assert_eq!(short.len(), header.len(), "{text}");
     }
 }

@@ -21,8 +21,39 @@ pub(super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
 }
 
 /// Inflates one zlib stream (`raw` false) or one raw deflate stream (`raw` true: zip and
+/// gzip members) into `out`; returns how many input bytes the stream took. With the feature
+/// `zlib-rs`, zlib-rs inflates; the errors and the bytes taken are the same.
+#[cfg(feature = "zlib-rs")]
+pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Result<usize> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let context: &'static str = if raw { "deflate stream" } else { "zlib stream" };
+
+    if out.flow() == Flow::Done {
+        return Ok(0);
+    }
+    let mut state = Decompress::new(!raw);
+    let mut buf = alloc::vec![0u8; CHUNK];
+    loop {
+        let (before_in, before_out) = (state.total_in(), state.total_out());
+        let start = usize::try_from(before_in).unwrap_or(data.len()).min(data.len());
+        let step = state.decompress(&data[start..], &mut buf, FlushDecompress::None);
+        let pos = usize::try_from(state.total_in()).unwrap_or(data.len());
+        let written = (state.total_out() - before_out) as usize;
+        if out.emit(&buf[..written], pos as u64, context)? == Flow::Done {
+            return Ok(pos);
+        }
+        match step {
+            Ok(Status::StreamEnd) => return Ok(pos),
+            Ok(_) if state.total_in() == before_in && written == 0 => return Err(truncated(pos as u64, context)),
+            Ok(_) => {}
+            Err(e) => return Err(corrupt(pos as u64, context, format_args!("corrupt data ({e})"))),
+        }
+    }
+}
+
+/// Inflates one zlib stream (`raw` false) or one raw deflate stream (`raw` true: zip and
 /// gzip members) into `out`; returns how many input bytes the stream took.
-#[cfg(feature = "zlib")]
+#[cfg(all(feature = "zlib", not(feature = "zlib-rs")))]
 pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Result<usize> {
     use miniz_oxide::inflate::stream::{inflate, InflateState};
     use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};

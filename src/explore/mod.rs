@@ -29,6 +29,8 @@ use alloc::vec::Vec;
 use object::ReadRef;
 
 mod again;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+mod fatbins;
 mod kpacked;
 mod packages;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
@@ -555,6 +557,10 @@ impl Explorer<'_, '_, '_> {
     fn nv_fatbins(&mut self, data: &[u8], span: Span, depth: u32) -> Vec<Node> {
         if depth > self.opts.max_depth {
             return alloc::vec![too_deep(span, self.opts.max_depth)];
+        }
+        #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+        if let Some(nodes) = self.nv_fatbins_in_parallel(data, span) {
+            return nodes;
         }
         // Each container's images are described, and with `keep_bytes` off their bytes dropped,
         // before the next container is decompressed: a library's fatbins are never all held.

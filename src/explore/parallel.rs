@@ -167,9 +167,9 @@ impl Explorer<'_, '_, '_> {
         results
     }
 
-    /// How many threads explore members: [`super::Options::max_threads`], or one per core (at
+    /// How many threads explore members and fatbin containers: [`super::Options::max_threads`], or one per core (at
     /// most 8).
-    fn workers(&self) -> usize {
+    pub(super) fn workers(&self) -> usize {
         match self.opts.max_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
             n => n,

@@ -35,12 +35,35 @@ fn word<'t>(text: &'t [u8], t: &Token) -> &'t str {
     core::str::from_utf8(&text[t.start..t.end]).unwrap_or("")
 }
 
+/// Where the comment or string literal starting at `i` ends (the end of the text when it is
+/// not closed); `None` when none starts there.
+fn past_comment_or_string(text: &[u8], i: usize) -> Option<usize> {
+    let rest = &text[i..];
+    if rest.starts_with(b"//") {
+        Some(rest.iter().position(|&c| c == b'\n').map_or(text.len(), |p| i + p))
+    } else if rest.starts_with(b"/*") {
+        Some(rest[2..].windows(2).position(|w| w == b"*/").map_or(text.len(), |p| i + 2 + p + 2))
+    } else if rest.first() == Some(&b'"') {
+        let mut j = i + 1;
+        while j < text.len() && text[j] != b'"' {
+            j += if text[j] == b'\\' { 2 } else { 1 };
+        }
+        Some(j.saturating_add(1).min(text.len()))
+    } else {
+        None
+    }
+}
+
 /// Words and single punctuation characters, comments and strings left out, read one at a time
 /// (a large PTX module is never held as a list of tokens).
 #[derive(Clone)]
 struct Lexer<'t> {
     text: &'t [u8],
     pos: usize,
+    /// Where the next string starts from some earlier position ([`Lexer::skip_body`]'s
+    /// memory: searched for again only once passed, so a module without strings is searched
+    /// once, not once per body).
+    quote: Option<usize>,
 }
 
 impl Iterator for Lexer<'_> {
@@ -56,16 +79,8 @@ impl Iterator for Lexer<'_> {
             let b = text[i];
             if b.is_ascii_whitespace() {
                 i += 1;
-            } else if text[i..].starts_with(b"//") {
-                i = text[i..].iter().position(|&c| c == b'\n').map_or(text.len(), |p| i + p);
-            } else if text[i..].starts_with(b"/*") {
-                i = text[i + 2..].windows(2).position(|w| w == b"*/").map_or(text.len(), |p| i + 2 + p + 2);
-            } else if b == b'"' {
-                let mut j = i + 1;
-                while j < text.len() && text[j] != b'"' {
-                    j += if text[j] == b'\\' { 2 } else { 1 };
-                }
-                i = j.saturating_add(1).min(text.len());
+            } else if let Some(end) = past_comment_or_string(text, i) {
+                i = end;
             } else if is_word(b) {
                 let start = i;
                 while i < text.len() && is_word(text[i]) {
@@ -86,11 +101,50 @@ impl Lexer<'_> {
     fn peek(&self) -> Option<Token> {
         self.clone().next()
     }
+
+    /// Skips the rest of a body `depth` braces deep, up to and including the brace that closes
+    /// it, looking only at braces, comments and strings: nothing inside a body is read, and
+    /// tokenising every instruction of a large module was most of the time spent on PTX.
+    fn skip_body(&mut self, mut depth: i64) {
+        let text = self.text;
+        let mut i = self.pos;
+        while depth > 0 {
+            // Strings are rare in bodies, braces and comments are not.
+            let next_quote = match self.quote {
+                Some(q) if q >= i => q,
+                _ => {
+                    let q = memchr::memchr(b'"', &text[i..]).map_or(text.len(), |p| i + p);
+                    self.quote = Some(q);
+                    q
+                }
+            };
+            let Some(at) = memchr::memchr3(b'{', b'}', b'/', &text[i..next_quote])
+                .map(|p| i + p)
+                .or((next_quote < text.len()).then_some(next_quote))
+            else {
+                i = text.len();
+                break;
+            };
+            i = at;
+            match text[i] {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                _ => {
+                    if let Some(end) = past_comment_or_string(text, i) {
+                        i = end;
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+        self.pos = i;
+    }
 }
 
 /// Describes a PTX module on its image node (lying at `span`).
 pub fn describe(text: &[u8], node: &mut Node, span: Span) {
-    let mut lex = Lexer { text, pos: 0 };
+    let mut lex = Lexer { text, pos: 0, quote: None };
     let word = |t: &Token| word(text, t);
     let at = |t: &Token| Some(span.sub(t.start as u64, (t.end - t.start) as u64));
     let mut depth = 0i64;
@@ -99,6 +153,8 @@ pub fn describe(text: &[u8], node: &mut Node, span: Span) {
     let mut dropped = 0u64;
     while let Some(t) = lex.next() {
         match word(&t) {
+            // Only the module's top level is read: a body is skipped whole.
+            "{" if depth == 0 => lex.skip_body(1),
             "{" => depth += 1,
             "}" => depth -= 1,
             ".version" if depth == 0 => {
@@ -218,7 +274,7 @@ fn entry(text: &[u8], lex: &mut Lexer<'_>, n: Token, span: Span) -> Node {
 /// The text of a PTX module's `.target` (for labels): `sm_80`.
 pub fn target_of(text: &[u8]) -> Option<String> {
     let head = &text[..text.len().min(1 << 16)];
-    let mut lex = Lexer { text: head, pos: 0 };
+    let mut lex = Lexer { text: head, pos: 0, quote: None };
     lex.find(|t| &head[t.start..t.end] == b".target")?;
     let t = lex.next()?;
     core::str::from_utf8(&head[t.start..t.end]).ok().map(String::from)
@@ -248,6 +304,19 @@ mod tests {
         let at = PTX.find("store42(").unwrap() as u64;
         assert_eq!(k.span, Span::new(0, 100 + at, 7));
         assert_eq!(target_of(PTX.as_bytes()).as_deref(), Some("sm_80"));
+    }
+
+    #[test]
+    fn bodies_are_skipped_to_their_closing_brace() {
+        // Braces in comments and strings inside a body do not count; nested blocks do; what
+        // a body holds (even `.entry`) is not read.
+        let text = ".version 8.7\n.entry a() { { // }\n \"}\\\"}\" /* } */ .entry fake( } .func x\n}\n.entry b() {}\n";
+        let mut n = Node::new(NodeKind::Image, "PTX", Span::new(0, 0, text.len() as u64));
+        let span = n.span;
+        describe(text.as_bytes(), &mut n, span);
+        let names: Vec<&str> = n.children.iter().map(|k| k.text("name").unwrap()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(n.get("functions"), Some(&crate::tree::Value::Uint(0)));
     }
 
     #[test]

@@ -55,22 +55,28 @@ pub fn nodes_each(
                 each(&mut node, spaces);
                 out.push(node);
             }
-            Piece::Padding => {
-                out.push(Node::new(NodeKind::Padding, format!("zero padding ({})", human_size(at.size)), at));
-            }
-            Piece::Unreadable(e) => out.push(unreadable(e, span, at)),
-            Piece::Unknown => {
-                let mut n = Node::new(NodeKind::Unknown, format!("unknown bytes ({})", human_size(at.size)), at);
-                n.diag(
-                    Severity::Warning,
-                    "bytes after the fatbin containers that are neither a container (magic 50 ED 55 BA) nor zero padding",
-                    Some(at.sub(0, 16)),
-                );
-                out.push(n);
-            }
+            _ => out.push(piece_node(&found, span, at)),
         }
     }
     out
+}
+
+/// The node of a piece other than a container (padding, unreadable or unknown bytes), lying at
+/// `at` in the buffer at `span`.
+pub fn piece_node(found: &Found, span: Span, at: Span) -> Node {
+    match &found.piece {
+        Piece::Padding => Node::new(NodeKind::Padding, format!("zero padding ({})", human_size(at.size)), at),
+        Piece::Unreadable(e) => unreadable(e, span, at),
+        Piece::Unknown | Piece::Container(..) => {
+            let mut n = Node::new(NodeKind::Unknown, format!("unknown bytes ({})", human_size(at.size)), at);
+            n.diag(
+                Severity::Warning,
+                "bytes after the fatbin containers that are neither a container (magic 50 ED 55 BA) nor zero padding",
+                Some(at.sub(0, 16)),
+            );
+            n
+        }
+    }
 }
 
 fn unreadable(e: &Error, span: Span, at: Span) -> Node {
