@@ -137,4 +137,3 @@ fn names_are_demangled_and_mangled_on_request() {
     assert!(pairs.contains(&("_Z11uses_helperPfi", "uses_helper(float*, int)")), "{pairs:?}");
     assert!(pairs.contains(&("lds", "lds")), "{pairs:?}");
 }
-

@@ -197,6 +197,49 @@ pub fn inflate_raw(data: &[u8], size: u64, limit: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// [`inflate_raw`] on a stream of `stored_size` bytes that `read(offset, len)` reads a piece
+/// at a time ([`READ_CHUNK`] bytes at most, from the stream's start), so that the stored bytes
+/// are never held whole: a package member read from a file.
+#[cfg(feature = "zlib")]
+pub fn inflate_raw_read(
+    read: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
+    stored_size: u64,
+    size: u64,
+    limit: u64,
+) -> Result<Vec<u8>> {
+    let budget = checked_budget(size, limit)?;
+    let mut plain = Vec::new();
+    let mut sink = |chunk: &[u8]| push_bounded(&mut plain, chunk, budget as usize);
+    let mut out = Output { produced: 0, budget, overflow: Overflow::Fail, sink: &mut sink };
+    let mut pull = |chunk: &mut [u8], at: u64| {
+        let n = (chunk.len() as u64).min(stored_size.saturating_sub(at));
+        if n == 0 {
+            return Ok(0);
+        }
+        match read(at, n) {
+            Some(bytes) if bytes.len() as u64 == n => {
+                chunk[..n as usize].copy_from_slice(&bytes);
+                Ok(n as usize)
+            }
+            _ => Err(Error::new(at, "deflate stream", format!("{n} readable stored bytes"), "a read that failed")),
+        }
+    };
+    let chunk = (READ_CHUNK as u64).min(stored_size.max(1)) as usize;
+    zlib::inflate_pulled(&mut pull, chunk, true, &mut out)?;
+    check_complete(plain.len() as u64, size, stored_size as usize)?;
+    Ok(plain)
+}
+
+#[cfg(not(feature = "zlib"))]
+pub fn inflate_raw_read(
+    _read: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
+    _stored_size: u64,
+    _size: u64,
+    _limit: u64,
+) -> Result<Vec<u8>> {
+    Err(not_built_in(Method::Zlib))
+}
+
 /// The first `n` bytes of a raw deflate stream (or all of it when shorter): enough to tell what a
 /// zip member holds without inflating it.
 pub fn inflate_raw_prefix(data: &[u8], n: usize) -> Result<Vec<u8>> {
@@ -229,8 +272,7 @@ pub fn unxz_prefix(data: &[u8], n: usize) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// How many compressed bytes [`decompress_read`] reads at a time.
-#[cfg(feature = "std")]
+/// How many compressed bytes [`decompress_read`] and [`inflate_raw_read`] read at a time.
 pub const READ_CHUNK: usize = 1 << 20;
 
 /// Decompresses a stream read from `input`, for callers that hold neither the compressed nor

@@ -334,3 +334,40 @@ fn zstd_not_built_in_is_a_clear_error() {
     assert!(e.expected.contains("`zstd` feature"), "{e}");
     assert!(compress(Method::Zstd, None, b"").is_err());
 }
+
+/// A raw deflate stream of several `READ_CHUNK` pieces inflates through a reader of pieces as
+/// from the whole slice; a failed read, or stored bytes that end early, is an error at its
+/// offset, and a wrong declared size is refused.
+#[cfg(feature = "zlib")]
+#[test]
+fn raw_deflate_read_a_piece_at_a_time() {
+    // Barely compressible bytes (a xorshift sequence), so the stored stream spans pieces.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let plain: Vec<u8> = (0..3 * READ_CHUNK)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    let stored = miniz_oxide::deflate::compress_to_vec(&plain, 1);
+    assert!(stored.len() > 2 * READ_CHUNK);
+    let n = stored.len() as u64;
+    let size = plain.len() as u64;
+    let whole = |o: u64, len: u64| stored.get(o as usize..(o + len) as usize).map(<[u8]>::to_vec);
+    assert_eq!(inflate_raw_read(&whole, n, size, u64::MAX).unwrap(), plain);
+    assert_eq!(inflate_raw(&stored, size, u64::MAX).unwrap(), plain);
+
+    let failing = |o: u64, len: u64| if o >= READ_CHUNK as u64 { None } else { whole(o, len) };
+    let e = inflate_raw_read(&failing, n, size, u64::MAX).unwrap_err();
+    assert_eq!(e.offset, READ_CHUNK as u64, "{e}");
+    assert!(e.to_string().contains("a read that failed"), "{e}");
+
+    let short = n - 1000;
+    let e = inflate_raw_read(&whole, short, size, u64::MAX).unwrap_err();
+    assert_eq!(e.offset, short, "{e}");
+
+    assert!(inflate_raw_read(&whole, n, size + 1, u64::MAX).is_err());
+    assert!(inflate_raw_read(&whole, n, size, size - 1).is_err());
+}

@@ -2,6 +2,8 @@
 //! levels of the module table, and decoding in bounded chunks.
 
 use super::*;
+#[cfg(feature = "zlib")]
+use alloc::string::String;
 
 #[cfg(feature = "zlib")]
 pub(super) fn compress(level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
@@ -20,65 +22,133 @@ pub(super) fn decode(data: &[u8], out: &mut Output<'_>) -> Result<()> {
     inflate_stream(data, false, out).map(|_| ())
 }
 
-/// Inflates one zlib stream (`raw` false) or one raw deflate stream (`raw` true: zip and
-/// gzip members) into `out`; returns how many input bytes the stream took. With the feature
-/// `zlib-rs`, zlib-rs inflates; the errors and the bytes taken are the same.
-#[cfg(feature = "zlib-rs")]
-pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Result<usize> {
-    use flate2::{Decompress, FlushDecompress, Status};
-    let context: &'static str = if raw { "deflate stream" } else { "zlib stream" };
+/// One inflater: zlib-rs's with the feature `zlib-rs` (the CLI, the page), else miniz_oxide's.
+/// Both buffer what they are given, so input can come in pieces of any size.
+#[cfg(feature = "zlib")]
+struct Inflater {
+    #[cfg(feature = "zlib-rs")]
+    state: flate2::Decompress,
+    #[cfg(not(feature = "zlib-rs"))]
+    state: alloc::boxed::Box<miniz_oxide::inflate::stream::InflateState>,
+}
 
-    if out.flow() == Flow::Done {
-        return Ok(0);
+/// What one [`Inflater::step`] did: input bytes taken, output bytes written, and whether the
+/// stream ended.
+#[cfg(feature = "zlib")]
+struct Step {
+    taken: usize,
+    written: usize,
+    ended: bool,
+}
+
+#[cfg(feature = "zlib")]
+impl Inflater {
+    /// An inflater of a zlib stream (`raw` false) or a raw deflate stream (zip and gzip members).
+    fn new(raw: bool) -> Inflater {
+        #[cfg(feature = "zlib-rs")]
+        let state = flate2::Decompress::new(!raw);
+        #[cfg(not(feature = "zlib-rs"))]
+        let state = miniz_oxide::inflate::stream::InflateState::new_boxed(if raw {
+            miniz_oxide::DataFormat::Raw
+        } else {
+            miniz_oxide::DataFormat::Zlib
+        });
+        Inflater { state }
     }
-    let mut state = Decompress::new(!raw);
-    let mut buf = alloc::vec![0u8; CHUNK];
-    loop {
-        let (before_in, before_out) = (state.total_in(), state.total_out());
-        let start = usize::try_from(before_in).unwrap_or(data.len()).min(data.len());
-        let step = state.decompress(&data[start..], &mut buf, FlushDecompress::None);
-        let pos = usize::try_from(state.total_in()).unwrap_or(data.len());
-        let written = (state.total_out() - before_out) as usize;
-        if out.emit(&buf[..written], pos as u64, context)? == Flow::Done {
-            return Ok(pos);
-        }
-        match step {
-            Ok(Status::StreamEnd) => return Ok(pos),
-            Ok(_) if state.total_in() == before_in && written == 0 => return Err(truncated(pos as u64, context)),
-            Ok(_) => {}
-            Err(e) => return Err(corrupt(pos as u64, context, format_args!("corrupt data ({e})"))),
+
+    /// Inflates what it can of `input` into `buf`; corrupt data is an error (the input bytes
+    /// taken up to it, and its text). No progress is not an error here: the caller knows
+    /// whether more input may come.
+    #[cfg(feature = "zlib-rs")]
+    fn step(&mut self, input: &[u8], buf: &mut [u8]) -> core::result::Result<Step, (usize, String)> {
+        use flate2::{FlushDecompress, Status};
+        let (before_in, before_out) = (self.state.total_in(), self.state.total_out());
+        let status = self.state.decompress(input, buf, FlushDecompress::None);
+        let taken = (self.state.total_in() - before_in) as usize;
+        let written = (self.state.total_out() - before_out) as usize;
+        let status = status.map_err(|e| (taken, format!("{e}")))?;
+        Ok(Step { taken, written, ended: status == Status::StreamEnd })
+    }
+
+    #[cfg(not(feature = "zlib-rs"))]
+    fn step(&mut self, input: &[u8], buf: &mut [u8]) -> core::result::Result<Step, (usize, String)> {
+        use miniz_oxide::inflate::stream::inflate;
+        use miniz_oxide::{MZError, MZFlush, MZStatus};
+        let r = inflate(&mut self.state, input, buf, MZFlush::None);
+        let step = |ended| Step { taken: r.bytes_consumed, written: r.bytes_written, ended };
+        match r.status {
+            Ok(MZStatus::StreamEnd) => Ok(step(true)),
+            // `Buf`: no progress possible with what it was given.
+            Ok(_) | Err(MZError::Buf) => Ok(step(false)),
+            Err(e) => Err((r.bytes_consumed, format!("{e:?}"))),
         }
     }
 }
 
 /// Inflates one zlib stream (`raw` false) or one raw deflate stream (`raw` true: zip and
 /// gzip members) into `out`; returns how many input bytes the stream took.
-#[cfg(all(feature = "zlib", not(feature = "zlib-rs")))]
+#[cfg(feature = "zlib")]
 pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Result<usize> {
-    use miniz_oxide::inflate::stream::{inflate, InflateState};
-    use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
-    let context: &'static str = if raw { "deflate stream" } else { "zlib stream" };
+    let mut pos = 0usize;
+    inflate_pulled(
+        &mut |chunk: &mut [u8], _| {
+            let n = chunk.len().min(data.len() - pos);
+            chunk[..n].copy_from_slice(&data[pos..pos + n]);
+            pos += n;
+            Ok(n)
+        },
+        data.len().clamp(1, READ_CHUNK),
+        raw,
+        out,
+    )
+    .map(|taken| taken as usize)
+}
 
+/// Inflates one stream whose bytes `pull` gives `chunk` bytes at a time (filling the chunk it
+/// is given, less only at the end of the input, `0` once there is none; it is told where the
+/// chunk starts) into `out`; returns how many input bytes the stream took. The end of the
+/// input before the end of the stream is a truncated stream; bytes after it are not read.
+#[cfg(feature = "zlib")]
+pub(super) fn inflate_pulled(
+    pull: &mut dyn FnMut(&mut [u8], u64) -> Result<usize>,
+    chunk: usize,
+    raw: bool,
+    out: &mut Output<'_>,
+) -> Result<u64> {
+    let context: &'static str = if raw { "deflate stream" } else { "zlib stream" };
     if out.flow() == Flow::Done {
         return Ok(0);
     }
-    let format = if raw { DataFormat::Raw } else { DataFormat::Zlib };
-    let mut state = InflateState::new_boxed(format);
+    let mut inflater = Inflater::new(raw);
+    let mut chunk = alloc::vec![0u8; chunk];
     let mut buf = alloc::vec![0u8; CHUNK];
-    let mut pos = 0usize;
+    let mut read = 0u64;
     loop {
-        let step = inflate(&mut state, &data[pos..], &mut buf, MZFlush::None);
-        pos += step.bytes_consumed;
-        if out.emit(&buf[..step.bytes_written], pos as u64, context)? == Flow::Done {
-            return Ok(pos);
+        let n = pull(&mut chunk, read)?;
+        if n == 0 {
+            return Err(truncated(read, context));
         }
-        match step.status {
-            Ok(MZStatus::StreamEnd) => return Ok(pos),
-            Ok(_) if step.bytes_consumed == 0 && step.bytes_written == 0 => return Err(truncated(pos as u64, context)),
-            Ok(_) => {}
-            Err(MZError::Buf) => return Err(truncated(pos as u64, context)),
-            Err(e) => return Err(corrupt(pos as u64, context, format_args!("corrupt data ({e:?})"))),
+        let mut pos = 0usize;
+        // Until this chunk is used up and the inflater has no more output waiting.
+        loop {
+            let step = inflater.step(&chunk[pos..n], &mut buf);
+            let at = |taken: usize| read + (pos + taken) as u64;
+            let step = step.map_err(|(taken, e)| corrupt(at(taken), context, format_args!("corrupt data ({e})")))?;
+            pos += step.taken;
+            let at = read + pos as u64;
+            if out.emit(&buf[..step.written], at, context)? == Flow::Done || step.ended {
+                return Ok(at);
+            }
+            // The chunk is used up and no output waits: the next chunk is needed (or its
+            // absence says the stream is truncated).
+            if pos == n && step.written < buf.len() {
+                break;
+            }
+            if step.taken == 0 && step.written == 0 {
+                return Err(corrupt(at, context, "a stream that makes no progress"));
+            }
         }
+        read += n as u64;
     }
 }
 
@@ -86,43 +156,5 @@ pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Re
 /// the end of the zlib stream is a truncated stream; bytes after it are not read.
 #[cfg(all(feature = "std", feature = "zlib"))]
 pub(super) fn decode_read(input: &mut dyn std::io::Read, out: &mut Output<'_>) -> Result<()> {
-    use miniz_oxide::inflate::stream::{inflate, InflateState};
-    use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
-    const CONTEXT: &str = "zlib stream";
-
-    let mut state = InflateState::new_boxed(DataFormat::Zlib);
-    let mut chunk = alloc::vec![0u8; READ_CHUNK];
-    let mut buf = alloc::vec![0u8; CHUNK];
-    let mut read = 0u64;
-    loop {
-        let n = read_some(input, &mut chunk, read, CONTEXT)?;
-        if n == 0 {
-            return Err(truncated(read, CONTEXT));
-        }
-        let mut pos = 0usize;
-        // Until this chunk is used up and the inflater has no more output waiting.
-        loop {
-            let step = inflate(&mut state, &chunk[pos..n], &mut buf, MZFlush::None);
-            pos += step.bytes_consumed;
-            let at = read + pos as u64;
-            if out.emit(&buf[..step.bytes_written], at, CONTEXT)? == Flow::Done {
-                return Ok(());
-            }
-            match step.status {
-                Ok(MZStatus::StreamEnd) => return Ok(()),
-                // `Buf`: no progress possible with what it was given; see below.
-                Ok(_) | Err(MZError::Buf) => {}
-                Err(e) => return Err(corrupt(at, CONTEXT, format_args!("corrupt data ({e:?})"))),
-            }
-            // The chunk is used up and no output waits: the next chunk is needed (or its
-            // absence says the stream is truncated).
-            if pos == n && step.bytes_written < buf.len() {
-                break;
-            }
-            if step.bytes_consumed == 0 && step.bytes_written == 0 {
-                return Err(corrupt(at, CONTEXT, "a stream that makes no progress"));
-            }
-        }
-        read += n as u64;
-    }
+    inflate_pulled(&mut |chunk, at| read_some(input, chunk, at, "zlib stream"), READ_CHUNK, false, out).map(|_| ())
 }

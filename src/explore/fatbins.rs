@@ -134,7 +134,8 @@ mod tests {
     fn containers_on_every_core_give_the_tree_of_one_thread() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nvidia/");
         let mut section = Vec::new();
-        for name in ["nv_3arch_lz4_all.fatbin", "nv_3arch_default.fatbin", "nv_concat.fatbin", "nv_sm100_sm120.fatbin"] {
+        for name in ["nv_3arch_lz4_all.fatbin", "nv_3arch_default.fatbin", "nv_concat.fatbin", "nv_sm100_sm120.fatbin"]
+        {
             section.extend(std::fs::read(format!("{dir}{name}")).unwrap());
             section.resize(section.len().next_multiple_of(8), 0);
         }

@@ -163,7 +163,8 @@ pub struct Hooks<'h> {
     /// Reads the stored bytes of the deflated members of a package lying in the input itself,
     /// instead of the input's `ReadRef`: a reader that keeps what it reads (`object::ReadCache`)
     /// would otherwise hold every member's compressed bytes, as much as the package, until the
-    /// exploration ends; these are dropped once the member is inflated.
+    /// exploration ends. They are read a piece of at most [`crate::codec::READ_CHUNK`] bytes at
+    /// a time as they are inflated, so a member's stored bytes are never held whole.
     pub read_owned: Option<ReadOwned<'h>>,
 }
 

@@ -9,7 +9,7 @@
 //! inflate is at most `max_package_decompressed`. A decompressed space is kept only when
 //! offload data was found in it, so memory follows what is shown, not the package's size.
 
-use super::{error_node, kpacked, too_deep, unreadable_member, Explorer, Progress};
+use super::{error_node, kpacked, too_deep, unreadable_member, Explorer, Progress, ReadOwned};
 use crate::codec::{self, Method};
 use crate::format::archive::ar;
 use crate::format::bundle::{binary, compressed};
@@ -31,6 +31,9 @@ use object::ReadRef;
 
 /// Bytes of a member looked at to tell what it is: a tar's magic is at 257.
 const HEAD: u64 = 512;
+/// Stored bytes of a deflated member read to inflate its first [`HEAD`] bytes: a deflate
+/// block's header and tables take far less.
+const STORED_HEAD: u64 = 64 << 10;
 
 impl Explorer<'_, '_, '_> {
     /// A package (or compressed stream) whose bytes are `input`, lying at `span`; `level` is
@@ -206,10 +209,7 @@ impl Explorer<'_, '_, '_> {
         level: u32,
     ) {
         if let (Some(read), 0) = (self.read_owned, span.space) {
-            match read(span.offset, span.size) {
-                Some(stored) => self.deflated_owned(stored, m, node, span, depth, level),
-                None => unreadable_stored(node, span),
-            }
+            self.deflated_read(read, m, node, span, depth, level);
             return;
         }
         let Ok(stored) = input.read_bytes_at(m.data_offset, m.stored_size) else {
@@ -229,33 +229,45 @@ impl Explorer<'_, '_, '_> {
         depth: u32,
         level: u32,
     ) {
-        if let Some(plain) = self.inflated(stored, m, node, span) {
+        let inflate = || codec::inflate_raw(stored, m.size, self.opts.max_decompressed);
+        if let Some(plain) = self.inflated(stored, &inflate, m, node, span) {
             self.open_space(plain, span, format!("inflated {}", m.name), node, depth, level);
         }
     }
 
-    /// A deflated member whose stored bytes were read into `stored`: they are let go once
-    /// inflated, before what they hold is explored.
-    pub(super) fn deflated_owned(
+    /// A deflated member of the input (lying at `span`) whose stored bytes `read` reads a piece
+    /// at a time as they are inflated: they are never held whole.
+    pub(super) fn deflated_read(
         &mut self,
-        stored: Vec<u8>,
+        read: ReadOwned<'_>,
         m: &Member,
         node: &mut Node,
         span: Span,
         depth: u32,
         level: u32,
     ) {
-        let plain = self.inflated(&stored, m, node, span);
-        drop(stored);
-        if let Some(plain) = plain {
+        let Some(head) = read(span.offset, span.size.min(STORED_HEAD)) else {
+            unreadable_stored(node, span);
+            return;
+        };
+        let piece = |offset: u64, size: u64| read(span.offset + offset, size);
+        let inflate = || codec::inflate_raw_read(&piece, span.size, m.size, self.opts.max_decompressed);
+        if let Some(plain) = self.inflated(&head, &inflate, m, node, span) {
             self.open_space(plain, span, format!("inflated {}", m.name), node, depth, level);
         }
     }
 
-    /// The member inflated, when its first bytes say it is worth it and the limits allow; what
-    /// went wrong is said on `node`.
-    fn inflated(&mut self, stored: &[u8], m: &Member, node: &mut Node, span: Span) -> Option<Vec<u8>> {
-        let head = match codec::inflate_raw_prefix(stored, HEAD as usize) {
+    /// The member inflated by `inflate`, when its first stored bytes (`head`) say it is worth
+    /// it and the limits allow; what went wrong is said on `node`.
+    fn inflated(
+        &mut self,
+        head: &[u8],
+        inflate: &dyn Fn() -> crate::Result<Vec<u8>>,
+        m: &Member,
+        node: &mut Node,
+        span: Span,
+    ) -> Option<Vec<u8>> {
+        let head = match codec::inflate_raw_prefix(head, HEAD as usize) {
             Ok(head) => head,
             Err(e) => {
                 node.diag(Severity::Error, format!("inflating failed: {e}"), Some(span.sub(e.offset, 0)));
@@ -269,7 +281,7 @@ impl Explorer<'_, '_, '_> {
             node.diag(Severity::Error, message, Some(span));
             return None;
         }
-        match codec::inflate_raw(stored, m.size, self.opts.max_decompressed) {
+        match inflate() {
             Ok(plain) => Some(plain),
             Err(e) => {
                 let message = format!("inflating to the declared {} bytes failed: {e}", m.size);

@@ -146,10 +146,7 @@ impl Explorer<'_, '_, '_> {
                             let at = span.sub(m.data_offset, m.stored_size);
                             match (stored[k], read_owned) {
                                 (Some(bytes), _) => sub.deflated_bytes(bytes, m, &mut node, at, depth + 1, level + 1),
-                                (None, Some(read)) => match read(at.offset, at.size) {
-                                    Some(bytes) => sub.deflated_owned(bytes, m, &mut node, at, depth + 1, level + 1),
-                                    None => super::packages::unreadable_stored(&mut node, at),
-                                },
+                                (None, Some(read)) => sub.deflated_read(read, m, &mut node, at, depth + 1, level + 1),
                                 (None, None) => {}
                             }
                             let used = package_budget - sub.package_budget;
@@ -279,33 +276,44 @@ mod tests {
     }
 
     /// Members read through the owned reader give the tree the input's reader gives, on one
-    /// thread and on every core, and every deflated member of the wheel is read through it.
+    /// thread and on every core; the deflated members are read through it, a piece of at most
+    /// `READ_CHUNK` bytes at a time, and no stored byte is read twice but a member's first bytes
+    /// (read once to tell what it is, then again as it is inflated).
     #[test]
     fn members_read_into_owned_bytes_give_the_same_tree() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Mutex;
         let path =
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl");
         let data = std::fs::read(path).unwrap();
+        let listing = crate::format::package::zip::read(&data[..]).unwrap();
+        let deflated: Vec<_> = listing
+            .members
+            .iter()
+            .filter(|m| m.compression == crate::format::package::Compression::Deflate && m.stored_size > 0)
+            .collect();
         for threads in [1, 4] {
             let opts = Options { verify_all: true, keep_bytes: false, max_threads: threads, ..Options::default() };
-            let reads = AtomicUsize::new(0);
+            let reads = Mutex::new(Vec::new());
             let read = |offset: u64, size: u64| {
-                reads.fetch_add(1, Ordering::Relaxed);
+                reads.lock().unwrap().push((offset, size));
                 data.get(offset as usize..(offset + size) as usize).map(<[u8]>::to_vec)
             };
             let hooks = Hooks { observer: None, read_owned: Some(&read) };
             let owned = explore_hooked(&data[..], "gpu_libs.whl", &opts, &[], hooks);
             assert_eq!(owned, explore(&data[..], "gpu_libs.whl", &opts), "{threads} threads");
-            let listing = crate::format::package::zip::read(&data[..]).unwrap();
-            let deflated = listing
-                .members
-                .iter()
-                .filter(|m| m.compression == crate::format::package::Compression::Deflate)
-                .count();
+            let reads = reads.into_inner().unwrap();
+            assert!(reads.iter().all(|&(_, size)| size <= crate::codec::READ_CHUNK as u64));
+            let inside =
+                |m: &&crate::format::package::Member, o: u64| o >= m.data_offset && o < m.data_offset + m.stored_size;
+            let read_members = deflated.iter().filter(|m| reads.iter().any(|&(o, _)| inside(m, o))).count();
+            assert!(read_members >= 2, "{threads} threads: {read_members} members read");
             assert!(
-                reads.load(Ordering::Relaxed) >= 2 && reads.load(Ordering::Relaxed) <= deflated,
-                "{threads} threads"
+                reads.iter().all(|&(o, _)| deflated.iter().any(|m| inside(m, o))),
+                "only deflated members are read"
             );
+            let bytes: u64 = reads.iter().map(|&(_, size)| size).sum();
+            let stored: u64 = deflated.iter().map(|m| m.stored_size).sum();
+            assert!(bytes <= stored + read_members as u64 * (64 << 10), "{threads} threads: {bytes} bytes read");
         }
     }
 }
