@@ -54,10 +54,29 @@ pub(crate) fn keep_quietly(
 
 /// How a package's members are read from `file`: into bytes of their own, dropped once
 /// inflated, rather than through the exploration's cache of slices, which keeps all it reads.
+/// The core reads a member a piece at a time as it inflates it; the file is read in blocks of
+/// [`OWNED_BLOCK`] bytes, the pieces served from the last one (a read of the file costs far
+/// more than a copy).
 fn owned_reads(file: &Blob) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
     let reader = BlobReader::new(file.clone());
-    move |offset, size| reader.read_at(offset, size).ok().filter(|bytes| bytes.len() as u64 == size)
+    let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
+    move |offset, size| {
+        let mut block = block.borrow_mut();
+        let inside = |b: &(u64, Vec<u8>)| offset >= b.0 && offset + size <= b.0 + b.1.len() as u64;
+        if !inside(&block) {
+            // Fewer bytes at the end of the file.
+            *block = (offset, reader.read_at(offset, size.max(OWNED_BLOCK)).ok()?);
+            if !inside(&block) {
+                return None;
+            }
+        }
+        let start = (offset - block.0) as usize;
+        Some(block.1[start..start + size as usize].to_vec())
+    }
 }
+
+/// How many bytes of the file [`owned_reads`] reads at a time.
+const OWNED_BLOCK: u64 = 4 << 20;
 
 /// The core's options for exploring `file` in this worker: the settings', and for a package
 /// (a wheel, a tarball, a `.deb`), its decompressed members' bytes dropped once explored, so
