@@ -89,19 +89,7 @@ impl Inflater {
 /// gzip members) into `out`; returns how many input bytes the stream took.
 #[cfg(feature = "zlib")]
 pub(super) fn inflate_stream(data: &[u8], raw: bool, out: &mut Output<'_>) -> Result<usize> {
-    let mut pos = 0usize;
-    inflate_pulled(
-        &mut |chunk: &mut [u8], _| {
-            let n = chunk.len().min(data.len() - pos);
-            chunk[..n].copy_from_slice(&data[pos..pos + n]);
-            pos += n;
-            Ok(n)
-        },
-        data.len().clamp(1, READ_CHUNK),
-        raw,
-        out,
-    )
-    .map(|taken| taken as usize)
+    inflate_from(Input::Slice(data), raw, out).map(|taken| taken as usize)
 }
 
 /// Inflates one stream whose bytes `pull` gives `chunk` bytes at a time (filling the chunk it
@@ -115,23 +103,50 @@ pub(super) fn inflate_pulled(
     raw: bool,
     out: &mut Output<'_>,
 ) -> Result<u64> {
+    inflate_from(Input::Pulled { pull, chunk: alloc::vec![0u8; chunk] }, raw, out)
+}
+
+/// Where a stream's bytes come from: a slice, given to the inflater as it is, or pieces
+/// pulled into a buffer.
+#[cfg(feature = "zlib")]
+enum Input<'d, 'p> {
+    Slice(&'d [u8]),
+    Pulled { pull: &'p mut dyn FnMut(&mut [u8], u64) -> Result<usize>, chunk: Vec<u8> },
+}
+
+#[cfg(feature = "zlib")]
+impl Input<'_, '_> {
+    /// The input's bytes from `read` on: all that is left of a slice, the next piece pulled.
+    fn next(&mut self, read: u64) -> Result<&[u8]> {
+        match self {
+            Input::Slice(data) => Ok(data.get(read as usize..).unwrap_or_default()),
+            Input::Pulled { pull, chunk } => {
+                let n = pull(chunk, read)?;
+                Ok(&chunk[..n])
+            }
+        }
+    }
+}
+
+#[cfg(feature = "zlib")]
+fn inflate_from(mut input: Input<'_, '_>, raw: bool, out: &mut Output<'_>) -> Result<u64> {
     let context: &'static str = if raw { "deflate stream" } else { "zlib stream" };
     if out.flow() == Flow::Done {
         return Ok(0);
     }
     let mut inflater = Inflater::new(raw);
-    let mut chunk = alloc::vec![0u8; chunk];
     let mut buf = alloc::vec![0u8; CHUNK];
     let mut read = 0u64;
     loop {
-        let n = pull(&mut chunk, read)?;
+        let chunk = input.next(read)?;
+        let n = chunk.len();
         if n == 0 {
             return Err(truncated(read, context));
         }
         let mut pos = 0usize;
         // Until this chunk is used up and the inflater has no more output waiting.
         loop {
-            let step = inflater.step(&chunk[pos..n], &mut buf);
+            let step = inflater.step(&chunk[pos..], &mut buf);
             let at = |taken: usize| read + (pos + taken) as u64;
             let step = step.map_err(|(taken, e)| corrupt(at(taken), context, format_args!("corrupt data ({e})")))?;
             pos += step.taken;

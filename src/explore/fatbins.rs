@@ -14,7 +14,7 @@
 
 use super::{describe_nv_images, move_spans, Explorer};
 use crate::format::nv_fatbin::tree::{self as nv_tree, Budget};
-use crate::format::nv_fatbin::{self, Found, Piece};
+use crate::format::nv_fatbin::{Found, Piece};
 use crate::tree::{ByteSpace, Node, Span};
 use alloc::vec::Vec;
 
@@ -30,24 +30,23 @@ struct Built {
 }
 
 impl Explorer<'_, '_, '_> {
-    /// The nodes of the fatbin containers in `data` (lying at `span`), decoded on every core;
-    /// `None`, with nothing done, when that would not give exactly the tree one thread gives or
-    /// there is nothing to share.
-    pub(super) fn nv_fatbins_in_parallel(&mut self, data: &[u8], span: Span) -> Option<Vec<Node>> {
+    /// The nodes of the pieces `found` of `data` (lying at `span`), its containers decoded on
+    /// every core; `None`, with nothing done, when that would not give exactly the tree one
+    /// thread gives or there is nothing to share.
+    pub(super) fn nv_fatbins_in_parallel(&mut self, found: &[Found], data: &[u8], span: Span) -> Option<Vec<Node>> {
         if !self.nv_budget.all || self.workers() < 2 {
             return None;
         }
-        let found = nv_fatbin::walk(data);
         let containers: Vec<usize> =
             (0..found.len()).filter(|&i| matches!(found[i].piece, Piece::Container(..))).collect();
         if containers.len() < 2 {
             return None;
         }
         let mut built =
-            build_on_workers(&found, &containers, data, span, &self.nv_budget, self.opts.keep_bytes, self.workers())
+            build_on_workers(found, &containers, data, span, &self.nv_budget, self.opts.keep_bytes, self.workers())
                 .into_iter();
         let mut nodes = Vec::with_capacity(found.len());
-        for f in &found {
+        for f in found {
             let container = match f.piece {
                 Piece::Container(..) => built.next().map(|b| self.put_back_container(b, span)),
                 _ => None,

@@ -559,15 +559,16 @@ impl Explorer<'_, '_, '_> {
         if depth > self.opts.max_depth {
             return alloc::vec![too_deep(span, self.opts.max_depth)];
         }
+        let found = nv_fatbin::walk(data);
         #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-        if let Some(nodes) = self.nv_fatbins_in_parallel(data, span) {
+        if let Some(nodes) = self.nv_fatbins_in_parallel(&found, data, span) {
             return nodes;
         }
         // Each container's images are described, and with `keep_bytes` off their bytes dropped,
         // before the next container is decompressed: a library's fatbins are never all held.
         let keep = self.opts.keep_bytes;
         let mut kept = self.spaces.len();
-        nv_tree::nodes_each(data, span, &mut self.spaces, &mut self.nv_budget, &mut |node, spaces| {
+        nv_tree::nodes_each(found, span, &mut self.spaces, &mut self.nv_budget, &mut |node, spaces| {
             describe_nv_images(spaces, node, data, span);
             if !keep {
                 spaces.iter_mut().skip(kept).for_each(|s| s.data = None);

@@ -33,21 +33,21 @@ pub const LISTING_BUDGET: u64 = 2 << 20;
 
 /// The nodes of a buffer of containers (a section, a file, an image) lying at `span`.
 pub fn nodes(data: &[u8], span: Span, spaces: &mut Vec<ByteSpace>, budget: &mut Budget) -> Vec<Node> {
-    nodes_each(data, span, spaces, budget, &mut |_, _| {})
+    nodes_each(super::walk(data), span, spaces, budget, &mut |_, _| {})
 }
 
-/// [`nodes`], handing each container's node to `each` as soon as it is made, with the byte
-/// spaces so far: a caller can read the images just decompressed, then drop their bytes
-/// before the next container is decompressed.
+/// [`nodes`] of the pieces `found` ([`super::walk`]), handing each container's node to `each`
+/// as soon as it is made, with the byte spaces so far: a caller can read the images just
+/// decompressed, then drop their bytes before the next container is decompressed.
 pub fn nodes_each(
-    data: &[u8],
+    found: Vec<Found>,
     span: Span,
     spaces: &mut Vec<ByteSpace>,
     budget: &mut Budget,
     each: &mut dyn FnMut(&mut Node, &mut [ByteSpace]),
 ) -> Vec<Node> {
     let mut out = Vec::new();
-    for found in super::walk(data) {
+    for found in found {
         let at = span.sub(found.offset, found.size);
         match &found.piece {
             Piece::Container(c, layout) => {
