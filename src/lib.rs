@@ -13,6 +13,7 @@
 extern crate alloc;
 
 pub mod codec;
+pub mod disasm;
 pub mod edit;
 pub mod error;
 pub mod explore;

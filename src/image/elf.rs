@@ -33,6 +33,8 @@ pub struct Section<'a> {
     pub name: &'a str,
     pub sh_type: u32,
     pub flags: u64,
+    /// `sh_addr`: where the section is loaded (code addresses in a listing).
+    pub addr: u64,
     pub offset: u64,
     pub size: u64,
     pub link: u32,
@@ -164,6 +166,7 @@ fn parse_as<'a, H: FileHeader<Endian = Endianness>>(data: &'a [u8], is_64: bool)
             name,
             sh_type,
             flags: s.sh_flags(endian).0,
+            addr: s.sh_addr(endian).into(),
             offset,
             size,
             link: s.sh_link(endian),

@@ -1,0 +1,161 @@
+//! Operands shared by every group of encodings: register names and ranges, and the 9-bit source
+//! operand (`SRC0`, `SSRC0`, …) with its inline constants and literal.
+//!
+//! Source operand values (the same space in every encoding that names a source; GFX10 moved
+//! `null`, GFX11 swapped `m0` and `null`):
+//!
+//! | value | GFX9 | GFX10 | GFX11, GFX12 |
+//! |---|---|---|---|
+//! | 0–101 (GFX9) / 0–105 | `s0`… | `s0`… | `s0`… |
+//! | 102–105 | `flat_scratch_lo/hi`, `xnack_mask_lo/hi` | `s102`… | `s102`… |
+//! | 106, 107 | `vcc_lo`, `vcc_hi` | same | same |
+//! | 108–123 | `ttmp0`–`ttmp15` | same | same |
+//! | 124 | `m0` | `m0` | `null` |
+//! | 125 | — | `null` | `m0` |
+//! | 126, 127 | `exec_lo`, `exec_hi` | same | same |
+//! | 128–192 | integers 0–64 | same | same |
+//! | 193–208 | integers -1 to -16 | same | same |
+//! | 235–239 | `src_shared_base`, `src_shared_limit`, `src_private_base`, `src_private_limit`, `src_pops_exiting_wave_id` | same | 235–238 same |
+//! | 240–248 | 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2π) | same | same |
+//! | 251–253 | `src_vccz`, `src_execz`, `src_scc` | same | same |
+//! | 254 | `src_lds_direct` | same | — |
+//! | 255 | a 32-bit literal in the next dword | same | same |
+//! | 256–511 | `v0`–`v255` | same | same |
+//!
+//! A 64-bit operand names a register pair (`s[4:5]`, `vcc`, `exec`); an inline constant prints
+//! as the value the operand's type gives it. How each type prints was read from llvm-mc 22.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::Generation;
+
+/// The register files an operand can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum File {
+    Sgpr,
+    Vgpr,
+    Agpr,
+    Ttmp,
+}
+
+impl File {
+    fn prefix(self) -> &'static str {
+        match self {
+            File::Sgpr => "s",
+            File::Vgpr => "v",
+            File::Agpr => "a",
+            File::Ttmp => "ttmp",
+        }
+    }
+}
+
+/// `count` consecutive registers of `file` from `first`: `v7`, `s[4:5]`, `a[0:15]`.
+pub fn register(file: File, first: u32, count: u32) -> String {
+    if count <= 1 {
+        format!("{}{first}", file.prefix())
+    } else {
+        format!("{}[{first}:{}]", file.prefix(), first + count - 1)
+    }
+}
+
+/// How an operand's value is read, which decides how an inline constant prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// Integers and raw bits (`_b32`, `_u32`, `_i64`, …).
+    Int,
+    F16,
+    Bf16,
+    F32,
+    F64,
+}
+
+/// The printed name of special register `value` (106–127 and the `src_*` values) in a
+/// 32-bit operand, or `None` when it is not one.
+fn special32(generation: Generation, value: u32) -> Option<&'static str> {
+    Some(match (value, generation) {
+        (102, Generation::Gfx9) => "flat_scratch_lo",
+        (103, Generation::Gfx9) => "flat_scratch_hi",
+        (104, Generation::Gfx9) => "xnack_mask_lo",
+        (105, Generation::Gfx9) => "xnack_mask_hi",
+        (106, _) => "vcc_lo",
+        (107, _) => "vcc_hi",
+        (124, Generation::Gfx9 | Generation::Gfx10) => "m0",
+        (124, _) => "null",
+        (125, Generation::Gfx10) => "null",
+        (125, Generation::Gfx11 | Generation::Gfx12) => "m0",
+        (126, _) => "exec_lo",
+        (127, _) => "exec_hi",
+        (235, _) => "src_shared_base",
+        (236, _) => "src_shared_limit",
+        (237, _) => "src_private_base",
+        (238, _) => "src_private_limit",
+        (239, Generation::Gfx9 | Generation::Gfx10) => "src_pops_exiting_wave_id",
+        (251, _) => "src_vccz",
+        (252, _) => "src_execz",
+        (253, _) => "src_scc",
+        (254, Generation::Gfx9 | Generation::Gfx10) => "src_lds_direct",
+        _ => return None,
+    })
+}
+
+/// The printed name of special register pair `value` in a 64-bit operand.
+fn special64(generation: Generation, value: u32) -> Option<&'static str> {
+    Some(match (value, generation) {
+        (102, Generation::Gfx9) => "flat_scratch",
+        (104, Generation::Gfx9) => "xnack_mask",
+        (106, _) => "vcc",
+        (126, _) => "exec",
+        _ => return special32(generation, value),
+    })
+}
+
+/// The highest SGPR number a source operand can name directly.
+fn last_sgpr(generation: Generation) -> u32 {
+    match generation {
+        Generation::Gfx9 => 101,
+        _ => 105,
+    }
+}
+
+/// A scalar register operand (`SDST`, `SBASE`, `SSRC` without constants): `count` registers
+/// from `value`, with the special names.
+pub fn scalar(generation: Generation, value: u32, count: u32) -> Option<String> {
+    if value <= last_sgpr(generation) {
+        return Some(register(File::Sgpr, value, count));
+    }
+    if (108..=123).contains(&value) {
+        return Some(register(File::Ttmp, value - 108, count));
+    }
+    let name = if count >= 2 { special64(generation, value) } else { special32(generation, value) };
+    name.map(String::from)
+}
+
+/// The inline constant of source value `value` read as `ty`, or `None` when `value` is not one.
+pub fn inline_constant(value: u32, ty: Type) -> Option<String> {
+    match value {
+        128..=192 => Some(format!("{}", value - 128)),
+        193..=208 => Some(format!("-{}", value - 192)),
+        240..=247 => {
+            let names = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"];
+            Some(String::from(names[(value - 240) as usize]))
+        }
+        248 => Some(String::from(match ty {
+            Type::F64 => "0.15915494309189532",
+            _ => "0.15915494",
+        })),
+        _ => None,
+    }
+}
+
+/// A source operand of `count` dwords read as `ty`: a register (range), a special register, an
+/// inline constant, or (value 255) `literal`, which the caller has read from the dword after the
+/// instruction. `None` for a value llvm-mc rejects.
+pub fn source(generation: Generation, value: u32, count: u32, ty: Type, literal: Option<u32>) -> Option<String> {
+    match value {
+        256..=511 => Some(register(File::Vgpr, value - 256, count)),
+        255 => literal.map(|l| format!("{l:#x}")),
+        128..=208 | 240..=248 => inline_constant(value, ty),
+        _ => scalar(generation, value, count),
+    }
+}
