@@ -9,7 +9,8 @@
 //!
 //! - [`scalar`]: SOP1, SOP2, SOPK, SOPC, SOPP and SMEM, with the fields of `s_waitcnt`,
 //!   `s_delay_alu`, `hwreg` and `sendmsg`, and branch targets.
-//! - [`vector`]: VOP1, VOP2, VOPC, VOP3, VOP3P (MFMA, WMMA), DPP, SDWA, VOPD, VINTERP.
+//! - [`vector`]: VOP1, VOP2, VOPC and VOP3 (with their `_e64`, DPP and SDWA forms).
+//! - [`packed`]: VOP3P (packed math, MFMA, WMMA), VOPD, and the interpolation encodings.
 //! - [`memory`]: DS, MUBUF, MTBUF, FLAT/GLOBAL/SCRATCH, MIMG, EXP, LDSDIR.
 //! - [`operands`]: registers, inline constants and literals, shared by the groups.
 //! - [`descriptor`]: the 64-byte kernel descriptor (`<kernel>.kd`) as `.amdhsa_*` directives.
@@ -24,6 +25,7 @@ pub mod descriptor;
 pub mod listing;
 mod memory;
 pub mod operands;
+mod packed;
 mod scalar;
 mod vector;
 
