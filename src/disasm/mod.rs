@@ -229,5 +229,8 @@ impl<'a> Words<'a> {
 pub fn decode(isa: Isa, bytes: &[u8], address: u64) -> Option<Decoded> {
     let words = Words::new(bytes, address);
     words.get(0)?;
-    scalar::decode(isa, &words).or_else(|| vector::decode(isa, &words)).or_else(|| memory::decode(isa, &words))
+    scalar::decode(isa, &words)
+        .or_else(|| vector::decode(isa, &words))
+        .or_else(|| packed::decode(isa, &words))
+        .or_else(|| memory::decode(isa, &words))
 }
