@@ -9,6 +9,7 @@ pub mod api;
 mod bundler;
 mod codec;
 mod diff;
+mod disasm;
 pub mod doctor;
 mod extract;
 pub mod fail;
@@ -70,6 +71,9 @@ enum Command {
     /// List every kernel of a file in one table, a column group per target (registers, SGPRs,
     /// LDS, scratch).
     Kernels(kernels::KernelsArgs),
+    /// Disassemble the AMDGPU code objects of a file as llvm-objdump -d does (a kernel's code and
+    /// descriptor with --kernel); PTX prints its text.
+    Disasm(disasm::DisasmArgs),
     /// What each target costs: bytes of its images, share of the file (estimated inside
     /// compressed containers), a bar per target; `--drop` gives the exact size without some
     /// targets, and `-o` writes that file.
@@ -206,6 +210,7 @@ pub fn run(args: Vec<String>) -> u8 {
         Command::Decompress(a) => codec::run_decompress(&a),
         Command::ReplaceSection(a) => replace::run(&a),
         Command::Kernels(a) => kernels::run(&a),
+        Command::Disasm(a) => disasm::run(&a),
         Command::Sizes(a) => sizes::run(&a),
         // `diff` answers with its own exit status, as diff(1) does.
         Command::Diff(a) => return diff::exit_code(diff::run(&a)),

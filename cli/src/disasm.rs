@@ -1,0 +1,319 @@
+//! `offload disasm FILE`: the instructions of every AMDGPU code object in a file, wherever it
+//! sits (a bare code object, bundles, compressed bundles, offload binaries, archives, objects,
+//! libraries, packages, kpack archives), printed line for line as `llvm-objdump -d` prints them;
+//! `--kernel` narrows to one kernel (its code and its descriptor's `.amdhsa_*` directives).
+//!
+//! NVIDIA images: a PTX entry prints its text (`--kernel`: that entry's function); a cubin's SASS
+//! has no public encoding, so the command says so and points to `offload kernels`.
+
+use crate::fail::{Failure, Outcome};
+use crate::io::shown;
+use crate::Limits;
+use clap::Args;
+use offload::disasm::{Line, Listing};
+use offload::explore::Options;
+use offload::report::demangle::demangle;
+use offload::report::targets::{self, Target};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct DisasmArgs {
+    /// The file to read: a code object, bundle, offload binary, archive, object, library or
+    /// package.
+    pub file: PathBuf,
+    /// Only these targets (`gfx90a:xnack+`, or a processor, `gfx90a`); repeat or separate
+    /// with commas.
+    #[arg(long = "target", value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Only this kernel (its name as the image has it, or demangled): its code, then its
+    /// kernel descriptor as `.amdhsa_*` directives.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Print one JSON document: each code object with its labels and instructions (address,
+    /// words, text, class, branch target).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub kpack: crate::kpack::KpackArgs,
+    #[command(flatten)]
+    pub limits: Limits,
+}
+
+/// A device image chosen for the listing: where it is and its bytes.
+struct Image<'a> {
+    target: String,
+    chain: String,
+    bytes: &'a [u8],
+}
+
+/// What one image gives: a listing, PTX text, or a note that it cannot be disassembled.
+enum Disassembled {
+    Code(Box<Listing>),
+    Ptx(String),
+    NoEncoding(&'static str),
+}
+
+pub fn run(a: &DisasmArgs) -> Outcome<()> {
+    let data = crate::io::read_all(&a.file)?;
+    let shown_file = shown(&a.file);
+    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown_file.clone());
+    let images = if is_amdgpu_elf(&data) {
+        vec![Image { target: String::from("code object"), chain: name.clone(), bytes: &data }]
+    } else {
+        Vec::new()
+    };
+    let tree;
+    let mut images = images;
+    if images.is_empty() {
+        // The listing reads the images' bytes, so they are kept; every compressed bundle is
+        // decompressed (within the limits) so that no target is missed.
+        let options = Options { verify_all: true, keep_bytes: true, ..a.limits.options() };
+        tree = crate::kpack::explore(&a.file, &data[..], &name, &options, &a.kpack)?;
+        images = chosen(&shown_file, &tree, &data, &a.targets)?;
+    }
+    let results: Vec<(&Image, Disassembled)> = images.iter().map(|i| (i, disassemble(i))).collect();
+    let results = narrow_to_kernel(results, a.kernel.as_deref(), &shown_file)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if a.json {
+        let doc = document(&shown_file, &results, a.kernel.as_deref());
+        serde_json::to_writer_pretty(&mut out, &doc).map_err(std::io::Error::from).and_then(|_| writeln!(out))
+    } else {
+        write_text(&mut out, &results, a.kernel.as_deref())
+    };
+    written.and_then(|_| out.flush()).map_err(|e| Failure::new(format!("writing the listing: {e}")))
+}
+
+/// Whether `data` is an AMDGPU ELF file (`EM_AMDGPU`, 224).
+fn is_amdgpu_elf(data: &[u8]) -> bool {
+    data.starts_with(b"\x7fELF") && data.get(18..20) == Some(&[224, 0][..])
+}
+
+/// Whether target `t` is one the user asked for (every target when none were named).
+fn wanted(t: &Target, targets: &[String]) -> bool {
+    targets.is_empty() || targets.iter().any(|w| &t.target_id == w || &t.processor == w || target_name(t) == *w)
+}
+
+fn target_name(t: &Target) -> String {
+    targets::target_name(t)
+}
+
+/// The device images of `tree` the user asked for, with their bytes; an unknown target is
+/// refused, naming the targets there are.
+fn chosen<'a>(file: &str, tree: &'a offload::tree::Tree, data: &'a [u8], names: &[String]) -> Outcome<Vec<Image<'a>>> {
+    let all = targets::collect(tree);
+    if all.is_empty() {
+        return Err(Failure::new(format!("{file}: no device images")));
+    }
+    let picked: Vec<&Target> = all.iter().filter(|t| wanted(t, names)).collect();
+    if picked.is_empty() {
+        let have: Vec<String> = all.iter().map(target_name).collect();
+        return Err(Failure::new(format!(
+            "{file}: no image for target {} (targets: {})",
+            names.join(", "),
+            have.join(", ")
+        )));
+    }
+    picked
+        .into_iter()
+        .map(|t| {
+            let bytes = tree
+                .bytes(data, t.span)
+                .ok_or_else(|| Failure::new(format!("{file}: the bytes of {} are not available", t.target_id)))?;
+            let mut chain = t.chain.clone();
+            chain.retain(|c| !c.is_empty());
+            Ok(Image { target: target_name(t), chain: chain.join(" / "), bytes })
+        })
+        .collect()
+}
+
+fn disassemble(image: &Image) -> Disassembled {
+    if is_amdgpu_elf(image.bytes) {
+        return match Listing::of_code_object(image.bytes) {
+            Ok(listing) => Disassembled::Code(Box::new(listing)),
+            Err(_) => Disassembled::NoEncoding("not a GFX9-GFX12 code object the disassembler reads"),
+        };
+    }
+    if image.bytes.starts_with(b"\x7fELF") {
+        return Disassembled::NoEncoding(
+            "a cubin: SASS has no public encoding; `offload kernels` shows its kernels' resources",
+        );
+    }
+    if looks_like_ptx(image.bytes) {
+        return Disassembled::Ptx(String::from_utf8_lossy(image.bytes).trim_end_matches('\0').to_string());
+    }
+    Disassembled::NoEncoding("not machine code (bitcode, SPIR-V or another format)")
+}
+
+/// PTX is text that names its version near the start.
+fn looks_like_ptx(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    std::str::from_utf8(head).map(|t| t.contains(".version")).unwrap_or(false)
+}
+
+/// Whether a label or PTX function `name` is the kernel the user named (as the image names it,
+/// or demangled, or demangled up to its parameter list).
+fn names_kernel(name: &str, wanted: &str) -> bool {
+    if name == wanted {
+        return true;
+    }
+    let readable = demangle(name);
+    readable == wanted || readable.split('(').next() == Some(wanted)
+}
+
+/// With `--kernel`, only the images that have that kernel; refused when none has it.
+fn narrow_to_kernel<'a>(
+    results: Vec<(&'a Image<'a>, Disassembled)>,
+    kernel: Option<&str>,
+    file: &str,
+) -> Outcome<Vec<(&'a Image<'a>, Disassembled)>> {
+    let Some(kernel) = kernel else { return Ok(results) };
+    let has = |d: &Disassembled| match d {
+        Disassembled::Code(l) => l.symbols.iter().any(|s| names_kernel(&s.name, kernel)),
+        Disassembled::Ptx(text) => ptx_function(text, kernel).is_some(),
+        Disassembled::NoEncoding(_) => false,
+    };
+    let kept: Vec<_> = results.into_iter().filter(|(_, d)| has(d)).collect();
+    if kept.is_empty() {
+        return Err(Failure::new(format!("{file}: no kernel named {kernel} in a code object or PTX")));
+    }
+    Ok(kept)
+}
+
+/// The text of the PTX function (`.entry` or `.func`) named `kernel`, from its directive line
+/// to its closing brace.
+fn ptx_function<'t>(text: &'t str, kernel: &str) -> Option<&'t str> {
+    let mut search = 0;
+    while let Some(found) = text[search..].find(".entry").or_else(|| text[search..].find(".func")) {
+        let start = text[..search + found].rfind('\n').map_or(0, |n| n + 1);
+        let after = &text[search + found..];
+        let name_start = after.find(char::is_whitespace)?;
+        let name: String =
+            after[name_start..].trim_start().chars().take_while(|c| !c.is_whitespace() && *c != '(').collect();
+        let end = body_end(text, search + found)?;
+        if names_kernel(&name, kernel) {
+            return Some(&text[start..end]);
+        }
+        search = end;
+    }
+    None
+}
+
+/// Where the body that starts at the first `{` after `from` closes (past its `}`).
+fn body_end(text: &str, from: usize) -> Option<usize> {
+    let open = from + text[from..].find('{')?;
+    let mut depth = 0usize;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn write_text(out: &mut dyn Write, results: &[(&Image, Disassembled)], kernel: Option<&str>) -> std::io::Result<()> {
+    for (i, (image, result)) in results.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "{}: {}", image.chain, image.target)?;
+        match result {
+            Disassembled::Code(listing) => write_listing(out, listing, kernel)?,
+            Disassembled::Ptx(text) => match kernel.and_then(|k| ptx_function(text, k)) {
+                Some(function) => writeln!(out, "{function}")?,
+                None => writeln!(out, "{text}")?,
+            },
+            Disassembled::NoEncoding(why) => writeln!(out, "  ({why})")?,
+        }
+    }
+    Ok(())
+}
+
+/// A code object's listing as llvm-objdump prints it; with `kernel`, that kernel's lines and
+/// its descriptor's directives.
+fn write_listing(out: &mut dyn Write, listing: &Listing, kernel: Option<&str>) -> std::io::Result<()> {
+    writeln!(out)?;
+    let Some(kernel) = kernel else {
+        return write!(out, "{}", listing.objdump_text());
+    };
+    for symbol in listing.symbols.iter().filter(|s| names_kernel(&s.name, kernel)) {
+        writeln!(out, "{:016x} <{}>:", symbol.address, symbol.name)?;
+        for line in listing.lines_of(symbol) {
+            writeln!(out, "{}", listing.objdump_line(line))?;
+        }
+        if let Some(directives) = descriptor_text(listing, &symbol.name) {
+            writeln!(out)?;
+            write!(out, "{directives}")?;
+        }
+    }
+    Ok(())
+}
+
+fn descriptor_text(_listing: &Listing, _kernel: &str) -> Option<String> {
+    None
+}
+
+fn line_json(listing: &Listing, line: &Line) -> Value {
+    let mut v = json!({
+        "address": line.address,
+        "offset": line.file_offset,
+        "words": listing.words(line),
+        "text": line.text,
+        "class": line.class.map(|c| c.as_str()),
+    });
+    if let Some(t) = line.target {
+        v["target"] = json!(t);
+        v["target_label"] = json!(listing.label_of(t));
+    }
+    v
+}
+
+/// `{file, images: [{image, target, processor?, labels?, lines?, ptx?, note?}]}`; a line is
+/// `{address, offset, words, text, class, target?, target_label?}` (`class` null for a word
+/// that did not decode; `offset` within the code object).
+fn document(file: &str, results: &[(&Image, Disassembled)], kernel: Option<&str>) -> Value {
+    let images: Vec<Value> = results
+        .iter()
+        .map(|(image, result)| {
+            let mut v = json!({"image": image.chain, "target": image.target});
+            match result {
+                Disassembled::Code(listing) => {
+                    v["processor"] = json!(listing.processor);
+                    let symbols: Vec<_> = listing
+                        .symbols
+                        .iter()
+                        .filter(|s| kernel.is_none_or(|k| names_kernel(&s.name, k)))
+                        .collect();
+                    v["labels"] = json!(symbols
+                        .iter()
+                        .map(|s| json!({"name": s.name, "demangled": demangle(&s.name), "address": s.address, "size": s.size}))
+                        .collect::<Vec<_>>());
+                    let lines: Vec<Value> = match kernel {
+                        Some(_) => symbols
+                            .iter()
+                            .flat_map(|s| listing.lines_of(s))
+                            .map(|l| line_json(listing, l))
+                            .collect(),
+                        None => listing.lines.iter().map(|l| line_json(listing, l)).collect(),
+                    };
+                    v["lines"] = json!(lines);
+                }
+                Disassembled::Ptx(text) => {
+                    let shown = kernel.and_then(|k| ptx_function(text, k)).unwrap_or(text);
+                    v["ptx"] = json!(shown);
+                }
+                Disassembled::NoEncoding(why) => v["note"] = json!(why),
+            }
+            v
+        })
+        .collect();
+    json!({"file": file, "images": images})
+}
