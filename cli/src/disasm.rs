@@ -59,8 +59,9 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
     let data = crate::io::read_all(&a.file)?;
     let shown_file = shown(&a.file);
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown_file.clone());
-    let images = if is_amdgpu_elf(&data) {
-        vec![Image { target: String::from("code object"), chain: name.clone(), bytes: &data }]
+    // A device image given alone (a code object, a cubin, PTX) is listed as it is.
+    let images = if is_amdgpu_elf(&data) || data.starts_with(b"\x7fELF") && is_cubin(&data) || looks_like_ptx(&data) {
+        vec![Image { target: String::new(), chain: name.clone(), bytes: &data }]
     } else {
         Vec::new()
     };
@@ -88,6 +89,11 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
 /// Whether `data` is an AMDGPU ELF file (`EM_AMDGPU`, 224).
 fn is_amdgpu_elf(data: &[u8]) -> bool {
     data.starts_with(b"\x7fELF") && data.get(18..20) == Some(&[224, 0][..])
+}
+
+/// Whether `data` is a CUDA ELF file (`EM_CUDA`, 190).
+fn is_cubin(data: &[u8]) -> bool {
+    data.starts_with(b"\x7fELF") && data.get(18..20) == Some(&[190, 0][..])
 }
 
 /// Whether target `t` is one the user asked for (every target when none were named).
@@ -123,7 +129,12 @@ fn chosen<'a>(file: &str, tree: &'a offload::tree::Tree, data: &'a [u8], names: 
                 .ok_or_else(|| Failure::new(format!("{file}: the bytes of {} are not available", t.target_id)))?;
             let mut chain = t.chain.clone();
             chain.retain(|c| !c.is_empty());
-            Ok(Image { target: target_name(t), chain: chain.join(" / "), bytes })
+            // NVIDIA images are told apart by the name cuobjdump gives them (`x.1.sm_80.cubin`).
+            let target = match &t.file_name {
+                Some(f) => format!("{} ({f})", target_name(t)),
+                None => target_name(t),
+            };
+            Ok(Image { target, chain: chain.join(" / "), bytes })
         })
         .collect()
 }
@@ -135,7 +146,7 @@ fn disassemble(image: &Image) -> Disassembled {
             Err(_) => Disassembled::NoEncoding("not a GFX9-GFX12 code object the disassembler reads"),
         };
     }
-    if image.bytes.starts_with(b"\x7fELF") {
+    if is_cubin(image.bytes) {
         return Disassembled::NoEncoding(
             "a cubin: SASS has no public encoding; `offload kernels` shows its kernels' resources",
         );
@@ -182,16 +193,22 @@ fn narrow_to_kernel<'a>(
 }
 
 /// The text of the PTX function (`.entry` or `.func`) named `kernel`, from its directive line
-/// to its closing brace.
+/// to its closing brace. Declarations without a body (`.extern .func f(...);`) are passed over.
 fn ptx_function<'t>(text: &'t str, kernel: &str) -> Option<&'t str> {
     let mut search = 0;
-    while let Some(found) = text[search..].find(".entry").or_else(|| text[search..].find(".func")) {
-        let start = text[..search + found].rfind('\n').map_or(0, |n| n + 1);
-        let after = &text[search + found..];
-        let name_start = after.find(char::is_whitespace)?;
-        let name: String =
-            after[name_start..].trim_start().chars().take_while(|c| !c.is_whitespace() && *c != '(').collect();
-        let end = body_end(text, search + found)?;
+    while let Some(at) = next_function(text, search) {
+        let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let after = &text[at..];
+        let mut rest = after[after.find(char::is_whitespace)?..].trim_start();
+        // A `.func` may name its return values first: `.func (.param .b32 r) name(`.
+        if rest.starts_with('(') {
+            rest = rest[rest.find(')')? + 1..].trim_start();
+        }
+        let name: String = rest.chars().take_while(|c| !c.is_whitespace() && *c != '(').collect();
+        let Some(end) = body_end(text, at) else {
+            search = at + 1;
+            continue;
+        };
         if names_kernel(&name, kernel) {
             return Some(&text[start..end]);
         }
@@ -200,15 +217,31 @@ fn ptx_function<'t>(text: &'t str, kernel: &str) -> Option<&'t str> {
     None
 }
 
-/// Where the body that starts at the first `{` after `from` closes (past its `}`).
+/// Where the next `.entry` or `.func` directive at or after `from` starts.
+fn next_function(text: &str, from: usize) -> Option<usize> {
+    let rest = &text[from..];
+    let entry = rest.find(".entry ");
+    let func = rest.find(".func ");
+    let first = match (entry, func) {
+        (Some(e), Some(f)) => e.min(f),
+        (e, f) => e.or(f)?,
+    };
+    Some(from + first)
+}
+
+/// Where the body that starts at the first `{` after `from` closes (past its `}`); `None` for a
+/// declaration, whose `;` comes before any `{`.
 fn body_end(text: &str, from: usize) -> Option<usize> {
     let open = from + text[from..].find('{')?;
+    if text[from..open].contains(';') {
+        return None;
+    }
     let mut depth = 0usize;
     for (i, c) in text[open..].char_indices() {
         match c {
             '{' => depth += 1,
             '}' => {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
                 if depth == 0 {
                     return Some(open + i + 1);
                 }
@@ -224,7 +257,10 @@ fn write_text(out: &mut dyn Write, results: &[(&Image, Disassembled)], kernel: O
         if i > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "{}: {}", image.chain, image.target)?;
+        match image.target.as_str() {
+            "" => writeln!(out, "{}", image.chain)?,
+            target => writeln!(out, "{}: {target}", image.chain)?,
+        }
         match result {
             Disassembled::Code(listing) => write_listing(out, listing, kernel)?,
             Disassembled::Ptx(text) => match kernel.and_then(|k| ptx_function(text, k)) {
