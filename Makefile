@@ -23,10 +23,10 @@ GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 XVFB_RUN ?= xvfb-run -a -s "-screen 0 1600x1200x24"
 
 
-.PHONY: test deps lint build unit wasm-core python-test bench fixtures fuzz clean \
+.PHONY: test deps lint build unit disasm-agreement wasm-core python-test bench fixtures fuzz clean \
 	serve web web-deps web-test-deps samples web-test e2e e2e-site e2e-engines
 
-test: deps lint build unit wasm-core python-test web-test e2e e2e-engines
+test: deps lint build unit disasm-agreement wasm-core python-test web-test e2e e2e-engines
 	@echo "make test: all passed"
 
 deps:
@@ -52,6 +52,13 @@ unit:
 	# The core alone, with the pure-Rust zstd (ruzstd) of its default features: the workspace run
 	# has libzstd in (the CLI's zstd-c feature), so the codec and the bad-input catalogue run again.
 	cargo test --release -p offload --lib --test bad_input
+
+# How many instruction texts of `offload disasm` equal llvm-objdump 22's, per processor: over the
+# code objects compiled for each family in tests/disasm/ (held to tests/disasm/agreement.txt),
+# then over a ROCm wheel from PyPI (printed; skipped offline). `make bench` runs three wheels.
+disasm-agreement:
+	cargo test --release -p offload --test disasm_agreement -- --nocapture
+	python3 scripts/disasm_agreement.py --quick
 
 # The core must build with default features off for the browser.
 wasm-core:
@@ -82,6 +89,7 @@ bench: deps build web-test-deps
 	@rm -rf target/bench && mkdir -p target/bench
 	python3 scripts/bench.py capture target/bench/cli.md -- python3 scripts/bench.py
 	python3 scripts/bench.py capture target/bench/packages.md -- python3 scripts/bench_packages.py
+	python3 scripts/bench.py capture target/bench/disasm.md -- python3 scripts/disasm_agreement.py
 	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)
 	@python3 scripts/bench.py capture target/bench/web-size.txt -- node scripts/web-size.mjs $(E2E_DIST)
 	E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \

@@ -221,6 +221,12 @@ STEPS = [
      "summary (wall time, and the page's own `data-first-render-ms`), what the Kernels view says, "
      "and the peak resident memory of the browser's own processes (all of them, an empty page's "
      "about 0.9 GiB included), sampled every 50 ms.", False),
+    ("disasm.md", "disasm", "AMDGPU disassembly against llvm-objdump 22",
+     "`scripts/disasm_agreement.py`: every GFX9-GFX12 code object of three ROCm wheels from PyPI "
+     "(cached; skipped when offline) is listed by `offload disasm` and `llvm-objdump -d`; per "
+     "processor, the instructions whose text equals llvm-objdump's, out of all; the most frequent "
+     "mismatches with their words; and both tools' time over all the code objects and on the "
+     "largest one.", False),
     ("web-size.txt", "size", "The page's transfer size",
      "`scripts/web-size.mjs` on the release build: every wasm and JS file raw and gzipped "
      "(level 9), then the two aims: what the first paint needs (index.html, the style sheet, "
