@@ -7,13 +7,15 @@
 //! has no public encoding, so the command says so and points to `offload kernels`.
 
 use crate::fail::{Failure, Outcome};
-use crate::io::shown;
+use crate::io::{open_lazy, shown, LazyFile};
 use crate::Limits;
 use clap::Args;
+use object::ReadRef;
 use offload::disasm::{Line, Listing};
-use offload::explore::Options;
+use offload::explore::{member_spaces_again, Options, Recovered};
 use offload::report::demangle::demangle;
 use offload::report::targets::{self, Target};
+use offload::tree::Span;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -41,11 +43,10 @@ pub struct DisasmArgs {
     pub limits: Limits,
 }
 
-/// A device image chosen for the listing: where it is and its bytes.
-struct Image<'a> {
+/// Where a listed image is: the containers around it and its target.
+struct Image {
     target: String,
     chain: String,
-    bytes: &'a [u8],
 }
 
 /// What one image gives: a listing, PTX text, or a note that it cannot be disassembled.
@@ -56,25 +57,32 @@ enum Disassembled {
 }
 
 pub fn run(a: &DisasmArgs) -> Outcome<()> {
-    let data = crate::io::read_all(&a.file)?;
     let shown_file = shown(&a.file);
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown_file.clone());
-    // A device image given alone (a code object, a cubin, PTX) is listed as it is.
-    let images = if is_amdgpu_elf(&data) || data.starts_with(b"\x7fELF") && is_cubin(&data) || looks_like_ptx(&data) {
-        vec![Image { target: String::new(), chain: name.clone(), bytes: &data }]
+    let lazy = open_lazy(&a.file)?;
+    let size = lazy.len().map_err(|()| Failure::new(format!("{shown_file}: cannot read its size")))?;
+    let head = lazy.read_bytes_at(0, size.min(4096)).unwrap_or(&[]);
+    let results = if is_device_image(head) {
+        // A device image given alone (a code object, a cubin, PTX) is listed as it is.
+        let data = crate::io::read_all(&a.file)?;
+        vec![(Image { target: String::new(), chain: name.clone() }, disassemble(&data))]
+    } else if offload::format::package::detect(head).is_some() {
+        in_package(a, &lazy, &name, &shown_file)?
     } else {
-        Vec::new()
-    };
-    let tree;
-    let mut images = images;
-    if images.is_empty() {
         // The listing reads the images' bytes, so they are kept; every compressed bundle is
         // decompressed (within the limits) so that no target is missed.
+        let data = crate::io::read_all(&a.file)?;
         let options = Options { verify_all: true, keep_bytes: true, ..a.limits.options() };
-        tree = crate::kpack::explore(&a.file, &data[..], &name, &options, &a.kpack)?;
-        images = chosen(&shown_file, &tree, &data, &a.targets)?;
-    }
-    let results: Vec<(&Image, Disassembled)> = images.iter().map(|i| (i, disassemble(i))).collect();
+        let tree = crate::kpack::explore(&a.file, &data[..], &name, &options, &a.kpack)?;
+        let chosen = chosen(&shown_file, &tree, &a.targets)?;
+        let mut results = Vec::with_capacity(chosen.len());
+        for (image, span) in chosen {
+            let bytes = tree.bytes(&data, span).ok_or_else(|| unavailable(&shown_file, &image))?;
+            let listed = disassemble(bytes);
+            results.push((image, listed));
+        }
+        results
+    };
     let results = narrow_to_kernel(results, a.kernel.as_deref(), &shown_file)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if a.json {
@@ -84,6 +92,48 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
         write_text(&mut out, &results, a.kernel.as_deref())
     };
     written.and_then(|_| out.flush()).map_err(|e| Failure::new(format!("writing the listing: {e}")))
+}
+
+fn unavailable(file: &str, image: &Image) -> Failure {
+    Failure::new(format!("{file}: the bytes of {} are not available", image.target))
+}
+
+/// The images of a package (wheel, tarball, …), in bounded memory: the package is explored
+/// without keeping bytes (as `kernels` does), then each chosen image's bytes are found again by
+/// exploring its member alone, one member at a time.
+fn in_package(a: &DisasmArgs, lazy: &LazyFile, name: &str, file: &str) -> Outcome<Vec<(Image, Disassembled)>> {
+    let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
+    let tree = crate::kpack::explore(&a.file, lazy, name, &options, &a.kpack)?;
+    let chosen = chosen(file, &tree, &a.targets)?;
+    let mut results = Vec::with_capacity(chosen.len());
+    // The spaces of the member found last: images of one member come one after the other.
+    let mut recovered: Recovered = Vec::new();
+    for (image, span) in chosen {
+        let listed = if span.space == 0 {
+            let bytes = lazy.read_bytes_at(span.offset, span.size).map_err(|()| unavailable(file, &image))?;
+            disassemble(bytes)
+        } else {
+            if !recovered.iter().any(|(space, _)| *space == span.space) {
+                // The previous member's bytes go before the next member's are read.
+                recovered.clear();
+                recovered = member_spaces_again(lazy, &tree, span.space, &options, &[], None)
+                    .map_err(|why| Failure::new(format!("{file}: the bytes of {}: {why}", image.target)))?;
+            }
+            let bytes = recovered
+                .iter()
+                .find(|(space, _)| *space == span.space)
+                .and_then(|(_, bytes)| bytes.get(span.offset as usize..span.end() as usize))
+                .ok_or_else(|| unavailable(file, &image))?;
+            disassemble(bytes)
+        };
+        results.push((image, listed));
+    }
+    Ok(results)
+}
+
+/// Whether the file starts as a device image itself: an AMDGPU code object, a cubin, PTX.
+fn is_device_image(head: &[u8]) -> bool {
+    is_amdgpu_elf(head) || is_cubin(head) || looks_like_ptx(head)
 }
 
 /// Whether `data` is an AMDGPU ELF file (`EM_AMDGPU`, 224).
@@ -105,9 +155,9 @@ fn target_name(t: &Target) -> String {
     targets::target_name(t)
 }
 
-/// The device images of `tree` the user asked for, with their bytes; an unknown target is
-/// refused, naming the targets there are.
-fn chosen<'a>(file: &str, tree: &'a offload::tree::Tree, data: &'a [u8], names: &[String]) -> Outcome<Vec<Image<'a>>> {
+/// The device images of `tree` the user asked for, with where their bytes are; an unknown
+/// target is refused, naming the targets there are.
+fn chosen(file: &str, tree: &offload::tree::Tree, names: &[String]) -> Outcome<Vec<(Image, Span)>> {
     let all = targets::collect(tree);
     if all.is_empty() {
         return Err(Failure::new(format!("{file}: no device images")));
@@ -121,38 +171,32 @@ fn chosen<'a>(file: &str, tree: &'a offload::tree::Tree, data: &'a [u8], names: 
             have.join(", ")
         )));
     }
-    picked
-        .into_iter()
-        .map(|t| {
-            let bytes = tree
-                .bytes(data, t.span)
-                .ok_or_else(|| Failure::new(format!("{file}: the bytes of {} are not available", t.target_id)))?;
-            let mut chain = t.chain.clone();
-            chain.retain(|c| !c.is_empty());
-            // NVIDIA images are told apart by the name cuobjdump gives them (`x.1.sm_80.cubin`).
-            let target = match &t.file_name {
-                Some(f) => format!("{} ({f})", target_name(t)),
-                None => target_name(t),
-            };
-            Ok(Image { target, chain: chain.join(" / "), bytes })
-        })
-        .collect()
+    let image = |t: &Target| {
+        let chain: Vec<&str> = t.chain.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
+        // NVIDIA images are told apart by the name cuobjdump gives them (`x.1.sm_80.cubin`).
+        let target = match &t.file_name {
+            Some(f) => format!("{} ({f})", target_name(t)),
+            None => target_name(t),
+        };
+        Image { target, chain: chain.join(" / ") }
+    };
+    Ok(picked.into_iter().map(|t| (image(t), t.span)).collect())
 }
 
-fn disassemble(image: &Image) -> Disassembled {
-    if is_amdgpu_elf(image.bytes) {
-        return match Listing::of_code_object(image.bytes) {
+fn disassemble(bytes: &[u8]) -> Disassembled {
+    if is_amdgpu_elf(bytes) {
+        return match Listing::of_code_object(bytes) {
             Ok(listing) => Disassembled::Code(Box::new(listing)),
             Err(_) => Disassembled::NoEncoding("not a GFX9-GFX12 code object the disassembler reads"),
         };
     }
-    if is_cubin(image.bytes) {
+    if is_cubin(bytes) {
         return Disassembled::NoEncoding(
             "a cubin: SASS has no public encoding; `offload kernels` shows its kernels' resources",
         );
     }
-    if looks_like_ptx(image.bytes) {
-        return Disassembled::Ptx(String::from_utf8_lossy(image.bytes).trim_end_matches('\0').to_string());
+    if looks_like_ptx(bytes) {
+        return Disassembled::Ptx(String::from_utf8_lossy(bytes).trim_end_matches('\0').to_string());
     }
     Disassembled::NoEncoding("not machine code (bitcode, SPIR-V or another format)")
 }
@@ -174,11 +218,11 @@ fn names_kernel(name: &str, wanted: &str) -> bool {
 }
 
 /// With `--kernel`, only the images that have that kernel; refused when none has it.
-fn narrow_to_kernel<'a>(
-    results: Vec<(&'a Image<'a>, Disassembled)>,
+fn narrow_to_kernel(
+    results: Vec<(Image, Disassembled)>,
     kernel: Option<&str>,
     file: &str,
-) -> Outcome<Vec<(&'a Image<'a>, Disassembled)>> {
+) -> Outcome<Vec<(Image, Disassembled)>> {
     let Some(kernel) = kernel else { return Ok(results) };
     let has = |d: &Disassembled| match d {
         Disassembled::Code(l) => l.symbols.iter().any(|s| names_kernel(&s.name, kernel)),
@@ -252,7 +296,7 @@ fn body_end(text: &str, from: usize) -> Option<usize> {
     None
 }
 
-fn write_text(out: &mut dyn Write, results: &[(&Image, Disassembled)], kernel: Option<&str>) -> std::io::Result<()> {
+fn write_text(out: &mut dyn Write, results: &[(Image, Disassembled)], kernel: Option<&str>) -> std::io::Result<()> {
     for (i, (image, result)) in results.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
@@ -315,7 +359,7 @@ fn line_json(listing: &Listing, line: &Line) -> Value {
 /// `{file, images: [{image, target, processor?, labels?, lines?, ptx?, note?}]}`; a line is
 /// `{address, offset, words, text, class, target?, target_label?}` (`class` null for a word
 /// that did not decode; `offset` within the code object).
-fn document(file: &str, results: &[(&Image, Disassembled)], kernel: Option<&str>) -> Value {
+fn document(file: &str, results: &[(Image, Disassembled)], kernel: Option<&str>) -> Value {
     let images: Vec<Value> = results
         .iter()
         .map(|(image, result)| {
