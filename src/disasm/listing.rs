@@ -1,9 +1,12 @@
 //! A code object's `.text`, decoded instruction by instruction, with the labels of its symbols:
 //! what `llvm-objdump -d` prints for an AMDGPU code object, and what the page's Code view shows.
 //!
-//! Labels are the defined function and untyped symbols inside `.text`. A branch target is named
-//! by the nearest label at or before it (`<kernel+0x40>`), as llvm-objdump names it. A dword that
-//! does not decode becomes `.long 0x…` and the listing goes on at the next dword.
+//! Labels are the defined function and untyped symbols inside `.text`; where several share an
+//! address, llvm-objdump 22 prints the one whose name sorts last, and so does this. A branch
+//! target is named by the nearest label at or before it (`<kernel+0x40>`); a branch to exactly
+//! an untyped symbol prints that symbol's name (the first by name) as its operand instead of the
+//! offset, with no comment, as llvm-objdump's AMDGPU symbolizer does. A dword that does not
+//! decode becomes `.long 0x…` and the listing goes on at the next dword.
 
 use alloc::format;
 use alloc::string::String;
@@ -28,6 +31,8 @@ pub struct Symbol {
     pub address: u64,
     /// `st_size`: for a kernel, how far its code goes.
     pub size: u64,
+    /// `STT_NOTYPE` (a label) rather than `STT_FUNC`.
+    pub untyped: bool,
 }
 
 /// One line of code: a decoded instruction, or a dword printed as `.long`.
@@ -42,6 +47,9 @@ pub struct Line {
     /// `None` for a dword that did not decode.
     pub class: Option<Class>,
     pub target: Option<u64>,
+    /// The branch operand was printed as the name of the untyped symbol at `target`, so the
+    /// line has no `<label>` comment.
+    pub target_named: bool,
 }
 
 /// A code object's `.text`, decoded.
@@ -85,10 +93,16 @@ impl Listing {
             .iter()
             .filter(|s| s.section == text.index && matches!(s.st_type, STT_FUNC | STT_NOTYPE))
             .filter(|s| !s.name.is_empty() && s.value >= text.addr && s.value < text.addr + text.size)
-            .map(|s| Symbol { name: String::from(s.name), address: s.value, size: s.size })
+            .map(|s| Symbol {
+                name: String::from(s.name),
+                address: s.value,
+                size: s.size,
+                untyped: s.st_type == STT_NOTYPE,
+            })
             .collect();
         symbols.sort_by(|a, b| a.address.cmp(&b.address).then_with(|| a.name.cmp(&b.name)));
-        let lines = decode_all(isa, code, text.addr, text.offset);
+        let mut lines = decode_all(isa, code, text.addr, text.offset);
+        name_branches_to_labels(&mut lines, &symbols);
         Ok(Listing {
             processor: String::from(processor),
             isa,
@@ -134,7 +148,7 @@ impl Listing {
     /// One instruction line as llvm-objdump prints it (without the newline).
     pub fn objdump_line(&self, line: &Line) -> String {
         let mut out = format!("\t{:<59}// {:012X}: {}", line.text, line.address, self.words(line));
-        if let Some(label) = line.target.and_then(|t| self.label_of(t)) {
+        if let Some(label) = line.target.filter(|_| !line.target_named).and_then(|t| self.label_of(t)) {
             out.push(' ');
             out.push_str(&label);
         }
@@ -147,16 +161,34 @@ impl Listing {
         let mut out = String::from("Disassembly of section .text:\n");
         let mut next_symbol = 0;
         for line in &self.lines {
+            // Of the symbols at one address only the last by name is printed (they are sorted so).
+            let mut label = None;
             while let Some(symbol) = self.symbols.get(next_symbol).filter(|s| s.address <= line.address) {
-                if symbol.address == line.address {
-                    let _ = write!(out, "\n{:016x} <{}>:\n", symbol.address, symbol.name);
-                }
+                label = (symbol.address == line.address).then_some(symbol);
                 next_symbol += 1;
+            }
+            if let Some(symbol) = label {
+                let _ = write!(out, "\n{:016x} <{}>:\n", symbol.address, symbol.name);
             }
             out.push_str(&self.objdump_line(line));
             out.push('\n');
         }
         out
+    }
+}
+
+/// Branches to exactly an untyped symbol print its name instead of their offset operand (the
+/// last word of the text).
+fn name_branches_to_labels(lines: &mut [Line], symbols: &[Symbol]) {
+    for line in lines.iter_mut() {
+        let Some(target) = line.target else { continue };
+        let from = symbols.partition_point(|s| s.address < target);
+        let named = symbols[from..].iter().take_while(|s| s.address == target).find(|s| s.untyped);
+        if let (Some(symbol), Some(space)) = (named, line.text.rfind(' ')) {
+            line.text.truncate(space + 1);
+            line.text.push_str(&symbol.name);
+            line.target_named = true;
+        }
     }
 }
 
@@ -178,6 +210,7 @@ pub fn decode_all(isa: Isa, code: &[u8], address: u64, file_offset: u64) -> Vec<
                 text: d.text,
                 class: Some(d.class),
                 target: d.target,
+                target_named: false,
             },
             None => {
                 let word = u32::from_le_bytes([code[at], code[at + 1], code[at + 2], code[at + 3]]);
@@ -188,6 +221,7 @@ pub fn decode_all(isa: Isa, code: &[u8], address: u64, file_offset: u64) -> Vec<
                     text: format!(".long {word:#010x}"),
                     class: None,
                     target: None,
+                    target_named: false,
                 }
             }
         };
