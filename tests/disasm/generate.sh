@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Generates the disassembly fixtures in this directory: kernels.hip compiled for one processor
+# of each instruction-set family, and what llvm-objdump 22 prints for each code object:
+#   kernels_<proc>.co              the code object (clang -x hip --cuda-device-only)
+#   kernels_<proc>.objdump.txt     llvm-objdump -d, from its "Disassembly of section" line
+#   kernels_<proc>.kd.txt          llvm-objdump -D --disassemble-symbols=<every .kd>, likewise
+# tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
+#
+# Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
+#   CLANG_BIN_DIR  LLVM 22 tools (default /usr/lib/llvm-22/bin)
+#
+# Compiles run in a scratch directory with relative paths, a fixed -cuid and no debug info: two
+# runs give identical files. The file name line of llvm-objdump's header is left out, so that
+# the references do not depend on where the code objects are.
+set -euo pipefail
+
+CLANG_BIN_DIR=${CLANG_BIN_DIR:-/usr/lib/llvm-22/bin}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT=${1:-$HERE}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+PROCESSORS=(gfx900 gfx906 gfx908 gfx90a gfx942 gfx950 gfx1010 gfx1030 gfx1100 gfx1151 gfx1201)
+
+export PATH="$CLANG_BIN_DIR:$PATH"
+export LC_ALL=C TZ=UTC SOURCE_DATE_EPOCH=0
+unset CCC_OVERRIDE_OPTIONS CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH LD_PRELOAD || true
+
+die() { echo "generate.sh: $*" >&2; exit 1; }
+for t in clang llvm-objdump llvm-readelf; do
+  command -v "$t" >/dev/null || die "missing tool '$t' (CLANG_BIN_DIR=$CLANG_BIN_DIR)"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/disasm" "$WORK/images"
+cp "$HERE/kernels.hip" "$WORK/disasm/"
+cp "$HERE/../images/mini_hip.h" "$WORK/images/"
+cd "$WORK/disasm"
+
+# Everything from llvm-objdump's "Disassembly of section" line on.
+from_section() { sed -n '/^Disassembly of section/,$p'; }
+
+for proc in "${PROCESSORS[@]}"; do
+  echo "== $proc" >&2
+  co=kernels_$proc.co
+  clang -x hip --offload-arch="$proc" --cuda-device-only --no-gpu-bundle-output -nogpulib -nogpuinc \
+    -O2 -g0 -ffile-prefix-map="$WORK"=. -fno-ident -cuid=disasm kernels.hip -o "$co"
+  llvm-objdump -d "$co" | from_section > "kernels_$proc.objdump.txt"
+  kds=$(llvm-readelf -s -W "$co" | awk '$4 == "OBJECT" && $8 ~ /\.kd$/ {print $8}' | sort -u | paste -sd, -)
+  [ -n "$kds" ] || die "$co has no .kd symbols"
+  llvm-objdump -D --disassemble-symbols="$kds" "$co" | from_section > "kernels_$proc.kd.txt"
+  cp "$co" "kernels_$proc.objdump.txt" "kernels_$proc.kd.txt" "$OUT/"
+done
+
+cd "$OUT"
+sha256sum -- kernels_*.co > SHA256SUMS
+echo "== done: ${#PROCESSORS[@]} code objects in $OUT" >&2
