@@ -168,12 +168,12 @@ __global__ void flat(int *g, int pick) {
   g[TID() + 1024] = touch(p, pick);
 }
 
-// Scratch: a private array indexed at run time (volatile keeps it in memory).
+// Scratch: a private array indexed at run time.
 __global__ void scratch(const int *idx, int *out, int n) {
-  volatile int a[24];
+  int a[64];
 #pragma nounroll
-  for (int i = 0; i < 24; ++i) a[i] = idx[i] * n + i;
-  out[GID()] = a[idx[GID()] % 24] + a[(idx[GID()] + 5) % 24];
+  for (int i = 0; i < 64; ++i) a[i] = idx[i] * n;
+  out[GID()] = a[idx[GID()] & 63] + a[(idx[GID()] + 5) & 63];
 }
 
 // Control: waits, sleeps, priorities and messages.
