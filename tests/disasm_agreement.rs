@@ -289,34 +289,44 @@ fn reference_descriptors(kd: &str) -> BTreeMap<String, String> {
     blocks
 }
 
+/// The fixtures with descriptor references: `kernels_<name>.kd.txt`, one per processor and a
+/// few variants (wave64, preloaded kernel arguments, a dynamic stack).
+fn descriptor_fixtures() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures())
+        .expect("tests/disasm")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| Some(f.strip_prefix("kernels_")?.strip_suffix(".kd.txt")?.to_string()))
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn kernel_descriptors_match_llvm_objdump() {
-    let mut report = String::from("\nprocessor  kernels  equal\n");
+    let mut report = String::from("\nfixture          kernels  equal\n");
     let mut failures = Vec::new();
-    for processor in PROCESSORS {
-        let data = read(&format!("kernels_{processor}.co"));
-        let expected = reference_descriptors(&read_text(&format!("kernels_{processor}.kd.txt")));
-        let isa = offload::disasm::Isa::for_processor(processor).expect("a known processor");
-        let symbols = descriptor::descriptor_symbols(&data).unwrap_or_else(|e| panic!("{processor}: {e}"));
+    let names = descriptor_fixtures();
+    assert!(names.len() > PROCESSORS.len(), "descriptor references: {names:?}");
+    for name in names {
+        let data = read(&format!("kernels_{name}.co"));
+        let reference = read_text(&format!("kernels_{name}.kd.txt"));
+        let expected = reference_descriptors(&reference);
+        let isa = Listing::of_code_object(&data).unwrap_or_else(|e| panic!("{name}: {e}")).isa;
+        let symbols = descriptor::descriptor_symbols(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
         let ours: BTreeMap<String, String> = symbols.iter().map(|s| (s.symbol.clone(), s.objdump_text(isa))).collect();
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            expected.keys().collect::<Vec<_>>(),
-            "{processor}: the .kd symbols"
-        );
+        assert_eq!(ours.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>(), "{name}: the .kd symbols");
         let mut equal = 0;
         for (symbol, text) in &expected {
             if ours.get(symbol) == Some(text) {
                 equal += 1;
             } else {
-                failures.push(format!("{processor} {symbol}:\nours:\n{}\nllvm-objdump:\n{text}", ours[symbol]));
+                failures.push(format!("{name} {symbol}:\nours:\n{}\nllvm-objdump:\n{text}", ours[symbol]));
             }
         }
-        let _ = writeln!(report, "{processor:<10} {:>7}  {equal:>5}", expected.len());
+        let _ = writeln!(report, "{name:<16} {:>7}  {equal:>5}", expected.len());
         // The whole text, section header and addresses included.
         let whole = descriptor::objdump_descriptors(&data).expect("descriptors");
-        let reference = read_text(&format!("kernels_{processor}.kd.txt"));
-        assert_eq!(format!("Disassembly of section .rodata:\n{whole}"), reference, "{processor}: the whole text");
+        assert_eq!(format!("Disassembly of section .rodata:\n{whole}"), reference, "{name}: the whole text");
     }
     println!("{report}");
     assert!(failures.is_empty(), "descriptors that differ:\n{}", failures.join("\n"));

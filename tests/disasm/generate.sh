@@ -4,6 +4,9 @@
 #   kernels_<proc>.co              the code object (clang -x hip --cuda-device-only)
 #   kernels_<proc>.objdump.txt     llvm-objdump -d, from its "Disassembly of section" line
 #   kernels_<proc>.kd.txt          llvm-objdump -D --disassemble-symbols=<every .kd>, likewise
+#   kernels_<variant>.co, .kd.txt  descriptor variants the defaults do not reach: wave64 on
+#                                  GFX10 (gfx1030_wave64), kernel arguments preloaded into
+#                                  SGPRs (gfx942_preload), a dynamic stack (gfx90a_O0)
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -40,18 +43,28 @@ cd "$WORK/disasm"
 # Everything from llvm-objdump's "Disassembly of section" line on.
 from_section() { sed -n '/^Disassembly of section/,$p'; }
 
-for proc in "${PROCESSORS[@]}"; do
-  echo "== $proc" >&2
-  co=kernels_$proc.co
+# compile NAME PROCESSOR [FLAGS...]: kernels_NAME.co and its descriptors, kernels_NAME.kd.txt.
+compile() {
+  local name=$1 proc=$2
+  shift 2
+  echo "== $name" >&2
   clang -x hip --offload-arch="$proc" --cuda-device-only --no-gpu-bundle-output -nogpulib -nogpuinc \
-    -O2 -g0 -ffile-prefix-map="$WORK"=. -fno-ident -cuid=disasm kernels.hip -o "$co"
-  llvm-objdump -d "$co" | from_section > "kernels_$proc.objdump.txt"
-  kds=$(llvm-readelf -s -W "$co" | awk '$4 == "OBJECT" && $8 ~ /\.kd$/ {print $8}' | sort -u | paste -sd, -)
-  [ -n "$kds" ] || die "$co has no .kd symbols"
-  llvm-objdump -D --disassemble-symbols="$kds" "$co" | from_section > "kernels_$proc.kd.txt"
-  cp "$co" "kernels_$proc.objdump.txt" "kernels_$proc.kd.txt" "$OUT/"
+    -O2 -g0 -ffile-prefix-map="$WORK"=. -fno-ident -cuid=disasm "$@" kernels.hip -o "kernels_$name.co"
+  local kds
+  kds=$(llvm-readelf -s -W "kernels_$name.co" | awk '$4 == "OBJECT" && $8 ~ /\.kd$/ {print $8}' | sort -u | paste -sd, -)
+  [ -n "$kds" ] || die "kernels_$name.co has no .kd symbols"
+  llvm-objdump -D --disassemble-symbols="$kds" "kernels_$name.co" | from_section > "kernels_$name.kd.txt"
+  cp "kernels_$name.co" "kernels_$name.kd.txt" "$OUT/"
+}
+
+for proc in "${PROCESSORS[@]}"; do
+  compile "$proc" "$proc"
+  llvm-objdump -d "kernels_$proc.co" | from_section > "$OUT/kernels_$proc.objdump.txt"
 done
+compile gfx1030_wave64 gfx1030 -mwavefrontsize64
+compile gfx942_preload gfx942 -mllvm -amdgpu-kernarg-preload-count=4
+compile gfx90a_O0 gfx90a -O0
 
 cd "$OUT"
 sha256sum -- kernels_*.co > SHA256SUMS
-echo "== done: ${#PROCESSORS[@]} code objects in $OUT" >&2
+echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2
