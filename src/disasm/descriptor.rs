@@ -443,7 +443,24 @@ impl Directives {
 /// kernel `name` (without `.kd`), or an error carrying llvm-objdump's message.
 pub fn directives(isa: Isa, name: &str, bytes: &[u8]) -> Result<String> {
     let descriptor = KernelDescriptor::parse(bytes)?;
-    descriptor.directives(isa, name).map_err(|message| Error::new(0, CONTEXT, "a valid kernel descriptor", message))
+    descriptor.directives(isa, name).map_err(|message| {
+        Error::new(field_offset(&message), CONTEXT, "zero in the bits a kernel descriptor reserves", message)
+    })
+}
+
+/// The offset of the field one of llvm-objdump's messages is about (it names the field, or the
+/// reserved bits by their bit range in the descriptor).
+fn field_offset(message: &str) -> u64 {
+    let fields = [
+        ("COMPUTE_PGM_RSRC3", 44),
+        ("COMPUTE_PGM_RSRC1", 48),
+        ("COMPUTE_PGM_RSRC2", 52),
+        ("(127:96)", 12),
+        ("(351:192)", 24),
+        ("(511:480)", 60),
+    ];
+    // What is left are the kernel_code_properties bits 455–463.
+    fields.iter().find(|(name, _)| message.contains(name)).map_or(56, |&(_, offset)| offset)
 }
 
 /// What llvm-objdump 22 prints after the `<NAME.kd>:` line for the descriptor symbol `symbol`
@@ -613,6 +630,13 @@ mod tests {
         assert!(objdump_text(Isa::Gfx90a, "k.kd", 0, &[0u8; 12]).contains("must be 64-byte aligned"));
         assert!(objdump_text(Isa::Gfx90a, "k.kd", 4, &[0u8; SIZE]).contains("must be 64-byte aligned"));
         assert!(directives(Isa::Gfx90a, "k", &[0u8; 63]).is_err());
+        let mut bytes = [0u8; SIZE];
+        bytes[55] = 0x80;
+        let error = directives(Isa::Gfx90a, "k", &bytes).unwrap_err();
+        assert_eq!(
+            (error.offset, error.found.as_str()),
+            (52, "kernel descriptor COMPUTE_PGM_RSRC2 reserved bit (31) set")
+        );
     }
 
     #[test]
