@@ -7,6 +7,9 @@
 #   kernels_<variant>.co, .kd.txt  descriptor variants the defaults do not reach: wave64 on
 #                                  GFX10 (gfx1030_wave64), kernel arguments preloaded into
 #                                  SGPRs (gfx942_preload), a dynamic stack (gfx90a_O0)
+#   kernels_sweep_<proc>.co, .kd.txt  descriptors with pseudo-random fields and, one in three, a
+#                                  reserved bit set (descriptor_sweep.py; llvm-mc), for llvm-objdump's
+#                                  directives and error messages beyond what clang emits
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -29,14 +32,14 @@ export LC_ALL=C TZ=UTC SOURCE_DATE_EPOCH=0
 unset CCC_OVERRIDE_OPTIONS CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH LD_PRELOAD || true
 
 die() { echo "generate.sh: $*" >&2; exit 1; }
-for t in clang llvm-objdump llvm-readelf; do
+for t in clang llvm-mc llvm-objdump llvm-readelf python3; do
   command -v "$t" >/dev/null || die "missing tool '$t' (CLANG_BIN_DIR=$CLANG_BIN_DIR)"
 done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -64,6 +67,16 @@ done
 compile gfx1030_wave64 gfx1030 -mwavefrontsize64
 compile gfx942_preload gfx942 -mllvm -amdgpu-kernarg-preload-count=4
 compile gfx90a_O0 gfx90a -O0
+
+for proc in gfx900 gfx90a gfx942 gfx1030 gfx1100 gfx1201; do
+  echo "== sweep_$proc" >&2
+  name=kernels_sweep_$proc
+  python3 descriptor_sweep.py "$proc" 24 > "$name.s"
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "$name.s" -o "$name.co"
+  kds=$(llvm-readelf -s -W "$name.co" | awk '$4 == "OBJECT" && $8 ~ /\.kd$/ {print $8}' | sort -u | paste -sd, -)
+  llvm-objdump -D --disassemble-symbols="$kds" "$name.co" | from_section > "$name.kd.txt"
+  cp "$name.co" "$name.kd.txt" "$OUT/"
+done
 
 cd "$OUT"
 sha256sum -- kernels_*.co > SHA256SUMS
