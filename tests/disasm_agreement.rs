@@ -10,6 +10,8 @@
 //! --disassemble-symbols=<kernel>.kd` prints them.
 //!
 //!     cargo test --release -p offload --test disasm_agreement -- --nocapture
+//!
+//! `DISASM_SHOWN=N` lists N differences per processor instead of 25.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -20,8 +22,12 @@ use offload::disasm::{descriptor, Line, Listing};
 /// The processors generate.sh compiles for.
 const PROCESSORS: [&str; 11] =
     ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1030", "gfx1100", "gfx1151", "gfx1201"];
-/// Differences listed per processor.
+/// Differences listed per processor, unless `DISASM_SHOWN` says how many.
 const SHOWN_PER_PROCESSOR: usize = 25;
+
+fn shown_per_processor() -> usize {
+    std::env::var("DISASM_SHOWN").ok().and_then(|v| v.parse().ok()).unwrap_or(SHOWN_PER_PROCESSOR)
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/disasm")
@@ -143,9 +149,9 @@ struct Agreement {
     instructions: usize,
     equal_text: usize,
     equal_line: usize,
-    /// The same two counts without `s_nop` lines, most of which pad kernels to their alignment
-    /// and would flatter the agreement.
-    without_nop: (usize, usize),
+    /// Instructions and equal texts without `s_nop` and `s_code_end`, which mostly pad kernels to
+    /// their alignment and would flatter the agreement.
+    without_padding: (usize, usize),
     /// By encoding: instructions and equal texts.
     by_encoding: BTreeMap<&'static str, (usize, usize)>,
     differences: Vec<String>,
@@ -162,6 +168,11 @@ impl Agreement {
     }
 }
 
+/// `s_nop` and `s_code_end`: what pads a kernel to its alignment and the code to its end.
+fn is_padding(text: &str) -> bool {
+    text.starts_with("s_nop") || text.starts_with("s_code_end")
+}
+
 fn compare_code(processor: &str) -> Agreement {
     let data = read(&format!("kernels_{processor}.co"));
     let reference = read_text(&format!("kernels_{processor}.objdump.txt"));
@@ -174,8 +185,8 @@ fn compare_code(processor: &str) -> Agreement {
         let encoding = agreement.by_encoding.entry(encoding_of(&expected.text)).or_default();
         encoding.0 += 1;
         let Some(line) = ours.get(&expected.address) else {
-            if !expected.text.starts_with("s_nop") {
-                agreement.without_nop.0 += 1;
+            if !is_padding(&expected.text) {
+                agreement.without_padding.0 += 1;
             }
             agreement.differences.push(format!(
                 "{:012X}  {:<26} ours: (no line at this address: the previous instruction's size differs)\n{:40}llvm: {}",
@@ -188,9 +199,9 @@ fn compare_code(processor: &str) -> Agreement {
             agreement.equal_text += 1;
             encoding.1 += 1;
         }
-        if !expected.text.starts_with("s_nop") {
-            agreement.without_nop.0 += 1;
-            agreement.without_nop.1 += usize::from(text_equal);
+        if !is_padding(&expected.text) {
+            agreement.without_padding.0 += 1;
+            agreement.without_padding.1 += usize::from(text_equal);
         }
         let full = listing.objdump_line(line);
         if full == expected.line {
@@ -214,7 +225,7 @@ fn compare_code(processor: &str) -> Agreement {
 fn disassembly_agrees_with_llvm_objdump() {
     let floors = floors();
     let mut table = String::from(
-        "\nprocessor  instructions  equal text  agreement  equal line  line agreement  without s_nop  floor  whole text\n",
+        "\nprocessor  instructions  equal text  agreement  equal line  line agreement  w/o padding  floor  whole text\n",
     );
     let mut details = String::new();
     let mut below_floor = Vec::new();
@@ -226,11 +237,11 @@ fn disassembly_agrees_with_llvm_objdump() {
         let floor = *floors.get(processor).unwrap_or_else(|| panic!("agreement.txt has no floor for {processor}"));
         let _ = writeln!(
             table,
-            "{processor:<10} {:>12}  {:>10}  {text_percent:>8.2}%  {:>10}  {line_percent:>13.2}%  {:>12.2}%  {floor:>5.1}  {}",
+            "{processor:<10} {:>12}  {:>10}  {text_percent:>8.2}%  {:>10}  {line_percent:>13.2}%  {:>10.2}%  {floor:>5.1}  {}",
             a.instructions,
             a.equal_text,
             a.equal_line,
-            Agreement::percent(a.without_nop.1, a.without_nop.0),
+            Agreement::percent(a.without_padding.1, a.without_padding.0),
             if a.whole_text_equal { "identical" } else { "differs" }
         );
         totals = (totals.0 + a.instructions, totals.1 + a.equal_text, totals.2 + a.equal_line);
@@ -246,9 +257,9 @@ fn disassembly_agrees_with_llvm_objdump() {
                 details,
                 "== {processor}: {} lines differ; the first {}:",
                 a.differences.len(),
-                a.differences.len().min(SHOWN_PER_PROCESSOR)
+                a.differences.len().min(shown_per_processor())
             );
-            for difference in a.differences.iter().take(SHOWN_PER_PROCESSOR) {
+            for difference in a.differences.iter().take(shown_per_processor()) {
                 let _ = writeln!(details, "{difference}");
             }
         }
