@@ -72,6 +72,10 @@ enum Parser {
     NvFatbin,
     /// A ROCm `.kpack` archive: header, table of contents, and where every entry's bytes lie.
     Kpack,
+    /// An AMDGPU code object's `.text`, disassembled.
+    Disasm,
+    /// A 64-byte kernel descriptor, as gfx90a directives.
+    KernelDescriptor,
 }
 
 /// How bad the outcome must be.
@@ -975,7 +979,38 @@ fn catalogue() -> Vec<Case> {
     all.extend(kpack_cases());
     all.extend(package_cases());
     all.extend(image_cases());
+    all.extend(disasm_cases());
     all
+}
+
+/// Code objects the disassembler cannot list, and kernel descriptors it cannot print.
+fn disasm_cases() -> Vec<Case> {
+    let co = image("hip_kernels_gfx90a.co");
+    let d = |name: &str, input: Vec<u8>| case("AMDGPU disassembly", name.to_string(), input, Parser::Disasm);
+    let kd = |name: &str, input: Vec<u8>| {
+        case("AMDGPU kernel descriptor", name.to_string(), input, Parser::KernelDescriptor)
+    };
+    // The section name string table holds ".text" once; renamed, the code object has no code.
+    let shstrtab = {
+        let elf = offload::image::elf::Elf::parse(&co).unwrap();
+        elf.sections.iter().find(|s| s.name == ".shstrtab").unwrap().offset as usize
+    };
+    let text_name = find(&co[shstrtab..], b".text\0") + shstrtab;
+    let descriptor = |at: usize, byte: u8| {
+        let mut bytes = vec![0u8; 64];
+        bytes[at] = byte;
+        bytes
+    };
+    vec![
+        d("a CUDA cubin", image("cuda_kernels_sm80.cubin")).at(18).says(&["e_machine 224"]),
+        d("EF_AMDGPU_MACH 0xff", put(co.clone(), 48, &[0xff])).at(48).says(&["EF_AMDGPU_MACH"]),
+        d("a gfx803 code object", put(co.clone(), 48, &[0x2a])).at(48).says(&["gfx803"]),
+        d("no .text section", put(co.clone(), text_name, b".txet")).at(0).says(&[".text section"]),
+        kd("32 bytes", vec![0u8; 32]).at(0).says(&["64 bytes", "32 bytes"]),
+        kd("a priority set in COMPUTE_PGM_RSRC1", descriptor(49, 0x04)).at(48).says(&["PRIORITY", "(11:10)"]),
+        kd("a reserved bit of kernel_code_properties", descriptor(57, 0x80)).at(56).says(&["(463:460)"]),
+        kd("the last reserved dword", descriptor(63, 1)).at(60).says(&["(511:480)"]),
+    ]
 }
 
 /// Everything the reader said: one error for a parser, every error and warning for the explorer.
@@ -989,6 +1024,10 @@ fn run(parser: Parser, input: &[u8]) -> Vec<Report> {
         Parser::Archive => archive::read(input).and_then(archive::Archive::complete).err(),
         Parser::NvFatbin => nv_fatbin_problem(input),
         Parser::Kpack => kpack_problem(input),
+        Parser::Disasm => offload::disasm::Listing::of_code_object(input).err(),
+        Parser::KernelDescriptor => {
+            offload::disasm::descriptor::directives(offload::disasm::Isa::Gfx90a, "k", input).err()
+        }
         Parser::Explore => return problems(&explore(input, "case", &Options::default()).root),
     };
     refused.map(error).into_iter().collect()

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Generates the disassembly fixtures in this directory: kernels.hip compiled for one processor
+# of each instruction-set family, and what llvm-objdump 22 prints for each code object:
+#   kernels_<proc>.co              the code object (clang -x hip --cuda-device-only)
+#   kernels_<proc>.objdump.txt     llvm-objdump -d, from its "Disassembly of section" line
+#   kernels_<proc>.kd.txt          llvm-objdump -D --disassemble-symbols=<every .kd>, likewise
+#   kernels_<variant>.co, .kd.txt  descriptor variants the defaults do not reach: wave64 on
+#                                  GFX10 (gfx1030_wave64), kernel arguments preloaded into
+#                                  SGPRs (gfx942_preload), a dynamic stack (gfx90a_O0)
+#   kernels_sweep_<proc>.co, .kd.txt  descriptors with pseudo-random fields and, one in three, a
+#                                  reserved bit set (descriptor_sweep.py; llvm-mc), for llvm-objdump's
+#                                  directives and error messages beyond what clang emits
+# tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
+#
+# Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
+#   CLANG_BIN_DIR  LLVM 22 tools (default /usr/lib/llvm-22/bin)
+#
+# Compiles run in a scratch directory with relative paths, a fixed -cuid and no debug info: two
+# runs give identical files. The file name line of llvm-objdump's header is left out, so that
+# the references do not depend on where the code objects are.
+set -euo pipefail
+
+CLANG_BIN_DIR=${CLANG_BIN_DIR:-/usr/lib/llvm-22/bin}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT=${1:-$HERE}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+PROCESSORS=(gfx900 gfx906 gfx908 gfx90a gfx942 gfx950 gfx1010 gfx1030 gfx1100 gfx1151 gfx1201)
+
+export PATH="$CLANG_BIN_DIR:$PATH"
+export LC_ALL=C TZ=UTC SOURCE_DATE_EPOCH=0
+unset CCC_OVERRIDE_OPTIONS CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH LD_PRELOAD || true
+
+die() { echo "generate.sh: $*" >&2; exit 1; }
+for t in clang llvm-mc llvm-objdump llvm-readelf python3; do
+  command -v "$t" >/dev/null || die "missing tool '$t' (CLANG_BIN_DIR=$CLANG_BIN_DIR)"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/disasm" "$WORK/images"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$WORK/disasm/"
+cp "$HERE/../images/mini_hip.h" "$WORK/images/"
+cd "$WORK/disasm"
+
+# Everything from llvm-objdump's "Disassembly of section" line on.
+from_section() { sed -n '/^Disassembly of section/,$p'; }
+
+# compile NAME PROCESSOR [FLAGS...]: kernels_NAME.co and its descriptors, kernels_NAME.kd.txt.
+compile() {
+  local name=$1 proc=$2
+  shift 2
+  echo "== $name" >&2
+  clang -x hip --offload-arch="$proc" --cuda-device-only --no-gpu-bundle-output -nogpulib -nogpuinc \
+    -O2 -g0 -ffile-prefix-map="$WORK"=. -fno-ident -cuid=disasm "$@" kernels.hip -o "kernels_$name.co"
+  local kds
+  kds=$(llvm-readelf -s -W "kernels_$name.co" | awk '$4 == "OBJECT" && $8 ~ /\.kd$/ {print $8}' | sort -u | paste -sd, -)
+  [ -n "$kds" ] || die "kernels_$name.co has no .kd symbols"
+  llvm-objdump -D --disassemble-symbols="$kds" "kernels_$name.co" | from_section > "kernels_$name.kd.txt"
+  cp "kernels_$name.co" "kernels_$name.kd.txt" "$OUT/"
+}
+
+for proc in "${PROCESSORS[@]}"; do
+  compile "$proc" "$proc"
+  llvm-objdump -d "kernels_$proc.co" | from_section > "$OUT/kernels_$proc.objdump.txt"
+done
+compile gfx1030_wave64 gfx1030 -mwavefrontsize64
+compile gfx942_preload gfx942 -mllvm -amdgpu-kernarg-preload-count=4
+compile gfx90a_O0 gfx90a -O0
+
+for proc in gfx900 gfx90a gfx942 gfx1030 gfx1100 gfx1201; do
+  echo "== sweep_$proc" >&2
+  name=kernels_sweep_$proc
+  python3 descriptor_sweep.py "$proc" 24 > "$name.s"
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "$name.s" -o "$name.co"
+  kds=$(llvm-readelf -s -W "$name.co" | awk '$4 == "OBJECT" && $8 ~ /\.kd$/ {print $8}' | sort -u | paste -sd, -)
+  llvm-objdump -D --disassemble-symbols="$kds" "$name.co" | from_section > "$name.kd.txt"
+  cp "$name.co" "$name.kd.txt" "$OUT/"
+done
+
+cd "$OUT"
+sha256sum -- kernels_*.co > SHA256SUMS
+echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2
