@@ -6,7 +6,7 @@ set -eu
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-600}
-TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin msgpack amdgpu cubin spirv bitcode ptx package kpack"}
+TARGETS=${FUZZ_TARGETS:-"offload_binary bundle text_bundle compressed ids archive host explore nv_fatbin msgpack amdgpu cubin spirv bitcode ptx package kpack disasm"}
 
 need_cargo
 need_rust_toolchain nightly

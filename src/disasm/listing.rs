@@ -92,7 +92,7 @@ impl Listing {
             .symbols
             .iter()
             .filter(|s| s.section == text.index && matches!(s.st_type, STT_FUNC | STT_NOTYPE))
-            .filter(|s| !s.name.is_empty() && s.value >= text.addr && s.value < text.addr + text.size)
+            .filter(|s| !s.name.is_empty() && s.value >= text.addr && s.value - text.addr < text.size)
             .map(|s| Symbol {
                 name: String::from(s.name),
                 address: s.value,
@@ -115,7 +115,7 @@ impl Listing {
 
     /// The dwords of `line` as llvm-objdump prints them: `C00A0002 00000000`.
     pub fn words(&self, line: &Line) -> String {
-        let start = (line.address - self.code_address) as usize;
+        let start = line.address.wrapping_sub(self.code_address) as usize;
         let mut out = String::new();
         for (i, word) in self.code[start..start + line.size].chunks_exact(4).enumerate() {
             if i > 0 {
@@ -197,7 +197,7 @@ pub fn decode_all(isa: Isa, code: &[u8], address: u64, file_offset: u64) -> Vec<
     let mut lines = Vec::with_capacity(code.len() / 6);
     let mut at = 0usize;
     while at + 4 <= code.len() {
-        let here = address + at as u64;
+        let here = address.wrapping_add(at as u64);
         // A size that is not whole dwords or runs past the code would be a decoder bug; the word
         // is then printed as undecodable rather than trusted.
         let decoded =
