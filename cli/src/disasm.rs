@@ -11,7 +11,7 @@ use crate::io::{open_lazy, shown, LazyFile};
 use crate::Limits;
 use clap::Args;
 use object::ReadRef;
-use offload::disasm::{Line, Listing};
+use offload::disasm::{descriptor, Line, Listing};
 use offload::explore::{member_spaces_again, Options, Recovered};
 use offload::report::demangle::demangle;
 use offload::report::targets::{self, Target};
@@ -51,7 +51,9 @@ struct Image {
 
 /// What one image gives: a listing, PTX text, or a note that it cannot be disassembled.
 enum Disassembled {
-    Code(Box<Listing>),
+    /// A code object's listing, and its kernel descriptors as llvm-objdump prints them:
+    /// `(kernel, the `ADDRESS <NAME.kd>:` line and its directives)`.
+    Code(Box<Listing>, Vec<(String, String)>),
     Ptx(String),
     NoEncoding(&'static str),
 }
@@ -186,7 +188,10 @@ fn chosen(file: &str, tree: &offload::tree::Tree, names: &[String]) -> Outcome<V
 fn disassemble(bytes: &[u8]) -> Disassembled {
     if is_amdgpu_elf(bytes) {
         return match Listing::of_code_object(bytes) {
-            Ok(listing) => Disassembled::Code(Box::new(listing)),
+            Ok(listing) => {
+                let descriptors = descriptors(bytes, listing.isa);
+                Disassembled::Code(Box::new(listing), descriptors)
+            }
             Err(_) => Disassembled::NoEncoding("not a GFX9-GFX12 code object the disassembler reads"),
         };
     }
@@ -199,6 +204,19 @@ fn disassemble(bytes: &[u8]) -> Disassembled {
         return Disassembled::Ptx(String::from_utf8_lossy(bytes).trim_end_matches('\0').to_string());
     }
     Disassembled::NoEncoding("not machine code (bitcode, SPIR-V or another format)")
+}
+
+/// The kernel descriptors of a code object, each as `llvm-objdump -D --disassemble-symbols=
+/// <kernel>.kd` prints it; none when its symbols cannot be read (the listing says the rest).
+fn descriptors(bytes: &[u8], isa: offload::disasm::Isa) -> Vec<(String, String)> {
+    let symbols = descriptor::descriptor_symbols(bytes).unwrap_or_default();
+    symbols
+        .iter()
+        .map(|d| {
+            let text = format!("{:016x} <{}>:\n{}", d.address, d.symbol, d.objdump_text(isa));
+            (d.kernel().to_string(), text)
+        })
+        .collect()
 }
 
 /// PTX is text that names its version near the start.
@@ -225,7 +243,7 @@ fn narrow_to_kernel(
 ) -> Outcome<Vec<(Image, Disassembled)>> {
     let Some(kernel) = kernel else { return Ok(results) };
     let has = |d: &Disassembled| match d {
-        Disassembled::Code(l) => l.symbols.iter().any(|s| names_kernel(&s.name, kernel)),
+        Disassembled::Code(l, _) => l.symbols.iter().any(|s| names_kernel(&s.name, kernel)),
         Disassembled::Ptx(text) => ptx_function(text, kernel).is_some(),
         Disassembled::NoEncoding(_) => false,
     };
@@ -306,7 +324,7 @@ fn write_text(out: &mut dyn Write, results: &[(Image, Disassembled)], kernel: Op
             target => writeln!(out, "{}: {target}", image.chain)?,
         }
         match result {
-            Disassembled::Code(listing) => write_listing(out, listing, kernel)?,
+            Disassembled::Code(listing, descriptors) => write_listing(out, listing, descriptors, kernel)?,
             Disassembled::Ptx(text) => match kernel.and_then(|k| ptx_function(text, k)) {
                 Some(function) => writeln!(out, "{function}")?,
                 None => writeln!(out, "{text}")?,
@@ -319,7 +337,12 @@ fn write_text(out: &mut dyn Write, results: &[(Image, Disassembled)], kernel: Op
 
 /// A code object's listing as llvm-objdump prints it; with `kernel`, that kernel's lines and
 /// its descriptor's directives.
-fn write_listing(out: &mut dyn Write, listing: &Listing, kernel: Option<&str>) -> std::io::Result<()> {
+fn write_listing(
+    out: &mut dyn Write,
+    listing: &Listing,
+    descriptors: &[(String, String)],
+    kernel: Option<&str>,
+) -> std::io::Result<()> {
     writeln!(out)?;
     let Some(kernel) = kernel else {
         return write!(out, "{}", listing.objdump_text());
@@ -329,16 +352,12 @@ fn write_listing(out: &mut dyn Write, listing: &Listing, kernel: Option<&str>) -
         for line in listing.lines_of(symbol) {
             writeln!(out, "{}", listing.objdump_line(line))?;
         }
-        if let Some(directives) = descriptor_text(listing, &symbol.name) {
+        if let Some((_, directives)) = descriptors.iter().find(|(k, _)| *k == symbol.name) {
             writeln!(out)?;
             write!(out, "{directives}")?;
         }
     }
     Ok(())
-}
-
-fn descriptor_text(_listing: &Listing, _kernel: &str) -> Option<String> {
-    None
 }
 
 fn line_json(listing: &Listing, line: &Line) -> Value {
@@ -356,7 +375,9 @@ fn line_json(listing: &Listing, line: &Line) -> Value {
     v
 }
 
-/// `{file, images: [{image, target, processor?, labels?, lines?, ptx?, note?}]}`; a line is
+/// `{file, images: [{image, target, processor?, labels?, lines?, ptx?, note?}]}`; a label is
+/// `{name, demangled, address, size, descriptor}` (`descriptor`: its `.kd` as llvm-objdump -D
+/// prints it, null for a label that is not a kernel); a line is
 /// `{address, offset, words, text, class, target?, target_label?}` (`class` null for a word
 /// that did not decode; `offset` within the code object).
 fn document(file: &str, results: &[(Image, Disassembled)], kernel: Option<&str>) -> Value {
@@ -365,23 +386,26 @@ fn document(file: &str, results: &[(Image, Disassembled)], kernel: Option<&str>)
         .map(|(image, result)| {
             let mut v = json!({"image": image.chain, "target": image.target});
             match result {
-                Disassembled::Code(listing) => {
+                Disassembled::Code(listing, descriptors) => {
                     v["processor"] = json!(listing.processor);
-                    let symbols: Vec<_> = listing
-                        .symbols
-                        .iter()
-                        .filter(|s| kernel.is_none_or(|k| names_kernel(&s.name, k)))
-                        .collect();
+                    let symbols: Vec<_> =
+                        listing.symbols.iter().filter(|s| kernel.is_none_or(|k| names_kernel(&s.name, k))).collect();
+                    let descriptor_of =
+                        |name: &str| descriptors.iter().find(|(k, _)| k == name).map(|(_, text)| text.as_str());
                     v["labels"] = json!(symbols
                         .iter()
-                        .map(|s| json!({"name": s.name, "demangled": demangle(&s.name), "address": s.address, "size": s.size}))
+                        .map(|s| json!({
+                            "name": s.name,
+                            "demangled": demangle(&s.name),
+                            "address": s.address,
+                            "size": s.size,
+                            "descriptor": descriptor_of(&s.name),
+                        }))
                         .collect::<Vec<_>>());
                     let lines: Vec<Value> = match kernel {
-                        Some(_) => symbols
-                            .iter()
-                            .flat_map(|s| listing.lines_of(s))
-                            .map(|l| line_json(listing, l))
-                            .collect(),
+                        Some(_) => {
+                            symbols.iter().flat_map(|s| listing.lines_of(s)).map(|l| line_json(listing, l)).collect()
+                        }
                         None => listing.lines.iter().map(|l| line_json(listing, l)).collect(),
                     };
                     v["lines"] = json!(lines);

@@ -72,7 +72,16 @@ fn a_kernel_named_demangled_gives_its_code_only() {
         "--kernel",
         "reduce_lds(int const*, int*)",
     ]));
-    assert_eq!(labels(&text), ["0000000000001e00 <_Z10reduce_ldsPKiPi>:"], "{text}");
+    // Its code, then its kernel descriptor as `llvm-objdump -D --disassemble-symbols=….kd` prints it.
+    assert_eq!(
+        labels(&text),
+        ["0000000000001e00 <_Z10reduce_ldsPKiPi>:", "0000000000000c80 <_Z10reduce_ldsPKiPi.kd>:"],
+        "{text}"
+    );
+    let descriptor = text.split_once("<_Z10reduce_ldsPKiPi.kd>:\n").unwrap().1;
+    assert!(descriptor.starts_with(".amdhsa_kernel _Z10reduce_ldsPKiPi\n"), "{text}");
+    assert!(descriptor.contains("\t.amdhsa_group_segment_fixed_size 1024\n"), "{text}");
+    assert!(descriptor.trim_end().ends_with(".end_amdhsa_kernel"), "{text}");
     // The kernel's code runs from its label to the next kernel's (0x2000 in this object).
     let words = addresses_and_words(&text);
     assert!(words.first().unwrap().starts_with("000000001E00:"), "{text}");
