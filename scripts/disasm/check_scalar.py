@@ -33,7 +33,7 @@ def valid_opcodes(family, kind):
             name = line.split("=>")[1].strip().rstrip(",")
             break
     body = re.search(r"static %s: .*?= &\[\n(.*?)\n\];" % name, text, re.S).group(1)
-    return [int(m.group(1), 16) for m in re.finditer(r"\((0x[0-9a-f]+),", body)]
+    return [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r"\((0x[0-9a-f]+), \"[^\"]*\", \"([^\"]*)\"", body)]
 
 
 def literal(rng):
@@ -50,30 +50,37 @@ def source_field(rng):
     return rng.getrandbits(8)
 
 
+def takes_literal(layout, a, b):
+    """Whether a source the layout prints as a source is 255 (a literal follows)."""
+    toks = layout.split()
+    sources = [t[0] for t in toks if t[0] in "AB" and t[1:2].isdigit()]
+    return (a == 255 and "A" in sources) or (b == 255 and "B" in sources)
+
+
 def candidates(mcpu, family, kind, n, rng):
     ops = valid_opcodes(family, kind)
     gen_no = gen.generation(mcpu)
     out = []
     for _ in range(n):
-        op = rng.choice(ops)
+        op, layout = rng.choice(ops)
         if kind == "sop2":
             a, b = source_field(rng), source_field(rng)
             w = [gen.sop2(op, rng.getrandbits(7), a, b)]
-            if 255 in (a, b):
+            if takes_literal(layout, a, b):
                 w.append(literal(rng))
         elif kind == "sop1":
             a = source_field(rng)
             w = [gen.sop1(op, rng.getrandbits(7), a)]
-            if a == 255:
+            if takes_literal(layout, a, 0):
                 w.append(literal(rng))
         elif kind == "sopc":
             a, b = source_field(rng), source_field(rng)
             w = [gen.sopc(op, 0, a, b)]
-            if 255 in (a, b):
+            if takes_literal(layout, a, b):
                 w.append(literal(rng))
         elif kind == "sopk":
             w = [gen.sopk(op, rng.getrandbits(7) if rng.random() < 0.8 else 0, rng.getrandbits(16))]
-            if rng.random() < 0.2:
+            if "L" in layout.split():
                 w.append(rng.getrandbits(32))
         elif kind == "sopp":
             k = rng.getrandbits(16) if rng.random() < 0.7 else rng.getrandbits(rng.choice([1, 4, 8]))

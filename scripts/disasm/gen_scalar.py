@@ -15,7 +15,8 @@ immediate of SOPK/SOPP prints (hex, decimal, or one of the named forms: `s_waitc
     zD zA zB zK   that field must be zero (otherwise llvm-mc rejects the word)
 
 SMEM layouts: `S<n>` SDATA of n registers (`S0` none, `Si` printed as a number), `P<n>` SBASE
-of n registers, `O` the offset operands, `G` the cache-policy bits print.
+of n registers, `O` the offset operands, `G` the cache-policy bits print, `zG` they must be
+clear, `zO` no offset operands, `F` GFX12's prefetch operands (offset, soffset, count).
 
     python3 scripts/disasm/gen_scalar.py        # rewrites src/disasm/scalar/tables.rs
 """
@@ -258,11 +259,14 @@ def imm_style(texts):
 
 
 def sopk_layout(mcpu, op):
-    cands = [[sopk(op, DST, k)] for k in IMM_PROBES] + [[sopk(op, 0, k)] for k in IMM_PROBES]
-    cands += [[sopk(op, 0, k), LIT] for k in IMM_PROBES]
+    tries = [(DST, False), (0, False), (DST, True), (0, True)]
+    cands = []
+    for d, lit in tries:
+        cands += [[sopk(op, d, k)] + ([LIT] if lit else []) for k in IMM_PROBES]
     texts = yield cands
     n = len(IMM_PROBES)
-    for group, d, lit in [(texts[:n], DST, False), (texts[n:2 * n], 0, False), (texts[2 * n:], 0, True)]:
+    for i, (d, lit) in enumerate(tries):
+        group = texts[i * n:(i + 1) * n]
         if any(group):
             break
     else:
@@ -350,7 +354,8 @@ def smem_words(mcpu, op, sdata=16, sbase=2, imm=1, soe=0, glc=0, offset=0x10, so
     if gen in (10, 11):
         glc_bit = 16 if gen == 10 else 14
         return [0xF4000000 | (op << 18) | (glc << glc_bit) | (sdata << 6) | sbase, offset | (soffset << 25)]
-    return [0xF4000000 | (op << 13) | (sdata << 6) | sbase, offset | (soffset << 25)]
+    # GFX12: glc stands for th = 1 (TH_LOAD_NT), to see whether the opcode prints th/scope.
+    return [0xF4000000 | (glc << 23) | (op << 13) | (sdata << 6) | sbase, offset | (soffset << 25)]
 
 
 def generation(mcpu):
@@ -378,6 +383,9 @@ def smem_layout(mcpu, op):
         return m, " ".join(layout + ["zO"])
     mnemonic, ops = operands(full.replace(" glc", "").replace(" dlc", "").split(" offset:")[0])
     toks = list(ops)
+    if toks and toks[-1] == "16" and len(toks) >= 3:
+        # GFX12 s_prefetch_*: [sbase,] offset, soffset, and SDATA as a count.
+        return mnemonic, " ".join((["P%d" % reg_of(toks[0])[1]] if reg_of(toks[0]) else []) + ["F"])
     if toks and toks[0] == "16":
         layout.append("Si")
         toks.pop(0)
@@ -387,9 +395,12 @@ def smem_layout(mcpu, op):
         layout.append("S0")
     if toks and reg_of(toks[0]) and reg_of(toks[0])[0] == 4:
         layout.append("P%d" % reg_of(toks.pop(0))[1])
-    layout.append("O")
-    if texts[1] and (" glc" in texts[1] or " dlc" in texts[1]):
+    if toks:
+        layout.append("O")
+    if texts[1] and (" glc" in texts[1] or " dlc" in texts[1] or " th:" in texts[1]):
         layout.append("G")
+    elif texts[0] and not texts[1]:
+        layout.append("zG")
     return mnemonic, " ".join(layout)
 
 

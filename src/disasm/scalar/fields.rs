@@ -164,9 +164,9 @@ pub(super) fn gpr_idx(imm: u32) -> String {
     format!("gpr_idx({})", on.join(","))
 }
 
-/// `s_version`: the code-object version names llvm-mc 22 prints, with the MDP bit (15).
+/// `s_version`: the code-object version names llvm-mc 22 prints, with the flag bits 13–15.
 pub(super) fn version(imm: u32) -> String {
-    if imm & !0x80ff != 0 {
+    if imm & 0x1f00 != 0 {
         return format!("{imm:#x}");
     }
     let base = imm & 0xff;
@@ -177,8 +177,12 @@ pub(super) fn version(imm: u32) -> String {
         9 => String::from("UC_VERSION_GFX12"),
         _ => format!("{base}"),
     };
-    if imm & 0x8000 != 0 {
-        text.push_str("|UC_VERSION_MDP_BIT");
+    let flags = [(13, "UC_VERSION_W64_BIT"), (14, "UC_VERSION_W32_BIT"), (15, "UC_VERSION_MDP_BIT")];
+    for (bit, flag) in flags {
+        if imm & (1 << bit) != 0 {
+            // Each flag is or-ed onto what is there, in parentheses once that is an or itself.
+            text = if text.contains('|') { format!("({text})|{flag}") } else { format!("{text}|{flag}") };
+        }
     }
     text
 }

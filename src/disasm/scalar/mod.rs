@@ -26,7 +26,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::operands::{inline_constant, scalar, Type};
+use super::operands::{inline_constant, register, scalar as plain_scalar, File, Type};
 use super::{Class, Decoded, Generation, Isa, Words};
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -160,6 +160,11 @@ fn sop_source(isa: Isa, words: &Words<'_>, value: u32, spec: &str) -> Option<(St
     if (128..=208).contains(&value) || (240..=248).contains(&value) {
         return Some((constant_text(ty, value)?, false));
     }
+    if value == 254 {
+        // llvm prints src_lds_direct where a scalar source cannot take it, with a remark.
+        return (count == 1 && ty != "r")
+            .then(|| (String::from("src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/"), false));
+    }
     let name = scalar(generation, value, count)?;
     Some((name, false))
 }
@@ -168,7 +173,11 @@ fn sop_source(isa: Isa, words: &Words<'_>, value: u32, spec: &str) -> Option<(St
 fn constant_text(ty: &str, value: u32) -> Option<String> {
     match (ty, value) {
         ("l", 248) => inline_constant(value, Type::F64),
-        ("c", 248) => Some(String::from("0x3118")),
+        // GFX12's s_cmp_*_f16 print the float constants as their f16 bits.
+        ("c", 240..=248) => {
+            const HALVES: [u32; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
+            HALVES.get((value - 240) as usize).map(|h| format!("{h:#x}"))
+        }
         ("r", _) => Some(format!("{}/*Invalid immediate*/", inline_constant(value, Type::Int)?)),
         _ => inline_constant(value, Type::Int),
     }
@@ -176,14 +185,39 @@ fn constant_text(ty: &str, value: u32) -> Option<String> {
 
 /// A literal in a source of layout type `ty`: `lit(…)` when an inline constant has its value.
 fn literal_text(ty: &str, literal: u32) -> Option<String> {
-    let inline = match ty {
-        "i" | "c" => is_inline32(literal),
-        "l" => literal <= 64,
-        "h" => is_inline16(literal & 0xffff),
-        "r" => return Some(format!("{literal}/*Invalid immediate*/")),
+    // A 16-bit operand prints the literal's low half, unless it is printed as lit(...).
+    let (inline, literal) = match ty {
+        "i" => (is_inline32(literal), literal),
+        "c" if is_inline32(literal) => (true, literal),
+        "c" => (false, literal & 0xffff),
+        "l" => (literal <= 64, literal),
+        "h" if is_inline16(literal & 0xffff) => (true, literal),
+        "h" => (false, literal & 0xffff),
+        "r" => return Some(format!("{}/*Invalid immediate*/", constant_of_literal(literal))),
         _ => return None,
     };
     Some(if inline { format!("lit({literal:#x})") } else { format!("{literal:#x}") })
+}
+
+/// A literal in an operand that takes registers only: llvm prints it as the inline constant of
+/// the same value when there is one, hex otherwise.
+fn constant_of_literal(literal: u32) -> String {
+    const FLOATS: [(u32, &str); 9] = [
+        (0x3f000000, "0.5"),
+        (0xbf000000, "-0.5"),
+        (0x3f800000, "1.0"),
+        (0xbf800000, "-1.0"),
+        (0x40000000, "2.0"),
+        (0xc0000000, "-2.0"),
+        (0x40800000, "4.0"),
+        (0xc0800000, "-4.0"),
+        (0x3e22f983, "0.15915494"),
+    ];
+    let signed = literal as i32;
+    if (-16..=64).contains(&signed) {
+        return format!("{signed}");
+    }
+    FLOATS.iter().find(|&&(bits, _)| bits == literal).map_or_else(|| format!("{literal:#x}"), |&(_, n)| String::from(n))
 }
 
 /// Whether a 32-bit literal has the value of an inline constant (integers -16–64, the float
@@ -216,6 +250,48 @@ fn immediate(isa: Isa, imm: u32, style: &str) -> Option<String> {
         "V" => fields::version(imm),
         _ => return None,
     })
+}
+
+/// A scalar register operand of `count` dwords as llvm-objdump 22 prints it: a misaligned range
+/// is printed from the aligned register below (`s[96:97]` for 97), a pair names only the
+/// special registers that have a 64-bit form, and GFX9 has `null` at 125 too.
+fn scalar(generation: Generation, value: u32, count: u32) -> Option<String> {
+    // Ranges align to 2 (pairs) or 4 (three registers and more).
+    let align = match count {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    let last_sgpr = if generation == Generation::Gfx9 { 101 } else { 105 };
+    if value <= last_sgpr {
+        let first = value & !(align - 1);
+        // Ranges go up to s105 in every family (GFX9's s[100:103] prints).
+        return (first + count - 1 <= 105).then(|| register(File::Sgpr, first, count));
+    }
+    if (108..=123).contains(&value) {
+        let first = (value - 108) & !(align - 1);
+        return (first + count <= 16).then(|| register(File::Ttmp, first, count));
+    }
+    let null = match generation {
+        Generation::Gfx9 | Generation::Gfx10 => 125,
+        _ => 124,
+    };
+    if value == null {
+        return Some(String::from("null"));
+    }
+    match (value, count) {
+        (230, 1 | 2) => return Some(String::from("src_flat_scratch_base_lo")),
+        (231, 1) => return Some(String::from("src_flat_scratch_base_hi")),
+        (239, 1 | 2) => return Some(String::from("src_pops_exiting_wave_id")),
+        (_, 1) => return plain_scalar(generation, value, 1),
+        (_, 3..) => return None,
+        _ => {}
+    }
+    match value {
+        106 | 126 | 235..=239 | 251..=254 => plain_scalar(generation, value, count),
+        102 | 104 if generation == Generation::Gfx9 => plain_scalar(generation, value, count),
+        _ => None,
+    }
 }
 
 fn is_branch(mnemonic: &str) -> bool {
@@ -307,21 +383,39 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
     let mut modifiers = String::new();
     for token in layout.split(' ') {
         match token {
-            "Si" => operands.push(format!("{}", f.sdata)),
+            "Si" if generation == Generation::Gfx12 && f.sdata > 31 => return None,
+            "Si" => operands.push(fields::small_decimal(f.sdata)),
+            "F" => {
+                if f.sdata > 31 {
+                    return None;
+                }
+                operands.push(signed_hex(f.offset));
+                operands.push(scalar(generation, f.soffset, 1)?);
+                operands.push(format!("{}", f.sdata));
+            }
             "O" => smem_offset(generation, &f, &mut operands, &mut modifiers)?,
+            "G" if generation == Generation::Gfx12 => {}
             "G" => modifiers.push_str(&smem_cache_bits(generation, f.word0)),
+            // No offset operands: GFX9 rejects the imm bit.
+            "zO" if generation == Generation::Gfx9 && f.word0 & (1 << 17) != 0 => return None,
             "zO" => {}
+            "zG" if smem_glc(generation, f.word0) => return None,
+            "zG" => {}
             _ => {
                 let count: u32 = token.get(1..)?.parse().ok()?;
                 match token.get(..1)? {
-                    "S" if count > 0 => operands.push(scalar(generation, f.sdata, count)?),
-                    "P" => operands.push(scalar(generation, f.sbase, count)?),
+                    "S" if count > 0 => operands.push(smem_data(generation, f.sdata, count)?),
+                    "P" => operands.push(smem_base(generation, f.sbase, count)?),
                     _ => {}
                 }
             }
         }
     }
-    if generation == Generation::Gfx12 && layout.contains('O') {
+    if generation == Generation::Gfx12 && layout.contains("P4") && f.offset < 0 {
+        // A GFX12 buffer offset is unsigned: llvm-mc rejects bit 23.
+        return None;
+    }
+    if generation == Generation::Gfx12 && layout.split(' ').any(|t| t == "G") {
         modifiers.push_str(&gfx12_cache_bits(f.word0, f.word1));
     }
     let mut text = String::from(mnemonic);
@@ -331,6 +425,30 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
     }
     text.push_str(&modifiers);
     Some(Decoded { size: 8, text, class: Class::ScalarMemory, target: None })
+}
+
+/// SDATA: llvm prints `m0` and `exec` with a remark, as they are outside the operand's class.
+fn smem_data(generation: Generation, value: u32, count: u32) -> Option<String> {
+    let name = scalar(generation, value, count)?;
+    let m0 = if generation <= Generation::Gfx10 { 124 } else { 125 };
+    let class = match (count, value) {
+        (1, 126 | 127) => "SReg_32_XM0_XEXEC",
+        (1, v) if v == m0 => "SReg_32_XM0_XEXEC",
+        (2, 126) => "SReg_64_XEXEC",
+        _ => return Some(name),
+    };
+    Some(format!("{name}/*Invalid register, operand has '{class}' register class*/"))
+}
+
+/// SBASE: a pair may be any 64-bit scalar register; a buffer resource (four) is SGPRs or
+/// trap temporaries only.
+fn smem_base(generation: Generation, value: u32, count: u32) -> Option<String> {
+    match value {
+        0..=105 | 108..=123 => scalar(generation, value, count),
+        _ if count == 2 => scalar(generation, value, count),
+        124 | 125 if scalar(generation, value, 1).as_deref() == Some("null") => Some(String::from("null")),
+        _ => None,
+    }
 }
 
 /// The offset operands: an immediate, an SGPR, or `soffset offset:imm`, by generation.
@@ -371,6 +489,15 @@ fn smem_offset(generation: Generation, f: &SmemFields, operands: &mut Vec<String
         }
     }
     Some(())
+}
+
+/// Whether the cache bits an opcode without them must leave clear are set (GFX11: glc and dlc).
+fn smem_glc(generation: Generation, word0: u32) -> bool {
+    match generation {
+        Generation::Gfx9 | Generation::Gfx10 => word0 & (1 << 16) != 0,
+        Generation::Gfx11 => word0 & (3 << 13) != 0,
+        Generation::Gfx12 => false,
+    }
 }
 
 /// ` glc`, ` dlc` of GFX9–GFX11.
