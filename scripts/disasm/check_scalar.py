@@ -2,6 +2,7 @@
 
     python3 scripts/disasm/check_scalar.py gfx90a [N]     # N candidates per encoding (default 2000)
     python3 scripts/disasm/check_scalar.py all [N]        # every family
+    python3 scripts/disasm/check_scalar.py --objdump tests/images/hip_kernels_gfx90a.co gfx90a
 
 For each encoding (SOP2, SOPK, SOP1, SOPC, SOPP, SMEM) it builds N candidates: an opcode drawn
 from the family's valid set (the generated tables), the other fields random, and a literal
@@ -144,7 +145,29 @@ def check(family, mcpu, n, rng, show=8):
     return total_ok, total
 
 
+OBJDUMP_LINE = re.compile(r"^\s+(\S.*?)\s*// ([0-9A-F]+): ((?:[0-9A-F]{8} ?)+)")
+
+
+def check_objdump(path, mcpu):
+    """Every scalar line llvm-objdump 22 prints for code object `path` against ours."""
+    run = subprocess.run([os.path.join(gen.LLVM_BIN, "llvm-objdump"), "-d", path],
+                         capture_output=True, text=True, check=True)
+    rows = []
+    for line in run.stdout.splitlines():
+        m = OBJDUMP_LINE.match(line)
+        if m and m.group(1).startswith("s_"):
+            rows.append((m.group(1), [int(w, 16) for w in m.group(3).split()]))
+    mine = ours(mcpu, [w for _, w in rows])
+    bad = [(w, t, m) for (t, w), m in zip(rows, mine) if not m or m[0] != t]
+    print("%s: %d/%d scalar lines agree" % (os.path.basename(path), len(rows) - len(bad), len(rows)))
+    for w, t, m in bad[:20]:
+        print("    %s\n      llvm: %s\n      ours: %s" % (" ".join("%08X" % x for x in w), t, m))
+
+
 def main():
+    if len(sys.argv) > 3 and sys.argv[1] == "--objdump":
+        check_objdump(sys.argv[2], sys.argv[3])
+        return
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     show = int(os.environ.get("SHOW", "8"))

@@ -123,14 +123,16 @@ const DEPCTR: [(&str, u32, u32); 7] = [
     ("depctr_vm_vsrc", 2, 3),
 ];
 
-/// `depctr_va_vdst(0) …`, or hex when a bit outside the fields is set.
-pub(super) fn depctr(imm: u32) -> String {
-    if imm & 0x60 != 0 {
+/// `depctr_va_vdst(0) …`, or hex when a bit outside the fields is set. GFX10.1 has no
+/// `hold_cnt` (its bit 7 is outside the fields).
+pub(super) fn depctr(has_hold_cnt: bool, imm: u32) -> String {
+    let outside = if has_hold_cnt { 0x60 } else { 0xe0 };
+    if imm & outside != 0 {
         return format!("{imm:#x}");
     }
-    let all_at_max = DEPCTR.iter().all(|&(_, low, width)| bits(imm, low, width) == (1 << width) - 1);
-    let parts: Vec<String> = DEPCTR
-        .iter()
+    let fields = DEPCTR.iter().filter(|&&(name, _, _)| has_hold_cnt || name != "depctr_hold_cnt");
+    let all_at_max = fields.clone().all(|&(_, low, width)| bits(imm, low, width) == (1 << width) - 1);
+    let parts: Vec<String> = fields
         .filter(|&&(_, low, width)| all_at_max || bits(imm, low, width) != (1 << width) - 1)
         .map(|&(name, low, width)| format!("{name}({})", bits(imm, low, width)))
         .collect();
@@ -193,5 +195,24 @@ pub(super) fn small_decimal(imm: u32) -> String {
         format!("{imm}")
     } else {
         format!("{imm:#x}")
+    }
+}
+
+/// `sendmsg(MSG_DEALLOC_VGPRS)`, `sendmsg(2, 4, 0)`, or the bare number. `names` holds the
+/// named values by the bits that select them (9:0 before GFX11, 7:0 after); a value that names
+/// no message prints its fields (id, operation, stream) when they are all it has, else bare.
+pub(super) fn sendmsg(generation: Generation, names: &[(u16, &str)], imm: u32) -> String {
+    let selecting = if generation < Generation::Gfx11 { imm & 0x3ff } else { imm & 0xff };
+    if let Ok(at) = names.binary_search_by_key(&(selecting as u16), |&(v, _)| v) {
+        if let Some(&(_, text)) = names.get(at) {
+            return String::from(text);
+        }
+    }
+    match generation {
+        Generation::Gfx9 | Generation::Gfx10 if imm < 0x400 && imm & 0x80 == 0 => {
+            format!("sendmsg({}, {}, {})", imm & 0xf, (imm >> 4) & 7, (imm >> 8) & 3)
+        }
+        Generation::Gfx11 | Generation::Gfx12 if imm < 0x100 => format!("sendmsg({imm}, 0, 0)"),
+        _ => format!("{imm}"),
     }
 }

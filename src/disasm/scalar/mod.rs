@@ -147,7 +147,7 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
 fn sop_source(isa: Isa, words: &Words<'_>, value: u32, spec: &str) -> Option<(String, bool)> {
     let generation = isa.generation();
     match spec {
-        "M" => return Some((format!("sendmsg({value}, 0, 0)"), false)),
+        "M" => return Some((fields::sendmsg(generation, tables::sendmsg(isa), value), false)),
         "G" => return Some((fields::gpr_idx(value), false)),
         _ => {}
     }
@@ -241,11 +241,12 @@ fn immediate(isa: Isa, imm: u32, style: &str) -> Option<String> {
     Some(match style {
         "x" => format!("{imm:#x}"),
         "i" => fields::small_decimal(imm),
-        "u" | "E" | "M" => format!("{imm}"),
+        "u" | "E" => format!("{imm}"),
+        "M" => fields::sendmsg(isa.generation(), tables::sendmsg(isa), imm),
         "W" => fields::waitcnt(isa.generation(), imm),
         "H" => fields::hwreg(tables::hwreg(isa), imm),
         "Y" => fields::delay_alu(imm),
-        "C" => fields::depctr(imm),
+        "C" => fields::depctr(isa != Isa::Gfx1010, imm),
         "G" => fields::gpr_idx(imm),
         "V" => fields::version(imm),
         _ => return None,
@@ -526,8 +527,14 @@ fn gfx12_cache_bits(word0: u32, word1: u32) -> String {
     }
     let th = ["", " th:TH_LOAD_NT", " th:TH_LOAD_HT", " th:TH_LOAD_LU"];
     let scope = ["", " scope:SCOPE_SE", " scope:SCOPE_DEV", " scope:SCOPE_SYS"];
-    out.push_str(th.get(((word0 >> 23) & 3) as usize).copied().unwrap_or(""));
-    out.push_str(scope.get(((word0 >> 21) & 3) as usize).copied().unwrap_or(""));
+    let (th_value, scope_value) = ((word0 >> 23) & 3, (word0 >> 21) & 3);
+    // th 3 reads as BYPASS at system scope.
+    if th_value == 3 && scope_value == 3 {
+        out.push_str(" th:TH_LOAD_BYPASS");
+    } else {
+        out.push_str(th.get(th_value as usize).copied().unwrap_or(""));
+    }
+    out.push_str(scope.get(scope_value as usize).copied().unwrap_or(""));
     if word0 & (1 << 20) != 0 {
         out.push_str(" nv");
     }
