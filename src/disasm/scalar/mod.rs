@@ -131,11 +131,7 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
             _ => return None,
         }
     }
-    let text = if operands.is_empty() {
-        String::from(mnemonic)
-    } else {
-        format!("{mnemonic} {}", operands.join(", "))
-    };
+    let text = if operands.is_empty() { String::from(mnemonic) } else { format!("{mnemonic} {}", operands.join(", ")) };
     let text = if mnemonic == "s_endpgm" && fields.simm16 == 0 { String::from(mnemonic) } else { text };
     let class = class_of(mnemonic, encoding);
     let target = branch_target(words, mnemonic, encoding, fields.simm16);
@@ -162,8 +158,9 @@ fn sop_source(isa: Isa, words: &Words<'_>, value: u32, spec: &str) -> Option<(St
     }
     if value == 254 {
         // llvm prints src_lds_direct where a scalar source cannot take it, with a remark.
-        return (count == 1 && ty != "r")
-            .then(|| (String::from("src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/"), false));
+        return (count == 1 && ty != "r").then(|| {
+            (String::from("src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/"), false)
+        });
     }
     let name = scalar(generation, value, count)?;
     Some((name, false))
@@ -453,7 +450,12 @@ fn smem_base(generation: Generation, value: u32, count: u32) -> Option<String> {
 }
 
 /// The offset operands: an immediate, an SGPR, or `soffset offset:imm`, by generation.
-fn smem_offset(generation: Generation, f: &SmemFields, operands: &mut Vec<String>, modifiers: &mut String) -> Option<()> {
+fn smem_offset(
+    generation: Generation,
+    f: &SmemFields,
+    operands: &mut Vec<String>,
+    modifiers: &mut String,
+) -> Option<()> {
     let soffset_name = |v: u32| scalar(generation, v, 1);
     match generation {
         Generation::Gfx9 => {
@@ -539,4 +541,120 @@ fn gfx12_cache_bits(word0: u32, word1: u32) -> String {
         out.push_str(" nv");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes `words` at `address` and returns the text, size and target.
+    fn run(isa: Isa, words: &[u32], address: u64) -> Option<(String, usize, Option<u64>)> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        decode(isa, &Words::new(&bytes, address)).map(|d| (d.text, d.size, d.target))
+    }
+
+    fn text(isa: Isa, words: &[u32]) -> String {
+        run(isa, words, 0).map(|(t, _, _)| t).unwrap_or_default()
+    }
+
+    /// Words and texts llvm-objdump 22 printed for tests/images/hip_kernels_gfx90a.co.
+    #[test]
+    fn gfx90a_lines_of_the_fixture() {
+        let isa = Isa::Gfx90a;
+        assert_eq!(text(isa, &[0xC00A0002, 0x00000000]), "s_load_dwordx4 s[0:3], s[4:5], 0x0");
+        assert_eq!(text(isa, &[0xBF8C0F70]), "s_waitcnt vmcnt(0)");
+        assert_eq!(text(isa, &[0xBF8C4F79]), "s_waitcnt vmcnt(25)");
+        assert_eq!(text(isa, &[0xBF810000]), "s_endpgm");
+        assert_eq!(text(isa, &[0xBE8A0102]), "s_mov_b64 s[10:11], s[2:3]");
+        assert_eq!(text(isa, &[0xBE841C00]), "s_getpc_b64 s[4:5]");
+        assert_eq!(text(isa, &[0x8004FF04, 0xFFFFFF6C]), "s_add_u32 s4, s4, 0xffffff6c");
+        assert_eq!(text(isa, &[0xBE9E1E04]), "s_swappc_b64 s[30:31], s[4:5]");
+        assert_eq!(text(isa, &[0x8E808206]), "s_lshl_b64 s[0:1], s[6:7], 2");
+    }
+
+    /// Words and texts llvm-objdump 22 printed for tests/images/hip_kernels_gfx1100.co.
+    #[test]
+    fn gfx1100_lines_of_the_fixture() {
+        let isa = Isa::Gfx1100;
+        assert_eq!(text(isa, &[0xF4080000, 0xF8000000]), "s_load_b128 s[0:3], s[0:1], null");
+        assert_eq!(
+            text(isa, &[0xBF8700A1]),
+            "s_delay_alu instid0(VALU_DEP_1) | instskip(SKIP_1) | instid1(VALU_DEP_1)"
+        );
+        assert_eq!(text(isa, &[0xBF870091]), "s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(VALU_DEP_1)");
+        assert_eq!(text(isa, &[0xBF89FC07]), "s_waitcnt lgkmcnt(0)");
+        assert_eq!(text(isa, &[0xBF850001]), "s_clause 0x1");
+        assert_eq!(text(isa, &[0xBF9F0000]), "s_code_end");
+    }
+
+    /// Lines of code compiled for gfx1201 and gfx1151 from tests/images/occupancy.hip.
+    #[test]
+    fn sendmsg_of_compiled_code() {
+        assert_eq!(text(Isa::Gfx1200, &[0xBFB60003]), "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)");
+        assert_eq!(text(Isa::Gfx1150, &[0xBFB60003]), "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)");
+    }
+
+    #[test]
+    fn branch_targets_are_relative_to_the_next_instruction() {
+        // `s_cbranch_execz 453` at 0x1e50 goes to 0x1e50 + 4 + 4 * 453.
+        let (t, size, target) = run(Isa::Gfx90a, &[0xBF8801C5], 0x1E50).unwrap_or_default();
+        assert_eq!((t.as_str(), size, target), ("s_cbranch_execz 453", 4, Some(0x1E50 + 4 + 4 * 453)));
+        // `s_cbranch_scc0 65497` at 0x1f18 branches back (simm16 = -39).
+        let (t, _, target) = run(Isa::Gfx1100, &[0xBFA1FFD9], 0x1F18).unwrap_or_default();
+        assert_eq!((t.as_str(), target), ("s_cbranch_scc0 65497", Some(0x1F18 + 4 - 4 * 39)));
+        let (_, _, target) = run(Isa::Gfx1100, &[0xBFA1FFD9], 0).unwrap_or_default();
+        assert_eq!(target, Some(4u64.wrapping_sub(4 * 39)));
+    }
+
+    #[test]
+    fn classes() {
+        let class = |isa, words: &[u32]| {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            decode(isa, &Words::new(&bytes, 0)).map(|d| d.class)
+        };
+        assert_eq!(class(Isa::Gfx90a, &[0xBF8C0F70]), Some(Class::Wait));
+        assert_eq!(class(Isa::Gfx90a, &[0xBF8801C5]), Some(Class::Branch));
+        assert_eq!(class(Isa::Gfx90a, &[0xBF810000]), Some(Class::Other));
+        assert_eq!(class(Isa::Gfx90a, &[0xBE8A0102]), Some(Class::ScalarAlu));
+        assert_eq!(class(Isa::Gfx90a, &[0xC00A0002, 0]), Some(Class::ScalarMemory));
+    }
+
+    #[test]
+    fn a_literal_is_part_of_the_instruction_and_may_be_missing() {
+        assert_eq!(run(Isa::Gfx90a, &[0x8004FF04, 0xFFFFFF6C], 0).map(|r| r.1), Some(8));
+        assert_eq!(run(Isa::Gfx90a, &[0x8004FF04], 0), None);
+        assert_eq!(run(Isa::Gfx90a, &[0xC00A0002], 0), None);
+    }
+
+    #[test]
+    fn other_encodings_are_left_to_the_other_groups() {
+        // v_mov_b32 (VOP1) and a DS word.
+        assert_eq!(run(Isa::Gfx90a, &[0x7E000280], 0), None);
+        assert_eq!(run(Isa::Gfx1100, &[0xDBFC0000, 0x01000009], 0), None);
+    }
+
+    /// A small xorshift generator, so the test needs no crate.
+    fn next(state: &mut u64) -> u32 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        (*state >> 16) as u32
+    }
+
+    #[test]
+    fn random_words_never_panic() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for isa in Isa::ALL {
+            for _ in 0..20_000 {
+                let high = [0x8000_0000, 0xB000_0000, 0xBE80_0000, 0xBF00_0000, 0xBF80_0000, 0xC000_0000, 0xF400_0000];
+                let base = high[(next(&mut state) % high.len() as u32) as usize];
+                let first = base | (next(&mut state) >> 6);
+                let words = [first, next(&mut state), next(&mut state)];
+                let take = (next(&mut state) % 4) as usize;
+                let bytes: Vec<u8> = words.iter().take(take).flat_map(|w| w.to_le_bytes()).collect();
+                let address = u64::from(next(&mut state)) << 32 | u64::from(next(&mut state));
+                let _ = decode(isa, &Words::new(&bytes, address));
+            }
+        }
+    }
 }
