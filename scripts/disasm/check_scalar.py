@@ -86,6 +86,8 @@ def candidates(mcpu, family, kind, n, rng):
         elif kind == "sopp":
             k = rng.getrandbits(16) if rng.random() < 0.7 else rng.getrandbits(rng.choice([1, 4, 8]))
             w = [gen.sopp(op, k)]
+            if w[0] in (gen.SEPARATOR, gen.MARK):
+                w = [gen.sopp(op, 0)]  # the runner's own marks cannot be asked about
         else:
             w = smem_candidate(gen_no, op, rng)
         out.append(w)

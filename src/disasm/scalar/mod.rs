@@ -157,10 +157,15 @@ fn sop_source(isa: Isa, words: &Words<'_>, value: u32, spec: &str) -> Option<(St
         return Some((constant_text(ty, value)?, false));
     }
     if value == 254 {
-        // llvm prints src_lds_direct where a scalar source cannot take it, with a remark.
-        return (count == 1 && ty != "r").then(|| {
-            (String::from("src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/"), false)
-        });
+        // llvm prints src_lds_direct where a scalar source cannot take it, with a remark
+        // (without one where the operand takes no literal either, as in s_barrier_*).
+        return match (count, ty) {
+            (1, "n") => Some((String::from("src_lds_direct"), false)),
+            (1, _) => {
+                Some((String::from("src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/"), false))
+            }
+            _ => None,
+        };
     }
     let name = scalar(generation, value, count)?;
     Some((name, false))
@@ -425,8 +430,16 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
     Some(Decoded { size: 8, text, class: Class::ScalarMemory, target: None })
 }
 
-/// SDATA: llvm prints `m0` and `exec` with a remark, as they are outside the operand's class.
+/// SDATA: llvm prints `m0` and `exec` with a remark, as they are outside the operand's class,
+/// and three trap temporaries as the eight from the aligned one.
 fn smem_data(generation: Generation, value: u32, count: u32) -> Option<String> {
+    if count == 3 && (108..=123).contains(&value) {
+        let first = (value - 108) & !3;
+        return (first + 8 <= 16).then(|| {
+            let range = register(File::Ttmp, first, 8);
+            format!("{range}/*Invalid register, operand has 'SReg_96' register class*/")
+        });
+    }
     let name = scalar(generation, value, count)?;
     let m0 = if generation <= Generation::Gfx10 { 124 } else { 125 };
     let class = match (count, value) {
