@@ -86,6 +86,32 @@ mod tests {
     }
 
     #[test]
+    fn a_code_object_is_listed_with_its_labels_and_where_its_bytes_are() {
+        let co = include_bytes!("../../../tests/images/hip_kernels_gfx90a.co");
+        let listing = code_listing(co, 0x1000).unwrap();
+        assert_eq!(listing.processor, "gfx90a");
+        let labels: Vec<(&str, u64)> = listing.labels.iter().map(|l| (l.name.as_str(), l.address)).collect();
+        // As llvm-objdump -d prints them.
+        assert_eq!(
+            labels,
+            [
+                ("_Z10reduce_ldsPKiPi", 0x1e00),
+                ("_Z13private_arrayPKiPii", 0x2600),
+                ("_Z5spillPKfPf", 0x2b00),
+                ("_Z3fibi", 0x3e68),
+                ("_Z9recursivePi", 0x4000)
+            ]
+        );
+        for label in &listing.labels {
+            assert_eq!(listing.lines[label.line as usize].address, label.address);
+        }
+        // .text is at 0xe00 in the code object (its address is 0x1e00), the code object at 0x1000.
+        let first = &listing.lines[0];
+        assert_eq!((first.address, first.offset), (0x1e00, 0x1e00));
+        assert_eq!(first.words.split(' ').count() * 4, usize::from(first.size));
+    }
+
+    #[test]
     fn what_is_not_a_code_object_is_refused_with_a_reason() {
         assert!(code_listing(b"not an ELF file", 0).is_err());
     }

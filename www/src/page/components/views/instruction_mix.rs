@@ -25,23 +25,21 @@ pub fn InstructionMix(props: &InstructionMixProps) -> Html {
         .and_then(|k| listing.labels.get(k))
         .map_or_else(|| "the code object".to_string(), |l| l.name.clone());
     html! {
-        <details class="instruction-mix" open=true>
-            <summary>{ format!("Instruction mix of {of}: {} instructions", thousands(u64::from(total))) }</summary>
-            <table>
-                <tbody>
-                    { for counts.iter().enumerate().filter(|(_, &n)| n > 0).map(|(slot, &n)| {
-                        let pct = percent(n, total);
-                        html! {
-                            <tr class={format!("code-class-{}", CLASS_SLUGS[slot])} data-class={CLASS_SLUGS[slot]}>
-                                <th scope="row"><span class="code-swatch" aria-hidden="true"></span>{ class_name(slot) }</th>
-                                <td class="num">{ thousands(u64::from(n)) }</td>
-                                <td class="num">{ format!("{pct:.1}%") }</td>
-                                <td><meter min="0" max="100" value={pct.to_string()} aria-label={format!("{} {pct:.1}%", class_name(slot))}></meter></td>
-                            </tr>
-                        }
-                    }) }
-                </tbody>
-            </table>
-        </details>
+        <div class="instruction-mix" aria-label="Instruction mix">
+            <span class="mix-title">{ format!("Mix of {of}: {} instructions", thousands(u64::from(total))) }</span>
+            <ul>
+                { for counts.iter().enumerate().filter(|(_, &n)| n > 0).map(|(slot, &n)| {
+                    let pct = percent(n, total);
+                    html! {
+                        <li class={format!("code-class-{}", CLASS_SLUGS[slot])} data-class={CLASS_SLUGS[slot]}>
+                            <span class="code-swatch" aria-hidden="true"></span>
+                            { format!("{} {}", class_name(slot), thousands(u64::from(n))) }
+                            <span class="mix-pct">{ format!("{pct:.1}%") }</span>
+                            <meter min="0" max="100" value={pct.to_string()} aria-hidden="true"></meter>
+                        </li>
+                    }
+                }) }
+            </ul>
+        </div>
     }
 }
