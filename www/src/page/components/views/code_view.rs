@@ -86,11 +86,13 @@ pub fn CodeView(props: &CodeViewProps) -> Html {
                     Content::Listing(listing, rows) => {
                         let keep = props.selected.filter(|&n| doc.is_within(n, s.image));
                         html! {
-                            <CodeListingView listing={listing.clone()} rows={rows.clone()} image={s.image} {span}
+                            <CodeListingView key={format!("{}-{}", span.space, span.offset)} listing={listing.clone()} rows={rows.clone()} image={s.image} {span}
                                 selected={keep} kernel={s.kernel.clone()} hex={props.hex.clone()} on_action={props.on_action.clone()} />
                         }
                     }
-                    Content::Ptx(ptx) => html! { <PtxView ptx={ptx.clone()} kernel={s.kernel.clone()} /> },
+                    Content::Ptx(ptx) => html! {
+                        <PtxView key={format!("{}-{}", span.space, span.offset)} ptx={ptx.clone()} kernel={s.kernel.clone()} />
+                    },
                 },
             }
         }
