@@ -416,7 +416,7 @@ test('offline: after one visit the page opens and explores a sample with no netw
     return (await cache.keys()).map((r) => r.url);
   });
   assert.ok(cached.includes(url), 'the page is cached as its scope URL');
-  for (const binary of ['app_bg.wasm', 'app.js', 'app_loader.js', 'explorer.js', 'editor_bg.wasm']) {
+  for (const binary of ['app_bg.wasm', 'app.js', 'app_loader.js', 'explorer.js', 'editor_bg.wasm', 'disasm_bg.wasm', 'disasm_worker.js']) {
     assert.ok(cached.some((u) => u.endsWith(`/${binary}`)), `${binary} is cached: ${cached.join(' ')}`);
   }
 

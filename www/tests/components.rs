@@ -218,7 +218,7 @@ async fn hex_view_highlights_the_selected_span_and_reports_clicked_bytes() {
     let gfx90a = node(&doc, "hipv4-amdgcn-amd-amdhsa--gfx90a");
     let span = doc.nodes[gfx90a].span;
     assert_eq!(span.space, 1);
-    let hex = HexState { space: 1, cursor: None, reveal: Some(span.offset), reveal_seq: 1 };
+    let hex = HexState { space: 1, cursor: None, reveal: Some(span.offset), reveal_seq: 1, marked: None };
     let el = root();
     Renderer::<HexView>::with_root_and_props(
         el.clone(),

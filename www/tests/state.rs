@@ -10,7 +10,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use offload::explore::Progress;
 use offload::report::runs_on::RunsOn;
-use offload::tree::NodeKind;
+use offload::tree::{NodeKind, Span};
 use offload_www::page::state::{Action, AppState, Nav, Status, View};
 use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
 use offload_www::wire::loading::Loading;
@@ -180,6 +180,25 @@ fn clicking_a_byte_selects_the_innermost_node_there_without_scrolling() {
 }
 
 #[test]
+fn an_instruction_selected_in_the_code_view_marks_its_bytes_until_another_selection() {
+    let (s, d) = opened();
+    let image = find(&d, "AMDGPU code object gfx90a");
+    let span = d.nodes[image].span;
+    let instruction = Span::new(span.space, span.offset + 0x100, 8);
+    let s = s.reduce(Action::SelectSpan { node: image, span: instruction });
+    let tab = s.active_tab().unwrap();
+    assert_eq!(
+        (tab.selected, tab.hex.cursor, tab.hex.marked),
+        (Some(image), Some(instruction.offset), Some(instruction))
+    );
+    assert_eq!(tab.hex.reveal, Some(instruction.offset), "the hex view scrolls to the instruction");
+    let s = s.reduce(Action::SelectAt { space: span.space, offset: span.offset + 4 });
+    assert_eq!(s.active_tab().unwrap().hex.marked, None, "a byte clicked is the cursor alone");
+    let s = s.reduce(Action::SelectSpan { node: image, span: instruction }).reduce(Action::Select(image));
+    assert_eq!(s.active_tab().unwrap().hex.marked, None);
+}
+
+#[test]
 fn go_to_offset_selects_and_scrolls_within_the_current_space() {
     let (s, d) = opened();
     let section = find(&d, "section .hip_fatbin");
@@ -240,11 +259,15 @@ fn keyboard_navigation_follows_the_visible_rows() {
 #[test]
 fn views_and_help_toggle() {
     let s = AppState::default();
-    assert!(View::ALL.iter().all(|&v| s.shows(v)));
+    // Every view but Code, which starts its worker when it first opens.
+    assert!(View::ALL.iter().all(|&v| s.shows(v) == (v != View::Code)));
     let s = s.reduce(Action::ToggleView(View::Hex));
     assert!(!s.shows(View::Hex) && s.shows(View::Map));
     let s = s.reduce(Action::ToggleView(View::Hex)).reduce(Action::Help(true));
     assert!(s.shows(View::Hex) && s.help_open);
+    // The inspector's "Code" shows the view, and pressing it again keeps it shown.
+    let s = s.reduce(Action::ShowView(View::Code)).reduce(Action::ShowView(View::Code));
+    assert!(s.shows(View::Code));
 }
 
 #[test]

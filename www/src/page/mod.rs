@@ -6,6 +6,7 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the map.
 
+pub mod code;
 pub mod downloads;
 pub mod edit_input;
 pub mod format;
@@ -26,6 +27,8 @@ pub mod bytes;
 pub mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod disasm_client;
 #[cfg(target_arch = "wasm32")]
 pub mod offline;
 #[cfg(target_arch = "wasm32")]

@@ -9,7 +9,7 @@
 
 use crate::page::state::View;
 
-/// A place that takes a share of the room: one of the six views, or the centre column.
+/// A place that takes a share of the room: one of the seven views, or the centre column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
     View(View),
@@ -21,7 +21,7 @@ impl Slot {
     fn index(self) -> usize {
         match self {
             Slot::View(v) => v as usize,
-            Slot::Centre => 6,
+            Slot::Centre => 7,
         }
     }
 
@@ -52,7 +52,7 @@ pub const KEY_STEP: f64 = 0.05;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Panes {
     /// Per slot ([`View`] as index, then the centre column): its share of its row or column.
-    shares: [f64; 7],
+    shares: [f64; 8],
     /// The view shown alone, in the whole tab, if any.
     pub maximised: Option<View>,
 }
@@ -61,14 +61,15 @@ impl Default for Panes {
     /// The tree a fifth of the width and the inspector a quarter, the centre the rest; in the
     /// centre the hex view the tallest, the map the shortest.
     fn default() -> Self {
-        let mut shares = [1.0; 7];
+        let mut shares = [1.0; 8];
         shares[View::Tree as usize] = 22.0;
         shares[View::Inspector as usize] = 25.0;
-        shares[6] = 53.0;
+        shares[7] = 53.0;
         shares[View::Summary as usize] = 30.0;
         shares[View::Kernels as usize] = 25.0;
         shares[View::Map as usize] = 18.0;
         shares[View::Hex as usize] = 40.0;
+        shares[View::Code as usize] = 45.0;
         Panes { shares, maximised: None }
     }
 }

@@ -42,6 +42,7 @@ pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("4", Command::Toggle(View::Hex), "Show or hide the hex view"),
     ("5", Command::Toggle(View::Inspector), "Show or hide the inspector"),
     ("6", Command::Toggle(View::Kernels), "Show or hide the kernels table"),
+    ("7", Command::Toggle(View::Code), "Show or hide the code of the selected image"),
     ("m", Command::Maximise, "Maximise the view you are in, or restore the layout"),
     ("l", Command::CopyLink, "Copy a link to the file and its selected node"),
     (",", Command::Settings, "Settings: limits for the files opened next"),

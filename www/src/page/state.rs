@@ -130,7 +130,7 @@ pub enum DownloadStage {
     Refused(Refusal),
 }
 
-/// Views that can be shown or hidden, in the order of their shortcuts (1 to 6).
+/// Views that can be shown or hidden, in the order of their shortcuts (1 to 7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
     Summary,
@@ -139,10 +139,13 @@ pub enum View {
     Hex,
     Inspector,
     Kernels,
+    /// A device image's code: disassembled, or PTX text (hidden until asked for).
+    Code,
 }
 
 impl View {
-    pub const ALL: [View; 6] = [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector, View::Kernels];
+    pub const ALL: [View; 7] =
+        [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector, View::Kernels, View::Code];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -152,6 +155,7 @@ impl View {
             View::Hex => "Hex",
             View::Inspector => "Inspector",
             View::Kernels => "Kernels",
+            View::Code => "Code",
         }
     }
 
@@ -169,6 +173,7 @@ impl View {
             View::Hex => "hex",
             View::Inspector => "inspector",
             View::Kernels => "kernels",
+            View::Code => "code",
         }
     }
 
@@ -197,6 +202,8 @@ pub struct HexState {
     /// twice for the same offset scrolls twice.
     pub reveal: Option<u64>,
     pub reveal_seq: u32,
+    /// Bytes another view pointed at (a field's, an instruction's), highlighted.
+    pub marked: Option<Span>,
 }
 
 /// One version of a tab's file: the first is the file as opened, each edit adds one.
@@ -421,6 +428,8 @@ pub enum Action {
     Toggle(NodeId),
     Nav(Nav),
     ToggleView(View),
+    /// Show a view (hidden or not): the inspector's "Code" button.
+    ShowView(View),
     Help(bool),
     /// Open or close the settings dialog.
     ShowSettings(bool),
@@ -521,7 +530,7 @@ pub struct AppState {
     pub tabs: Vec<Tab>,
     pub active: Option<TabId>,
     /// Shown views, indexed by `View as usize`.
-    pub views: [bool; 6],
+    pub views: [bool; 7],
     pub help_open: bool,
     /// What files opened from now on are explored with.
     pub settings: Settings,
@@ -548,7 +557,8 @@ impl AppState {
         AppState {
             tabs: Vec::new(),
             active: None,
-            views: [true; 6],
+            // The Code view starts its worker when it first opens: hidden until asked for.
+            views: [true, true, true, true, true, true, false],
             help_open: false,
             settings,
             settings_open: false,
@@ -610,6 +620,7 @@ impl AppState {
                 let shown = &mut self.views[view as usize];
                 *shown = !*shown;
             }
+            Action::ShowView(view) => self.views[view as usize] = true,
             Action::Help(open) => self.help_open = open,
             Action::ShowSettings(open) => self.settings_open = open,
             Action::SetSettings(settings) => self.settings = settings,
@@ -829,6 +840,7 @@ fn select_span(tab: &mut Tab, node: NodeId, span: Span) {
         select(tab, node, false);
         tab.hex.space = span.space;
         tab.hex.cursor = Some(span.offset);
+        tab.hex.marked = Some(span);
         reveal(tab, span.offset);
     }
 }
@@ -837,6 +849,7 @@ fn select_span(tab: &mut Tab, node: NodeId, span: Span) {
 fn select_at(tab: &mut Tab, space: u32, offset: u64) {
     tab.hex.space = space;
     tab.hex.cursor = Some(offset);
+    tab.hex.marked = None;
     if let Some(node) = tab.doc().and_then(|d| d.innermost_at(space, offset)) {
         select(tab, node, false);
     }
@@ -973,6 +986,7 @@ fn select(tab: &mut Tab, node: NodeId, scroll: bool) {
     }
     tab.selected = Some(node);
     tab.hex.space = info.span.space;
+    tab.hex.marked = None;
     if scroll {
         tab.hex.cursor = None;
         reveal(tab, info.span.offset);

@@ -9,6 +9,7 @@
 //! Imports go one way: `page` and `worker` use `wire`; `wire` uses the core and nothing else of
 //! this crate.
 
+pub mod code;
 pub mod doc;
 pub mod download;
 pub mod edit;

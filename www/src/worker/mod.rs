@@ -6,11 +6,14 @@
 //!
 //! See `docs/ARCHITECTURE.md` for the map.
 
+pub mod code;
 pub mod device_archive;
 pub mod read_back;
 
 #[cfg(target_arch = "wasm32")]
 mod compare;
+#[cfg(target_arch = "wasm32")]
+pub mod disasm;
 #[cfg(target_arch = "wasm32")]
 mod edit;
 #[cfg(target_arch = "wasm32")]

@@ -1,10 +1,11 @@
-//! One open file: its progress while it is explored, then the six linked views sharing the
-//! window: the tree, the centre column (summary, kernels, layout map, hex view, stacked) and the
-//! inspector side by side, with splitters between neighbours; views hidden with their toggles
+//! One open file: its progress while it is explored, then the seven linked views sharing the
+//! window: the tree, the centre column (summary, kernels, layout map, hex view, code, stacked)
+//! and the inspector side by side, with splitters between neighbours; views hidden with their toggles
 //! give their room to the others, and one view can be maximised ([`crate::page::panes`]).
 
 use super::pane::{panes_resized, Pane};
 use super::splitter::Splitter;
+use super::views::code_view::CodeView;
 use super::views::compare_view::CompareView;
 use super::views::hex_view::HexView;
 use super::views::inspector::Inspector;
@@ -24,7 +25,7 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct TabViewProps {
     pub tab: Tab,
-    pub views: [bool; 6],
+    pub views: [bool; 7],
     /// The page's settings now (the tab has those it was explored with).
     pub settings: Settings,
     pub bytes: Bytes,
@@ -89,6 +90,9 @@ pub fn TabView(props: &TabViewProps) -> Html {
             View::Hex => html! {
                 <HexView doc={doc.clone()} hex={tab.hex.clone()} selected={tab.selected} bytes={props.bytes.clone()} on_action={on_action.clone()} />
             },
+            View::Code => html! {
+                <CodeView doc={doc.clone()} selected={tab.selected} hex={tab.hex.clone()} bytes={props.bytes.clone()} on_action={on_action.clone()} />
+            },
             View::Inspector => html! {
                 <Inspector doc={doc.clone()} selected={tab.selected} on_action={on_action.clone()}
                     tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} unpack={tab.unpack.clone()} on_file={Some(props.on_file.clone())} />
@@ -134,7 +138,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
     if let Some(v) = panes.maximised.filter(|&v| shows(v)) {
         return panel(html! { <div class="workspace maximised">{ pane(v) }</div> });
     }
-    let centre: Vec<Slot> = [View::Summary, View::Kernels, View::Map, View::Hex]
+    let centre: Vec<Slot> = [View::Summary, View::Kernels, View::Map, View::Hex, View::Code]
         .into_iter()
         .filter(|&v| shows(v))
         .map(Slot::View)

@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ToolbarProps {
-    pub views: [bool; 6],
+    pub views: [bool; 7],
     pub on_action: Callback<Action>,
     pub on_file: Callback<FileRequest>,
     /// What "Copy link" shares: the active tab, if any.

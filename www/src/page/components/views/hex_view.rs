@@ -239,6 +239,7 @@ pub fn HexView(props: &HexProps) -> Html {
         .map(|n| n.fields.iter().filter_map(|f| f.field.span).filter(|s| s.space == space && s.size > 0).collect())
         .unwrap_or_default();
     let cursor = props.hex.cursor;
+    let marked = props.hex.marked;
     let digits = format!("{:x}", size.saturating_sub(1)).len().max(8);
     let win = (*window).clone();
 
@@ -266,6 +267,7 @@ pub fn HexView(props: &HexProps) -> Html {
                 let classes = classes!(
                     selected_span.is_some_and(|s| span_contains(&s, space, o)).then_some("in-node"),
                     field_spans.iter().any(|s| span_contains(s, space, o)).then_some("in-field"),
+                    marked.is_some_and(|s| span_contains(&s, space, o)).then_some("in-mark"),
                     (cursor == Some(o)).then_some("cursor"),
                     (o >= available).then_some("unavailable"),
                 );

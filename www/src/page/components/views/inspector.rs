@@ -1,12 +1,13 @@
 //! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
 //! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
+use crate::page::code::subject;
 use crate::page::components::download::download_button::DownloadButton;
 use crate::page::components::edit::edit_panel::EditPanel;
 use crate::page::components::views::decompress_prompt::DecompressPrompt;
 use crate::page::format::{hex_bytes, hex_offset, human_size};
 use crate::page::state::FileRequest;
-use crate::page::state::{Action, EditStatus, TabId, Unpack};
+use crate::page::state::{Action, EditStatus, TabId, Unpack, View};
 use crate::wire::doc::{display_value, Doc, NodeId, RAW_FIELD_LIMIT};
 use offload::tree::Value;
 use std::rc::Rc;
@@ -66,6 +67,10 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                     busy={props.edit.is_running()} on_file={on_file.clone()} />
             }
             <DownloadButton doc={doc.clone()} node={id} />
+            if subject(doc, Some(id)).is_some() {
+                <button type="button" class="show-code" title="Show this image's code in the Code view (7)"
+                    onclick={props.on_action.reform(|_: MouseEvent| Action::ShowView(View::Code))}>{"Code"}</button>
+            }
             if n.fields.is_empty() {
                 <p class="empty">{"No fields."}</p>
             } else {

@@ -1,0 +1,176 @@
+// The Code view: a code object's listing from the disassembler worker, which is loaded only when
+// the view first opens. Checked against llvm-objdump 22 where the answer does not depend on how
+// far the instruction decoders go (labels, where they start, the bytes of an instruction); where
+// it does (a branch's link), against the page's own lines.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { join } from 'node:path';
+import { LLVM_BIN, ROOT, dropFile, must, openPage, shot, startSite } from '../support.mjs';
+
+const CODE_OBJECT = join(ROOT, 'tests/images/hip_kernels_gfx90a.co');
+const problems = [];
+let site;
+
+before(async () => {
+  site = await startSite();
+});
+after(async () => {
+  await site?.browser.close();
+  site?.server.close();
+});
+
+/** llvm-objdump's labels (`0000000000001e00 <name>:`) and branches (address, target label). */
+function objdump() {
+  const out = must(join(LLVM_BIN, 'llvm-objdump'), ['-d', CODE_OBJECT]);
+  const labels = [...out.matchAll(/^([0-9a-f]{16}) <(.+)>:$/gm)].map((m) => ({ address: parseInt(m[1], 16), name: m[2] }));
+  const branches = [...out.matchAll(/^\ts_c?branch\S* .*\/\/ ([0-9A-F]{12}): \S+ <(.+)>$/gm)]
+    .map((m) => ({ address: parseInt(m[1], 16), target: m[2] }));
+  return { labels, branches };
+}
+
+/** Where `.text` is in the file and in memory. */
+function textSection() {
+  const out = must(join(LLVM_BIN, 'llvm-readelf'), ['-S', '--wide', CODE_OBJECT]);
+  const m = out.match(/\.text\s+PROGBITS\s+([0-9a-f]+) ([0-9a-f]+) ([0-9a-f]+)/);
+  return { addr: parseInt(m[1], 16), offset: parseInt(m[2], 16), size: parseInt(m[3], 16) };
+}
+
+const selectedLine = (page) => page.locator('#code-list .code-line.selected');
+
+test('the Code view lists a code object, linked with the hex view, and its worker loads only when it opens', async () => {
+  // Without the service worker, which would fetch every file of the site in the background.
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems, { serviceWorkers: 'block' });
+  const fetched = [];
+  context.on('request', (r) => fetched.push(new URL(r.url()).pathname.split('/').pop()));
+  try {
+    await dropFile(page, CODE_OBJECT);
+    await page.locator('[role=treeitem] > .row', { hasText: 'AMDGPU code object gfx90a' }).click();
+    const code = page.getByRole('button', { name: 'Code', exact: true }).and(page.locator('.inspector button'));
+    await code.waitFor();
+    assert.deepEqual(fetched.filter((f) => f.startsWith('disasm')), [], 'exploring loads no disassembler');
+    assert.equal(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /disasm/.test(e.name)).length), 0);
+
+    await code.click();
+    const panel = page.locator('section.code-panel');
+    const list = panel.locator('#code-list');
+    await list.waitFor();
+    // Room for the listing beside the hex view: the summary and the layout map hidden.
+    await page.keyboard.press('1');
+    await page.keyboard.press('3');
+    assert.ok(fetched.includes('disasm_worker.js') && fetched.includes('disasm_bg.wasm'), `opening Code loads the disassembler: ${fetched.join(' ')}`);
+
+    // Every label llvm-objdump prints, in its order, offered to go to.
+    const theirs = objdump();
+    const labels = await panel.getByLabel('Go to label').locator('option').evaluateAll((os) => os.slice(1).map((o) => o.textContent));
+    assert.deepEqual(labels, theirs.labels.map((l) => l.name));
+    assert.ok(labels.includes('_Z10reduce_ldsPKiPi') && labels.includes('_Z9recursivePi'));
+
+    // Only the rows on screen are in the page.
+    const total = Number(await list.getAttribute('data-rows'));
+    const drawn = await list.locator('.code-row').count();
+    assert.ok(drawn > 5 && drawn < total, `${drawn} rows drawn of ${total}`);
+
+    // The legend names every class, and the mix adds up.
+    assert.deepEqual(await panel.locator('ul.code-legend li').allTextContents(),
+      ['scalar ALU', 'vector ALU', 'scalar memory', 'vector memory', 'LDS', 'matrix', 'branch', 'wait', 'other', 'not decoded (.long)']);
+    const percents = await panel.locator('.instruction-mix .mix-pct').allTextContents();
+    const sum = percents.reduce((s, p) => s + parseFloat(p), 0);
+    assert.ok(percents.length >= 1 && Math.abs(sum - 100) < 1, `mix: ${percents.join(' ')}`);
+
+    // Going to a label shows it, its first line at its address.
+    const last = theirs.labels.at(-1);
+    await panel.getByLabel('Go to label').selectOption({ label: last.name });
+    const label = list.locator(`.code-label[data-label="${last.name}"]`);
+    await label.waitFor();
+    assert.equal(parseInt(await selectedLine(page).getAttribute('data-address'), 16), last.address);
+
+    // A kernel selected in the tree is scrolled to, and its mix is shown.
+    const first = theirs.labels[0];
+    await page.locator('[role=treeitem] > .row', { hasText: `kernel ${first.name}` }).click();
+    await list.locator(`.code-label[data-label="${first.name}"]`).waitFor();
+    assert.match(await panel.locator('.instruction-mix .mix-title').textContent(), new RegExp(`of ${first.name}:`));
+
+    // Instruction → bytes: clicking a line highlights its bytes in the hex view.
+    const text = textSection();
+    const line = list.locator('.code-line').nth(3);
+    await line.click();
+    const offset = Number(await line.getAttribute('data-offset'));
+    const size = Number(await line.getAttribute('data-size'));
+    const address = parseInt(await line.getAttribute('data-address'), 16);
+    assert.equal(offset, address - text.addr + text.offset, 'a line says where its bytes are');
+    const marked = page.locator('#hex-grid .byte.in-mark');
+    await marked.first().waitFor();
+    assert.deepEqual((await marked.evaluateAll((bs) => bs.map((b) => Number(b.dataset.offset)))),
+      Array.from({ length: size }, (_, i) => offset + i));
+    assert.equal(Number(await page.locator('#hex-grid .byte.cursor').getAttribute('data-offset')), offset);
+
+    // Keys move the selection.
+    const next = Number(await line.getAttribute('data-line')) + 1;
+    await list.focus();
+    await page.keyboard.press('ArrowDown');
+    await list.locator(`.code-line.selected[data-line="${next}"]`).waitFor();
+    await page.keyboard.press('ArrowUp');
+    await list.locator(`.code-line.selected[data-line="${next - 1}"]`).waitFor();
+
+    // Byte → instruction: a byte clicked in the hex view selects the instruction holding it.
+    const branch = theirs.branches[0];
+    const at = branch.address - text.addr + text.offset;
+    await page.locator('#goto-offset').fill(`0x${(at + 2).toString(16)}`);
+    await page.locator('#goto-offset').press('Enter');
+    await page.locator(`#hex-grid .byte[data-offset="${at + 2}"]`).click();
+    await selectedLine(page).waitFor();
+    assert.equal(parseInt(await selectedLine(page).getAttribute('data-address'), 16), branch.address);
+    await shot(page, 'code-view');
+
+    // A branch is a link to where it goes, once the decoders know it.
+    const link = selectedLine(page).locator('a.code-target');
+    if (await link.count()) {
+      assert.equal(await link.textContent(), `<${branch.target}>`);
+      const to = Number(await link.getAttribute('data-target-line'));
+      await link.click();
+      await list.locator(`.code-line.selected[data-line="${to}"]`).waitFor();
+      const [name, plus] = branch.target.split('+');
+      const base = theirs.labels.find((l) => l.name === name).address;
+      assert.equal(parseInt(await selectedLine(page).getAttribute('data-address'), 16), base + (plus ? parseInt(plus, 16) : 0));
+    } else {
+      assert.match(await selectedLine(page).locator('.code-text').textContent(), /^\.long 0x|^s_c?branch/);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a cubin says why it is not disassembled and where its resources are', async () => {
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems, { serviceWorkers: 'block' });
+  try {
+    await dropFile(page, join(ROOT, 'tests/images/cuda_kernels_sm80.cubin'));
+    await page.locator('[role=treeitem] > .row', { hasText: 'CUDA cubin sm_80' }).click();
+    await page.locator('.inspector button', { hasText: 'Code' }).click();
+    const note = page.locator('section.code-panel .code-cubin');
+    await note.waitFor();
+    assert.match(await note.textContent(), /SASS\) has no public encoding/);
+    await note.getByRole('button', { name: 'Kernels view' }).click();
+    await page.locator('section.kernels-panel').waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('PTX is shown by function', async () => {
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems, { serviceWorkers: 'block' });
+  try {
+    await dropFile(page, join(ROOT, 'tests/images/cuda_kernels_sm80.ptx'));
+    await page.locator('[role=treeitem] > .row', { hasText: 'kernel lds' }).click();
+    await page.locator('.inspector button', { hasText: 'Code' }).click();
+    const functions = page.locator('section.code-panel nav.ptx-functions button');
+    await functions.first().waitFor();
+    assert.ok((await functions.allTextContents()).includes('lds'));
+    // The kernel selected is scrolled to: its .entry line is on screen.
+    await page.locator('#ptx-list .ptx-line', { hasText: '.entry lds' }).waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
