@@ -1,0 +1,127 @@
+"""Compares the memory decoder with llvm-mc 22 on random words of valid opcodes.
+
+    scripts/disasm/check_memory.py gfx90a [N]     # N random candidates per encoding (default 2000)
+    scripts/disasm/check_memory.py all [N]
+
+For each encoding (DS, flat, scratch, global, MUBUF, MTBUF) the opcode is drawn from the
+generated table and every other bit at random; each field is zeroed half the time, since
+llvm-mc rejects nonzero fields an opcode does not use. Prints, per processor and encoding, how
+many of the words llvm-mc decodes we print identically, how many we decode that llvm-mc rejects,
+and the first mismatches with their words.
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_memory import GEN, ISAS, LAYOUTS, pack, run  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+TABLES = os.path.join(ROOT, "src/disasm/memory/tables.rs")
+
+
+def table_ops():
+    """{(group, cpu): [opcodes]} from the generated tables."""
+    text = open(TABLES).read()
+    statics = {}
+    for m in re.finditer(r"static (\w+): &\[Op\] = &\[(.*?)\];", text, re.S):
+        statics[m.group(1)] = [int(c) for c in re.findall(r"Op\((\d+),", m.group(2))]
+    out = {}
+    for m in re.finditer(r"fn (\w+)\(isa: Isa\) -> &'static \[Op\] \{(.*?)\n\}", text, re.S):
+        for arm in re.finditer(r"Isa::(\w+) => (\w+),", m.group(2)):
+            out[(m.group(1), arm.group(1).lower())] = statics.get(arm.group(2), [])
+    return out
+
+
+def random_words(layout, fields, rng):
+    words = [rng.getrandbits(32) for _ in range(layout["words"])]
+    for name, spec in layout.items():
+        if name in ("words", "fixed", "op") or spec is None:
+            continue
+        w, shift, width = spec
+        if rng.random() < 0.5:
+            words[w] &= ~(((1 << width) - 1) << shift)
+    for w, shift, width, value in layout["fixed"]:
+        words[w] = (words[w] & ~(((1 << width) - 1) << shift)) | value << shift
+    for name, value in fields.items():
+        w, shift, width = layout[name]
+        words[w] = (words[w] & ~(((1 << width) - 1) << shift)) | (value & ((1 << width) - 1)) << shift
+    return words
+
+
+def candidates(cpu, n, rng):
+    gen = GEN[cpu]
+    ops = table_ops()
+    out = {}
+    groups = [("ds", "ds", None), ("flat", "flat", 0), ("scratch", "flat", 1), ("global", "flat", 2),
+              ("mubuf", "mubuf", None), ("mtbuf", "mtbuf", None)]
+    for group, kind, seg in groups:
+        layout = LAYOUTS[gen].get(kind)
+        codes = ops.get((group, cpu), [])
+        if layout is None or not codes:
+            continue
+        cands = []
+        for _ in range(n):
+            code = rng.choice(codes)
+            fields = dict(op=code)
+            if seg is not None:
+                fields["seg"] = seg
+            if kind == "mtbuf" and layout.get("op3"):
+                fields = dict(op=code & 7, op3=code >> 3)
+            cands.append(random_words(layout, fields, rng))
+        out[group] = cands
+    return out
+
+
+def ours(cpu, cands):
+    lines = "\n".join(" ".join("%08X" % w for w in c) for c in cands) + "\n"
+    run_ = subprocess.run(["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", cpu],
+                          input=lines, capture_output=True, text=True, cwd=ROOT, check=True)
+    out = []
+    for line in run_.stdout.splitlines():
+        out.append(None if line == "<none>" else line.rsplit("\t", 1)[0])
+    return out
+
+
+NOP = {9: 0xBF800000, 10: 0xBF800000, 11: 0xBF800000, 12: 0xBF800000}
+
+
+def reference(cpu, cands):
+    """llvm-mc's answers; two `s_nop 0` after each candidate keep the stream aligned when a
+    rejected candidate's later dwords decode as the start of an instruction."""
+    nop = [NOP[GEN[cpu]]]
+    stream = []
+    for c in cands:
+        stream += [c, nop, nop]
+    return run(cpu, stream)[::3]
+
+
+def check(cpu, n, seed=1, show=6):
+    rng = random.Random(seed)
+    for group, cands in candidates(cpu, n, rng).items():
+        theirs = reference(cpu, cands)
+        mine = ours(cpu, cands)
+        valid = sum(t is not None for t in theirs)
+        agree = sum(t is not None and t == m for t, m in zip(theirs, mine))
+        extra = sum(t is None and m is not None for t, m in zip(theirs, mine))
+        pct = 100.0 * agree / valid if valid else 100.0
+        print("%-8s %-8s %5d/%5d = %6.2f%%  (%d decoded that llvm-mc rejects)" % (cpu, group, agree, valid, pct, extra))
+        shown = 0
+        for c, t, m in zip(cands, theirs, mine):
+            if t != m and shown < show:
+                print("    %s\n      llvm: %s\n      ours: %s" % (" ".join("%08X" % w for w in c), t, m))
+                shown += 1
+
+
+def main():
+    cpus = ISAS if sys.argv[1] == "all" else [sys.argv[1]]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    for cpu in cpus:
+        check(cpu, n)
+
+
+if __name__ == "__main__":
+    main()

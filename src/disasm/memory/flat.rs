@@ -1,0 +1,280 @@
+//! FLAT, GLOBAL and SCRATCH: two dwords on GFX9-GFX11, three on GFX12 (VFLAT, VGLOBAL,
+//! VSCRATCH).
+//!
+//! | dword | GFX9 | GFX10 | GFX11 |
+//! |---|---|---|---|
+//! | 0 | `OFFSET` 12:0 (13 bits) | `OFFSET` 11:0, `DLC` 12 | `OFFSET` 12:0, `DLC` 13 |
+//! | 0 | `LDS` 13, `SEG` 15:14, `GLC` (`sc0`) 16, `SLC` (`nt`) 17 | same | `GLC` 14, `SLC` 15, `SEG` 17:16 |
+//! | 0 | `OP` 24:18, gfx940 `SC1` 25 | `OP` 24:18 | `OP` 24:18 |
+//! | 1 | `ADDR` 7:0, `DATA` 15:8, `SADDR` 22:16, `ACC`/`NV` 23, `VDST` 31:24 | same | `SVE` 23 |
+//!
+//! GFX12: dword 0 `SADDR` 6:0, `NV` 7, `OP` 20:14, `SEG` 25:24; dword 1 `VDST` 7:0,
+//! `SCALE_OFFSET` 16, `SVE` 17, `SCOPE` 19:18, `TH` 22:20, `DATA` 30:23; dword 2 `ADDR` 7:0,
+//! `OFFSET` 31:8 (signed).
+//!
+//! `SEG` is 0 for flat, 1 for scratch, 2 for global. A global or scratch address is a VGPR
+//! offset from the SGPR base `SADDR`, or a 64-bit VGPR address (global) / no VGPR (scratch) when
+//! `SADDR` is `off` (127, GFX11+ 124).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{
+    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, Op, Scalar,
+};
+use crate::disasm::{Class, Decoded, Generation, Isa, Words};
+
+const ACC_ALLOWED: u32 = 17;
+const LDS_ALLOWED: u32 = 18;
+
+/// Which address space an instruction reads: the `SEG` field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    Flat,
+    Scratch,
+    Global,
+}
+
+impl Segment {
+    fn from_field(value: u32) -> Option<Segment> {
+        match value {
+            0 => Some(Segment::Flat),
+            1 => Some(Segment::Scratch),
+            2 => Some(Segment::Global),
+            _ => None,
+        }
+    }
+
+    fn table(self, isa: Isa) -> &'static [Op] {
+        match self {
+            Segment::Flat => tables::flat(isa),
+            Segment::Scratch => tables::scratch(isa),
+            Segment::Global => tables::global(isa),
+        }
+    }
+}
+
+/// The fields of one instruction, gathered from either layout.
+struct Fields {
+    segment: Segment,
+    offset: i64,
+    addr: u32,
+    data: u32,
+    saddr: u32,
+    vdst: u32,
+    /// Whether the atomic returns the old value (`glc`, `sc0`, GFX12 `th:TH_ATOMIC_RETURN`).
+    returns: bool,
+    /// GFX11+: scratch with a VGPR offset.
+    sve: bool,
+    agpr: bool,
+    /// GFX9/GFX10 `lds`: the data goes to LDS, so there is no `vdst`.
+    lds: bool,
+}
+
+pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
+    let first = words.get(0)?;
+    let second = words.get(1)?;
+    let generation = isa.generation();
+    let (segment, glc, slc, dlc, lds, offset) = match generation {
+        Generation::Gfx9 => (bits(first, 14, 2), bits(first, 16, 1), bits(first, 17, 1), 0, bits(first, 13, 1), 13),
+        Generation::Gfx10 => {
+            (bits(first, 14, 2), bits(first, 16, 1), bits(first, 17, 1), bits(first, 12, 1), bits(first, 13, 1), 12)
+        }
+        _ => (bits(first, 16, 2), bits(first, 14, 1), bits(first, 15, 1), bits(first, 13, 1), 0, 13),
+    };
+    let segment = Segment::from_field(segment)?;
+    let op = lookup(segment.table(isa), bits(first, 18, 7))?;
+    let raw_offset = bits(first, 0, offset);
+    let offset = match segment {
+        Segment::Flat if generation != Generation::Gfx11 => i64::from(raw_offset),
+        _ => sign_extend(raw_offset, offset),
+    };
+    let acc_bit = bits(second, 23, 1) != 0;
+    // gfx940 reads bit 13 as SVE for scratch (a VGPR offset) and has no `lds` bit.
+    let sve940 = has_sc_bits(isa) && lds != 0;
+    let lds = if has_sc_bits(isa) { 0 } else { lds };
+    if sve940 && segment != Segment::Scratch {
+        return None;
+    }
+    if lds != 0 && !op.flag(LDS_ALLOWED) {
+        return None;
+    }
+    let fields = Fields {
+        segment,
+        offset,
+        addr: bits(second, 0, 8),
+        data: bits(second, 8, 8),
+        saddr: bits(second, 16, 7),
+        vdst: bits(second, 24, 8),
+        returns: glc != 0,
+        sve: (generation == Generation::Gfx11 && acc_bit) || sve940,
+        agpr: generation == Generation::Gfx9 && acc_bit,
+        lds: lds != 0,
+    };
+    let returns_to_agpr = fields.returns && op.nibble(3) != 0 && !has_agpr_data(isa);
+    if fields.agpr && (fields.lds || !op.flag(ACC_ALLOWED) || returns_to_agpr) {
+        return None;
+    }
+    let mut text = join(op.1, &operands(isa, op, &fields)?);
+    if offset_printed(&fields) {
+        text.push_str(&format!(" offset:{}", fields.offset));
+    }
+    if has_sc_bits(isa) {
+        flag(&mut text, glc != 0, "sc0");
+        flag(&mut text, bits(first, 25, 1) != 0, "sc1");
+        flag(&mut text, slc != 0, "nt");
+    } else {
+        flag(&mut text, glc != 0, "glc");
+        flag(&mut text, slc != 0, "slc");
+        flag(&mut text, dlc != 0, "dlc");
+    }
+    flag(&mut text, lds != 0, "lds");
+    if generation == Generation::Gfx10 {
+        flag(&mut text, acc_bit, "nv");
+    }
+    done(text, 2, Class::VectorMemory)
+}
+
+pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
+    let first = words.get(0)?;
+    let second = words.get(1)?;
+    let third = words.get(2)?;
+    let segment = Segment::from_field(bits(first, 24, 2))?;
+    let op = lookup(segment.table(isa), bits(first, 14, 7))?;
+    let th = bits(second, 20, 3);
+    let scope = bits(second, 18, 2);
+    let atomic = op.1.contains("_atomic_");
+    let fields = Fields {
+        segment,
+        offset: sign_extend(bits(third, 8, 24), 24),
+        addr: bits(third, 0, 8),
+        data: bits(second, 23, 8),
+        saddr: bits(first, 0, 7),
+        vdst: bits(second, 0, 8),
+        returns: atomic && th & 1 != 0,
+        sve: bits(second, 17, 1) != 0,
+        agpr: false,
+        lds: false,
+    };
+    let mut text = join(op.1, &operands(isa, op, &fields)?);
+    if offset_printed(&fields) {
+        text.push_str(&format!(" offset:{}", fields.offset));
+    }
+    cache_policy(&mut text, op.1, th, scope);
+    flag(&mut text, bits(first, 7, 1) != 0, "nv");
+    flag(&mut text, bits(second, 16, 1) != 0, "scale_offset");
+    done(text, 3, Class::VectorMemory)
+}
+
+/// GFX12's `th:` and `scope:` modifiers, named by the kind of access.
+pub(super) fn cache_policy(text: &mut String, name: &str, th: u32, scope: u32) {
+    if th != 0 {
+        let kind = if name.contains("_atomic_") {
+            [
+                "",
+                "TH_ATOMIC_RETURN",
+                "TH_ATOMIC_NT",
+                "TH_ATOMIC_NT_RETURN",
+                "TH_ATOMIC_CASCADE_RT",
+                "TH_ATOMIC_CASCADE_NT",
+                "",
+                "",
+            ]
+        } else if name.contains("_store") {
+            [
+                "",
+                "TH_STORE_NT",
+                "TH_STORE_HT",
+                "TH_STORE_RT_WB",
+                "TH_STORE_NT_RT",
+                "TH_STORE_RT_NT",
+                "TH_STORE_NT_HT",
+                "TH_STORE_BYPASS",
+            ]
+        } else {
+            [
+                "",
+                "TH_LOAD_NT",
+                "TH_LOAD_HT",
+                "TH_LOAD_BYPASS",
+                "TH_LOAD_NT_RT",
+                "TH_LOAD_RT_NT",
+                "TH_LOAD_NT_HT",
+                "TH_LOAD_BYPASS",
+            ]
+        };
+        let prefix = if name.contains("_atomic_") {
+            "TH_ATOMIC_"
+        } else if name.contains("_store") {
+            "TH_STORE_"
+        } else {
+            "TH_LOAD_"
+        };
+        match kind.get(th as usize).copied().filter(|k| !k.is_empty()) {
+            Some(k) => text.push_str(&format!(" th:{k}")),
+            None => text.push_str(&format!(" th:{prefix}{th:#x}")),
+        }
+    }
+    if scope != 0 {
+        let names = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
+        if let Some(name) = names.get(scope as usize) {
+            text.push_str(&format!(" scope:{name}"));
+        }
+    }
+}
+
+fn flag(text: &mut String, set: bool, name: &str) {
+    if set {
+        text.push(' ');
+        text.push_str(name);
+    }
+}
+
+fn offset_printed(fields: &Fields) -> bool {
+    fields.offset != 0
+}
+
+/// `value`, `width` bits wide, as a two's-complement number.
+fn sign_extend(value: u32, width: u32) -> i64 {
+    let value = i64::from(value);
+    let sign = 1i64 << (width - 1);
+    (value ^ sign) - sign
+}
+
+/// The register operands: `vdst` (loads, returning atomics), the address, `data` (stores,
+/// atomics), and the scalar base (global, scratch).
+fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
+    let generation = isa.generation();
+    let off = if generation >= Generation::Gfx11 { 124 } else { 127 };
+    let mut out = Vec::new();
+    let vdst = if f.returns && op.nibble(3) != 0 { op.nibble(3) } else { op.nibble(0) };
+    if vdst != 0 && !f.lds {
+        out.push(data_register(isa, f.agpr, f.vdst, vdst)?);
+    }
+    let saddr_off = f.saddr == off;
+    if op.nibble(1) != 0 || f.segment == Segment::Scratch {
+        out.push(match f.segment {
+            Segment::Flat => address(isa, f.addr, 2)?,
+            Segment::Global if saddr_off => address(isa, f.addr, 2)?,
+            Segment::Global => address(isa, f.addr, 1)?,
+            Segment::Scratch => {
+                let uses_vaddr = if generation >= Generation::Gfx11 || has_sc_bits(isa) { f.sve } else { saddr_off };
+                if uses_vaddr {
+                    address(isa, f.addr, 1)?
+                } else {
+                    String::from("off")
+                }
+            }
+        });
+    }
+    if op.nibble(2) != 0 {
+        out.push(data_register(isa, f.agpr, f.data, op.nibble(2))?);
+    }
+    match f.segment {
+        Segment::Flat => {}
+        Segment::Global => out.push(scalar_operand(isa, Scalar::Saddr64, f.saddr)?),
+        Segment::Scratch => out.push(scalar_operand(isa, Scalar::Saddr32, f.saddr)?),
+    }
+    Some(out)
+}
