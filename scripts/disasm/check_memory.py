@@ -101,7 +101,8 @@ def reference(cpu, cands):
 
 def check(cpu, n, seed=1, show=6):
     rng = random.Random(seed)
-    for group, cands in candidates(cpu, n, rng).items():
+    isa = ALIAS.get(cpu, cpu)
+    for group, cands in candidates(isa, n, rng).items():
         theirs = reference(cpu, cands)
         mine = ours(cpu, cands)
         valid = sum(t is not None for t in theirs)
@@ -116,7 +117,44 @@ def check(cpu, n, seed=1, show=6):
                 shown += 1
 
 
+ALIAS = {"gfx1201": "gfx1200", "gfx1101": "gfx1100", "gfx940": "gfx942", "gfx1031": "gfx1030"}
+LINE = re.compile(r"^\t(\S.*?)\s*// [0-9A-F]+: ((?:[0-9A-F]{8} ?)+)$")
+MEMORY_TOPS = {9: {0x36, 0x37, 0x38, 0x3A}, 10: {0x36, 0x37, 0x38, 0x3A}, 11: {0x36, 0x37, 0x38, 0x3A},
+               12: {0x36, 0x3B, 0x31}}
+
+
+def check_objdump(path, show=10):
+    """Every memory instruction llvm-objdump -d prints for the code object at `path`, against ours."""
+    dump = subprocess.run([os.path.join(os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin"), "llvm-objdump"), "-d",
+                           path], capture_output=True, text=True, check=True).stdout
+    cpu = re.search(r"amdgcn-amd-amdhsa--(gfx\w+)|file format elf64-amdgpu", dump)
+    mcpu = subprocess.run([os.path.join(os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin"), "llvm-readelf"), "-h",
+                           path], capture_output=True, text=True).stdout
+    m = re.search(r"Flags:.*\b(gfx\w+)", mcpu)
+    cpu = m.group(1) if m else "gfx90a"
+    gen = GEN.get(cpu, GEN.get(ALIAS.get(cpu, ""), 9))
+    rows = []
+    for line in dump.splitlines():
+        m = LINE.match(line)
+        if m:
+            words = [int(w, 16) for w in m.group(2).split()]
+            if words[0] >> 26 in MEMORY_TOPS[gen]:
+                rows.append((m.group(1), words))
+    mine = ours(cpu, [w for _, w in rows])
+    agree = sum(t == o for (t, _), o in zip(rows, mine))
+    print("%s (%s): %d/%d memory instructions identical" % (path, cpu, agree, len(rows)))
+    shown = 0
+    for (t, w), o in zip(rows, mine):
+        if t != o and shown < show:
+            print("    %s\n      llvm: %s\n      ours: %s" % (" ".join("%08X" % x for x in w), t, o))
+            shown += 1
+
+
 def main():
+    if sys.argv[1].endswith(".co"):
+        for path in sys.argv[1:]:
+            check_objdump(path)
+        return
     cpus = ISAS if sys.argv[1] == "all" else [sys.argv[1]]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     for cpu in cpus:

@@ -97,7 +97,13 @@ def mnemonic(text):
 
 
 def off_value(gen):
-    return 0x7F if gen <= 10 else 0x7C
+    """The SADDR value printed `off`."""
+    return {9: 0x7F, 10: 0x7D}.get(gen, 0x7C)
+
+
+def flat_saddr(gen):
+    """The SADDR value a flat-segment instruction must carry."""
+    return 0 if gen == 9 else off_value(gen)
 
 
 def sweep_ds(cpu):
@@ -164,7 +170,7 @@ def sweep_flat(cpu, seg):
     ret = dict(th=1) if gen == 12 else dict(glc=1)
     cands = []
     for op in range(ops):
-        saddr = 0 if seg == 0 and gen <= 10 else off_value(gen)
+        saddr = flat_saddr(gen) if seg == 0 else off_value(gen)
         base = dict(op=op, seg=seg, addr=ADDR, data=DATA0, vdst=VDST, saddr=saddr)
         cands.append(pack(layout, **base))
         cands.append(pack(layout, **base, **ret))

@@ -92,6 +92,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         flag(&mut text, glc != 0, "glc");
         flag(&mut text, slc != 0, "slc");
         flag(&mut text, dlc != 0, "dlc");
+        flag(&mut text, isa == Isa::Gfx90a && !typed && bits(first, 15, 1) != 0, "scc");
     }
     flag(&mut text, fields.lds, "lds");
     flag(&mut text, fields.tfe, "tfe");
@@ -145,7 +146,7 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
         return Some(out);
     }
     if !(f.lds && op.flag(LDS_DROPS_VDATA)) {
-        out.push(data_register(isa, f.agpr, f.vdata, width + u32::from(f.tfe))?);
+        out.push(data_register(isa, f.agpr, f.vdata, width + u32::from(f.tfe), true)?);
     }
     out.push(match (f.idxen, f.offen) {
         (true, true) => address(isa, f.vaddr, 2)?,

@@ -58,7 +58,7 @@ fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
             }
             continue;
         }
-        out.push(if data { data_register(isa, acc, value, count)? } else { address(isa, value, count)? });
+        out.push(if data { data_register(isa, acc, value, count, false)? } else { address(isa, value, count)? });
     }
     Some(out)
 }

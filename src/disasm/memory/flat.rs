@@ -128,6 +128,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         flag(&mut text, glc != 0, "glc");
         flag(&mut text, slc != 0, "slc");
         flag(&mut text, dlc != 0, "dlc");
+        flag(&mut text, isa == Isa::Gfx90a && bits(first, 25, 1) != 0, "scc");
     }
     flag(&mut text, lds != 0, "lds");
     if generation == Generation::Gfx10 {
@@ -246,11 +247,19 @@ fn sign_extend(value: u32, width: u32) -> i64 {
 /// atomics), and the scalar base (global, scratch).
 fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     let generation = isa.generation();
-    let off = if generation >= Generation::Gfx11 { 124 } else { 127 };
+    let off = match generation {
+        Generation::Gfx9 => 127,
+        Generation::Gfx10 => 125,
+        _ => 124,
+    };
+    let flat_saddr = if generation == Generation::Gfx9 { 0 } else { off };
+    if f.segment == Segment::Flat && f.saddr != flat_saddr {
+        return None;
+    }
     let mut out = Vec::new();
     let vdst = if f.returns && op.nibble(3) != 0 { op.nibble(3) } else { op.nibble(0) };
     if vdst != 0 && !f.lds {
-        out.push(data_register(isa, f.agpr, f.vdst, vdst)?);
+        out.push(data_register(isa, f.agpr, f.vdst, vdst, true)?);
     }
     let saddr_off = f.saddr == off;
     if op.nibble(1) != 0 || f.segment == Segment::Scratch {
@@ -269,7 +278,7 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
         });
     }
     if op.nibble(2) != 0 {
-        out.push(data_register(isa, f.agpr, f.data, op.nibble(2))?);
+        out.push(data_register(isa, f.agpr, f.data, op.nibble(2), true)?);
     }
     match f.segment {
         Segment::Flat => {}

@@ -113,10 +113,17 @@ fn scalar_operand(isa: Isa, kind: Scalar, value: u32) -> Option<String> {
 
 /// A data or result operand of `count` registers from `first` whose `ACC` bit is `acc`: GFX9
 /// families without AGPR memory operands still print the AGPRs, with llvm-mc's complaint.
-fn data_register(isa: Isa, acc: bool, first: u32, count: u32) -> Option<String> {
+/// `either_file`: the operand's register class takes VGPRs or AGPRs (`AV_…`), as flat and buffer
+/// data do; DS names VGPRs (`VReg_…`) or AGPRs (`AReg_…`).
+fn data_register(isa: Isa, acc: bool, first: u32, count: u32, either_file: bool) -> Option<String> {
     let text = vector(acc, first, count)?;
     if has_agpr_data(isa) {
-        return Some(aligned(isa, acc, text, first, count));
+        let class = match (either_file, acc) {
+            (true, _) => "AV",
+            (false, true) => "AReg",
+            (false, false) => "VReg",
+        };
+        return Some(aligned(isa, class, text, first, count));
     }
     if !acc {
         return Some(text);
@@ -130,17 +137,16 @@ fn data_register(isa: Isa, acc: bool, first: u32, count: u32) -> Option<String> 
 
 /// gfx90a and later want register tuples at even registers; llvm-mc prints an odd one with its
 /// complaint.
-fn aligned(isa: Isa, agpr: bool, text: String, first: u32, count: u32) -> String {
+fn aligned(isa: Isa, file: &str, text: String, first: u32, count: u32) -> String {
     if !has_agpr_data(isa) || count < 2 || first % 2 == 0 {
         return text;
     }
-    let file = if agpr { "AReg" } else { "VReg" };
     format!("{text}/*Invalid register, operand has '{file}_{}_Align2' register class*/", count.wrapping_mul(32))
 }
 
 /// A vector address operand: VGPRs only, aligned as [`aligned`] says.
 fn address(isa: Isa, first: u32, count: u32) -> Option<String> {
-    Some(aligned(isa, false, vector(false, first, count)?, first, count))
+    Some(aligned(isa, "VReg", vector(false, first, count)?, first, count))
 }
 
 /// Whether this family has AGPRs that memory instructions can load to and store from.
