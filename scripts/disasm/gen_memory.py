@@ -288,6 +288,22 @@ def sweep_names(cpu, name):
     return out
 
 
+def sweep_th():
+    """GFX12's `th:` names: index kind * 32 + scope * 8 + th, kind 0 load, 1 store, 2 atomic
+    ("" when th is 0)."""
+    layout = LAYOUTS[12]["flat"]
+    cands = []
+    for op in (20, 26, 0x35):  # global_load_b32, global_store_b32, global_atomic_add_u32
+        for scope in range(4):
+            for th in range(8):
+                cands.append(pack(layout, op=op, seg=2, saddr=0x7C, th=th, scope=scope))
+    out = []
+    for text in run("gfx1200", cands):
+        m = re.search(r" th:(\S+)", text or "")
+        out.append(m.group(1) if m else "")
+    return out
+
+
 def format_name(text):
     m = re.search(r"format:\[?([A-Z0-9_,]+)\]?", text or "")
     return m.group(1) if m else ""
@@ -345,6 +361,7 @@ def main():
         for cpu in ["gfx900", "gfx1030", "gfx1100", "gfx1200"]:
             per_isa[cpu] = sweep_names(cpu, name)
             out.append(rust_names("%s_%s" % (name, cpu.upper()), per_isa[cpu]))
+    out.append(rust_names("TH_NAMES", sweep_th()))
     dfmt, nfmt = sweep_formats("gfx900")
     out.append(rust_names("DATA_FORMATS", dfmt))
     out.append(rust_names("NUMBER_FORMATS", nfmt))

@@ -168,54 +168,20 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     done(text, 3, Class::VectorMemory)
 }
 
-/// GFX12's `th:` and `scope:` modifiers, named by the kind of access.
+/// GFX12's `th:` and `scope:` modifiers; the `th:` names depend on the kind of access and the
+/// scope, as the generated table gives them.
 pub(super) fn cache_policy(text: &mut String, name: &str, th: u32, scope: u32) {
-    if th != 0 {
-        let kind = if name.contains("_atomic_") {
-            [
-                "",
-                "TH_ATOMIC_RETURN",
-                "TH_ATOMIC_NT",
-                "TH_ATOMIC_NT_RETURN",
-                "TH_ATOMIC_CASCADE_RT",
-                "TH_ATOMIC_CASCADE_NT",
-                "",
-                "",
-            ]
-        } else if name.contains("_store") {
-            [
-                "",
-                "TH_STORE_NT",
-                "TH_STORE_HT",
-                "TH_STORE_RT_WB",
-                "TH_STORE_NT_RT",
-                "TH_STORE_RT_NT",
-                "TH_STORE_NT_HT",
-                "TH_STORE_BYPASS",
-            ]
-        } else {
-            [
-                "",
-                "TH_LOAD_NT",
-                "TH_LOAD_HT",
-                "TH_LOAD_BYPASS",
-                "TH_LOAD_NT_RT",
-                "TH_LOAD_RT_NT",
-                "TH_LOAD_NT_HT",
-                "TH_LOAD_BYPASS",
-            ]
-        };
-        let prefix = if name.contains("_atomic_") {
-            "TH_ATOMIC_"
-        } else if name.contains("_store") {
-            "TH_STORE_"
-        } else {
-            "TH_LOAD_"
-        };
-        match kind.get(th as usize).copied().filter(|k| !k.is_empty()) {
-            Some(k) => text.push_str(&format!(" th:{k}")),
-            None => text.push_str(&format!(" th:{prefix}{th:#x}")),
-        }
+    let kind = if name.contains("_atomic_") {
+        2
+    } else if name.contains("_store") {
+        1
+    } else {
+        0
+    };
+    let index = (kind * 32 + scope * 8 + th) as usize;
+    if let Some(th) = tables::TH_NAMES.get(index).filter(|t| !t.is_empty()) {
+        text.push_str(" th:");
+        text.push_str(th);
     }
     if scope != 0 {
         let names = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
