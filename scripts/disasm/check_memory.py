@@ -57,10 +57,11 @@ def candidates(cpu, n, rng):
     ops = table_ops()
     out = {}
     groups = [("ds", "ds", None), ("flat", "flat", 0), ("scratch", "flat", 1), ("global", "flat", 2),
-              ("mubuf", "mubuf", None), ("mtbuf", "mtbuf", None)]
+              ("mubuf", "mubuf", None), ("mtbuf", "mtbuf", None), ("exp", "exp", None), ("ldsdir", "ldsdir", None)]
     for group, kind, seg in groups:
         layout = LAYOUTS[gen].get(kind)
-        codes = ops.get((group, cpu), [])
+        # EXP and LDSDIR have no opcode table: their "opcode" field is drawn whole.
+        codes = ops.get((group, cpu), []) or (list(range(16)) if group in ("exp", "ldsdir") else [])
         if layout is None or not codes:
             continue
         cands = []
@@ -119,8 +120,8 @@ def check(cpu, n, seed=1, show=6):
 
 ALIAS = {"gfx1201": "gfx1200", "gfx1101": "gfx1100", "gfx940": "gfx942", "gfx1031": "gfx1030"}
 LINE = re.compile(r"^\t(\S.*?)\s*// [0-9A-F]+: ((?:[0-9A-F]{8} ?)+)$")
-MEMORY_TOPS = {9: {0x36, 0x37, 0x38, 0x3A}, 10: {0x36, 0x37, 0x38, 0x3A}, 11: {0x36, 0x37, 0x38, 0x3A},
-               12: {0x36, 0x3B, 0x31}}
+MEMORY_TOPS = {9: {0x36, 0x37, 0x38, 0x3A, 0x31}, 10: {0x36, 0x37, 0x38, 0x3A, 0x3E},
+               11: {0x36, 0x37, 0x38, 0x3A, 0x3E, 0x33}, 12: {0x36, 0x3B, 0x31, 0x3E, 0x33}}
 
 
 def check_objdump(path, show=10):

@@ -40,11 +40,18 @@ MTBUF10 = dict(MUBUF10, fixed=[(0, 26, 6, 0x3A)], op=(0, 16, 3), op3=(1, 21, 1),
                lds=None, op7=None)
 MTBUF11 = dict(MUBUF11, fixed=[(0, 26, 6, 0x3A)], op=(0, 15, 4), fmt=(0, 19, 7))
 
+EXP9 = dict(words=2, fixed=[(0, 26, 6, 0x31)], op=(0, 0, 4), tgt=(0, 4, 6), compr=(0, 10, 1), done=(0, 11, 1),
+            vm=(0, 12, 1), vsrc=(1, 0, 32))
+EXP10 = dict(EXP9, fixed=[(0, 26, 6, 0x3E)])
+EXP11 = dict(EXP10, compr=None, vm=None, row_en=(0, 13, 1))
+LDSDIR = dict(words=1, fixed=[(0, 24, 8, 0xCE)], vdst=(0, 0, 8), chan=(0, 8, 2), attr=(0, 10, 6), wait=(0, 16, 4),
+              op=(0, 20, 2), vsrc=(0, 23, 1))
+
 LAYOUTS = {
-    9: dict(ds=DS9, flat=FLAT9, mubuf=MUBUF9, mtbuf=MTBUF9),
-    10: dict(ds=DS10, flat=FLAT10, mubuf=MUBUF10, mtbuf=MTBUF10),
-    11: dict(ds=DS10, flat=FLAT11, mubuf=MUBUF11, mtbuf=MTBUF11),
-    12: dict(ds=DS10, flat=FLAT12, mubuf=VBUF12),
+    9: dict(ds=DS9, flat=FLAT9, mubuf=MUBUF9, mtbuf=MTBUF9, exp=EXP9),
+    10: dict(ds=DS10, flat=FLAT10, mubuf=MUBUF10, mtbuf=MTBUF10, exp=EXP10),
+    11: dict(ds=DS10, flat=FLAT11, mubuf=MUBUF11, mtbuf=MTBUF11, exp=EXP11, ldsdir=LDSDIR),
+    12: dict(ds=DS10, flat=FLAT12, mubuf=VBUF12, exp=EXP11, ldsdir=LDSDIR),
 }
 
 
@@ -304,6 +311,12 @@ def sweep_th():
     return out
 
 
+def sweep_ldsdir(cpu):
+    """The LDSDIR/VDSDIR mnemonics by opcode (bits 21:20), "" where llvm-mc rejects."""
+    texts = run(cpu, [[0xCE << 24 | op << 20 | 5] for op in range(4)])
+    return [mnemonic(t) if t else "" for t in texts]
+
+
 def format_name(text):
     m = re.search(r"format:\[?([A-Z0-9_,]+)\]?", text or "")
     return m.group(1) if m else ""
@@ -362,6 +375,8 @@ def main():
             per_isa[cpu] = sweep_names(cpu, name)
             out.append(rust_names("%s_%s" % (name, cpu.upper()), per_isa[cpu]))
     out.append(rust_names("TH_NAMES", sweep_th()))
+    out.append(rust_names("LDSDIR_GFX1100", sweep_ldsdir("gfx1100")))
+    out.append(rust_names("LDSDIR_GFX1200", sweep_ldsdir("gfx1200")))
     dfmt, nfmt = sweep_formats("gfx900")
     out.append(rust_names("DATA_FORMATS", dfmt))
     out.append(rust_names("NUMBER_FORMATS", nfmt))

@@ -1,5 +1,5 @@
-//! The memory encodings: LDS (DS), buffer (MUBUF, MTBUF, GFX12 VBUFFER), flat, global and
-//! scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH).
+//! The memory encodings: LDS (DS, LDSDIR), buffer (MUBUF, MTBUF, GFX12 VBUFFER), flat, global
+//! and scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH), and export (EXP).
 //!
 //! Each encoding is told by the top bits of its first dword:
 //!
@@ -11,6 +11,9 @@
 //! | `111010` | MTBUF | — |
 //! | `110001` | — (GFX9 EXP) | VBUFFER (buffer and typed buffer) |
 //! | `111011` | — | VFLAT, VSCRATCH, VGLOBAL (segment in bits 25:24) |
+//! | `110001` | GFX9: EXP | — |
+//! | `111110` | GFX10, GFX11: EXP | EXP (`export`) |
+//! | `11001110` (31:24) | GFX11: LDSDIR | VDSDIR |
 //!
 //! The opcode tables and the operand widths each opcode gives its fields are generated from
 //! llvm-mc 22 by `scripts/disasm/gen_memory.py` ([`tables`]); field layouts are in the
@@ -24,6 +27,7 @@ use super::{Class, Decoded, Generation, Isa, Words};
 
 mod buffer;
 mod ds;
+mod export;
 mod flat;
 mod tables;
 
@@ -188,6 +192,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         (0x3B, Generation::Gfx12) => flat::decode_gfx12(isa, words),
         (0x38 | 0x3A, Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => buffer::decode(isa, words),
         (0x31, Generation::Gfx12) => buffer::decode_gfx12(isa, words),
+        (0x31, Generation::Gfx9) | (0x3E, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => export::decode_export(isa, words),
+        (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
         _ => None,
     }
 }
