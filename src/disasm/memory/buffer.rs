@@ -17,7 +17,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::flat::cache_policy;
-use super::{address, bits, data_register, done, has_sc_bits, join, lookup, scalar_operand, tables, Op, Scalar};
+use super::{
+    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, Op, Scalar,
+};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 const LDS_ALLOWED: u32 = 16;
@@ -56,7 +58,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     };
     let gfx11 = generation == Generation::Gfx11;
     let acc_bit = bits(second, 23, 1) != 0;
-    let agpr = generation == Generation::Gfx9 && acc_bit;
+    // GFX9 bit 55: `tfe`, on gfx90a and later `acc`.
+    let agpr = has_agpr_data(isa) && acc_bit;
     if agpr && !op.flag(ACC_ALLOWED) {
         return None;
     }
@@ -75,7 +78,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         tfe: match generation {
             Generation::Gfx11 => bits(second, 21, 1) != 0,
             Generation::Gfx10 => acc_bit,
-            _ => false,
+            _ => acc_bit && !has_agpr_data(isa),
         },
         lds,
         agpr,

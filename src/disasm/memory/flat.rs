@@ -21,7 +21,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{
-    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, Op, Scalar,
+    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, vector, Op,
+    Scalar,
 };
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
@@ -112,8 +113,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         agpr: generation == Generation::Gfx9 && acc_bit,
         lds: lds != 0,
     };
-    let returns_to_agpr = fields.returns && op.nibble(3) != 0 && !has_agpr_data(isa);
-    if fields.agpr && (fields.lds || !op.flag(ACC_ALLOWED) || returns_to_agpr) {
+    if fields.agpr && (fields.lds || !op.flag(ACC_ALLOWED)) {
         return None;
     }
     let mut text = join(op.1, &operands(isa, op, &fields)?);
@@ -224,8 +224,17 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     }
     let mut out = Vec::new();
     let vdst = if f.returns && op.nibble(3) != 0 { op.nibble(3) } else { op.nibble(0) };
+    // A returning atomic's registers take either file on every GFX9 family: no complaint.
+    let quiet = f.returns && op.nibble(3) != 0 && !has_agpr_data(isa);
+    let data = |first: u32, count: u32| {
+        if quiet {
+            vector(f.agpr, first, count)
+        } else {
+            data_register(isa, f.agpr, first, count, true)
+        }
+    };
     if vdst != 0 && !f.lds {
-        out.push(data_register(isa, f.agpr, f.vdst, vdst, true)?);
+        out.push(data(f.vdst, vdst)?);
     }
     let saddr_off = f.saddr == off;
     if op.nibble(1) != 0 || f.segment == Segment::Scratch {
@@ -244,7 +253,7 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
         });
     }
     if op.nibble(2) != 0 {
-        out.push(data_register(isa, f.agpr, f.data, op.nibble(2), true)?);
+        out.push(data(f.data, op.nibble(2))?);
     }
     match f.segment {
         Segment::Flat => {}
