@@ -95,7 +95,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         flag(&mut text, glc != 0, "glc");
         flag(&mut text, slc != 0, "slc");
         flag(&mut text, dlc != 0, "dlc");
-        flag(&mut text, isa == Isa::Gfx90a && !typed && bits(first, 15, 1) != 0, "scc");
+        let scc = if typed { bits(second, 21, 1) } else { bits(first, 15, 1) };
+        flag(&mut text, isa == Isa::Gfx90a && scc != 0, "scc");
     }
     flag(&mut text, fields.lds, "lds");
     flag(&mut text, fields.tfe, "tfe");

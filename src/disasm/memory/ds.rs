@@ -14,7 +14,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{address, bits, data_register, done, has_agpr_data, join, lookup, tables, Op};
+use super::{address, bits, data_register, done, has_agpr_data, join, lookup, tables, vector, Op};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 /// How an opcode's offset bits print (bits 16-17 of its shape).
@@ -58,7 +58,13 @@ fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
             }
             continue;
         }
-        out.push(if data { data_register(isa, acc, value, count, false)? } else { address(isa, value, count)? });
+        out.push(match (data, acc) {
+            (false, _) => address(isa, value, count)?,
+            // llvm-mc does not complain about odd AGPR tuples in DS.
+            (true, true) if has_agpr_data(isa) => vector(true, value, count)?,
+            // A returning atomic's result is a VGPR tuple; loaded data and sources take either file.
+            (true, _) => data_register(isa, acc, value, count, !(nibble == 0 && op.1.contains("_rtn_")))?,
+        });
     }
     Some(out)
 }

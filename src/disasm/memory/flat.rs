@@ -225,7 +225,7 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let vdst = if f.returns && op.nibble(3) != 0 { op.nibble(3) } else { op.nibble(0) };
     // A returning atomic's registers take either file on every GFX9 family: no complaint.
-    let quiet = f.returns && op.nibble(3) != 0 && !has_agpr_data(isa);
+    let quiet = f.returns && op.1.contains("_atomic_") && !has_agpr_data(isa);
     let data = |first: u32, count: u32| {
         if quiet {
             vector(f.agpr, first, count)
