@@ -64,6 +64,10 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         return None;
     }
     let lds = !typed && generation <= Generation::Gfx10 && bits(first, 16, 1) != 0;
+    // GFX9 atomics have no `tfe`.
+    if generation == Generation::Gfx9 && !has_agpr_data(isa) && acc_bit && op.1.contains("_atomic_") {
+        return None;
+    }
     if lds && !op.flag(LDS_ALLOWED) {
         return None;
     }
@@ -89,8 +93,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     modifiers(&mut text, &fields);
     if has_sc_bits(isa) {
         flag(&mut text, glc != 0, "sc0");
-        flag(&mut text, bits(first, 15, 1) != 0 && !typed, "sc1");
         flag(&mut text, slc != 0, "nt");
+        flag(&mut text, bits(first, 15, 1) != 0 && !typed, "sc1");
     } else {
         flag(&mut text, glc != 0, "glc");
         flag(&mut text, slc != 0, "slc");

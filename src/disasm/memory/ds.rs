@@ -62,8 +62,8 @@ fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
             (false, _) => address(isa, value, count)?,
             // llvm-mc does not complain about odd AGPR tuples in DS.
             (true, true) if has_agpr_data(isa) => vector(true, value, count)?,
-            // A returning atomic's result is a VGPR tuple; loaded data and sources take either file.
-            (true, _) => data_register(isa, acc, value, count, !(nibble == 0 && op.1.contains("_rtn_")))?,
+            // Loaded data takes either file; sources and a returning atomic's result are VGPRs.
+            (true, _) => data_register(isa, acc, value, count, nibble == 0 && !op.1.contains("_rtn_"))?,
         });
     }
     Some(out)

@@ -122,8 +122,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     if has_sc_bits(isa) {
         flag(&mut text, glc != 0, "sc0");
-        flag(&mut text, bits(first, 25, 1) != 0, "sc1");
         flag(&mut text, slc != 0, "nt");
+        flag(&mut text, bits(first, 25, 1) != 0, "sc1");
     } else {
         flag(&mut text, glc != 0, "glc");
         flag(&mut text, slc != 0, "slc");
@@ -224,8 +224,9 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     }
     let mut out = Vec::new();
     let vdst = if f.returns && op.nibble(3) != 0 { op.nibble(3) } else { op.nibble(0) };
-    // A returning atomic's registers take either file on every GFX9 family: no complaint.
-    let quiet = f.returns && op.1.contains("_atomic_") && !has_agpr_data(isa);
+    // A returning atomic's registers take either file on every GFX9 family: no complaint (nor,
+    // from gfx90a, about odd AGPR tuples).
+    let quiet = f.returns && op.1.contains("_atomic_") && (!has_agpr_data(isa) || f.agpr);
     let data = |first: u32, count: u32| {
         if quiet {
             vector(f.agpr, first, count)
