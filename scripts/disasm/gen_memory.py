@@ -85,13 +85,15 @@ ADDR, DATA0, DATA1, VDST = 20, 40, 60, 80
 
 
 def widths(text):
-    """{first register: count} of the vector registers in `text`."""
+    """{first register: count} of the vector registers in `text`; a count of 32 (GFX12 block
+    loads and stores) is written 15 to fit the shape's nibble."""
     out = {}
     for m in REG.finditer(text):
         if m.group(1) is not None:
             out[int(m.group(1))] = 1
         else:
-            out[int(m.group(2))] = int(m.group(3)) - int(m.group(2)) + 1
+            count = int(m.group(3)) - int(m.group(2)) + 1
+            out[int(m.group(2))] = 15 if count == 32 else count
     return out
 
 

@@ -189,6 +189,11 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let third = words.get(2)?;
     let op = lookup(tables::mubuf(isa), bits(first, 14, 8))?;
     let typed = op.1.starts_with("tbuffer");
+    // Dword 1 bits 16-17 are reserved, the offset is 23 bits, and atomics have no `tfe`.
+    let tfe = bits(first, 22, 1) != 0;
+    if bits(second, 16, 2) != 0 || bits(third, 31, 1) != 0 || (tfe && (typed || op.1.contains("_atomic_"))) {
+        return None;
+    }
     let fields = Fields {
         offset: bits(third, 8, 24),
         offen: bits(second, 30, 1) != 0,

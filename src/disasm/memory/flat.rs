@@ -117,7 +117,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         return None;
     }
     let mut text = join(op.1, &operands(isa, op, &fields)?);
-    if offset_printed(&fields) {
+    if offset_printed(op, &fields) {
         text.push_str(&format!(" offset:{}", fields.offset));
     }
     if has_sc_bits(isa) {
@@ -143,6 +143,10 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let third = words.get(2)?;
     let segment = Segment::from_field(bits(first, 24, 2))?;
     let op = lookup(segment.table(isa), bits(first, 14, 7))?;
+    // Bit 21 is reserved, and only scratch has a VGPR-offset (SVE) form.
+    if bits(first, 21, 1) != 0 || (segment != Segment::Scratch && bits(second, 17, 1) != 0) {
+        return None;
+    }
     let th = bits(second, 20, 3);
     let scope = bits(second, 18, 2);
     let atomic = op.1.contains("_atomic_");
@@ -159,12 +163,12 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         lds: false,
     };
     let mut text = join(op.1, &operands(isa, op, &fields)?);
-    if offset_printed(&fields) {
+    if offset_printed(op, &fields) {
         text.push_str(&format!(" offset:{}", fields.offset));
     }
+    flag(&mut text, bits(second, 16, 1) != 0, "scale_offset");
     cache_policy(&mut text, op.1, th, scope);
     flag(&mut text, bits(first, 7, 1) != 0, "nv");
-    flag(&mut text, bits(second, 16, 1) != 0, "scale_offset");
     done(text, 3, Class::VectorMemory)
 }
 
@@ -198,8 +202,10 @@ fn flag(text: &mut String, set: bool, name: &str) {
     }
 }
 
-fn offset_printed(fields: &Fields) -> bool {
-    fields.offset != 0
+/// Whether `offset:` prints: not when zero, nor for cache control without operands.
+fn offset_printed(op: &Op, fields: &Fields) -> bool {
+    let bare = op.nibble(0) == 0 && op.nibble(1) == 0 && op.nibble(2) == 0 && fields.segment != Segment::Scratch;
+    fields.offset != 0 && !bare
 }
 
 /// `value`, `width` bits wide, as a two's-complement number.
@@ -255,6 +261,11 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     }
     if op.nibble(2) != 0 {
         out.push(data(f.data, op.nibble(2))?);
+    }
+    // Cache control without operands (`global_wb`, `global_inv`) takes no base either.
+    let bare = op.nibble(0) == 0 && op.nibble(1) == 0 && op.nibble(2) == 0;
+    if bare && f.segment == Segment::Global {
+        return if saddr_off { Some(out) } else { None };
     }
     match f.segment {
         Segment::Flat => {}

@@ -37,9 +37,13 @@ mod tables;
 pub(super) struct Op(pub u16, pub &'static str, pub u32);
 
 impl Op {
-    /// The 4-bit width at nibble `index` of the shape.
+    /// The register count at nibble `index` of the shape (15 stands for the 32 of GFX12's
+    /// block loads and stores).
     fn nibble(&self, index: u32) -> u32 {
-        (self.2 >> (4 * index)) & 0xF
+        match (self.2 >> (4 * index)) & 0xF {
+            15 => 32,
+            n => n,
+        }
     }
 
     fn flag(&self, bit: u32) -> bool {

@@ -1543,8 +1543,8 @@ pub(super) static SCRATCH_GFX1200: &[Op] = &[
     Op(35, "scratch_load_d16_hi_b16", 0x11001),
     Op(36, "scratch_store_d16_hi_b8", 0x10100),
     Op(37, "scratch_store_d16_hi_b16", 0x10100),
-    Op(83, "scratch_load_block", 0x30020),
-    Op(84, "scratch_store_block", 0x12000),
+    Op(83, "scratch_load_block", 0x1f00f),
+    Op(84, "scratch_store_block", 0x10f00),
 ];
 
 pub(super) fn global(isa: Isa) -> &'static [Op] {
@@ -2082,8 +2082,8 @@ pub(super) static GLOBAL_GFX1200: &[Op] = &[
     Op(80, "global_atomic_cond_sub_u32", 0x11120),
     Op(81, "global_atomic_min_num_f32", 0x11120),
     Op(82, "global_atomic_max_num_f32", 0x11120),
-    Op(83, "global_load_block", 0x30020),
-    Op(84, "global_store_block", 0x12020),
+    Op(83, "global_load_block", 0x1f02f),
+    Op(84, "global_store_block", 0x10f20),
     Op(86, "global_atomic_add_f32", 0x11120),
     Op(87, "global_load_tr_b128", 0x14024),
     Op(88, "global_load_tr_b64", 0x12022),
@@ -2962,9 +2962,34 @@ pub(super) static SADDR32_GFX900: &[&str] = &[
 ];
 
 pub(super) static SADDR32_GFX1030: &[&str] = &[
-    "s100", "s101", "s102", "s103", "s104", "s105", "vcc_lo", "vcc_hi", "ttmp0", "ttmp1", "ttmp2", "ttmp3", "ttmp4",
-    "ttmp5", "ttmp6", "ttmp7", "ttmp8", "ttmp9", "ttmp10", "ttmp11", "ttmp12", "ttmp13", "ttmp14", "ttmp15", "m0",
-    "off", "exec_lo", "off",
+    "s100",
+    "s101",
+    "s102",
+    "s103",
+    "s104",
+    "s105",
+    "vcc_lo",
+    "vcc_hi",
+    "ttmp0",
+    "ttmp1",
+    "ttmp2",
+    "ttmp3",
+    "ttmp4",
+    "ttmp5",
+    "ttmp6",
+    "ttmp7",
+    "ttmp8",
+    "ttmp9",
+    "ttmp10",
+    "ttmp11",
+    "ttmp12",
+    "ttmp13",
+    "ttmp14",
+    "ttmp15",
+    "m0",
+    "off",
+    "exec_lo",
+    "off",
 ];
 
 pub(super) static SADDR32_GFX1100: &[&str] = &[
@@ -3029,14 +3054,38 @@ pub(super) static SADDR32_GFX1200: &[&str] = &[
     "exec_hi/*Invalid register, operand has 'SReg_32_XEXEC_HI' register class*/",
 ];
 
-pub(super) static SRSRC_GFX900: &[&str] =
-    &["s[96:99]", "s[100:103]", "", "ttmp[0:3]", "ttmp[4:7]", "ttmp[8:11]", "ttmp[12:15]", ""];
+pub(super) static SRSRC_GFX900: &[&str] = &[
+    "s[96:99]",
+    "s[100:103]",
+    "",
+    "ttmp[0:3]",
+    "ttmp[4:7]",
+    "ttmp[8:11]",
+    "ttmp[12:15]",
+    "",
+];
 
-pub(super) static SRSRC_GFX1030: &[&str] =
-    &["s[96:99]", "s[100:103]", "", "ttmp[0:3]", "ttmp[4:7]", "ttmp[8:11]", "ttmp[12:15]", ""];
+pub(super) static SRSRC_GFX1030: &[&str] = &[
+    "s[96:99]",
+    "s[100:103]",
+    "",
+    "ttmp[0:3]",
+    "ttmp[4:7]",
+    "ttmp[8:11]",
+    "ttmp[12:15]",
+    "",
+];
 
-pub(super) static SRSRC_GFX1100: &[&str] =
-    &["s[96:99]", "s[100:103]", "", "ttmp[0:3]", "ttmp[4:7]", "ttmp[8:11]", "ttmp[12:15]", "null"];
+pub(super) static SRSRC_GFX1100: &[&str] = &[
+    "s[96:99]",
+    "s[100:103]",
+    "",
+    "ttmp[0:3]",
+    "ttmp[4:7]",
+    "ttmp[8:11]",
+    "ttmp[12:15]",
+    "null",
+];
 
 pub(super) static SRSRC_GFX1200: &[&str] = &[
     "s[24:27]",
@@ -3623,9 +3672,34 @@ pub(super) static SOFFSET_GFX1100: &[&str] = &[
 ];
 
 pub(super) static SOFFSET_GFX1200: &[&str] = &[
-    "s100", "s101", "s102", "s103", "s104", "s105", "vcc_lo", "vcc_hi", "ttmp0", "ttmp1", "ttmp2", "ttmp3", "ttmp4",
-    "ttmp5", "ttmp6", "ttmp7", "ttmp8", "ttmp9", "ttmp10", "ttmp11", "ttmp12", "ttmp13", "ttmp14", "ttmp15", "null",
-    "m0", "exec_lo", "exec_hi",
+    "s100",
+    "s101",
+    "s102",
+    "s103",
+    "s104",
+    "s105",
+    "vcc_lo",
+    "vcc_hi",
+    "ttmp0",
+    "ttmp1",
+    "ttmp2",
+    "ttmp3",
+    "ttmp4",
+    "ttmp5",
+    "ttmp6",
+    "ttmp7",
+    "ttmp8",
+    "ttmp9",
+    "ttmp10",
+    "ttmp11",
+    "ttmp12",
+    "ttmp13",
+    "ttmp14",
+    "ttmp15",
+    "null",
+    "m0",
+    "exec_lo",
+    "exec_hi",
 ];
 
 pub(super) static TH_NAMES: &[&str] = &[
@@ -3727,9 +3801,19 @@ pub(super) static TH_NAMES: &[&str] = &[
     "TH_ATOMIC_CASCADE_NT",
 ];
 
-pub(super) static LDSDIR_GFX1100: &[&str] = &["lds_param_load", "lds_direct_load", "", ""];
+pub(super) static LDSDIR_GFX1100: &[&str] = &[
+    "lds_param_load",
+    "lds_direct_load",
+    "",
+    "",
+];
 
-pub(super) static LDSDIR_GFX1200: &[&str] = &["ds_param_load", "ds_direct_load", "", ""];
+pub(super) static LDSDIR_GFX1200: &[&str] = &[
+    "ds_param_load",
+    "ds_direct_load",
+    "",
+    "",
+];
 
 pub(super) static DATA_FORMATS: &[&str] = &[
     "BUF_DATA_FORMAT_INVALID",
