@@ -64,8 +64,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         return None;
     }
     let lds = !typed && generation <= Generation::Gfx10 && bits(first, 16, 1) != 0;
-    // GFX9 atomics have no `tfe`.
-    if generation == Generation::Gfx9 && !has_agpr_data(isa) && acc_bit && op.1.contains("_atomic_") {
+    // Atomics have no `tfe` (GFX9 bit 55, GFX11 bit 53).
+    let tfe_bit = match generation {
+        Generation::Gfx9 => acc_bit && !has_agpr_data(isa),
+        Generation::Gfx11 => bits(second, 21, 1) != 0,
+        _ => false,
+    };
+    if tfe_bit && op.1.contains("_atomic_") {
         return None;
     }
     if lds && !op.flag(LDS_ALLOWED) {
@@ -94,7 +99,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if has_sc_bits(isa) {
         flag(&mut text, glc != 0, "sc0");
         flag(&mut text, slc != 0, "nt");
-        flag(&mut text, bits(first, 15, 1) != 0 && !typed, "sc1");
+        let sc1 = if typed { bits(second, 21, 1) } else { bits(first, 15, 1) };
+        flag(&mut text, sc1 != 0, "sc1");
     } else {
         flag(&mut text, glc != 0, "glc");
         flag(&mut text, slc != 0, "slc");

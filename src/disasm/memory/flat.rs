@@ -88,9 +88,15 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let op = lookup(segment.table(isa), bits(first, 18, 7))?;
     let raw_offset = bits(first, 0, offset);
     let offset = match segment {
-        Segment::Flat if generation != Generation::Gfx11 => i64::from(raw_offset),
+        Segment::Flat => i64::from(raw_offset),
         _ => sign_extend(raw_offset, offset),
     };
+    // GFX11 has a VGPR-offset (SVE) form for scratch only; gfx1010 scratch has no `nv`.
+    let sve_elsewhere = generation == Generation::Gfx11 && segment != Segment::Scratch;
+    let nv_on_scratch = isa == Isa::Gfx1010 && segment == Segment::Scratch;
+    if (sve_elsewhere || nv_on_scratch) && bits(second, 23, 1) != 0 {
+        return None;
+    }
     let acc_bit = bits(second, 23, 1) != 0;
     // gfx940 reads bit 13 as SVE for scratch (a VGPR offset) and has no `lds` bit.
     let sve940 = has_sc_bits(isa) && lds != 0;
