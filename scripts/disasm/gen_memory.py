@@ -373,7 +373,9 @@ def main():
     emit("mtbuf", {cpu: sweep_buffer(cpu, "mtbuf") for cpu in ISAS if "mtbuf" in LAYOUTS[GEN[cpu]]}, out)
     for name, _, _, _, first, _ in NAMES:
         per_isa = {}
-        for cpu in ["gfx900", "gfx1030", "gfx1100", "gfx1200"]:
+        for cpu in ["gfx900", "gfx1010", "gfx1030", "gfx1100", "gfx1200"]:
+            if cpu == "gfx1010" and name != "SADDR32":
+                continue
             per_isa[cpu] = sweep_names(cpu, name)
             out.append(rust_names("%s_%s" % (name, cpu.upper()), per_isa[cpu]))
     out.append(rust_names("TH_NAMES", sweep_th()))

@@ -95,6 +95,7 @@ fn scalar_operand(isa: Isa, kind: Scalar, value: u32) -> Option<String> {
         (Scalar::Saddr64, Generation::Gfx11) => (tables::SADDR64_GFX1100, 100),
         (Scalar::Saddr64, Generation::Gfx12) => (tables::SADDR64_GFX1200, 100),
         (Scalar::Saddr32, Generation::Gfx9) => (tables::SADDR32_GFX900, 100),
+        (Scalar::Saddr32, Generation::Gfx10) if isa == Isa::Gfx1010 => (tables::SADDR32_GFX1010, 100),
         (Scalar::Saddr32, Generation::Gfx10) => (tables::SADDR32_GFX1030, 100),
         (Scalar::Saddr32, Generation::Gfx11) => (tables::SADDR32_GFX1100, 100),
         (Scalar::Saddr32, Generation::Gfx12) => (tables::SADDR32_GFX1200, 100),

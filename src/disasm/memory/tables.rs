@@ -2961,6 +2961,37 @@ pub(super) static SADDR32_GFX900: &[&str] = &[
     "off",
 ];
 
+pub(super) static SADDR32_GFX1010: &[&str] = &[
+    "s100",
+    "s101",
+    "s102",
+    "s103",
+    "s104",
+    "s105",
+    "vcc_lo",
+    "vcc_hi",
+    "ttmp0",
+    "ttmp1",
+    "ttmp2",
+    "ttmp3",
+    "ttmp4",
+    "ttmp5",
+    "ttmp6",
+    "ttmp7",
+    "ttmp8",
+    "ttmp9",
+    "ttmp10",
+    "ttmp11",
+    "ttmp12",
+    "ttmp13",
+    "ttmp14",
+    "ttmp15",
+    "m0",
+    "off",
+    "exec_lo",
+    "exec_hi/*Invalid register, operand has 'SReg_32_XEXEC_HI' register class*/",
+];
+
 pub(super) static SADDR32_GFX1030: &[&str] = &[
     "s100",
     "s101",
