@@ -91,10 +91,10 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         Segment::Flat => i64::from(raw_offset),
         _ => sign_extend(raw_offset, offset),
     };
-    // GFX11 has a VGPR-offset (SVE) form for scratch only; gfx1010 scratch has no `nv`.
+    // GFX11 has a VGPR-offset (SVE) form for scratch only; gfx1010 has no `nv`.
     let sve_elsewhere = generation == Generation::Gfx11 && segment != Segment::Scratch;
-    let nv_on_scratch = isa == Isa::Gfx1010 && segment == Segment::Scratch;
-    if (sve_elsewhere || nv_on_scratch) && bits(second, 23, 1) != 0 {
+    let nv_on_gfx1010 = isa == Isa::Gfx1010;
+    if (sve_elsewhere || nv_on_gfx1010) && bits(second, 23, 1) != 0 {
         return None;
     }
     let acc_bit = bits(second, 23, 1) != 0;
