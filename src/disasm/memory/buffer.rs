@@ -64,13 +64,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         return None;
     }
     let lds = !typed && generation <= Generation::Gfx10 && bits(first, 16, 1) != 0;
-    // Atomics, and GFX11 typed buffers, have no `tfe` (GFX9 and GFX10 bit 55, GFX11 bit 53).
+    // Atomics and typed buffers have no `tfe` (GFX9 and GFX10 bit 55, GFX11 bit 53).
     let tfe_bit = match generation {
         Generation::Gfx9 => acc_bit && !has_agpr_data(isa),
         Generation::Gfx11 => bits(second, 21, 1) != 0,
         _ => acc_bit,
     };
-    if tfe_bit && (op.1.contains("_atomic_") || (typed && generation == Generation::Gfx11)) {
+    if tfe_bit && (op.1.contains("_atomic_") || typed) {
         return None;
     }
     if lds && !op.flag(LDS_ALLOWED) {

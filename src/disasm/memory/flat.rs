@@ -91,10 +91,10 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         Segment::Flat => i64::from(raw_offset),
         _ => sign_extend(raw_offset, offset),
     };
-    // GFX11 has a VGPR-offset (SVE) form for scratch only; gfx1010 has no `nv`.
+    // GFX11 has a VGPR-offset (SVE) form for scratch only; llvm-mc takes no `nv` on GFX10.
     let sve_elsewhere = generation == Generation::Gfx11 && segment != Segment::Scratch;
-    let nv_on_gfx1010 = isa == Isa::Gfx1010;
-    if (sve_elsewhere || nv_on_gfx1010) && bits(second, 23, 1) != 0 {
+    let nv_on_gfx10 = generation == Generation::Gfx10;
+    if (sve_elsewhere || nv_on_gfx10) && bits(second, 23, 1) != 0 {
         return None;
     }
     let acc_bit = bits(second, 23, 1) != 0;
@@ -137,9 +137,6 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         flag(&mut text, isa == Isa::Gfx90a && bits(first, 25, 1) != 0, "scc");
     }
     flag(&mut text, lds != 0, "lds");
-    if generation == Generation::Gfx10 {
-        flag(&mut text, acc_bit, "nv");
-    }
     done(text, 2, Class::VectorMemory)
 }
 

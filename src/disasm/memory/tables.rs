@@ -2993,34 +2993,9 @@ pub(super) static SADDR32_GFX1010: &[&str] = &[
 ];
 
 pub(super) static SADDR32_GFX1030: &[&str] = &[
-    "s100",
-    "s101",
-    "s102",
-    "s103",
-    "s104",
-    "s105",
-    "vcc_lo",
-    "vcc_hi",
-    "ttmp0",
-    "ttmp1",
-    "ttmp2",
-    "ttmp3",
-    "ttmp4",
-    "ttmp5",
-    "ttmp6",
-    "ttmp7",
-    "ttmp8",
-    "ttmp9",
-    "ttmp10",
-    "ttmp11",
-    "ttmp12",
-    "ttmp13",
-    "ttmp14",
-    "ttmp15",
-    "m0",
-    "off",
-    "exec_lo",
-    "off",
+    "s100", "s101", "s102", "s103", "s104", "s105", "vcc_lo", "vcc_hi", "ttmp0", "ttmp1", "ttmp2", "ttmp3", "ttmp4",
+    "ttmp5", "ttmp6", "ttmp7", "ttmp8", "ttmp9", "ttmp10", "ttmp11", "ttmp12", "ttmp13", "ttmp14", "ttmp15", "m0",
+    "off", "exec_lo", "off",
 ];
 
 pub(super) static SADDR32_GFX1100: &[&str] = &[
@@ -3085,38 +3060,14 @@ pub(super) static SADDR32_GFX1200: &[&str] = &[
     "exec_hi/*Invalid register, operand has 'SReg_32_XEXEC_HI' register class*/",
 ];
 
-pub(super) static SRSRC_GFX900: &[&str] = &[
-    "s[96:99]",
-    "s[100:103]",
-    "",
-    "ttmp[0:3]",
-    "ttmp[4:7]",
-    "ttmp[8:11]",
-    "ttmp[12:15]",
-    "",
-];
+pub(super) static SRSRC_GFX900: &[&str] =
+    &["s[96:99]", "s[100:103]", "", "ttmp[0:3]", "ttmp[4:7]", "ttmp[8:11]", "ttmp[12:15]", ""];
 
-pub(super) static SRSRC_GFX1030: &[&str] = &[
-    "s[96:99]",
-    "s[100:103]",
-    "",
-    "ttmp[0:3]",
-    "ttmp[4:7]",
-    "ttmp[8:11]",
-    "ttmp[12:15]",
-    "",
-];
+pub(super) static SRSRC_GFX1030: &[&str] =
+    &["s[96:99]", "s[100:103]", "", "ttmp[0:3]", "ttmp[4:7]", "ttmp[8:11]", "ttmp[12:15]", ""];
 
-pub(super) static SRSRC_GFX1100: &[&str] = &[
-    "s[96:99]",
-    "s[100:103]",
-    "",
-    "ttmp[0:3]",
-    "ttmp[4:7]",
-    "ttmp[8:11]",
-    "ttmp[12:15]",
-    "null",
-];
+pub(super) static SRSRC_GFX1100: &[&str] =
+    &["s[96:99]", "s[100:103]", "", "ttmp[0:3]", "ttmp[4:7]", "ttmp[8:11]", "ttmp[12:15]", "null"];
 
 pub(super) static SRSRC_GFX1200: &[&str] = &[
     "s[24:27]",
@@ -3703,34 +3654,9 @@ pub(super) static SOFFSET_GFX1100: &[&str] = &[
 ];
 
 pub(super) static SOFFSET_GFX1200: &[&str] = &[
-    "s100",
-    "s101",
-    "s102",
-    "s103",
-    "s104",
-    "s105",
-    "vcc_lo",
-    "vcc_hi",
-    "ttmp0",
-    "ttmp1",
-    "ttmp2",
-    "ttmp3",
-    "ttmp4",
-    "ttmp5",
-    "ttmp6",
-    "ttmp7",
-    "ttmp8",
-    "ttmp9",
-    "ttmp10",
-    "ttmp11",
-    "ttmp12",
-    "ttmp13",
-    "ttmp14",
-    "ttmp15",
-    "null",
-    "m0",
-    "exec_lo",
-    "exec_hi",
+    "s100", "s101", "s102", "s103", "s104", "s105", "vcc_lo", "vcc_hi", "ttmp0", "ttmp1", "ttmp2", "ttmp3", "ttmp4",
+    "ttmp5", "ttmp6", "ttmp7", "ttmp8", "ttmp9", "ttmp10", "ttmp11", "ttmp12", "ttmp13", "ttmp14", "ttmp15", "null",
+    "m0", "exec_lo", "exec_hi",
 ];
 
 pub(super) static TH_NAMES: &[&str] = &[
@@ -3832,19 +3758,9 @@ pub(super) static TH_NAMES: &[&str] = &[
     "TH_ATOMIC_CASCADE_NT",
 ];
 
-pub(super) static LDSDIR_GFX1100: &[&str] = &[
-    "lds_param_load",
-    "lds_direct_load",
-    "",
-    "",
-];
+pub(super) static LDSDIR_GFX1100: &[&str] = &["lds_param_load", "lds_direct_load", "", ""];
 
-pub(super) static LDSDIR_GFX1200: &[&str] = &[
-    "ds_param_load",
-    "ds_direct_load",
-    "",
-    "",
-];
+pub(super) static LDSDIR_GFX1200: &[&str] = &["ds_param_load", "ds_direct_load", "", ""];
 
 pub(super) static DATA_FORMATS: &[&str] = &[
     "BUF_DATA_FORMAT_INVALID",
