@@ -122,6 +122,11 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if fields.agpr && (fields.lds || !op.flag(ACC_ALLOWED)) {
         return None;
     }
+    // gfx90a takes no `scc` on floating-point atomics.
+    let float_atomic = op.1.contains("_atomic_") && ["f16", "f32", "f64"].iter().any(|t| op.1.contains(t));
+    if isa == Isa::Gfx90a && float_atomic && bits(first, 25, 1) != 0 {
+        return None;
+    }
     let mut text = join(op.1, &operands(isa, op, &fields)?);
     if offset_printed(op, &fields) {
         text.push_str(&format!(" offset:{}", fields.offset));
@@ -235,12 +240,14 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     let vdst = if f.returns && op.nibble(3) != 0 { op.nibble(3) } else { op.nibble(0) };
     // A returning atomic's registers take either file on every GFX9 family: no complaint (nor,
     // from gfx90a, about odd AGPR tuples).
-    let quiet = f.returns && op.1.contains("_atomic_") && (!has_agpr_data(isa) || f.agpr);
+    let returning_atomic = f.returns && op.1.contains("_atomic_");
+    let quiet = returning_atomic && (!has_agpr_data(isa) || f.agpr);
     let data = |first: u32, count: u32| {
         if quiet {
             vector(f.agpr, first, count)
         } else {
-            data_register(isa, f.agpr, first, count, true)
+            // A returning atomic's VGPRs are VGPRs only (`VReg_…`); other data takes either file.
+            data_register(isa, f.agpr, first, count, !returning_atomic)
         }
     };
     if vdst != 0 && !f.lds {

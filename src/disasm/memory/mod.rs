@@ -197,8 +197,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         (0x3B, Generation::Gfx12) => flat::decode_gfx12(isa, words),
         (0x38 | 0x3A, Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => buffer::decode(isa, words),
         (0x31, Generation::Gfx12) => buffer::decode_gfx12(isa, words),
-        // gfx940 and gfx950 have no exports.
-        (0x31, Generation::Gfx9) if !has_sc_bits(isa) => export::decode_export(isa, words),
+        // gfx90a, gfx940 and gfx950 have no exports.
+        (0x31, Generation::Gfx9) if !has_agpr_data(isa) => export::decode_export(isa, words),
         (0x3E, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => export::decode_export(isa, words),
         (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
         _ => None,
