@@ -58,12 +58,14 @@ fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
             }
             continue;
         }
+        // Loaded data and a lone source take either file (`AV_…`); the operands of returning
+        // atomics and two-source forms are VGPRs only (`VReg_…`), and llvm-mc does not complain
+        // about odd AGPR tuples there.
+        let either_file = if nibble == 0 { !op.1.contains("_rtn_") } else { op.nibble(0) == 0 && op.nibble(3) == 0 };
         out.push(match (data, acc) {
             (false, _) => address(isa, value, count)?,
-            // llvm-mc does not complain about odd AGPR tuples in DS.
-            (true, true) if has_agpr_data(isa) => vector(true, value, count)?,
-            // Loaded data takes either file; sources and a returning atomic's result are VGPRs.
-            (true, _) => data_register(isa, acc, value, count, nibble == 0 && !op.1.contains("_rtn_"))?,
+            (true, true) if has_agpr_data(isa) && !either_file => vector(true, value, count)?,
+            (true, _) => data_register(isa, acc, value, count, either_file)?,
         });
     }
     Some(out)
@@ -98,6 +100,9 @@ fn swizzle(offset: u32) -> String {
         return format!("swizzle(ROTATE,{},{})", bits(offset, 10, 1), bits(offset, 5, 5));
     }
     if offset & 0x8000 != 0 {
+        if offset & 0x1F00 != 0 {
+            return format!("{offset}");
+        }
         let lane = |i: u32| bits(offset, 2 * i, 2);
         return format!("swizzle(QUAD_PERM,{},{},{},{})", lane(0), lane(1), lane(2), lane(3));
     }
