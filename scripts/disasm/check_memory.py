@@ -1,0 +1,184 @@
+"""Compares the memory decoder with llvm-mc 22 on random words of valid opcodes.
+
+    scripts/disasm/check_memory.py gfx90a [N]     # N random candidates per encoding (default 2000)
+    scripts/disasm/check_memory.py all [N]
+
+For each encoding (DS, flat, scratch, global, MUBUF, MTBUF) the opcode is drawn from the
+generated table and every other bit at random; each field is zeroed half the time, since
+llvm-mc rejects nonzero fields an opcode does not use. Prints, per processor and encoding, how
+many of the words llvm-mc decodes we print identically, how many we decode that llvm-mc rejects,
+and the first mismatches with their words.
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_memory import GEN, ISAS, LAYOUTS, pack, run  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+TABLES = os.path.join(ROOT, "src/disasm/memory/tables.rs")
+
+
+def table_ops():
+    """{(group, cpu): [opcodes]} from the generated tables."""
+    text = open(TABLES).read()
+    statics = {}
+    for m in re.finditer(r"static (\w+): &\[Op\] = &\[(.*?)\];", text, re.S):
+        statics[m.group(1)] = [int(c) for c in re.findall(r"Op\((\d+),", m.group(2))]
+    out = {}
+    for m in re.finditer(r"fn (\w+)\(isa: Isa\) -> &'static \[Op\] \{(.*?)\n\}", text, re.S):
+        for arm in re.finditer(r"Isa::(\w+) => (\w+),", m.group(2)):
+            out[(m.group(1), arm.group(1).lower())] = statics.get(arm.group(2), [])
+    return out
+
+
+def random_words(layout, fields, rng):
+    words = [rng.getrandbits(32) for _ in range(layout["words"])]
+    for name, spec in layout.items():
+        if name in ("words", "fixed", "op") or spec is None:
+            continue
+        w, shift, width = spec
+        roll = rng.random()
+        if roll < 0.4:
+            words[w] &= ~(((1 << width) - 1) << shift)
+        elif roll < 0.6 and name == "saddr":
+            # `off`, and the value flat instructions must carry, are common in real code.
+            value = rng.choice([0x7F, 0x7D, 0x7C])
+            words[w] = (words[w] & ~(((1 << width) - 1) << shift)) | value << shift
+    for w, shift, width, value in layout["fixed"]:
+        words[w] = (words[w] & ~(((1 << width) - 1) << shift)) | value << shift
+    for name, value in fields.items():
+        w, shift, width = layout[name]
+        words[w] = (words[w] & ~(((1 << width) - 1) << shift)) | (value & ((1 << width) - 1)) << shift
+    return words
+
+
+def candidates(cpu, n, rng):
+    gen = GEN[cpu]
+    ops = table_ops()
+    out = {}
+    groups = [("ds", "ds", None), ("flat", "flat", 0), ("scratch", "flat", 1), ("global", "flat", 2),
+              ("mubuf", "mubuf", None), ("mtbuf", "mtbuf", None), ("exp", "exp", None), ("ldsdir", "ldsdir", None)]
+    for group, kind, seg in groups:
+        layout = LAYOUTS[gen].get(kind)
+        # EXP and LDSDIR have no opcode table: their "opcode" field is drawn whole.
+        codes = ops.get((group, cpu), []) or (list(range(16)) if group in ("exp", "ldsdir") else [])
+        if layout is None or not codes:
+            continue
+        cands = []
+        for _ in range(n):
+            code = rng.choice(codes)
+            fields = dict(op=code)
+            if seg is not None:
+                fields["seg"] = seg
+            if kind == "mtbuf" and layout.get("op3"):
+                fields = dict(op=code & 7, op3=code >> 3)
+            cands.append(random_words(layout, fields, rng))
+        out[group] = cands
+    return out
+
+
+def ours(cpu, cands):
+    lines = "\n".join(" ".join("%08X" % w for w in c) for c in cands) + "\n"
+    run_ = subprocess.run(["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", cpu],
+                          input=lines, capture_output=True, text=True, cwd=ROOT, check=True)
+    out = []
+    for line in run_.stdout.splitlines():
+        out.append(None if line == "<none>" else line.rsplit("\t", 1)[0])
+    return out
+
+
+NOP = {9: 0xBF800000, 10: 0xBF800000, 11: 0xBF800000, 12: 0xBF800000}
+
+
+def reference(cpu, cands):
+    """llvm-mc's answers; two `s_nop 0` after each candidate keep the stream aligned when a
+    rejected candidate's later dwords decode as the start of an instruction."""
+    nop = [NOP[GEN[cpu]]]
+    stream = []
+    for c in cands:
+        stream += [c, nop, nop]
+    return run(cpu, stream)[::3]
+
+
+def recheck(cpu, cands, theirs, mine, limit=150):
+    """Asks llvm-mc again, one process per word, about the words where we disagree: a word's
+    neighbours in one stream can still change llvm-mc's answer for it."""
+    out = list(theirs)
+    asked = 0
+    for i, (c, t, m) in enumerate(zip(cands, theirs, mine)):
+        if t != m and asked < limit:
+            out[i] = run(cpu, [c])[0]
+            asked += 1
+    return out
+
+
+def check(cpu, n, seed=1, show=6):
+    rng = random.Random(seed)
+    isa = ALIAS.get(cpu, cpu)
+    for group, cands in candidates(isa, n, rng).items():
+        theirs = reference(cpu, cands)
+        mine = ours(cpu, cands)
+        theirs = recheck(isa, cands, theirs, mine)
+        valid = sum(t is not None for t in theirs)
+        agree = sum(t is not None and t == m for t, m in zip(theirs, mine))
+        extra = sum(t is None and m is not None for t, m in zip(theirs, mine))
+        pct = 100.0 * agree / valid if valid else 100.0
+        print("%-8s %-8s %5d/%5d = %6.2f%%  (%d decoded that llvm-mc rejects)" % (cpu, group, agree, valid, pct, extra))
+        shown = 0
+        for c, t, m in zip(cands, theirs, mine):
+            if t != m and shown < show:
+                print("    %s\n      llvm: %s\n      ours: %s" % (" ".join("%08X" % w for w in c), t, m))
+                shown += 1
+
+
+ALIAS = {"gfx1201": "gfx1200", "gfx1101": "gfx1100", "gfx940": "gfx942", "gfx1031": "gfx1030"}
+LINE = re.compile(r"^\t(\S.*?)\s*// [0-9A-F]+: ((?:[0-9A-F]{8} ?)+)$")
+MEMORY_TOPS = {9: {0x36, 0x37, 0x38, 0x3A, 0x31}, 10: {0x36, 0x37, 0x38, 0x3A, 0x3E},
+               11: {0x36, 0x37, 0x38, 0x3A, 0x3E, 0x33}, 12: {0x36, 0x3B, 0x31, 0x3E, 0x33}}
+
+
+def check_objdump(path, show=10):
+    """Every memory instruction llvm-objdump -d prints for the code object at `path`, against ours."""
+    dump = subprocess.run([os.path.join(os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin"), "llvm-objdump"), "-d",
+                           path], capture_output=True, text=True, check=True).stdout
+    cpu = re.search(r"amdgcn-amd-amdhsa--(gfx\w+)|file format elf64-amdgpu", dump)
+    mcpu = subprocess.run([os.path.join(os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin"), "llvm-readelf"), "-h",
+                           path], capture_output=True, text=True).stdout
+    m = re.search(r"Flags:.*\b(gfx\w+)", mcpu)
+    cpu = m.group(1) if m else "gfx90a"
+    gen = GEN.get(cpu, GEN.get(ALIAS.get(cpu, ""), 9))
+    rows = []
+    for line in dump.splitlines():
+        m = LINE.match(line)
+        if m:
+            words = [int(w, 16) for w in m.group(2).split()]
+            if words[0] >> 26 in MEMORY_TOPS[gen]:
+                rows.append((m.group(1), words))
+    mine = ours(cpu, [w for _, w in rows])
+    agree = sum(t == o for (t, _), o in zip(rows, mine))
+    print("%s (%s): %d/%d memory instructions identical" % (path, cpu, agree, len(rows)))
+    shown = 0
+    for (t, w), o in zip(rows, mine):
+        if t != o and shown < show:
+            print("    %s\n      llvm: %s\n      ours: %s" % (" ".join("%08X" % x for x in w), t, o))
+            shown += 1
+
+
+def main():
+    if sys.argv[1].endswith(".co"):
+        for path in sys.argv[1:]:
+            check_objdump(path)
+        return
+    cpus = ISAS if sys.argv[1] == "all" else [sys.argv[1]]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    for cpu in cpus:
+        check(cpu, n)
+
+
+if __name__ == "__main__":
+    main()

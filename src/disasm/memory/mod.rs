@@ -1,0 +1,209 @@
+//! The memory encodings: LDS (DS, LDSDIR), buffer (MUBUF, MTBUF, GFX12 VBUFFER), flat, global
+//! and scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH), and export (EXP).
+//!
+//! Each encoding is told by the top bits of its first dword:
+//!
+//! | bits 31:26 | GFX9, GFX10, GFX11 | GFX12 |
+//! |---|---|---|
+//! | `110110` | DS | DS |
+//! | `110111` | FLAT (segment in bits 15:14, GFX11 17:16) | — |
+//! | `111000` | MUBUF | — |
+//! | `111010` | MTBUF | — |
+//! | `110001` | — (GFX9 EXP) | VBUFFER (buffer and typed buffer) |
+//! | `111011` | — | VFLAT, VSCRATCH, VGLOBAL (segment in bits 25:24) |
+//! | `110001` | GFX9: EXP | — |
+//! | `111110` | GFX10, GFX11: EXP | EXP (`export`) |
+//! | `11001110` (31:24) | GFX11: LDSDIR | VDSDIR |
+//!
+//! The opcode tables and the operand widths each opcode gives its fields are generated from
+//! llvm-mc 22 by `scripts/disasm/gen_memory.py` ([`tables`]); field layouts are in the
+//! submodules' doc comments.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::operands::{register, File};
+use super::{Class, Decoded, Generation, Isa, Words};
+
+mod buffer;
+mod ds;
+mod export;
+mod flat;
+mod tables;
+
+/// One opcode of an encoding: its number, mnemonic, and `shape`, the operand widths and allowed
+/// modifiers llvm-mc showed for it, packed as the generator describes per encoding.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Op(pub u16, pub &'static str, pub u32);
+
+impl Op {
+    /// The register count at nibble `index` of the shape (15 stands for the 32 of GFX12's
+    /// block loads and stores).
+    fn nibble(&self, index: u32) -> u32 {
+        match (self.2 >> (4 * index)) & 0xF {
+            15 => 32,
+            n => n,
+        }
+    }
+
+    fn flag(&self, bit: u32) -> bool {
+        self.2 >> bit & 1 != 0
+    }
+}
+
+/// The entry of `code` in a table sorted by opcode.
+fn lookup(table: &'static [Op], code: u32) -> Option<&'static Op> {
+    let code = u16::try_from(code).ok()?;
+    table.binary_search_by_key(&code, |op| op.0).ok().and_then(|i| table.get(i))
+}
+
+/// Bits `shift..shift+width` of `word`.
+fn bits(word: u32, shift: u32, width: u32) -> u32 {
+    (word >> shift) & ((1u32 << width) - 1)
+}
+
+/// `count` vector registers from `first`, AGPRs when `agpr`. llvm-mc prints VGPR ranges past
+/// `v255` as they are (`v[255:258]`) but rejects AGPR ranges past `a255`.
+fn vector(agpr: bool, first: u32, count: u32) -> Option<String> {
+    if agpr && first.checked_add(count)? > 256 {
+        return None;
+    }
+    Some(register(if agpr { File::Agpr } else { File::Vgpr }, first, count))
+}
+
+/// The scalar operands whose values from some point on print by a table of their own.
+#[derive(Clone, Copy)]
+enum Scalar {
+    /// A 64-bit global base (`s[2:3]`, `off`).
+    Saddr64,
+    /// A 32-bit scratch base (`s2`, `off`).
+    Saddr32,
+    /// A buffer resource (`s[8:11]`), its field counting SGPRs by four (GFX12: by one).
+    Srsrc,
+    /// A buffer offset (`s6`, `0`, `null`).
+    Soffset,
+}
+
+/// The text of scalar operand `kind` with field value `value`: plain SGPRs below the table's
+/// start, aligned as the operand's width asks; the generated table's name from there on. `None`
+/// where llvm-mc rejects the value.
+fn scalar_operand(isa: Isa, kind: Scalar, value: u32) -> Option<String> {
+    let generation = isa.generation();
+    let (table, first): (&[&str], u32) = match (kind, generation) {
+        (Scalar::Saddr64, Generation::Gfx9) => (tables::SADDR64_GFX900, 100),
+        (Scalar::Saddr64, Generation::Gfx10) => (tables::SADDR64_GFX1030, 100),
+        (Scalar::Saddr64, Generation::Gfx11) => (tables::SADDR64_GFX1100, 100),
+        (Scalar::Saddr64, Generation::Gfx12) => (tables::SADDR64_GFX1200, 100),
+        (Scalar::Saddr32, Generation::Gfx9) => (tables::SADDR32_GFX900, 100),
+        (Scalar::Saddr32, Generation::Gfx10) if isa == Isa::Gfx1010 => (tables::SADDR32_GFX1010, 100),
+        (Scalar::Saddr32, Generation::Gfx10) => (tables::SADDR32_GFX1030, 100),
+        (Scalar::Saddr32, Generation::Gfx11) => (tables::SADDR32_GFX1100, 100),
+        (Scalar::Saddr32, Generation::Gfx12) => (tables::SADDR32_GFX1200, 100),
+        (Scalar::Srsrc, Generation::Gfx9) => (tables::SRSRC_GFX900, 24),
+        (Scalar::Srsrc, Generation::Gfx10) => (tables::SRSRC_GFX1030, 24),
+        (Scalar::Srsrc, Generation::Gfx11) => (tables::SRSRC_GFX1100, 24),
+        (Scalar::Srsrc, Generation::Gfx12) => (tables::SRSRC_GFX1200, 24),
+        (Scalar::Soffset, Generation::Gfx9) => (tables::SOFFSET_GFX900, 100),
+        (Scalar::Soffset, Generation::Gfx10) => (tables::SOFFSET_GFX1030, 100),
+        (Scalar::Soffset, Generation::Gfx11) => (tables::SOFFSET_GFX1100, 100),
+        (Scalar::Soffset, Generation::Gfx12) => (tables::SOFFSET_GFX1200, 100),
+    };
+    if value >= first {
+        let name = table.get((value - first) as usize).copied().filter(|n| !n.is_empty())?;
+        return Some(String::from(name));
+    }
+    Some(match kind {
+        Scalar::Saddr64 => register(File::Sgpr, value & !1, 2),
+        Scalar::Saddr32 | Scalar::Soffset => register(File::Sgpr, value, 1),
+        Scalar::Srsrc if generation == Generation::Gfx12 => register(File::Sgpr, value & !3, 4),
+        Scalar::Srsrc => register(File::Sgpr, value * 4, 4),
+    })
+}
+
+/// A data or result operand of `count` registers from `first` whose `ACC` bit is `acc`: GFX9
+/// families without AGPR memory operands still print the AGPRs, with llvm-mc's complaint.
+/// `either_file`: the operand's register class takes VGPRs or AGPRs (`AV_…`), as flat and buffer
+/// data do; DS names VGPRs (`VReg_…`) or AGPRs (`AReg_…`).
+fn data_register(isa: Isa, acc: bool, first: u32, count: u32, either_file: bool) -> Option<String> {
+    let text = vector(acc, first, count)?;
+    if has_agpr_data(isa) {
+        let class = match (either_file, acc) {
+            (true, _) => "AV",
+            (false, true) => "AReg",
+            (false, false) => "VReg",
+        };
+        return Some(aligned(isa, class, text, first, count));
+    }
+    if !acc {
+        return Some(text);
+    }
+    let class = match count {
+        1 => String::from("VGPR_32"),
+        n => format!("VReg_{}", n.wrapping_mul(32)),
+    };
+    Some(format!("{text}/*Invalid register, operand has '{class}' register class*/"))
+}
+
+/// gfx90a and later want register tuples at even registers; llvm-mc prints an odd one with its
+/// complaint.
+fn aligned(isa: Isa, file: &str, text: String, first: u32, count: u32) -> String {
+    if !has_agpr_data(isa) || count < 2 || first % 2 == 0 {
+        return text;
+    }
+    format!("{text}/*Invalid register, operand has '{file}_{}_Align2' register class*/", count.wrapping_mul(32))
+}
+
+/// A vector address operand: VGPRs only, aligned as [`aligned`] says.
+fn address(isa: Isa, first: u32, count: u32) -> Option<String> {
+    Some(aligned(isa, "VReg", vector(false, first, count)?, first, count))
+}
+
+/// Whether this family has AGPRs that memory instructions can load to and store from.
+fn has_agpr_data(isa: Isa) -> bool {
+    matches!(isa, Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950)
+}
+
+/// Whether the family prints the GFX940 cache bits (`sc0`, `sc1`, `nt`) for `glc`, `slc`.
+fn has_sc_bits(isa: Isa) -> bool {
+    matches!(isa, Isa::Gfx942 | Isa::Gfx950)
+}
+
+/// A decoded memory instruction of `dwords` dwords.
+fn done(text: String, dwords: usize, class: Class) -> Option<Decoded> {
+    Some(Decoded { size: dwords * 4, text, class, target: None })
+}
+
+/// `name` followed by its operands, comma-separated.
+fn join(name: &str, operands: &[String]) -> String {
+    if operands.is_empty() {
+        return String::from(name);
+    }
+    let mut text = format!("{name} ");
+    for (i, operand) in operands.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        text.push_str(operand);
+    }
+    text
+}
+
+pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
+    let first = words.get(0)?;
+    let generation = isa.generation();
+    match (first >> 26, generation) {
+        (0x36, _) => ds::decode(isa, words),
+        (0x37, Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => flat::decode(isa, words),
+        (0x3B, Generation::Gfx12) => flat::decode_gfx12(isa, words),
+        (0x38 | 0x3A, Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => buffer::decode(isa, words),
+        (0x31, Generation::Gfx12) => buffer::decode_gfx12(isa, words),
+        // gfx90a, gfx940 and gfx950 have no exports.
+        (0x31, Generation::Gfx9) if !has_agpr_data(isa) => export::decode_export(isa, words),
+        (0x3E, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => export::decode_export(isa, words),
+        (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
