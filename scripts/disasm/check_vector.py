@@ -96,7 +96,9 @@ def ours(mcpu, cands):
             out.append(None)
         else:
             text, _, size = line.rpartition("\t")
-            out.append(text if int(size) == 4 * len(c) else text + " <size %s>" % size)
+            # A decoding of another length is not a decoding of this candidate (llvm's answer
+            # for it is None too).
+            out.append(text if int(size) == 4 * len(c) else None)
     return out
 
 

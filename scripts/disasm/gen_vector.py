@@ -214,9 +214,19 @@ INVALID_NOSPACE = "/*Invalid_immediate*/"
 REG = re.compile(r"^(-?\|?)([vsa])(?:(\d+)|\[(\d+):(\d+)\])(\.[lh])?(\|?)$")
 
 
+NOTE = re.compile(r"/\*Invalid register[^*]*\*/$")
+
+
+def note_of(tok):
+    """The `/*Invalid register, …*/` note llvm-objdump appends to a register it finds out of
+    place, or ""."""
+    m = NOTE.search(tok)
+    return m.group(0) if m else ""
+
+
 def reg_token(tok):
     """(file, first, count, half) of a register token, or None."""
-    m = REG.match(tok)
+    m = REG.match(NOTE.sub("", tok))
     if not m or m.group(1) or m.group(7):
         return None
     if m.group(3) is not None:
@@ -256,6 +266,7 @@ class Form:
         self.mods = {}       # modifier bit -> "print" | "ignore" | "reject"
         self.opsel = {}      # op_sel bit -> (list length, position) when printed in op_sel:[...]
         self.opsel_half = {}  # op_sel bit -> token index that becomes .h
+        self.notes = {}      # field -> notes after (a VGPR, an SGPR, an odd VGPR)
 
 
 def no_vop3_literal(mcpu, enc):
@@ -283,7 +294,9 @@ def learn_bases(mcpu, enc, encode, nops, fields):
         if carry and not re.search(r"\bs(%d|\[%d:%d\])(,|$)" % (SDST, SDST, SDST + 1), t):
             continue
         # A VOP3b opcode is known by its carry-out printing; it wins over a reading without it.
-        if op not in found or (carry and "sdst" not in found[op][0]):
+        # A reading without `/*Invalid …*/` notes wins over one with them.
+        if (op not in found or (carry and "sdst" not in found[op][0])
+                or ("/*" in found[op][2] and "/*" not in t and carry == ("sdst" in found[op][0]))):
             found[op] = (b, lit, t)
     return found
 
@@ -345,7 +358,7 @@ def learn(mcpu, enc):
                 continue
             _, file, count, half = form.tokens[i]
             width8 = enc in ("vop2", "vopc") and field == "src1"
-            probes = [("v", 256 + SRC[field] + 2)]
+            probes = [("v", 256 + SRC[field] + 2), ("o", 256 + SRC[field] + 1)]
             if not width8:
                 probes.append(("s", SRC[field] if file == "s" else 24))
                 for v, l in TYPE_PROBES:
@@ -375,7 +388,14 @@ def learn(mcpu, enc):
                 ops = split_text(t)[1]
                 if i < len(ops):
                     sig.append((255 if kind == "l" else val, val if kind == "l" else None, ops[i]))
-        form.accept[field] = acc
+        form.accept[field] = acc - {"o"}
+        notes = {}
+        for kind, val, t in rows:
+            if t is not None and kind in ("v", "s", "o"):
+                ops = split_text(t)[1]
+                if i < len(ops):
+                    notes[kind] = note_of(ops[i])
+        form.notes[field] = (notes.get("v", ""), notes.get("s", ""), notes.get("o", notes.get("v", "")))
         ty = None
         for cand in TYPES + ["NoImm"]:
             if all((model(cand, v, l) or "?") + ("/*Invalid immediate*/" if cand == "NoImm" else "") == s
@@ -387,9 +407,26 @@ def learn(mcpu, enc):
             ty = max(TYPES, key=lambda c: sum(model(c, v, l) == s for v, l, s in sig))
             MISSES.append((mcpu, enc, form.mnemonic, field, [s for s in sig if model(ty, s[0], s[1]) != s[2]][:3]))
         form.types[field] = ty or "B32"
+    learn_dst_notes(mcpu, encode, forms)
     if enc == "vop3":
         learn_modifiers(mcpu, encode, forms)
     return {op: f for op, (f, b, lit) in forms.items()}
+
+
+def learn_dst_notes(mcpu, encode, forms):
+    """The note llvm-objdump puts after a destination tuple at an odd VGPR."""
+    cands, keys = [], []
+    for op, (form, b, lit) in forms.items():
+        i = token_of(form, "vdst")
+        if i is None:
+            continue
+        cands.append(encode(op, dict(b, vdst=VDST + 1)) + ([PROBE_LITERAL] if lit else []))
+        keys.append((op, i))
+    for (op, i), t in zip(keys, run(mcpu, cands)):
+        if t is not None:
+            ops = split_text(t)[1]
+            if i < len(ops):
+                forms[op][0].notes["vdst"] = ("", "", note_of(ops[i]))
 
 
 MISSES = []
@@ -457,14 +494,18 @@ def rust_operand(form, tok, enc):
     field, file, count, half = tok
     h = "true" if half else "false"
     if field == "vdst":
-        return "Operand::Dst { scalar: %s, count: %d, half: %s }" % ("true" if file == "s" else "false", count, h)
+        kind = {"s": "Scalar", "a": "Agpr"}.get(file, "Vgpr")
+        return "Operand::Dst { file: DstFile::%s, count: %d, half: %s, odd_note: %s }" % (
+            kind, count, h, rust_str(form.notes.get("vdst", ("", "", ""))[2]))
     if field == "sdst":
         return "Operand::Carry { count: %d }" % count
     index = int(field[3])
     acc = form.accept.get(field, {"v"})
     mask = (1 if "v" in acc else 0) | (2 if "s" in acc else 0) | (4 if "i" in acc else 0) | (8 if "l" in acc else 0)
-    return "Operand::Src { index: %d, count: %d, half: %s, ty: Ty::%s, accept: %d }" % (
-        index, count, h, form.types.get(field, "B32"), mask)
+    notes = form.notes.get(field, ("", "", ""))
+    return "Operand::Src { index: %d, count: %d, half: %s, agpr: %s, ty: Ty::%s, accept: %d, notes: [%s] }" % (
+        index, count, h, "true" if file == "a" else "false", form.types.get(field, "B32"), mask,
+        ", ".join(rust_str(n) for n in notes))
 
 
 def rust_str(s):
@@ -514,7 +555,7 @@ def main():
     lines = ["// Generated by scripts/disasm/gen_vector.py from llvm-mc/llvm-objdump 22; do not edit.",
              "//! The opcodes of VOP1, VOP2, VOPC and VOP3 per family: mnemonic and form (see `super`).",
              "",
-             "use super::{Form, Operand, Ty};",
+             "use super::{DstFile, Form, Operand, Ty};",
              "use crate::disasm::Isa;",
              "",
              "/// Operand layouts and modifier rules, shared by every table.",

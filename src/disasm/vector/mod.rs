@@ -54,13 +54,24 @@ pub(super) enum Operand {
     Fixed(&'static str),
     /// A constant operand that is always the literal dword (`v_madmk_f32`'s K).
     Literal(Ty),
-    /// The `vdst` field: VGPRs, or SGPRs for comparisons and lane reads.
-    Dst { scalar: bool, count: u8, half: bool },
+    /// The `vdst` field: VGPRs, AGPRs, or SGPRs for comparisons and lane reads; `odd_note` is
+    /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs.
+    Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str },
     /// The VOP3b carry-out `sdst` field.
     Carry { count: u8 },
-    /// Source `index` (0–2): `count` registers, constants read as `ty`; `accept` is a mask of
-    /// VGPR (1), SGPR (2), inline constant (4), literal (8).
-    Src { index: u8, count: u8, half: bool, ty: Ty, accept: u8 },
+    /// Source `index` (0–2): `count` registers (AGPRs rather than VGPRs when `agpr`), constants
+    /// read as `ty`; `accept` is a mask of VGPR (1), SGPR (2), inline constant (4), literal (8).
+    /// `notes` are the `/*Invalid register …*/` llvm-objdump appends after a VGPR, an SGPR, and a
+    /// VGPR tuple at an odd number ("" for none).
+    Src { index: u8, count: u8, half: bool, agpr: bool, ty: Ty, accept: u8, notes: [&'static str; 3] },
+}
+
+/// The register file of a destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DstFile {
+    Vgpr,
+    Agpr,
+    Scalar,
 }
 
 /// How an opcode prints: operands in order, then the modifiers.
@@ -131,7 +142,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
-    print(generation, words, mnemonic, form, fields)
+    print(isa, words, mnemonic, form, fields)
 }
 
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
@@ -180,7 +191,8 @@ fn modifier_bits(form: &Form, fields: &Fields) -> u16 {
     bits
 }
 
-fn print(generation: Generation, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+    let generation = isa.generation();
     let bits = modifier_bits(form, &fields);
     if bits & form.reject != 0 {
         return None;
@@ -202,16 +214,32 @@ fn print(generation: Generation, words: &Words<'_>, mnemonic: &str, form: &Form,
                 literal_used = true;
                 literal_text(ty, words.get(literal_index)?)
             }
-            Operand::Dst { scalar: true, count, .. } => scalar(generation, fields.vdst, u32::from(count))?,
-            Operand::Dst { scalar: false, count, half } => vgpr(fields.vdst, count, half, fields.short, half_high),
-            Operand::Carry { count } => scalar(generation, fields.sdst, u32::from(count))?,
-            Operand::Src { index, count, half, ty, accept } => {
+            Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_tuple(generation, fields.vdst, count)?,
+            Operand::Dst { file, count, half, odd_note } => {
+                let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
+                let mut text = vgpr(file, fields.vdst, count, half, fields.short, half_high);
+                if count >= 2 && fields.vdst % 2 == 1 {
+                    text.push_str(odd_note);
+                }
+                text
+            }
+            Operand::Carry { count } => scalar_tuple(generation, fields.sdst, count)?,
+            Operand::Src { index, count, half, agpr, ty, accept, notes } => {
                 let value = *fields.src.get(usize::from(index))?;
                 if value == 255 {
                     literal_used = true;
                 }
-                let body =
-                    source(generation, words, literal_index, value, (count, half, ty, accept), &fields, half_high)?;
+                let file = if agpr { File::Agpr } else { File::Vgpr };
+                let mut body = source(
+                    generation,
+                    words,
+                    literal_index,
+                    value,
+                    (file, count, half, ty, accept),
+                    &fields,
+                    half_high,
+                )?;
+                body.push_str(note_for(value, count, notes));
                 with_modifiers(body, shown, index)
             }
         };
@@ -227,12 +255,22 @@ fn print(generation: Generation, words: &Words<'_>, mnemonic: &str, form: &Form,
 }
 
 /// A VGPR operand: in a 32-bit encoding of a 16-bit operation bit 7 picks the high half.
-fn vgpr(number: u32, count: u8, half: bool, short: bool, half_high: bool) -> String {
+fn vgpr(file: File, number: u32, count: u8, half: bool, short: bool, half_high: bool) -> String {
     if !half {
-        return register(File::Vgpr, number, u32::from(count));
+        return register(file, number, u32::from(count));
     }
     let (number, high) = if short { (number & 0x7F, number & 0x80 != 0) } else { (number, half_high) };
-    format!("{}{}", register(File::Vgpr, number, 1), if high { ".h" } else { ".l" })
+    format!("{}{}", register(file, number, 1), if high { ".h" } else { ".l" })
+}
+
+/// The note llvm-objdump appends to source `value` (see [`Operand::Src`]).
+fn note_for(value: u32, count: u8, notes: [&'static str; 3]) -> &'static str {
+    match value {
+        256..=511 if count >= 2 && value % 2 == 1 => notes[2],
+        256..=511 => notes[0],
+        0..=127 | 235..=239 | 251..=254 => notes[1],
+        _ => "",
+    }
 }
 
 /// Source `value` of an operand (`count`, `half`, `ty`, `accept`), or `None` when it names
@@ -242,21 +280,33 @@ fn source(
     words: &Words<'_>,
     literal_index: usize,
     value: u32,
-    (count, half, ty, accept): (u8, bool, Ty, u8),
+    (file, count, half, ty, accept): (File, u8, bool, Ty, u8),
     fields: &Fields,
     half_high: bool,
 ) -> Option<String> {
     let allowed = |bit: u8| accept & bit != 0;
     match value {
-        256..=511 if allowed(VGPR) => {
-            let number = if fields.short && half { value - 256 } else { value - 256 };
-            Some(vgpr(number, count, half, fields.short, half_high))
-        }
+        256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),
         255 if allowed(LITERAL) => Some(literal_text(ty, words.get(literal_index)?)),
         128..=208 | 240..=248 if allowed(INLINE) => Some(inline_text(ty, value)),
-        0..=127 | 235..=239 | 251..=254 if allowed(SGPR) => scalar(generation, value, u32::from(count)),
+        0..=127 | 235..=239 | 251..=254 if allowed(SGPR) => scalar_tuple(generation, value, count),
         _ => None,
     }
+}
+
+/// `count` scalar registers from `value`; a tuple must start at a multiple of 2 (pairs) or 4
+/// (larger), or llvm-objdump rejects the word.
+fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String> {
+    let align = match count {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    let first = if (108..=123).contains(&value) { value - 108 } else { value };
+    if value < 128 && first % align != 0 {
+        return None;
+    }
+    scalar(generation, value, u32::from(count))
 }
 
 /// An inline constant (128–208, 240–248) read as `ty`.
