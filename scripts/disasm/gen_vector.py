@@ -195,7 +195,8 @@ TYPE_PROBES = [(240, None), (241, None), (248, None), (128, None), (200, None)] 
 def split_text(text):
     """Mnemonic, operand tokens, and the modifier suffix (space-separated words after the last
     operand)."""
-    text = text.replace(INVALID, INVALID_NOSPACE)
+    # Comments (`/*Invalid register, operand has … */`) hold spaces and commas: hide them.
+    text = re.sub(r"/\*.*?\*/", lambda m: m.group(0).replace(" ", "\x01").replace(",", "\x02"), text)
     parts = text.split(" ", 1)
     mnemonic = parts[0]
     if len(parts) == 1:
@@ -203,12 +204,9 @@ def split_text(text):
     ops = parts[1].split(", ")
     last = ops[-1].split(" ", 1)
     ops[-1] = last[0]
-    ops = [o.replace(INVALID_NOSPACE, INVALID) for o in ops]
-    return mnemonic, ops, (last[1] if len(last) > 1 else "")
-
-
-INVALID = "/*Invalid immediate*/"
-INVALID_NOSPACE = "/*Invalid_immediate*/"
+    ops = [o.replace("\x01", " ").replace("\x02", ",") for o in ops]
+    suffix = (last[1] if len(last) > 1 else "").replace("\x01", " ").replace("\x02", ",")
+    return mnemonic, ops, suffix
 
 
 REG = re.compile(r"^(-?\|?)([vsa])(?:(\d+)|\[(\d+):(\d+)\])(\.[lh])?(\|?)$")
@@ -454,6 +452,10 @@ def learn_modifiers(mcpu, encode, forms):
             form.mods[(name, val)] = "reject"
         elif t == base_text:
             form.mods[(name, val)] = "ignore"
+        elif name == "opsel" and t == re.sub(r"\.[lh]\b", "", base_text):
+            # An op_sel bit of an operand the instruction lacks: llvm-objdump prints the whole
+            # instruction without register halves.
+            form.mods[(name, val)] = "plain"
         else:
             form.mods[(name, val)] = "print"
             if name == "opsel":
@@ -489,7 +491,7 @@ def form_text(form, b):
 def rust_operand(form, tok, enc):
     if tok[0] == "fixed":
         if tok[1] == "@literal":
-            return "Operand::Literal(Ty::%s)" % "B32"
+            return "Operand::Literal"
         return "Operand::Fixed(%s)" % rust_str(tok[1])
     field, file, count, half = tok
     h = "true" if half else "false"
@@ -514,17 +516,19 @@ def rust_str(s):
 
 def mods_code(form):
     """(print mask, reject mask) over MOD_BITS, op_sel list length and positions, .h targets."""
-    pr = rj = 0
+    pr = rj = pl = 0
     for i, m in enumerate(MOD_BITS):
         s = form.mods.get(m)
         if s == "print":
             pr |= 1 << i
         elif s == "reject":
             rj |= 1 << i
+        elif s == "plain":
+            pl |= 1 << i
     length = max([l for l, _ in form.opsel.values()] or [0])
     pos = [form.opsel.get(1 << i, (0, 0xF))[1] for i in range(4)]
     half = [form.opsel_half.get(1 << i, 0xF) for i in range(4)]
-    return pr, rj, length, pos, half
+    return pr, rj, pl, length, pos, half
 
 
 def main():
@@ -539,10 +543,10 @@ def main():
             for op in sorted(learned):
                 form = learned[op]
                 operands = ", ".join(rust_operand(form, t, enc) for t in form.tokens)
-                pr, rj, length, pos, half = mods_code(form)
-                key = "Form { operands: &[%s], suffix: %s, print: 0x%x, reject: 0x%x, op_sel_len: %d, " \
+                pr, rj, pl, length, pos, half = mods_code(form)
+                key = "Form { operands: &[%s], suffix: %s, print: 0x%x, reject: 0x%x, plain: 0x%x, op_sel_len: %d, " \
                       "op_sel_pos: [%s], op_sel_half: [%s] }" % (
-                          operands, rust_str(form.suffix), pr, rj, length, ", ".join(map(str, pos)),
+                          operands, rust_str(form.suffix), pr, rj, pl, length, ", ".join(map(str, pos)),
                           ", ".join(map(str, half)))
                 if key not in forms_index:
                     forms_index[key] = len(form_list)

@@ -15,6 +15,7 @@
 //! | 126, 127 | `exec_lo`, `exec_hi` | same | same |
 //! | 128–192 | integers 0–64 | same | same |
 //! | 193–208 | integers -1 to -16 | same | same |
+//! | 230, 231 | `src_flat_scratch_base_lo`, `src_flat_scratch_base_hi` (as llvm-objdump 22 prints them) | same | same |
 //! | 235–239 | `src_shared_base`, `src_shared_limit`, `src_private_base`, `src_private_limit`, `src_pops_exiting_wave_id` | same | same |
 //! | 240–248 | 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2π) | same | same |
 //! | 251–253 | `src_vccz`, `src_execz`, `src_scc` | same | same |
@@ -86,6 +87,8 @@ fn special32(generation: Generation, value: u32) -> Option<&'static str> {
         (125, Generation::Gfx11 | Generation::Gfx12) => "m0",
         (126, _) => "exec_lo",
         (127, _) => "exec_hi",
+        (230, _) => "src_flat_scratch_base_lo",
+        (231, _) => "src_flat_scratch_base_hi",
         (235, _) => "src_shared_base",
         (236, _) => "src_shared_limit",
         (237, _) => "src_private_base",

@@ -53,7 +53,7 @@ pub(super) enum Operand {
     /// Text that does not depend on the word (`vcc`, `vcc_lo`).
     Fixed(&'static str),
     /// A constant operand that is always the literal dword (`v_madmk_f32`'s K).
-    Literal(Ty),
+    Literal,
     /// The `vdst` field: VGPRs, AGPRs, or SGPRs for comparisons and lane reads; `odd_note` is
     /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs.
     Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str },
@@ -86,6 +86,9 @@ pub(super) struct Form {
     pub suffix: &'static str,
     pub print: u16,
     pub reject: u16,
+    /// op_sel bits of operands the instruction lacks: with one set, llvm-objdump prints the
+    /// instruction without register halves and without `op_sel`.
+    pub plain: u16,
     /// Entries in `op_sel:[…]`, 0 when it never prints.
     pub op_sel_len: u8,
     /// The entry of each op_sel bit (15: none).
@@ -197,7 +200,8 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
     if bits & form.reject != 0 {
         return None;
     }
-    let shown = bits & form.print;
+    let plain = bits & form.plain != 0;
+    let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print };
     let literal_index = fields.size;
     let mut literal_used = false;
     let mut text = String::from(mnemonic);
@@ -210,14 +214,15 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
             .any(|(bit, &to)| usize::from(to) == i && shown & (1 << (10 + bit)) != 0);
         let piece = match *operand {
             Operand::Fixed(s) => String::from(s),
-            Operand::Literal(ty) => {
+            Operand::Literal => {
+                // The K operand of v_madmk/v_fmaak…: always a literal, so never marked `lit(…)`.
                 literal_used = true;
-                literal_text(ty, words.get(literal_index)?)
+                format!("{:#x}", words.get(literal_index)?)
             }
-            Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_tuple(generation, fields.vdst, count)?,
+            Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
             Operand::Dst { file, count, half, odd_note } => {
                 let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
-                let mut text = vgpr(file, fields.vdst, count, half, fields.short, half_high);
+                let mut text = vgpr(file, fields.vdst, count, half && !plain, fields.short, half_high);
                 if count >= 2 && fields.vdst % 2 == 1 {
                     text.push_str(odd_note);
                 }
@@ -230,6 +235,7 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     literal_used = true;
                 }
                 let file = if agpr { File::Agpr } else { File::Vgpr };
+                let half = half && !plain;
                 let mut body = source(
                     generation,
                     words,
@@ -239,8 +245,8 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     &fields,
                     half_high,
                 )?;
-                body.push_str(note_for(value, count, notes));
-                with_modifiers(body, shown, index)
+                body.push_str(note_for(generation, value, count, notes));
+                with_modifiers(body, shown, index, value < 256 && !is_register(value))
             }
         };
         text.push_str(&piece);
@@ -264,11 +270,13 @@ fn vgpr(file: File, number: u32, count: u8, half: bool, short: bool, half_high: 
 }
 
 /// The note llvm-objdump appends to source `value` (see [`Operand::Src`]).
-fn note_for(value: u32, count: u8, notes: [&'static str; 3]) -> &'static str {
+fn note_for(generation: Generation, value: u32, count: u8, notes: [&'static str; 3]) -> &'static str {
+    let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
     match value {
+        _ if value == null => "",
         256..=511 if count >= 2 && value % 2 == 1 => notes[2],
         256..=511 => notes[0],
-        0..=127 | 235..=239 | 251..=254 => notes[1],
+        0..=127 | 230 | 231 | 235..=239 | 251..=254 => notes[1],
         _ => "",
     }
 }
@@ -289,7 +297,16 @@ fn source(
         256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),
         255 if allowed(LITERAL) => Some(literal_text(ty, words.get(literal_index)?)),
         128..=208 | 240..=248 if allowed(INLINE) => Some(inline_text(ty, value)),
-        0..=127 | 235..=239 | 251..=254 if allowed(SGPR) => scalar_tuple(generation, value, count),
+        0..=127 | 230 | 231 | 235..=239 | 251..=254 if allowed(SGPR) => scalar_tuple(generation, value, count),
+        _ => None,
+    }
+}
+
+/// A scalar destination: a register tuple, or a constant that llvm-objdump prints with a note.
+fn scalar_destination(generation: Generation, value: u32, count: u8) -> Option<String> {
+    match value {
+        128..=208 | 240..=248 => Some(inline_text(Ty::NoImm, value)),
+        0..=127 => scalar_tuple(generation, value, count),
         _ => None,
     }
 }
@@ -304,6 +321,11 @@ fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String>
     };
     let first = if (108..=123).contains(&value) { value - 108 } else { value };
     if value < 128 && first % align != 0 {
+        return None;
+    }
+    let m0 = if generation >= Generation::Gfx11 { 125 } else { 124 };
+    if count >= 2 && (value == m0 || value == 254) {
+        // No 64-bit m0 or LDS-direct operand.
         return None;
     }
     scalar(generation, value, u32::from(count))
@@ -394,13 +416,20 @@ fn literal_text(ty: Ty, value: u32) -> String {
     }
 }
 
-/// `body` with the neg and abs modifiers of source `index` that print: `-|v1|`.
-fn with_modifiers(body: String, shown: u16, index: u8) -> String {
+/// Whether source value `value` names a register rather than a constant.
+fn is_register(value: u32) -> bool {
+    matches!(value, 0..=127 | 230 | 231 | 235..=239 | 251..=254 | 256..=511)
+}
+
+/// `body` with the neg and abs modifiers of source `index` that print: `-|v1|`, and `neg(…)` for
+/// a negated constant.
+fn with_modifiers(body: String, shown: u16, index: u8, constant: bool) -> String {
     let abs = shown & (1 << index) != 0;
     let neg = shown & (1 << (3 + index)) != 0;
     match (neg, abs) {
         (false, false) => body,
         (false, true) => format!("|{body}|"),
+        (true, false) if constant => format!("neg({body})"),
         (true, false) => format!("-{body}"),
         (true, true) => format!("-|{body}|"),
     }
