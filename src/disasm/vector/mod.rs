@@ -465,3 +465,91 @@ fn push_modifiers(text: &mut String, form: &Form, shown: u16) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode;
+    use super::*;
+
+    /// The text and size of the words, as `decode` gives them.
+    fn text(isa: Isa, words: &[u32]) -> Option<(String, usize)> {
+        let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        decode(isa, &bytes, 0).map(|d| (d.text, d.size))
+    }
+
+    fn assert_text(isa: Isa, words: &[u32], expected: &str) {
+        assert_eq!(text(isa, words), Some((String::from(expected), 4 * words.len())), "{words:08X?}");
+    }
+
+    /// Words and texts llvm-objdump 22 printed for tests/images/hip_kernels_gfx90a.co.
+    #[test]
+    fn gfx90a_code_object_lines() {
+        assert_text(Isa::Gfx90a, &[0x32040400], "v_add_co_u32_e32 v2, vcc, s0, v2");
+        assert_text(Isa::Gfx90a, &[0x38060701], "v_addc_co_u32_e32 v3, vcc, v1, v3, vcc");
+        assert_text(Isa::Gfx90a, &[0x7D940080], "v_cmp_eq_u32_e32 vcc, 0, v0");
+        assert_text(Isa::Gfx90a, &[0x100000FF, 0x00000060], "v_mul_u32_u24_e32 v0, 0x60, v0");
+        assert_text(Isa::Gfx90a, &[0x680050C1], "v_add_u32_e32 v0, -1, v40");
+        assert_text(Isa::Gfx90a, &[0xD1FD0002, 0x04011006], "v_lshl_add_u32 v2, s6, 8, v0");
+        assert_text(Isa::Gfx90a, &[0xD28F0002, 0x00020482], "v_lshlrev_b64 v[2:3], 2, v[2:3]");
+        assert_text(Isa::Gfx90a, &[0xD28A002B, 0x00010C04], "v_writelane_b32 v43, s4, 6");
+        assert_text(Isa::Gfx90a, &[0xD2890025, 0x00010B2B], "v_readlane_b32 s37, v43, 5");
+    }
+
+    /// Words and texts llvm-objdump 22 printed for tests/images/hip_kernels_gfx1100.co (wave32).
+    #[test]
+    fn gfx1100_code_object_lines() {
+        assert_text(Isa::Gfx1100, &[0xD7006A01, 0x00020200], "v_add_co_u32 v1, vcc_lo, s0, v1");
+        assert_text(Isa::Gfx1100, &[0xD5207C02, 0x01AA0401], "v_add_co_ci_u32_e64 v2, null, s1, v2, vcc_lo");
+        assert_text(Isa::Gfx1100, &[0x7D940080], "v_cmpx_eq_u32_e32 0, v0");
+        assert_text(Isa::Gfx1100, &[0x4A0054C1], "v_add_nc_u32_e32 v0, -1, v42");
+        assert_text(Isa::Gfx1100, &[0x7C985484], "v_cmp_gt_u32_e32 vcc_lo, 4, v42");
+    }
+
+    /// Modifiers and constants, as llvm-mc 22 prints them.
+    #[test]
+    fn modifiers_and_literals() {
+        assert_text(Isa::Gfx900, &[0xD1018100, 0x6CA24118], "v_add_f32_e64 v0, -|v24|, -v32 clamp mul:2");
+        assert_text(Isa::Gfx900, &[0xD1193400, 0x04A24118], "v_add_co_u32_e64 v0, s[52:53], v24, v32");
+        assert_text(Isa::Gfx900, &[0x7E0002FF, 0x3F800000], "v_mov_b32_e32 v0, lit(0x3f800000)");
+        assert_text(Isa::Gfx900, &[0x7E0092FF, 0x12345678], "v_sin_f16_e32 v0, 0x5678");
+        assert_text(Isa::Gfx900, &[0x7E0006F8], "v_cvt_i32_f64_e32 v0, 0.15915494309189532");
+        assert_text(Isa::Gfx1100, &[0xD6480000, 0x04A24118], "v_fma_f16 v0.l, v24.l, v32.l, v40.l");
+        assert_text(Isa::Gfx1100, &[0xD6487800, 0x04A24118], "v_fma_f16 v0.h, v24.h, v32.h, v40.h op_sel:[1,1,1,1]");
+        assert_text(Isa::Gfx1100, &[0xD5030000, 0x04A240FF, 0x3F800000], "v_add_f32_e64 v0, lit(0x3f800000), v32");
+    }
+
+    /// Words of other groups are left to them.
+    #[test]
+    fn other_encodings_are_not_vector_alu() {
+        assert_eq!(decode_vector(Isa::Gfx90a, &[0xBE800000]), None);
+        assert_eq!(decode_vector(Isa::Gfx90a, &[0xD3B14802, 0x10025536]), None);
+        assert_eq!(decode_vector(Isa::Gfx1100, &[0xCA100000, 0x00020003]), None);
+    }
+
+    fn decode_vector(isa: Isa, words: &[u32]) -> Option<String> {
+        let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        super::decode(isa, &Words::new(&bytes, 0)).map(|d| d.text)
+    }
+
+    /// Random words, truncated or not, never panic.
+    #[test]
+    fn random_words_never_panic() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u32
+        };
+        for isa in Isa::ALL {
+            for _ in 0..20_000 {
+                let top = [0x7E00_0000, 0x7C00_0000, 0x0000_0000, 0xD000_0000, 0xD400_0000][(next() % 5) as usize];
+                let first = top | (next() & 0x03FF_FFFF);
+                let words = [first, next(), next()];
+                for len in 1..=3 {
+                    let _ = decode_vector(isa, words.get(..len).unwrap_or(&[]));
+                }
+            }
+        }
+    }
+}
