@@ -11,14 +11,15 @@
 //! | 106, 107 | `vcc_lo`, `vcc_hi` | same | same |
 //! | 108–123 | `ttmp0`–`ttmp15` | same | same |
 //! | 124 | `m0` | `m0` | `null` |
-//! | 125 | — | `null` | `m0` |
+//! | 125 | `null` (as llvm-objdump 22 prints it) | `null` | `m0` |
 //! | 126, 127 | `exec_lo`, `exec_hi` | same | same |
 //! | 128–192 | integers 0–64 | same | same |
 //! | 193–208 | integers -1 to -16 | same | same |
-//! | 235–239 | `src_shared_base`, `src_shared_limit`, `src_private_base`, `src_private_limit`, `src_pops_exiting_wave_id` | same | 235–238 same |
+//! | 230, 231 | `src_flat_scratch_base_lo`, `src_flat_scratch_base_hi` (as llvm-objdump 22 prints them) | same | same |
+//! | 235–239 | `src_shared_base`, `src_shared_limit`, `src_private_base`, `src_private_limit`, `src_pops_exiting_wave_id` | same | same |
 //! | 240–248 | 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2π) | same | same |
 //! | 251–253 | `src_vccz`, `src_execz`, `src_scc` | same | same |
-//! | 254 | `src_lds_direct` | same | — |
+//! | 254 | `src_lds_direct` | same | same (llvm-objdump 22 still prints it) |
 //! | 255 | a 32-bit literal in the next dword | same | same |
 //! | 256–511 | `v0`–`v255` | same | same |
 //!
@@ -82,19 +83,21 @@ fn special32(generation: Generation, value: u32) -> Option<&'static str> {
         (107, _) => "vcc_hi",
         (124, Generation::Gfx9 | Generation::Gfx10) => "m0",
         (124, _) => "null",
-        (125, Generation::Gfx10) => "null",
+        (125, Generation::Gfx9 | Generation::Gfx10) => "null",
         (125, Generation::Gfx11 | Generation::Gfx12) => "m0",
         (126, _) => "exec_lo",
         (127, _) => "exec_hi",
+        (230, _) => "src_flat_scratch_base_lo",
+        (231, _) => "src_flat_scratch_base_hi",
         (235, _) => "src_shared_base",
         (236, _) => "src_shared_limit",
         (237, _) => "src_private_base",
         (238, _) => "src_private_limit",
-        (239, Generation::Gfx9 | Generation::Gfx10) => "src_pops_exiting_wave_id",
+        (239, _) => "src_pops_exiting_wave_id",
         (251, _) => "src_vccz",
         (252, _) => "src_execz",
         (253, _) => "src_scc",
-        (254, Generation::Gfx9 | Generation::Gfx10) => "src_lds_direct",
+        (254, _) => "src_lds_direct",
         _ => return None,
     })
 }

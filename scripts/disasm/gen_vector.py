@@ -1,0 +1,600 @@
+"""Writes src/disasm/vector/tables.rs: the VOP1, VOP2, VOPC and VOP3 opcodes of every family,
+each with the form llvm-objdump 22 prints it in, learned by sweeping the encodings.
+
+For each family (its `-mcpu`) and encoding, every opcode is decoded with fixed register fields
+(vdst v8, sources v24/v32/v40 or s24/s32/s40, VOP3b carry-out s52); the printed operands are
+matched back to the fields that produced them. Then each source field is probed with inline
+constants and literals to learn its type (how a constant prints), and each VOP3 modifier bit
+(abs, neg, clamp, omod, op_sel) is set alone to learn whether it prints, is ignored, or makes
+the word invalid. The answers are llvm-objdump's: candidates are assembled as `.long` words into
+an object file by llvm-mc and disassembled with llvm-objdump, which reports each instruction's
+address and size exactly.
+
+    python3 scripts/disasm/gen_vector.py            # rewrites src/disasm/vector/tables.rs
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
+LINE = re.compile(r"^\s+(.*?)\s*// ([0-9A-F]{12}): ([0-9A-F ]+)$")
+BATCH = 20000
+S_NOP = 0xBF800000
+
+FAMILIES = [
+    ("Gfx900", "gfx900"), ("Gfx906", "gfx906"), ("Gfx908", "gfx908"), ("Gfx90a", "gfx90a"),
+    ("Gfx942", "gfx942"), ("Gfx950", "gfx950"), ("Gfx1010", "gfx1010"), ("Gfx1030", "gfx1030"),
+    ("Gfx1100", "gfx1100"), ("Gfx1150", "gfx1150"), ("Gfx1200", "gfx1200"),
+]
+
+
+def run(mcpu, candidates):
+    """llvm-objdump's text for each candidate (a list of dwords), or None when it does not decode
+    to exactly the candidate's dwords."""
+    out = []
+    for start in range(0, len(candidates), BATCH):
+        out.extend(_batch(mcpu, candidates[start:start + BATCH]))
+    return out
+
+
+def _batch(mcpu, candidates):
+    if not candidates:
+        return []
+    starts, offset, lines = [], 0, [".text"]
+    for c in candidates:
+        # Two `s_nop 0` after each candidate: one that needs more dwords than it has swallows
+        # them, not the next candidate, so every candidate starts on an instruction boundary.
+        c = list(c) + [S_NOP, S_NOP]
+        starts.append(offset)
+        offset += 4 * len(c)
+        lines.append(".long " + ",".join("0x%08x" % w for w in c))
+    with tempfile.TemporaryDirectory() as d:
+        src, obj = os.path.join(d, "a.s"), os.path.join(d, "a.o")
+        with open(src, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        subprocess.run([LLVM_BIN + "/llvm-mc", "-triple=amdgcn-amd-amdhsa", "-mcpu=" + mcpu, "-filetype=obj",
+                        src, "-o", obj], check=True)
+        p = subprocess.run([LLVM_BIN + "/llvm-objdump", "-d", "--mcpu=" + mcpu, obj], capture_output=True,
+                           text=True)
+    if p.returncode != 0:
+        # llvm-objdump crashed on some word: halve until the crashing candidate is alone; it has
+        # no answer.
+        if len(candidates) == 1:
+            return [None]
+        half = len(candidates) // 2
+        return _batch(mcpu, candidates[:half]) + _batch(mcpu, candidates[half:])
+    got = {}
+    for line in p.stdout.splitlines():
+        m = LINE.match(line)
+        if m and not m.group(1).startswith(".long "):
+            got[int(m.group(2), 16)] = (m.group(1), len(m.group(3).split()))
+    res = []
+    for c, s in zip(candidates, starts):
+        g = got.get(s)
+        res.append(g[0] if g and g[1] == len(c) else None)
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Encodings: fields -> dwords.
+
+def gen_of(mcpu):
+    n = int(re.match(r"gfx(\d+)", mcpu).group(1)[:2]) if len(mcpu) == 7 else 9
+    return {9: 9, 10: 10, 11: 11, 12: 12}.get(n, 9)
+
+
+def vop1(op, f):
+    return [0x7E000000 | (f.get("vdst", 0) & 0xFF) << 17 | op << 9 | f.get("src0", 0)]
+
+
+def vop2(op, f):
+    return [op << 25 | (f.get("vdst", 0) & 0xFF) << 17 | (f.get("src1", 256) & 0xFF) << 9 | f.get("src0", 0)]
+
+
+def vopc(op, f):
+    return [0x7C000000 | op << 17 | (f.get("src1", 256) & 0xFF) << 9 | f.get("src0", 0)]
+
+
+def vop3_for(gen):
+    top = 0x34 if gen == 9 else 0x35
+
+    def vop3(op, f):
+        w0 = (top << 26 | op << 16 | f.get("clamp", 0) << 15 | f.get("opsel", 0) << 11 | f.get("abs", 0) << 8
+              | (f.get("vdst", 0) & 0xFF))
+        w0 |= f.get("sdst", 0) << 8
+        w1 = (f.get("src0", 0) | f.get("src1", 0) << 9 | f.get("src2", 0) << 18 | f.get("omod", 0) << 27
+              | f.get("neg", 0) << 29)
+        return [w0, w1]
+    return vop3
+
+
+ENCODINGS = {
+    "vop1": (vop1, 256, ["vdst", "src0"]),
+    "vop2": (vop2, 64, ["vdst", "src0", "src1"]),
+    "vopc": (vopc, 256, ["src0", "src1"]),
+    "vop3": (None, 1024, ["vdst", "src0", "src1", "src2"]),
+}
+
+VDST = 8
+SDST = 52
+SRC = {"src0": 24, "src1": 32, "src2": 40}
+PROBE_LITERAL = 0x11223344
+
+# ---------------------------------------------------------------------------------------------
+# How a constant prints, per operand type: the model the Rust printer implements.
+
+F32_INLINE = {0x3F000000: "0.5", 0xBF000000: "-0.5", 0x3F800000: "1.0", 0xBF800000: "-1.0",
+              0x40000000: "2.0", 0xC0000000: "-2.0", 0x40800000: "4.0", 0xC0800000: "-4.0",
+              0x3E22F983: "0.15915494"}
+F64_HIGH = {0x3FE00000: "0.5", 0xBFE00000: "-0.5", 0x3FF00000: "1.0", 0xBFF00000: "-1.0",
+            0x40000000: "2.0", 0xC0000000: "-2.0", 0x40100000: "4.0", 0xC0100000: "-4.0"}
+F16_INLINE = {0x3800: "0.5", 0xB800: "-0.5", 0x3C00: "1.0", 0xBC00: "-1.0", 0x4000: "2.0", 0xC000: "-2.0",
+              0x4400: "4.0", 0xC400: "-4.0", 0x3118: "0.15915494"}
+FLOATS = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"]
+F16_BITS = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400]
+
+
+def int_inline32(v):
+    return v <= 64 or v >= 0xFFFFFFF0
+
+
+def int_inline16(v):
+    return v <= 64 or v >= 0xFFF0
+
+
+def model(ty, value, literal):
+    """The text of source value `value` (an inline constant or 255 with `literal`) read as `ty`."""
+    if 128 <= value <= 192:
+        return str(value - 128)
+    if 193 <= value <= 208:
+        return str(-(value - 192))
+    if 240 <= value <= 248:
+        if ty == "I16":
+            return "0x%x" % (F16_BITS + [0x3118])[value - 240]
+        if value == 248:
+            return "0.15915494309189532" if ty in ("B64", "I64") else "0.15915494"
+        return FLOATS[value - 240]
+    if value != 255:
+        return None
+    v = literal
+    if ty == "B32":
+        return "lit(0x%x)" % v if (int_inline32(v) or v in F32_INLINE) else "0x%x" % v
+    if ty == "B64":
+        if v == 0:
+            return "0"
+        return F64_HIGH.get(v, "0x%x" % v)
+    if ty == "I64":
+        return "lit(0x%x)" % v if v <= 64 else "0x%x" % v
+    if ty == "I16":
+        return "lit(0x%x)" % v if (int_inline32(v) or v in F32_INLINE) else "0x%x" % (v & 0xFFFF)
+    if ty == "F16":
+        low = v & 0xFFFF
+        if int_inline16(low) or low in F16_INLINE:
+            return "lit(0x%x)" % v
+        return "0x%x" % low
+    if ty == "NoImm":
+        if v <= 64:
+            return str(v)
+        if v >= 0xFFFFFFF0:
+            return str(v - (1 << 32))
+        return F32_INLINE.get(v, "0x%x" % v)
+    return None
+
+
+TYPES = ["B32", "B64", "I64", "F16", "I16"]
+TYPE_PROBES = [(240, None), (241, None), (248, None), (128, None), (200, None)] + [
+    (255, v) for v in [0, 5, 64, 65, 0xFFFFFFFF, 0xFFFFFFEF, 0xFFFF, 0xFFF0, 0x3800, 0x3C00, 0x3118, 0x3F800000,
+                       0x3E22F983, 0x3FF00000, 0xBFE00000, 0x12345678, 0x10005, 0x13C00]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Learning one opcode's form.
+
+def split_text(text):
+    """Mnemonic, operand tokens, and the modifier suffix (space-separated words after the last
+    operand)."""
+    # Comments (`/*Invalid register, operand has … */`) hold spaces and commas: hide them.
+    text = re.sub(r"/\*.*?\*/", lambda m: m.group(0).replace(" ", "\x01").replace(",", "\x02"), text)
+    parts = text.split(" ", 1)
+    mnemonic = parts[0]
+    if len(parts) == 1:
+        return mnemonic, [], ""
+    ops = parts[1].split(", ")
+    last = ops[-1].split(" ", 1)
+    ops[-1] = last[0]
+    ops = [o.replace("\x01", " ").replace("\x02", ",") for o in ops]
+    suffix = (last[1] if len(last) > 1 else "").replace("\x01", " ").replace("\x02", ",")
+    return mnemonic, ops, suffix
+
+
+REG = re.compile(r"^(-?\|?)([vsa])(?:(\d+)|\[(\d+):(\d+)\])(\.[lh])?(\|?)$")
+
+
+NOTE = re.compile(r"/\*Invalid register[^*]*\*/$")
+
+
+def note_of(tok):
+    """The `/*Invalid register, …*/` note llvm-objdump appends to a register it finds out of
+    place, or ""."""
+    m = NOTE.search(tok)
+    return m.group(0) if m else ""
+
+
+def reg_token(tok):
+    """(file, first, count, half) of a register token, or None."""
+    m = REG.match(NOTE.sub("", tok))
+    if not m or m.group(1) or m.group(7):
+        return None
+    if m.group(3) is not None:
+        return m.group(2), int(m.group(3)), 1, m.group(6)
+    a, b = int(m.group(4)), int(m.group(5))
+    return m.group(2), a, b - a + 1, m.group(6)
+
+
+def bases(enc, fields):
+    """Candidate field settings for the base word, most general first."""
+    srcs = [f for f in fields if f.startswith("src")]
+    out = []
+    for mask in range(1 << len(srcs)):
+        f = {}
+        if "vdst" in fields:
+            f["vdst"] = VDST
+        for i, s in enumerate(srcs):
+            scalar = (mask >> i) & 1
+            if enc in ("vop2", "vopc") and s == "src1" and scalar:
+                break
+            f[s] = SRC[s] if scalar else 256 + SRC[s]
+        else:
+            out.append(f)
+    if enc == "vop3":
+        out = out + [dict(f, sdst=SDST) for f in out]
+    return out
+
+
+class Form:
+    def __init__(self):
+        self.mnemonic = None
+        self.tokens = []     # per printed operand: ("fixed", text) | (field, file, count, half)
+        self.suffix = ""
+        self.literal_operand = False
+        self.types = {}      # field -> type
+        self.accept = {}     # field -> set of "v","s","i","l"
+        self.mods = {}       # modifier bit -> "print" | "ignore" | "reject"
+        self.opsel = {}      # op_sel bit -> (list length, position) when printed in op_sel:[...]
+        self.opsel_half = {}  # op_sel bit -> token index that becomes .h
+        self.notes = {}      # field -> notes after (a VGPR, an SGPR, an odd VGPR)
+
+
+def no_vop3_literal(mcpu, enc):
+    """GFX9 VOP3 has no literal (and llvm-objdump 22 crashes on one)."""
+    return enc == "vop3" and gen_of(mcpu) == 9
+
+
+def learn_bases(mcpu, enc, encode, nops, fields):
+    """The base form of every opcode: mnemonic and which field each printed operand comes from."""
+    cands, keys = [], []
+    for op in range(nops):
+        for b in bases(enc, fields):
+            cands.append(encode(op, b))
+            keys.append((op, b, False))
+            if no_vop3_literal(mcpu, enc):
+                continue
+            cands.append(encode(op, b) + [PROBE_LITERAL])
+            keys.append((op, b, True))
+    texts = run(mcpu, cands)
+    found = {}
+    for (op, b, lit), t in zip(keys, texts):
+        if t is None or t.startswith(EXCLUDED):
+            continue
+        carry = "sdst" in b
+        if carry and not re.search(r"\bs(%d|\[%d:%d\])(,|$)" % (SDST, SDST, SDST + 1), t):
+            continue
+        # A VOP3b opcode is known by its carry-out printing; it wins over a reading without it.
+        # A reading without `/*Invalid …*/` notes wins over one with them.
+        if (op not in found or (carry and "sdst" not in found[op][0])
+                or ("/*" in found[op][2] and "/*" not in t and carry == ("sdst" in found[op][0]))):
+            found[op] = (b, lit, t)
+    return found
+
+
+# Interpolation in VOP3 form names attributes; not decoded here.
+EXCLUDED = ("v_interp_",)
+
+
+def parse_base(b, lit, text, fields):
+    form = Form()
+    form.mnemonic, ops, form.suffix = split_text(text)
+    form.literal_operand = lit
+    expected = {}
+    for f in fields + ["sdst"]:
+        if f not in b:
+            continue
+        v = b[f]
+        if f == "vdst":
+            expected[VDST] = f
+        elif f == "sdst":
+            expected[SDST] = f
+        else:
+            expected[v & 0xFF if v >= 256 else v] = f
+    for tok in ops:
+        r = reg_token(tok)
+        if r and r[1] in expected:
+            form.tokens.append((expected[r[1]], r[0], r[2], r[3]))
+        elif lit and tok == "0x%x" % PROBE_LITERAL:
+            form.tokens.append(("fixed", "@literal"))
+        else:
+            form.tokens.append(("fixed", tok))
+    return form
+
+
+def token_of(form, field):
+    for i, t in enumerate(form.tokens):
+        if t[0] == field:
+            return i
+    return None
+
+
+def learn(mcpu, enc):
+    gen = gen_of(mcpu)
+    encode, nops, fields = ENCODINGS[enc]
+    if encode is None:
+        encode = vop3_for(gen)
+        if gen == 9:
+            # GFX9 VOP3P (packed math, MFMA) shares the 110100 prefix with opcodes 0x380 and up.
+            nops = 0x380
+    base = learn_bases(mcpu, enc, encode, nops, fields)
+    forms = {op: (parse_base(b, lit, t, fields), b, lit) for op, (b, lit, t) in base.items()}
+    # Types and accepted values of each source field.
+    cands, keys = [], []
+    for op, (form, b, lit) in forms.items():
+        tail = [PROBE_LITERAL] if lit else []
+        for field in ("src0", "src1", "src2"):
+            i = token_of(form, field)
+            if i is None:
+                continue
+            _, file, count, half = form.tokens[i]
+            width8 = enc in ("vop2", "vopc") and field == "src1"
+            probes = [("v", 256 + SRC[field] + 2), ("o", 256 + SRC[field] + 1)]
+            if not width8:
+                probes.append(("s", SRC[field] if file == "s" else 24))
+                for v, l in TYPE_PROBES:
+                    if v == 255 and (lit or no_vop3_literal(mcpu, enc)):
+                        continue
+                    probes.append(("l", l) if v == 255 else ("i", v))
+            for kind, val in probes:
+                f = dict(b)
+                f[field] = 255 if kind == "l" else val
+                extra = [val] if kind == "l" else []
+                cands.append(encode(op, f) + tail + extra)
+                keys.append((op, field, kind, val))
+    texts = run(mcpu, cands)
+    results = {}
+    for (op, field, kind, val), t in zip(keys, texts):
+        results.setdefault((op, field), []).append((kind, val, t))
+    for (op, field), rows in results.items():
+        form = forms[op][0]
+        i = token_of(form, field)
+        acc = set()
+        sig = []
+        for kind, val, t in rows:
+            if t is None:
+                continue
+            acc.add(kind)
+            if kind in ("i", "l"):
+                ops = split_text(t)[1]
+                if i < len(ops):
+                    sig.append((255 if kind == "l" else val, val if kind == "l" else None, ops[i]))
+        form.accept[field] = acc - {"o"}
+        notes = {}
+        for kind, val, t in rows:
+            if t is not None and kind in ("v", "s", "o"):
+                ops = split_text(t)[1]
+                if i < len(ops):
+                    notes[kind] = note_of(ops[i])
+        form.notes[field] = (notes.get("v", ""), notes.get("s", ""), notes.get("o", notes.get("v", "")))
+        ty = None
+        for cand in TYPES + ["NoImm"]:
+            if all((model(cand, v, l) or "?") + ("/*Invalid immediate*/" if cand == "NoImm" else "") == s
+                   for v, l, s in sig):
+                ty = cand
+                break
+        if ty is None and sig:
+            # The closest type; the checker reports what it misses.
+            ty = max(TYPES, key=lambda c: sum(model(c, v, l) == s for v, l, s in sig))
+            MISSES.append((mcpu, enc, form.mnemonic, field, [s for s in sig if model(ty, s[0], s[1]) != s[2]][:3]))
+        form.types[field] = ty or "B32"
+    learn_dst_notes(mcpu, encode, forms)
+    if enc == "vop3":
+        learn_modifiers(mcpu, encode, forms)
+    return {op: f for op, (f, b, lit) in forms.items()}
+
+
+def learn_dst_notes(mcpu, encode, forms):
+    """The note llvm-objdump puts after a destination tuple at an odd VGPR."""
+    cands, keys = [], []
+    for op, (form, b, lit) in forms.items():
+        i = token_of(form, "vdst")
+        if i is None:
+            continue
+        cands.append(encode(op, dict(b, vdst=VDST + 1)) + ([PROBE_LITERAL] if lit else []))
+        keys.append((op, i))
+    for (op, i), t in zip(keys, run(mcpu, cands)):
+        if t is not None:
+            ops = split_text(t)[1]
+            if i < len(ops):
+                forms[op][0].notes["vdst"] = ("", "", note_of(ops[i]))
+
+
+MISSES = []
+MOD_BITS = [("abs", 1), ("abs", 2), ("abs", 4), ("neg", 1), ("neg", 2), ("neg", 4), ("clamp", 1), ("omod", 1),
+            ("omod", 2), ("omod", 3), ("opsel", 1), ("opsel", 2), ("opsel", 4), ("opsel", 8)]
+
+
+def learn_modifiers(mcpu, encode, forms):
+    cands, keys = [], []
+    for op, (form, b, lit) in forms.items():
+        if "sdst" in b:
+            bits = [m for m in MOD_BITS if m[0] in ("clamp", "omod", "neg")]
+        else:
+            bits = MOD_BITS
+        for name, val in bits:
+            f = dict(b)
+            f[name] = val
+            cands.append(encode(op, f) + ([PROBE_LITERAL] if lit else []))
+            keys.append((op, name, val))
+    texts = run(mcpu, cands)
+    for (op, name, val), t in zip(keys, texts):
+        form, b, lit = forms[op]
+        base_text = form_text(form, b)
+        if t is None:
+            form.mods[(name, val)] = "reject"
+        elif t == base_text:
+            form.mods[(name, val)] = "ignore"
+        elif name == "opsel" and t == re.sub(r"\.[lh]\b", "", base_text):
+            # An op_sel bit of an operand the instruction lacks: llvm-objdump prints the whole
+            # instruction without register halves.
+            form.mods[(name, val)] = "plain"
+        else:
+            form.mods[(name, val)] = "print"
+            if name == "opsel":
+                m = re.search(r"op_sel:\[([01,]+)\]", t)
+                if m:
+                    entries = m.group(1).split(",")
+                    form.opsel[val] = (len(entries), entries.index("1") if "1" in entries else 0)
+                _, ops, _ = split_text(t)
+                _, bops, _ = split_text(base_text)
+                for i, (x, y) in enumerate(zip(ops, bops)):
+                    if x != y and x.endswith(".h"):
+                        form.opsel_half[val] = i
+
+
+def form_text(form, b):
+    out = []
+    for t in form.tokens:
+        if t[0] == "fixed":
+            out.append("0x%x" % PROBE_LITERAL if t[1] == "@literal" else t[1])
+        else:
+            field, file, count, half = t
+            v = b[field]
+            n = VDST if field == "vdst" else SDST if field == "sdst" else (v & 0xFF if v >= 256 else v)
+            reg = "%s%d" % (file, n) if count == 1 else "%s[%d:%d]" % (file, n, n + count - 1)
+            out.append(reg + (half or ""))
+    text = form.mnemonic + (" " + ", ".join(out) if out else "")
+    return text + (" " + form.suffix if form.suffix else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rust output.
+
+def rust_operand(form, tok, enc):
+    if tok[0] == "fixed":
+        if tok[1] == "@literal":
+            return "Operand::Literal"
+        return "Operand::Fixed(%s)" % rust_str(tok[1])
+    field, file, count, half = tok
+    h = "true" if half else "false"
+    if field == "vdst":
+        kind = {"s": "Scalar", "a": "Agpr"}.get(file, "Vgpr")
+        return "Operand::Dst { file: DstFile::%s, count: %d, half: %s, odd_note: %s }" % (
+            kind, count, h, rust_str(form.notes.get("vdst", ("", "", ""))[2]))
+    if field == "sdst":
+        return "Operand::Carry { count: %d }" % count
+    index = int(field[3])
+    acc = form.accept.get(field, {"v"})
+    mask = (1 if "v" in acc else 0) | (2 if "s" in acc else 0) | (4 if "i" in acc else 0) | (8 if "l" in acc else 0)
+    notes = form.notes.get(field, ("", "", ""))
+    return "Operand::Src { index: %d, count: %d, half: %s, agpr: %s, ty: Ty::%s, accept: %d, notes: [%s] }" % (
+        index, count, h, "true" if file == "a" else "false", form.types.get(field, "B32"), mask,
+        ", ".join(rust_str(n) for n in notes))
+
+
+def rust_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def mods_code(form):
+    """(print mask, reject mask) over MOD_BITS, op_sel list length and positions, .h targets."""
+    pr = rj = pl = 0
+    for i, m in enumerate(MOD_BITS):
+        s = form.mods.get(m)
+        if s == "print":
+            pr |= 1 << i
+        elif s == "reject":
+            rj |= 1 << i
+        elif s == "plain":
+            pl |= 1 << i
+    length = max([l for l, _ in form.opsel.values()] or [0])
+    pos = [form.opsel.get(1 << i, (0, 0xF))[1] for i in range(4)]
+    half = [form.opsel_half.get(1 << i, 0xF) for i in range(4)]
+    return pr, rj, pl, length, pos, half
+
+
+def main():
+    out_path = os.path.join(os.path.dirname(__file__), "..", "..", "src", "disasm", "vector", "tables.rs")
+    forms_index = {}
+    form_list = []
+    tables = {}
+    for isa, mcpu in FAMILIES:
+        for enc in ENCODINGS:
+            learned = learn(mcpu, enc)
+            rows = []
+            for op in sorted(learned):
+                form = learned[op]
+                operands = ", ".join(rust_operand(form, t, enc) for t in form.tokens)
+                pr, rj, pl, length, pos, half = mods_code(form)
+                key = "Form { operands: &[%s], suffix: %s, print: 0x%x, reject: 0x%x, plain: 0x%x, op_sel_len: %d, " \
+                      "op_sel_pos: [%s], op_sel_half: [%s] }" % (
+                          operands, rust_str(form.suffix), pr, rj, pl, length, ", ".join(map(str, pos)),
+                          ", ".join(map(str, half)))
+                if key not in forms_index:
+                    forms_index[key] = len(form_list)
+                    form_list.append(key)
+                rows.append((op, form.mnemonic, forms_index[key]))
+            tables[(isa, enc)] = rows
+            print(isa, enc, len(rows), file=sys.stderr)
+    # Share equal tables between families.
+    names = {}
+    lines = ["// Generated by scripts/disasm/gen_vector.py from llvm-mc/llvm-objdump 22; do not edit.",
+             "//! The opcodes of VOP1, VOP2, VOPC and VOP3 per family: mnemonic and form (see `super`).",
+             "",
+             "use super::{DstFile, Form, Operand, Ty};",
+             "use crate::disasm::Isa;",
+             "",
+             "/// Operand layouts and modifier rules, shared by every table.",
+             "pub(super) static FORMS: &[Form] = &["]
+    for f in form_list:
+        lines.append("    %s," % f)
+    lines.append("];")
+    lines.append("")
+    body = {}
+    for (isa, enc), rows in tables.items():
+        text = "\n".join("    (%d, %s, %d)," % (r[0], rust_str(r[1]), r[2]) for r in rows)
+        if text not in body:
+            name = "%s_%s" % (enc.upper(), isa.upper())
+            body[text] = name
+            lines.append("static %s: &[(u16, &str, u16)] = &[" % name)
+            lines.append(text)
+            lines.append("];")
+            lines.append("")
+        names[(isa, enc)] = body[text]
+    for enc in ENCODINGS:
+        lines.append("/// The %s opcodes of `isa`: (opcode, mnemonic, index in [`FORMS`]), by opcode." % enc.upper())
+        lines.append("pub(super) fn %s(isa: Isa) -> &'static [(u16, &'static str, u16)] {" % enc)
+        lines.append("    match isa {")
+        for isa, _ in FAMILIES:
+            lines.append("        Isa::%s => %s," % (isa, names[(isa, enc)]))
+        lines.append("    }")
+        lines.append("}")
+        lines.append("")
+    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines))
+    for m in MISSES[:40]:
+        print("type miss", m, file=sys.stderr)
+    print("type misses", len(MISSES), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

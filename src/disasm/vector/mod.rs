@@ -1,0 +1,555 @@
+//! The vector ALU encodings: VOP1, VOP2, VOPC (32-bit, `_e32`) and VOP3 (64-bit, `_e64` and
+//! the three-source operations), as llvm-objdump 22 prints them.
+//!
+//! Layouts (bit 31 first; `src0` is a 9-bit source operand, see [`super::operands`]):
+//!
+//! | encoding | dword 0 | dword 1 |
+//! |---|---|---|
+//! | VOP2 | `0` op[30:25] vdst[24:17] vsrc1[16:9] src0[8:0] | literal when src0 = 255 |
+//! | VOPC | `0111110` op[24:17] vsrc1[16:9] src0[8:0] | literal |
+//! | VOP1 | `0111111` vdst[24:17] op[16:9] src0[8:0] | literal |
+//! | VOP3 (GFX9 `110100`, GFX10+ `110101`) | op[25:16] clamp[15] op_sel[14:11] abs[10:8] vdst[7:0] | neg[31:29] omod[28:27] src2[26:18] src1[17:9] src0[8:0] |
+//! | VOP3b (carry out) | op[25:16] clamp[15] sdst[14:8] vdst[7:0] | as VOP3 |
+//!
+//! VOP3 takes a literal (third dword) from GFX10 on. GFX9 VOP3 opcodes 0x380 and up are VOP3P
+//! ([`super::packed`]). In GFX11 and GFX12 the 16-bit operations name register halves
+//! (`v1.l`, `v1.h`): in a 32-bit encoding bit 7 of a VGPR number picks the high half, in VOP3
+//! the `op_sel` bits do.
+//!
+//! What each opcode prints is a [`Form`] in the generated [`tables`]: the operands in printed
+//! order, each tied to the field it comes from, the type a constant in a source is read as,
+//! which values a source accepts, and which VOP3 modifier bits print, are ignored, or make the
+//! word invalid. `scripts/disasm/gen_vector.py` learns them from llvm-objdump; this file only
+//! extracts the fields and prints.
+
+mod tables;
+
+use alloc::format;
+use alloc::string::String;
+
+use super::operands::{register, scalar, File};
+use super::{Class, Decoded, Generation, Isa, Words};
+
+/// How a constant in an operand prints (learned per operand from llvm-objdump's answers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ty {
+    /// 32-bit operands, integer or float: a literal equal to an inline constant prints `lit(…)`.
+    B32,
+    /// 64-bit operands: the literal is the high dword; one that makes an inline value prints as it.
+    B64,
+    /// 64-bit integers: the literal is zero-extended.
+    I64,
+    /// 16-bit floats: the literal's low half is the value.
+    F16,
+    /// 16-bit integers: the float inline constants print as their half-precision bits.
+    I16,
+    /// An operand that must be a register: a constant prints with `/*Invalid immediate*/`.
+    NoImm,
+}
+
+/// One printed operand of a [`Form`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Operand {
+    /// Text that does not depend on the word (`vcc`, `vcc_lo`).
+    Fixed(&'static str),
+    /// A constant operand that is always the literal dword (`v_madmk_f32`'s K).
+    Literal,
+    /// The `vdst` field: VGPRs, AGPRs, or SGPRs for comparisons and lane reads; `odd_note` is
+    /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs.
+    Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str },
+    /// The VOP3b carry-out `sdst` field.
+    Carry { count: u8 },
+    /// Source `index` (0–2): `count` registers (AGPRs rather than VGPRs when `agpr`), constants
+    /// read as `ty`; `accept` is a mask of VGPR (1), SGPR (2), inline constant (4), literal (8).
+    /// `notes` are the `/*Invalid register …*/` llvm-objdump appends after a VGPR, an SGPR, and a
+    /// VGPR tuple at an odd number ("" for none).
+    Src { index: u8, count: u8, half: bool, agpr: bool, ty: Ty, accept: u8, notes: [&'static str; 3] },
+}
+
+/// The register file of a destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DstFile {
+    Vgpr,
+    Agpr,
+    Scalar,
+}
+
+/// How an opcode prints: operands in order, then the modifiers.
+///
+/// `print` and `reject` are masks over the VOP3 modifier bits in this order: abs of src0–2 (0–2),
+/// neg of src0–2 (3–5), clamp (6), omod 1, 2, 3 (7–9), op_sel bits 0–3 (10–13). A set bit in
+/// `reject` makes the word invalid; a bit in neither is ignored.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Form {
+    pub operands: &'static [Operand],
+    /// Words printed after the operands whatever the modifiers are.
+    pub suffix: &'static str,
+    pub print: u16,
+    pub reject: u16,
+    /// op_sel bits of operands the instruction lacks: with one set, llvm-objdump prints the
+    /// instruction without register halves and without `op_sel`.
+    pub plain: u16,
+    /// Entries in `op_sel:[…]`, 0 when it never prints.
+    pub op_sel_len: u8,
+    /// The entry of each op_sel bit (15: none).
+    pub op_sel_pos: [u8; 4],
+    /// The operand each op_sel bit turns into a `.h` half (15: none).
+    pub op_sel_half: [u8; 4],
+}
+
+const VGPR: u8 = 1;
+const SGPR: u8 = 2;
+const INLINE: u8 = 4;
+const LITERAL: u8 = 8;
+
+/// The fields of one decoded word, in the VOP3 shape (32-bit encodings fill what they have).
+#[derive(Clone, Copy, Debug, Default)]
+struct Fields {
+    vdst: u32,
+    sdst: u32,
+    src: [u32; 3],
+    abs: u32,
+    neg: u32,
+    clamp: u32,
+    omod: u32,
+    op_sel: u32,
+    /// A 32-bit encoding: VGPR numbers are 8 bits and carry the `.h` bit in GFX11+.
+    short: bool,
+    /// Dwords before a literal.
+    size: usize,
+}
+
+pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
+    let w0 = words.get(0)?;
+    let generation = isa.generation();
+    let vop3_prefix = if generation == Generation::Gfx9 { 0x34 } else { 0x35 };
+    let (table, opcode, fields) = if w0 >> 25 == 0x3F {
+        (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0))
+    } else if w0 >> 25 == 0x3E {
+        (tables::vopc(isa), (w0 >> 17) & 0xFF, short_fields(w0 & !(0xFF << 17), (w0 >> 9) & 0xFF))
+    } else if w0 >> 31 == 0 {
+        (tables::vop2(isa), (w0 >> 25) & 0x3F, short_fields(w0, (w0 >> 9) & 0xFF))
+    } else if w0 >> 26 == vop3_prefix {
+        (tables::vop3(isa), (w0 >> 16) & 0x3FF, vop3_fields(w0, words.get(1)?))
+    } else {
+        return None;
+    };
+    if fields.short && is_extension(generation, fields.src[0]) {
+        // SDWA and DPP forms are not decoded yet.
+        return None;
+    }
+    if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
+        // VOP3 DPP (`_e64_dpp`) is not decoded yet.
+        return None;
+    }
+    let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
+    let (_, mnemonic, form) = *table.get(at)?;
+    let form = tables::FORMS.get(usize::from(form))?;
+    print(isa, words, mnemonic, form, fields)
+}
+
+/// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
+fn is_extension(generation: Generation, src0: u32) -> bool {
+    match generation {
+        Generation::Gfx9 => matches!(src0, 249 | 250),
+        _ => matches!(src0, 233 | 234 | 249 | 250),
+    }
+}
+
+/// The fields of a VOP1/VOP2/VOPC word; `vsrc1` is the 8-bit VGPR of src1.
+fn short_fields(w0: u32, vsrc1: u32) -> Fields {
+    Fields { vdst: (w0 >> 17) & 0xFF, src: [w0 & 0x1FF, 256 + vsrc1, 0], short: true, size: 1, ..Fields::default() }
+}
+
+fn vop3_fields(w0: u32, w1: u32) -> Fields {
+    Fields {
+        vdst: w0 & 0xFF,
+        sdst: (w0 >> 8) & 0x7F,
+        src: [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF],
+        abs: (w0 >> 8) & 7,
+        neg: w1 >> 29,
+        clamp: (w0 >> 15) & 1,
+        omod: (w1 >> 27) & 3,
+        op_sel: (w0 >> 11) & 0xF,
+        short: false,
+        size: 2,
+    }
+}
+
+/// The modifier bits set in a word, in the order of [`Form::print`].
+fn modifier_bits(form: &Form, fields: &Fields) -> u16 {
+    let has_carry = form.operands.iter().any(|o| matches!(o, Operand::Carry { .. }));
+    let mut bits = 0u16;
+    if !fields.short {
+        if !has_carry {
+            bits |= (fields.abs & 7) as u16;
+            bits |= ((fields.op_sel & 0xF) as u16) << 10;
+        }
+        bits |= ((fields.neg & 7) as u16) << 3;
+        bits |= ((fields.clamp & 1) as u16) << 6;
+        if fields.omod != 0 {
+            bits |= 1 << (6 + fields.omod);
+        }
+    }
+    bits
+}
+
+fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+    let generation = isa.generation();
+    let bits = modifier_bits(form, &fields);
+    if bits & form.reject != 0 {
+        return None;
+    }
+    let plain = bits & form.plain != 0;
+    let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print };
+    let literal_index = fields.size;
+    let mut literal_used = false;
+    let mut text = String::from(mnemonic);
+    for (i, operand) in form.operands.iter().enumerate() {
+        text.push_str(if i == 0 { " " } else { ", " });
+        let half_high = form
+            .op_sel_half
+            .iter()
+            .enumerate()
+            .any(|(bit, &to)| usize::from(to) == i && shown & (1 << (10 + bit)) != 0);
+        let piece = match *operand {
+            Operand::Fixed(s) => String::from(s),
+            Operand::Literal => {
+                // The K operand of v_madmk/v_fmaak…: always a literal, so never marked `lit(…)`.
+                literal_used = true;
+                format!("{:#x}", words.get(literal_index)?)
+            }
+            Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
+            Operand::Dst { file, count, half, odd_note } => {
+                let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
+                let mut text = vgpr(file, fields.vdst, count, half && !plain, fields.short, half_high);
+                if count >= 2 && fields.vdst % 2 == 1 {
+                    text.push_str(odd_note);
+                }
+                text
+            }
+            Operand::Carry { count } => scalar_tuple(generation, fields.sdst, count)?,
+            Operand::Src { index, count, half, agpr, ty, accept, notes } => {
+                let value = *fields.src.get(usize::from(index))?;
+                if value == 255 {
+                    literal_used = true;
+                }
+                let file = if agpr { File::Agpr } else { File::Vgpr };
+                let half = half && !plain;
+                let mut body = source(
+                    generation,
+                    words,
+                    literal_index,
+                    value,
+                    (file, count, half, ty, accept),
+                    &fields,
+                    half_high,
+                )?;
+                body.push_str(note_for(generation, value, count, notes));
+                with_modifiers(body, shown, index, value < 256 && !is_register(value))
+            }
+        };
+        text.push_str(&piece);
+    }
+    if !form.suffix.is_empty() {
+        text.push(' ');
+        text.push_str(form.suffix);
+    }
+    push_modifiers(&mut text, form, shown);
+    let size = 4 * (fields.size + usize::from(literal_used));
+    Some(Decoded { size, text, class: Class::VectorAlu, target: None })
+}
+
+/// A VGPR operand: in a 32-bit encoding of a 16-bit operation bit 7 picks the high half.
+fn vgpr(file: File, number: u32, count: u8, half: bool, short: bool, half_high: bool) -> String {
+    if !half {
+        return register(file, number, u32::from(count));
+    }
+    let (number, high) = if short { (number & 0x7F, number & 0x80 != 0) } else { (number, half_high) };
+    format!("{}{}", register(file, number, 1), if high { ".h" } else { ".l" })
+}
+
+/// The note llvm-objdump appends to source `value` (see [`Operand::Src`]).
+fn note_for(generation: Generation, value: u32, count: u8, notes: [&'static str; 3]) -> &'static str {
+    let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
+    match value {
+        _ if value == null => "",
+        256..=511 if count >= 2 && value % 2 == 1 => notes[2],
+        256..=511 => notes[0],
+        0..=127 | 230 | 231 | 235..=239 | 251..=254 => notes[1],
+        _ => "",
+    }
+}
+
+/// Source `value` of an operand (`count`, `half`, `ty`, `accept`), or `None` when it names
+/// something the operand does not accept.
+fn source(
+    generation: Generation,
+    words: &Words<'_>,
+    literal_index: usize,
+    value: u32,
+    (file, count, half, ty, accept): (File, u8, bool, Ty, u8),
+    fields: &Fields,
+    half_high: bool,
+) -> Option<String> {
+    let allowed = |bit: u8| accept & bit != 0;
+    match value {
+        256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),
+        255 if allowed(LITERAL) => Some(literal_text(ty, words.get(literal_index)?)),
+        128..=208 | 240..=248 if allowed(INLINE) => Some(inline_text(ty, value)),
+        0..=127 | 230 | 231 | 235..=239 | 251..=254 if allowed(SGPR) => scalar_tuple(generation, value, count),
+        _ => None,
+    }
+}
+
+/// A scalar destination: a register tuple, or a constant that llvm-objdump prints with a note.
+fn scalar_destination(generation: Generation, value: u32, count: u8) -> Option<String> {
+    match value {
+        128..=208 | 240..=248 => Some(inline_text(Ty::NoImm, value)),
+        0..=127 => scalar_tuple(generation, value, count),
+        _ => None,
+    }
+}
+
+/// `count` scalar registers from `value`; a tuple must start at a multiple of 2 (pairs) or 4
+/// (larger), or llvm-objdump rejects the word.
+fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String> {
+    let align = match count {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    let first = if (108..=123).contains(&value) { value - 108 } else { value };
+    if value < 128 && first % align != 0 {
+        return None;
+    }
+    let m0 = if generation >= Generation::Gfx11 { 125 } else { 124 };
+    if count >= 2 && (value == m0 || value == 254) {
+        // No 64-bit m0 or LDS-direct operand.
+        return None;
+    }
+    scalar(generation, value, u32::from(count))
+}
+
+/// An inline constant (128–208, 240–248) read as `ty`.
+fn inline_text(ty: Ty, value: u32) -> String {
+    const FLOATS: [&str; 8] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"];
+    const HALF_BITS: [u16; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
+    let text = match value {
+        128..=192 => format!("{}", value - 128),
+        193..=208 => format!("-{}", value - 192),
+        _ if ty == Ty::I16 => format!("{:#x}", HALF_BITS.get((value.wrapping_sub(240)) as usize).copied().unwrap_or(0)),
+        248 if matches!(ty, Ty::B64 | Ty::I64) => String::from("0.15915494309189532"),
+        248 => String::from("0.15915494"),
+        _ => String::from(FLOATS.get(value.wrapping_sub(240) as usize).copied().unwrap_or("")),
+    };
+    if ty == Ty::NoImm {
+        format!("{text}/*Invalid immediate*/")
+    } else {
+        text
+    }
+}
+
+/// The f32 inline values as bits, with their printed names.
+const F32_INLINE: [(u32, &str); 9] = [
+    (0x3F000000, "0.5"),
+    (0xBF000000, "-0.5"),
+    (0x3F800000, "1.0"),
+    (0xBF800000, "-1.0"),
+    (0x40000000, "2.0"),
+    (0xC0000000, "-2.0"),
+    (0x40800000, "4.0"),
+    (0xC0800000, "-4.0"),
+    (0x3E22F983, "0.15915494"),
+];
+
+/// The high dwords of the f64 inline values.
+const F64_HIGH: [(u32, &str); 8] = [
+    (0x3FE00000, "0.5"),
+    (0xBFE00000, "-0.5"),
+    (0x3FF00000, "1.0"),
+    (0xBFF00000, "-1.0"),
+    (0x40000000, "2.0"),
+    (0xC0000000, "-2.0"),
+    (0x40100000, "4.0"),
+    (0xC0100000, "-4.0"),
+];
+
+const F16_INLINE: [u32; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
+
+fn name_of(table: &[(u32, &'static str)], value: u32) -> Option<&'static str> {
+    table.iter().find(|(bits, _)| *bits == value).map(|(_, name)| *name)
+}
+
+/// Whether a 32-bit literal equals an inline constant of a 32-bit operand (then llvm-objdump
+/// marks it `lit(…)`, since an encoder would not have used a literal for it).
+fn is_inline32(value: u32) -> bool {
+    value <= 64 || value >= 0xFFFF_FFF0 || name_of(&F32_INLINE, value).is_some()
+}
+
+fn literal_text(ty: Ty, value: u32) -> String {
+    match ty {
+        Ty::B32 if is_inline32(value) => format!("lit({value:#x})"),
+        Ty::B32 => format!("{value:#x}"),
+        Ty::B64 if value == 0 => String::from("0"),
+        Ty::B64 => name_of(&F64_HIGH, value).map(String::from).unwrap_or_else(|| format!("{value:#x}")),
+        Ty::I64 if value <= 64 => format!("lit({value:#x})"),
+        Ty::I64 => format!("{value:#x}"),
+        Ty::I16 if is_inline32(value) => format!("lit({value:#x})"),
+        Ty::I16 => format!("{:#x}", value & 0xFFFF),
+        Ty::F16 => {
+            let low = value & 0xFFFF;
+            if low <= 64 || low >= 0xFFF0 || F16_INLINE.contains(&low) {
+                format!("lit({value:#x})")
+            } else {
+                format!("{low:#x}")
+            }
+        }
+        Ty::NoImm => {
+            let name = match value {
+                0..=64 => format!("{value}"),
+                0xFFFF_FFF0.. => format!("-{}", value.wrapping_neg()),
+                _ => name_of(&F32_INLINE, value).map(String::from).unwrap_or_else(|| format!("{value:#x}")),
+            };
+            format!("{name}/*Invalid immediate*/")
+        }
+    }
+}
+
+/// Whether source value `value` names a register rather than a constant.
+fn is_register(value: u32) -> bool {
+    matches!(value, 0..=127 | 230 | 231 | 235..=239 | 251..=254 | 256..=511)
+}
+
+/// `body` with the neg and abs modifiers of source `index` that print: `-|v1|`, and `neg(…)` for
+/// a negated constant.
+fn with_modifiers(body: String, shown: u16, index: u8, constant: bool) -> String {
+    let abs = shown & (1 << index) != 0;
+    let neg = shown & (1 << (3 + index)) != 0;
+    match (neg, abs) {
+        (false, false) => body,
+        (false, true) => format!("|{body}|"),
+        (true, false) if constant => format!("neg({body})"),
+        (true, false) => format!("-{body}"),
+        (true, true) => format!("-|{body}|"),
+    }
+}
+
+/// The words after the operands: `op_sel:[…]`, `clamp`, `mul:2`/`mul:4`/`div:2`.
+fn push_modifiers(text: &mut String, form: &Form, shown: u16) {
+    let op_sel = (shown >> 10) & 0xF;
+    if op_sel != 0 && form.op_sel_len > 0 {
+        let mut entries = [0u8; 8];
+        for bit in 0..4 {
+            if op_sel & (1 << bit) != 0 {
+                if let Some(entry) = entries.get_mut(usize::from(form.op_sel_pos[bit])) {
+                    *entry = 1;
+                }
+            }
+        }
+        text.push_str(" op_sel:[");
+        for (i, entry) in entries.iter().take(usize::from(form.op_sel_len)).enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push(if *entry == 1 { '1' } else { '0' });
+        }
+        text.push(']');
+    }
+    if shown & (1 << 6) != 0 {
+        text.push_str(" clamp");
+    }
+    for (bit, word) in [(7, " mul:2"), (8, " mul:4"), (9, " div:2")] {
+        if shown & (1 << bit) != 0 {
+            text.push_str(word);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode;
+    use super::*;
+
+    /// The text and size of the words, as `decode` gives them.
+    fn text(isa: Isa, words: &[u32]) -> Option<(String, usize)> {
+        let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        decode(isa, &bytes, 0).map(|d| (d.text, d.size))
+    }
+
+    fn assert_text(isa: Isa, words: &[u32], expected: &str) {
+        assert_eq!(text(isa, words), Some((String::from(expected), 4 * words.len())), "{words:08X?}");
+    }
+
+    /// Words and texts llvm-objdump 22 printed for tests/images/hip_kernels_gfx90a.co.
+    #[test]
+    fn gfx90a_code_object_lines() {
+        assert_text(Isa::Gfx90a, &[0x32040400], "v_add_co_u32_e32 v2, vcc, s0, v2");
+        assert_text(Isa::Gfx90a, &[0x38060701], "v_addc_co_u32_e32 v3, vcc, v1, v3, vcc");
+        assert_text(Isa::Gfx90a, &[0x7D940080], "v_cmp_eq_u32_e32 vcc, 0, v0");
+        assert_text(Isa::Gfx90a, &[0x100000FF, 0x00000060], "v_mul_u32_u24_e32 v0, 0x60, v0");
+        assert_text(Isa::Gfx90a, &[0x680050C1], "v_add_u32_e32 v0, -1, v40");
+        assert_text(Isa::Gfx90a, &[0xD1FD0002, 0x04011006], "v_lshl_add_u32 v2, s6, 8, v0");
+        assert_text(Isa::Gfx90a, &[0xD28F0002, 0x00020482], "v_lshlrev_b64 v[2:3], 2, v[2:3]");
+        assert_text(Isa::Gfx90a, &[0xD28A002B, 0x00010C04], "v_writelane_b32 v43, s4, 6");
+        assert_text(Isa::Gfx90a, &[0xD2890025, 0x00010B2B], "v_readlane_b32 s37, v43, 5");
+    }
+
+    /// Words and texts llvm-objdump 22 printed for tests/images/hip_kernels_gfx1100.co (wave32).
+    #[test]
+    fn gfx1100_code_object_lines() {
+        assert_text(Isa::Gfx1100, &[0xD7006A01, 0x00020200], "v_add_co_u32 v1, vcc_lo, s0, v1");
+        assert_text(Isa::Gfx1100, &[0xD5207C02, 0x01AA0401], "v_add_co_ci_u32_e64 v2, null, s1, v2, vcc_lo");
+        assert_text(Isa::Gfx1100, &[0x7D940080], "v_cmpx_eq_u32_e32 0, v0");
+        assert_text(Isa::Gfx1100, &[0x4A0054C1], "v_add_nc_u32_e32 v0, -1, v42");
+        assert_text(Isa::Gfx1100, &[0x7C985484], "v_cmp_gt_u32_e32 vcc_lo, 4, v42");
+    }
+
+    /// Modifiers and constants, as llvm-mc 22 prints them.
+    #[test]
+    fn modifiers_and_literals() {
+        assert_text(Isa::Gfx900, &[0xD1018100, 0x6CA24118], "v_add_f32_e64 v0, -|v24|, -v32 clamp mul:2");
+        assert_text(Isa::Gfx900, &[0xD1193400, 0x04A24118], "v_add_co_u32_e64 v0, s[52:53], v24, v32");
+        assert_text(Isa::Gfx900, &[0x7E0002FF, 0x3F800000], "v_mov_b32_e32 v0, lit(0x3f800000)");
+        assert_text(Isa::Gfx900, &[0x7E0092FF, 0x12345678], "v_sin_f16_e32 v0, 0x5678");
+        assert_text(Isa::Gfx900, &[0x7E0006F8], "v_cvt_i32_f64_e32 v0, 0.15915494309189532");
+        assert_text(Isa::Gfx1100, &[0xD6480000, 0x04A24118], "v_fma_f16 v0.l, v24.l, v32.l, v40.l");
+        assert_text(Isa::Gfx1100, &[0xD6487800, 0x04A24118], "v_fma_f16 v0.h, v24.h, v32.h, v40.h op_sel:[1,1,1,1]");
+        assert_text(Isa::Gfx1100, &[0xD5030000, 0x04A240FF, 0x3F800000], "v_add_f32_e64 v0, lit(0x3f800000), v32");
+    }
+
+    /// Words of other groups are left to them.
+    #[test]
+    fn other_encodings_are_not_vector_alu() {
+        assert_eq!(decode_vector(Isa::Gfx90a, &[0xBE800000]), None);
+        assert_eq!(decode_vector(Isa::Gfx90a, &[0xD3B14802, 0x10025536]), None);
+        assert_eq!(decode_vector(Isa::Gfx1100, &[0xCA100000, 0x00020003]), None);
+    }
+
+    fn decode_vector(isa: Isa, words: &[u32]) -> Option<String> {
+        let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        super::decode(isa, &Words::new(&bytes, 0)).map(|d| d.text)
+    }
+
+    /// Random words, truncated or not, never panic.
+    #[test]
+    fn random_words_never_panic() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u32
+        };
+        for isa in Isa::ALL {
+            for _ in 0..20_000 {
+                let top = [0x7E00_0000, 0x7C00_0000, 0x0000_0000, 0xD000_0000, 0xD400_0000][(next() % 5) as usize];
+                let first = top | (next() & 0x03FF_FFFF);
+                let words = [first, next(), next()];
+                for len in 1..=3 {
+                    let _ = decode_vector(isa, words.get(..len).unwrap_or(&[]));
+                }
+            }
+        }
+    }
+}
