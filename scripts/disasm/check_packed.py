@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_packed import LLVM_BIN, disassemble, vop3p_prefix  # noqa: E402
+from gen_packed import LLVM_BIN, disassemble, learn_vopd, vop3p_prefix  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
@@ -64,7 +64,25 @@ def vop3p_candidates(mcpu, rng, n):
     return out
 
 
-ENCODINGS = {"vop3p": vop3p_candidates}
+def vopd_candidates(mcpu, rng, n):
+    if not mcpu.startswith("gfx1") or mcpu.startswith("gfx10"):
+        return []
+    xs, ys = learn_vopd(mcpu)
+    out = []
+    for _ in range(n):
+        x, y = rng.choice(xs), rng.choice(ys)
+        src = [rng.choice([256 + rng.getrandbits(8), rng.getrandbits(9)]) for _ in range(2)]
+        v1 = [0 if (f == "Move" and rng.random() < 0.9) else rng.getrandbits(8) for f in (x[2], y[2])]
+        first = (0x32 << 26) | (x[0] << 22) | (y[0] << 17) | (v1[0] << 9) | src[0]
+        second = (rng.getrandbits(8) << 24) | (rng.getrandbits(7) << 17) | (v1[1] << 9) | src[1]
+        words = [first, second]
+        if 255 in src or x[2] in ("Addend", "Multiplier") or y[2] in ("Addend", "Multiplier"):
+            words.append(random_literal(rng))
+        out.append(words)
+    return out
+
+
+ENCODINGS = {"vop3p": vop3p_candidates, "vopd": vopd_candidates}
 
 
 def objdump(mcpu, path):

@@ -324,8 +324,52 @@ def slot_name(text):
 
 def rust_op(mcpu, o):
     slots = ", ".join(slot_name(rust_slot(o["form"], mcpu, i, s)) for i, s in enumerate(o["slots"]))
-    return "    Op { code: %d, name: \"%s\", form: Form::%s, slots: [%s], reject: %#06x, shown: %#06x },\n" % (
-        o["code"], o["name"], o["form"], slots, o["reject"], o["shown"])
+    return "    Op { code: %d, name: \"%s\", form: Form::%s, slots: [%s], base: %#06x, reject: %#06x, shown: %#06x },\n" % (
+        o["code"], o["name"], o["form"], slots, 0x0340 if o["hi"] else 0, o["reject"], o["shown"])
+
+
+# ---------------------------------------------------------------------------------------------
+# VOPD (GFX11, GFX12)
+
+def vopd_word(opx, opy, literal=None, vsrc1=(2, 4)):
+    """src0x v1, vsrc1x v2, vdstx v10; src0y v3, vsrc1y v4, vdsty v13 (`v_dual_mov_b32` takes
+    no vsrc1, and its field must be 0)."""
+    w = [(0x32 << 26) | (opx << 22) | (opy << 17) | (vsrc1[0] << 9) | 0x101,
+         (10 << 24) | (6 << 17) | (vsrc1[1] << 9) | 0x103]
+    return w + ([literal] if literal is not None else [])
+
+
+def vopd_form(half):
+    """The operand form of one half of a VOPD text (`v_dual_add_f32 v13, v3, v4`)."""
+    ops = half.split(" ", 1)[1].split(", ")
+    if len(ops) == 2:
+        return "Move"
+    if len(ops) == 4:
+        return "Addend" if ops[3].startswith("0x") else "Multiplier"
+    return "Binary"
+
+
+def learn_vopd(mcpu):
+    """The X and Y opcode names and operand forms: X swept with Y = opcode 0 and Y with X = 0,
+    each with and without a literal."""
+    cands = [vopd_word(x, 0, lit, (v, 4)) for v in (2, 0) for lit in (None, 0x12345678) for x in range(16)]
+    cands += [vopd_word(0, y, lit, (2, v)) for v in (4, 0) for lit in (None, 0x12345678) for y in range(32)]
+    got = disassemble(mcpu, cands)
+    xs, ys = {}, {}
+    for i, text in enumerate(got[:64]):
+        if text:
+            xs.setdefault(i % 16, text.split(" :: ")[0])
+    for i, text in enumerate(got[64:]):
+        if text:
+            ys.setdefault(i % 32, text.split(" :: ")[1])
+    x = [(c, t.split()[0], vopd_form(t)) for c, t in sorted(xs.items())]
+    y = [(c, t.split()[0], vopd_form(t)) for c, t in sorted(ys.items())]
+    return x, y
+
+
+def rust_vopd(name, ops):
+    rows = "".join("    (%d, \"%s\", Dual::%s),\n" % op for op in ops)
+    return "pub(super) static %s: &[(u8, &str, Dual)] = &[\n%s];\n\n" % (name, rows)
 
 
 def main():
@@ -338,7 +382,7 @@ def main():
             print(mcpu, "literal style unknown:", sorted(set(unknown)), file=sys.stderr)
         tables[mcpu] = body.replace("Lit::Unknown", "Lit::No")
     out = ["// Written by scripts/disasm/gen_packed.py from llvm-mc 22: do not edit.\n",
-           "use super::{Fit, Form, Lit, Op, Slot, SlotFile, NONE};\n",
+           "use super::{Dual, Fit, Form, Lit, Op, Slot, SlotFile, NONE};\n",
            "use crate::disasm::operands::Type;\n",
            "use crate::disasm::Isa;\n\n"]
     names = {}
@@ -360,6 +404,18 @@ def main():
         variant = "Gfx" + mcpu[3:]
         out.append("        Isa::%s => %s,\n" % (variant, tables[mcpu]))
     out.append("    }\n}\n")
+    out.append("\n")
+    vopd = {}
+    for mcpu in ("gfx1100", "gfx1150", "gfx1200"):
+        x, y = learn_vopd(mcpu)
+        vopd[mcpu] = (x, y)
+    out.append("/// VOPD X and Y opcodes of GFX11 (and GFX11.5, which llvm-mc reads the same).\n")
+    assert vopd["gfx1100"] == vopd["gfx1150"]
+    out.append(rust_vopd("VOPD_X_GFX11", vopd["gfx1100"][0]))
+    out.append(rust_vopd("VOPD_Y_GFX11", vopd["gfx1100"][1]))
+    out.append("/// VOPD X and Y opcodes of GFX12.\n")
+    out.append(rust_vopd("VOPD_X_GFX12", vopd["gfx1200"][0]))
+    out.append(rust_vopd("VOPD_Y_GFX12", vopd["gfx1200"][1]))
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         f.write("".join(out))

@@ -25,6 +25,7 @@ use super::{Decoded, Isa, Words};
 
 mod tables;
 mod vop3p;
+mod vopd;
 
 /// How an opcode prints its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +107,19 @@ pub(super) const NONE: Slot = Slot {
     lit: Lit::No,
 };
 
+/// The operands of one half of a VOPD instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Dual {
+    /// `vdst, src0` (`v_dual_mov_b32`; vsrc1 must be 0).
+    Move,
+    /// `vdst, src0, vsrc1`.
+    Binary,
+    /// `vdst, src0, vsrc1, K` (`fmaak`).
+    Addend,
+    /// `vdst, src0, K, vsrc1` (`fmamk`).
+    Multiplier,
+}
+
 /// One VOP3P opcode of a family.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Op {
@@ -114,7 +128,10 @@ pub(super) struct Op {
     pub form: Form,
     /// vdst, src0, src1, src2.
     pub slots: [Slot; 4],
-    /// Modifier bits that make llvm-mc reject the word (bit i: dword 0 bit 8+i for i < 8,
+    /// The modifier bits of the word the opcode was probed with (`op_sel_hi` set, or clear for
+    /// MFMA): `reject` and `shown` tell what changing a bit from these does.
+    pub base: u16,
+    /// Modifier bits that, changed from `base`, make llvm-mc reject the word (bit i: dword 0 bit 8+i for i < 8,
     /// dword 1 bit 19+i above).
     pub reject: u16,
     /// Modifier bits that print when set (same numbering).
@@ -127,6 +144,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if vop3p::is_vop3p(isa, first) {
         return vop3p::decode(isa, words);
     }
+    if vopd::is_vopd(isa, first) {
+        return vopd::decode(isa, words);
+    }
     None
 }
 
@@ -134,4 +154,84 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
 fn push_operand(out: &mut String, separator: &str, text: &str) {
     out.push_str(separator);
     out.push_str(text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disasm::Class;
+
+    fn text(isa: Isa, words: &[u32]) -> Option<String> {
+        let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        decode(isa, &Words::new(&bytes, 0)).map(|d| d.text)
+    }
+
+    /// Texts llvm-objdump 22 printed for compiled kernels.
+    #[test]
+    fn compiled_words_print_as_llvm_objdump_prints_them() {
+        let cases: &[(Isa, &[u32], &str)] = &[
+            (Isa::Gfx90a, &[0xD3CC0002, 0x040A3114], "v_mfma_f32_32x32x8f16 v[2:17], v[20:21], v[24:25], v[2:17]"),
+            (Isa::Gfx1100, &[0xCC404001, 0x1C062309], "v_wmma_f32_16x16x16_f16 v[1:8], v[9:16], v[17:24], v[1:8]"),
+            (Isa::Gfx1200, &[0xCC404001, 0x1C061B09], "v_wmma_f32_16x16x16_f16 v[1:8], v[9:12], v[13:16], v[1:8]"),
+            (Isa::Gfx1100, &[0xCC0E4001, 0x1C060102], "v_pk_fma_f16 v1, v2, v0, v1"),
+            (Isa::Gfx1100, &[0xCC201001, 0x1C060102], "v_fma_mix_f32 v1, v2, v0, v1 op_sel:[0,1,0] op_sel_hi:[1,1,0]"),
+            (Isa::Gfx1200, &[0xCC0F4000, 0x18020102], "v_pk_add_f16 v0, v2, v0"),
+        ];
+        for (isa, words, expected) in cases {
+            assert_eq!(text(*isa, words).as_deref(), Some(*expected), "{isa:?} {words:08x?}");
+        }
+    }
+
+    /// Texts llvm-mc 22 printed for hand-made words.
+    #[test]
+    fn modifiers_print_as_llvm_mc_prints_them() {
+        let cases: &[(Isa, &[u32], &str)] = &[
+            (Isa::Gfx906, &[0xD38E0000, 0x1C040501], "v_pk_fma_f16 v0, v1, s2, v1 op_sel_hi:[1,1,0]"),
+            (Isa::Gfx906, &[0xD3A04700, 0x1C040501], "v_fma_mix_f32 v0, |v1|, |s2|, |v1| op_sel_hi:[1,1,1]"),
+            (Isa::Gfx90a, &[0xD3CC8000, 0x04822108], "v_mfma_f32_32x32x8f16 a[0:15], v[8:9], v[16:17], a[32:47]"),
+            (
+                Isa::Gfx90a,
+                &[0xD3CC0000, 0x24822108],
+                "v_mfma_f32_32x32x8f16 v[0:15], v[8:9], v[16:17], v[32:47] blgp:1",
+            ),
+            (Isa::Gfx1100, &[0xCA100101, 0x0A0C0003], "v_dual_mov_b32 v10, v1 :: v_dual_mov_b32 v13, s3"),
+        ];
+        for (isa, words, expected) in cases {
+            assert_eq!(text(*isa, words).as_deref(), Some(*expected), "{isa:?} {words:08x?}");
+        }
+    }
+
+    #[test]
+    fn matrix_instructions_are_classed_as_matrix() {
+        let bytes: alloc::vec::Vec<u8> = [0xD3CC0002u32, 0x040A3114].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let decoded = decode(Isa::Gfx90a, &Words::new(&bytes, 0)).expect("an MFMA");
+        assert_eq!((decoded.class, decoded.size), (Class::Matrix, 8));
+    }
+
+    /// Random words, truncated at every length, never panic.
+    #[test]
+    fn random_words_never_panic() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u32
+        };
+        for isa in Isa::ALL {
+            for _ in 0..20_000 {
+                let prefix = match next() % 4 {
+                    0 => 0xD380_0000,
+                    1 => 0xCC00_0000,
+                    2 => 0xC800_0000,
+                    _ => 0,
+                };
+                let words = [prefix | (next() & 0x00FF_FFFF), next(), next()];
+                let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                for len in [4, 8, 12] {
+                    let _ = decode(isa, &Words::new(bytes.get(..len).unwrap_or_default(), 0));
+                }
+            }
+        }
+    }
 }

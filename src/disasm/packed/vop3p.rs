@@ -52,7 +52,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let table = vop3p(isa);
     let op = table.binary_search_by_key(&code, |o| o.code).ok().and_then(|i| table.get(i))?;
     let bits = modifier_bits(first, second);
-    if bits & op.reject != 0 {
+    if (bits ^ op.base) & op.reject != 0 {
         return None;
     }
     let mut reader = Reader { words, isa, literal_used: false };
@@ -125,7 +125,11 @@ fn vector_register(slot: &Slot, number: u32, acc: bool) -> Option<String> {
     if count > 1 && number % 2 == 1 {
         match slot.odd {
             Fit::Yes => {}
-            Fit::Note(class) => text.push_str(&note(class)),
+            // The note names the AGPR class when the tuple is one (`AReg_512_Align2`).
+            Fit::Note(class) => match class.strip_prefix("VReg_").filter(|_| acc) {
+                Some(rest) => text.push_str(&note(&format!("AReg_{rest}"))),
+                None => text.push_str(&note(class)),
+            },
             Fit::No | Fit::Imm => return None,
         }
     }
@@ -188,7 +192,7 @@ fn literal_text(lit: Lit, value: u32) -> Option<String> {
     let low = value & 0xFFFF;
     Some(match lit {
         Lit::No => return None,
-        Lit::Full => hex_or_lit(value, small_int(value) || F32_INLINE.contains(&value)),
+        Lit::Full => full_literal(value),
         Lit::Half => hex_or_lit(value, small_int(value) || F16_INLINE.contains(&value)),
         Lit::Brain => hex_or_lit(value, small_int(value) || BF16_INLINE.contains(&value)),
         Lit::Mix => {
@@ -212,6 +216,11 @@ fn literal_text(lit: Lit, value: u32) -> Option<String> {
             format!("{shown}/*Invalid immediate*/")
         }
     })
+}
+
+/// A 32-bit literal of an f32 or integer operand: `lit(…)` when an inline constant has its bits.
+pub(super) fn full_literal(value: u32) -> String {
+    hex_or_lit(value, small_int(value) || F32_INLINE.contains(&value))
 }
 
 fn bit(bits: u16, number: u32) -> bool {
