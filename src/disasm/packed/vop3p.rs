@@ -68,7 +68,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         let acc = agpr_selected(slot.file, first, second);
         let mut operand = source(&mut reader, slot, *value, acc)?;
         if op.form == Form::Mix {
-            operand = with_mix_modifiers(operand, bits, index);
+            operand = with_mix_modifiers(operand, bits, index, (128..=208).contains(value));
         }
         push_operand(&mut text, separator, &operand);
         separator = ", ";
@@ -157,6 +157,8 @@ fn source(reader: &mut Reader<'_>, slot: &Slot, value: u32, acc: bool) -> Option
         }
         128..=208 => fitted(inline_constant(value, slot.ty)?, slot.int),
         240..=248 => fitted(inline_constant(value, slot.ty)?, slot.float),
+        // llvm-mc names a tuple of 4 or more SGPRs from the multiple of 4 at or below the field.
+        0..=105 if slot.count >= 4 => fitted(scalar(generation, value & !3, u32::from(slot.count))?, slot.sgpr),
         _ => fitted(scalar(generation, value, u32::from(slot.count))?, slot.sgpr),
     }
 }
@@ -228,11 +230,13 @@ fn bit(bits: u16, number: u32) -> bool {
 }
 
 /// `-x`, `|x|`, `-|x|`: the neg (neg_lo) and abs (neg_hi) bits of `v_fma_mix*`.
-fn with_mix_modifiers(operand: String, bits: u16, index: usize) -> String {
+/// An integer inline constant is negated as `neg(18)`, not `-18`.
+fn with_mix_modifiers(operand: String, bits: u16, index: usize, integer: bool) -> String {
     let neg = NEG_LO.get(index).is_some_and(|b| bit(bits, *b));
     let abs = NEG_HI.get(index).is_some_and(|b| bit(bits, *b));
     match (neg, abs) {
         (false, false) => operand,
+        (true, false) if integer => format!("neg({operand})"),
         (true, false) => format!("-{operand}"),
         (false, true) => format!("|{operand}|"),
         (true, true) => format!("-|{operand}|"),
