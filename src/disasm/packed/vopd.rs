@@ -85,7 +85,8 @@ fn half_text(generation: Generation, name: &str, form: Dual, half: &Half, litera
             format!("{name} v{dst}, {src0}")
         }
         Dual::Binary => format!("{name} v{dst}, {src0}, v{vsrc1}"),
-        Dual::Addend => format!("{name} v{dst}, {src0}, v{vsrc1}, {}", full_literal(literal?)),
-        Dual::Multiplier => format!("{name} v{dst}, {src0}, {}, v{vsrc1}", full_literal(literal?)),
+        // The constant K prints as plain hex, never `lit(…)`.
+        Dual::Addend => format!("{name} v{dst}, {src0}, v{vsrc1}, {:#x}", literal?),
+        Dual::Multiplier => format!("{name} v{dst}, {src0}, {:#x}, v{vsrc1}", literal?),
     })
 }
