@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Compares the Rust decoder's text (examples/disasm_words.rs) with llvm-mc 22's on random words
+of the encodings src/disasm/packed/ decodes.
+
+    python3 scripts/disasm/check_packed.py gfx90a [N]      # N random candidates per encoding
+
+Prints, per encoding, how many words llvm-mc accepts and how many of those the decoder prints
+identically, how many llvm-mc rejects that the decoder decodes anyway, and the first mismatches.
+"""
+import os
+import random
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_packed import LLVM_BIN, disassemble, learn_vopd, vop3p_prefix  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def ours(mcpu, candidates):
+    lines = "".join(" ".join("%08X" % w for w in c) + "\n" for c in candidates)
+    run = subprocess.run(["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu],
+                         input=lines, capture_output=True, text=True, cwd=ROOT, check=True)
+    out = []
+    for line in run.stdout.splitlines():
+        if line == "<none>":
+            out.append(None)
+        else:
+            text, _, size = line.rpartition("\t")
+            out.append(text if int(size) == 4 * len(candidates[len(out)]) else "<size %s> %s" % (size, text))
+    return out
+
+
+def random_literal(rng):
+    return rng.choice([rng.getrandbits(32), rng.getrandbits(6), 0x3F800000, 0x3C00, 0x3E22F983, 0xFFFFFFFF,
+                       rng.getrandbits(16)])
+
+
+def vop3p_candidates(mcpu, rng, n):
+    valid = [op for op, t in enumerate(disassemble(mcpu, [[vop3p_prefix(mcpu) | (op << 16) | 0x4000, 0x1C822108]
+                                                          for op in range(128)])) if t]
+    valid += [op for op, t in enumerate(disassemble(mcpu, [[vop3p_prefix(mcpu) | (op << 16), 0x04822108]
+                                                           for op in range(128)])) if t]
+    valid = sorted(set(valid))
+    gfx9 = mcpu.startswith("gfx9")
+    out = []
+    for _ in range(n):
+        op = rng.choice(valid)
+        first = vop3p_prefix(mcpu) | (op << 16) | (rng.getrandbits(16) & ~(1 << 23 if gfx9 else 0))
+        # Mostly VGPRs and sparse modifiers, so the sources and bits are seen alone and together.
+        srcs = [rng.choice([256 + rng.getrandbits(8), 256 + 2 * rng.getrandbits(7), rng.getrandbits(9)])
+                for _ in range(3)]
+        if gfx9:
+            srcs = [s if s != 255 else 256 for s in srcs]
+        mods = rng.getrandbits(5) if rng.random() < 0.5 else rng.choice([0, 3, 1, 2])
+        if rng.random() < 0.5:
+            first &= ~0x7F00 | (rng.getrandbits(7) << 8 if rng.random() < 0.3 else 0)
+        second = (mods << 27) | (srcs[2] << 18) | (srcs[1] << 9) | srcs[0]
+        words = [first, second]
+        if 255 in srcs:
+            words.append(random_literal(rng))
+        out.append(words)
+    return out
+
+
+def vopd_candidates(mcpu, rng, n):
+    if not mcpu.startswith("gfx1") or mcpu.startswith("gfx10"):
+        return []
+    xs, ys = learn_vopd(mcpu)
+    out = []
+    for _ in range(n):
+        x, y = rng.choice(xs), rng.choice(ys)
+        src = [rng.choice([256 + rng.getrandbits(8), rng.getrandbits(9)]) for _ in range(2)]
+        v1 = [0 if (f == "Move" and rng.random() < 0.9) else rng.getrandbits(8) for f in (x[2], y[2])]
+        first = (0x32 << 26) | (x[0] << 22) | (y[0] << 17) | (v1[0] << 9) | src[0]
+        second = (rng.getrandbits(8) << 24) | (rng.getrandbits(7) << 17) | (v1[1] << 9) | src[1]
+        words = [first, second]
+        if 255 in src or x[2] in ("Addend", "Multiplier") or y[2] in ("Addend", "Multiplier"):
+            words.append(random_literal(rng))
+        out.append(words)
+    return out
+
+
+ENCODINGS = {"vop3p": vop3p_candidates, "vopd": vopd_candidates}
+
+
+def objdump(mcpu, path):
+    """Every instruction of a code object's listing, compared with the decoder's text: the
+    words are read from llvm-objdump's comment column."""
+    listing = subprocess.run([os.path.join(LLVM_BIN, "llvm-objdump"), "-d", "--mcpu=" + mcpu, path],
+                             capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in listing.splitlines():
+        text, sep, tail = line.strip().partition(" // ")
+        if not sep or ":" not in tail:
+            continue
+        words = [int(w, 16) for w in tail.split(":", 1)[1].split()]
+        rows.append((text.strip(), words))
+    mine = ours(mcpu, [w for _, w in rows])
+    # Only the encodings this group decodes count; the others are other groups' work.
+    ids = [i for i, (_, w) in enumerate(rows) if mine[i] is not None or owned(mcpu, w[0])]
+    same = [i for i in ids if mine[i] == rows[i][0]]
+    print("%s %s: %d/%d instructions identical" % (mcpu, os.path.basename(path), len(same), len(ids)))
+    for i in ids:
+        if mine[i] != rows[i][0]:
+            print("   ", " ".join("%08x" % w for w in rows[i][1]), "| llvm:", rows[i][0], "| ours:", mine[i])
+
+
+def owned(mcpu, first):
+    """Whether a first dword is of an encoding src/disasm/packed/ decodes."""
+    if mcpu.startswith("gfx9"):
+        return first >> 23 == 0x1A7 or first >> 26 == 0x32
+    if mcpu.startswith("gfx10"):
+        return first >> 24 == 0xCC or first >> 26 == 0x32
+    return first >> 24 == 0xCC or first >> 26 == 0x32 or first >> 24 == 0xCD or first >> 26 == 0x33
+
+
+def main():
+    if sys.argv[1].endswith(".co"):
+        objdump(sys.argv[2], sys.argv[1])
+        return
+    mcpu = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    only = sys.argv[3] if len(sys.argv) > 3 else None
+    rng = random.Random(1)
+    for name, make in ENCODINGS.items():
+        if only and name != only:
+            continue
+        cands = make(mcpu, rng, n)
+        if not cands:
+            continue
+        theirs = disassemble(mcpu, cands)
+        mine = ours(mcpu, cands)
+        valid = [i for i, t in enumerate(theirs) if t is not None]
+        same = [i for i in valid if mine[i] == theirs[i]]
+        extra = [i for i, t in enumerate(theirs) if t is None and mine[i] is not None]
+        pct = 100.0 * len(same) / len(valid) if valid else 100.0
+        print("%s %s: %d/%d valid words identical (%.2f%%), %d decoded that llvm-mc rejects" % (
+            mcpu, name, len(same), len(valid), pct, len(extra)))
+        shown = 0
+        for i in range(len(cands)):
+            if mine[i] != theirs[i] and shown < 12:
+                shown += 1
+                print("   ", " ".join("%08x" % w for w in cands[i]))
+                print("      llvm:", theirs[i])
+                print("      ours:", mine[i])
+
+
+if __name__ == "__main__":
+    main()

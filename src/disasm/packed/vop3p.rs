@@ -1,0 +1,300 @@
+//! VOP3P: packed math, dot products, `v_fma_mix*`, MFMA/SMFMAC, WMMA/SWMMAC (layout in the
+//! parent module's doc).
+
+use alloc::format;
+use alloc::string::String;
+
+use super::tables::vop3p;
+use super::{push_operand, Fit, Form, Lit, Op, Slot, SlotFile};
+use crate::disasm::operands::{inline_constant, register, scalar, File};
+use crate::disasm::{Class, Decoded, Generation, Isa, Words};
+
+/// Modifier bit numbers (see [`Op::reject`]).
+const NEG_HI: [u32; 3] = [0, 1, 2];
+const OP_SEL: [u32; 3] = [3, 4, 5];
+const OP_SEL_HI: [u32; 3] = [8, 9, 6];
+const CLAMP: u32 = 7;
+const NEG_LO: [u32; 3] = [10, 11, 12];
+
+pub(super) fn is_vop3p(isa: Isa, first: u32) -> bool {
+    match isa.generation() {
+        Generation::Gfx9 => first >> 23 == 0x1A7,
+        _ => first >> 24 == 0xCC,
+    }
+}
+
+/// The 13 modifier bits of an instruction, numbered as [`Op::reject`] numbers them.
+fn modifier_bits(first: u32, second: u32) -> u16 {
+    (((first >> 8) & 0xFF) | (((second >> 27) & 0x1F) << 8)) as u16
+}
+
+/// What one decode reads and builds: the dwords, and whether the literal was used.
+struct Reader<'a> {
+    words: &'a Words<'a>,
+    isa: Isa,
+    literal_used: bool,
+}
+
+impl Reader<'_> {
+    fn literal(&mut self) -> Option<u32> {
+        if self.isa.generation() == Generation::Gfx9 {
+            return None; // llvm-mc 22 crashes on a GFX9 VOP3P literal
+        }
+        self.literal_used = true;
+        self.words.get(2)
+    }
+}
+
+pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
+    let first = words.get(0)?;
+    let second = words.get(1)?;
+    let code = ((first >> 16) & 0x7F) as u8;
+    let table = vop3p(isa);
+    let op = table.binary_search_by_key(&code, |o| o.code).ok().and_then(|i| table.get(i))?;
+    let bits = modifier_bits(first, second);
+    if (bits ^ op.base) & op.reject != 0 {
+        return None;
+    }
+    let mut reader = Reader { words, isa, literal_used: false };
+    let mut text = String::from(op.name);
+    let mut separator = " ";
+    if let Some(dst) = destination(isa, op, first) {
+        push_operand(&mut text, separator, &dst?);
+        separator = ", ";
+    }
+    let fields = [second & 0x1FF, (second >> 9) & 0x1FF, (second >> 18) & 0x1FF];
+    for (index, value) in fields.iter().enumerate() {
+        let Some(slot) = op.slots.get(index + 1).filter(|s| s.count > 0) else { continue };
+        let acc = agpr_selected(slot.file, first, second);
+        let mut operand = source(&mut reader, slot, *value, acc)?;
+        if op.form == Form::Mix {
+            operand = with_mix_modifiers(operand, bits, index, (128..=208).contains(value));
+        }
+        push_operand(&mut text, separator, &operand);
+        separator = ", ";
+    }
+    match op.form {
+        Form::Packed => push_packed_modifiers(&mut text, op, bits),
+        Form::Mix => push_mix_modifiers(&mut text, op, bits),
+        Form::Mai => push_mai_modifiers(&mut text, first, second),
+        Form::Move => {}
+    }
+    let size = if reader.literal_used { 12 } else { 8 };
+    Some(Decoded { size, text, class: class_of(op.name), target: None })
+}
+
+fn class_of(name: &str) -> Class {
+    let matrix = ["v_mfma", "v_smfmac", "v_wmma", "v_swmmac"];
+    if matrix.iter().any(|m| name.starts_with(m)) {
+        Class::Matrix
+    } else {
+        Class::VectorAlu
+    }
+}
+
+/// Whether a slot's VGPR field names AGPRs in this word.
+fn agpr_selected(file: SlotFile, first: u32, second: u32) -> bool {
+    match file {
+        SlotFile::Vgpr => false,
+        SlotFile::Agpr => true,
+        SlotFile::AccCd => first & (1 << 15) != 0,
+        SlotFile::Acc0 => second & (1 << 27) != 0,
+        SlotFile::Acc1 => second & (1 << 28) != 0,
+    }
+}
+
+/// The vdst operand: `None` when the opcode has none, `Some(None)` when llvm-mc rejects it.
+fn destination(_isa: Isa, op: &Op, first: u32) -> Option<Option<String>> {
+    let slot = op.slots[0];
+    if slot.count == 0 {
+        return None;
+    }
+    let acc = agpr_selected(slot.file, first, 0);
+    Some(vector_register(&slot, first & 0xFF, acc))
+}
+
+fn note(class: &str) -> String {
+    format!("/*Invalid register, operand has '{class}' register class*/")
+}
+
+/// A VGPR/AGPR tuple from register `number`, with llvm-mc's note when it is misaligned.
+fn vector_register(slot: &Slot, number: u32, acc: bool) -> Option<String> {
+    let count = u32::from(slot.count);
+    let file = if acc { File::Agpr } else { File::Vgpr };
+    let mut text = register(file, number, count);
+    if count > 1 && number % 2 == 1 {
+        match slot.odd {
+            Fit::Yes => {}
+            // The note names the AGPR class when the tuple is one (`AReg_512_Align2`).
+            Fit::Note(class) => match class.strip_prefix("VReg_").filter(|_| acc) {
+                Some(rest) => text.push_str(&note(&format!("AReg_{rest}"))),
+                None => text.push_str(&note(class)),
+            },
+            Fit::No | Fit::Imm => return None,
+        }
+    }
+    Some(text)
+}
+
+/// Appends llvm-mc's comment for a value the slot takes unwillingly, or `None` when it rejects it.
+fn fitted(mut text: String, fit: Fit) -> Option<String> {
+    match fit {
+        Fit::Yes => {}
+        Fit::No => return None,
+        Fit::Imm => text.push_str("/*Invalid immediate*/"),
+        Fit::Note(class) => text.push_str(&note(class)),
+    }
+    Some(text)
+}
+
+fn source(reader: &mut Reader<'_>, slot: &Slot, value: u32, acc: bool) -> Option<String> {
+    let generation = reader.isa.generation();
+    match value {
+        256..=511 => vector_register(slot, value - 256, acc),
+        255 => {
+            let literal = reader.literal()?;
+            literal_text(slot.lit, literal)
+        }
+        128..=208 => fitted(inline_constant(value, slot.ty)?, slot.int),
+        240..=248 => fitted(inline_constant(value, slot.ty)?, slot.float),
+        // llvm-mc names a tuple of 4 or more SGPRs from the multiple of 4 at or below the field.
+        0..=105 if slot.count >= 4 => fitted(scalar(generation, value & !3, u32::from(slot.count))?, slot.sgpr),
+        _ => fitted(scalar(generation, value, u32::from(slot.count))?, slot.sgpr),
+    }
+}
+
+const F16_INLINE: [u32; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
+const BF16_INLINE: [u32; 9] = [0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22];
+const F32_INLINE: [u32; 9] = [
+    0x3F00_0000,
+    0xBF00_0000,
+    0x3F80_0000,
+    0xBF80_0000,
+    0x4000_0000,
+    0xC000_0000,
+    0x4080_0000,
+    0xC080_0000,
+    0x3E22_F983,
+];
+
+fn small_int(value: u32) -> bool {
+    value <= 64 || value >= 0xFFFF_FFF0
+}
+
+fn hex_or_lit(value: u32, inline: bool) -> String {
+    if inline {
+        format!("lit({value:#x})")
+    } else {
+        format!("{value:#x}")
+    }
+}
+
+/// A literal as llvm-mc prints it in a slot of style `lit`.
+fn literal_text(lit: Lit, value: u32) -> Option<String> {
+    let low = value & 0xFFFF;
+    Some(match lit {
+        Lit::No => return None,
+        Lit::Full => full_literal(value),
+        Lit::Half => hex_or_lit(value, small_int(value) || F16_INLINE.contains(&value)),
+        Lit::Brain => hex_or_lit(value, small_int(value) || BF16_INLINE.contains(&value)),
+        Lit::Mix => {
+            if low <= 64 || low >= 0xFFF0 || F16_INLINE.contains(&low) {
+                format!("lit({value:#x})")
+            } else {
+                format!("{low:#x}")
+            }
+        }
+        Lit::Invalid => {
+            let names = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
+            let shown = if value <= 64 {
+                format!("{value}")
+            } else if value >= 0xFFFF_FFF0 {
+                format!("-{}", value.wrapping_neg())
+            } else if let Some(i) = F32_INLINE.iter().position(|v| *v == value) {
+                String::from(names.get(i).copied().unwrap_or_default())
+            } else {
+                format!("{value:#x}")
+            };
+            format!("{shown}/*Invalid immediate*/")
+        }
+    })
+}
+
+/// A 32-bit literal of an f32 or integer operand: `lit(…)` when an inline constant has its bits.
+pub(super) fn full_literal(value: u32) -> String {
+    hex_or_lit(value, small_int(value) || F32_INLINE.contains(&value))
+}
+
+fn bit(bits: u16, number: u32) -> bool {
+    bits & (1 << number) != 0
+}
+
+/// `-x`, `|x|`, `-|x|`: the neg (neg_lo) and abs (neg_hi) bits of `v_fma_mix*`.
+/// An integer inline constant is negated as `neg(18)`, not `-18`.
+fn with_mix_modifiers(operand: String, bits: u16, index: usize, integer: bool) -> String {
+    let neg = NEG_LO.get(index).is_some_and(|b| bit(bits, *b));
+    let abs = NEG_HI.get(index).is_some_and(|b| bit(bits, *b));
+    match (neg, abs) {
+        (false, false) => operand,
+        (true, false) if integer => format!("neg({operand})"),
+        (true, false) => format!("-{operand}"),
+        (false, true) => format!("|{operand}|"),
+        (true, true) => format!("-|{operand}|"),
+    }
+}
+
+/// The number of source slots an opcode has.
+fn source_count(op: &Op) -> usize {
+    op.slots.iter().skip(1).filter(|s| s.count > 0).count()
+}
+
+/// `name:[b0,b1,…]` over the opcode's sources, when a bit llvm-mc prints differs from `default`.
+fn push_list(text: &mut String, op: &Op, bits: u16, name: &str, numbers: [u32; 3], default: bool) {
+    let sources = source_count(op).min(3);
+    let used = numbers.get(..sources).unwrap_or_default();
+    if !used.iter().any(|n| bit(op.shown, *n) && bit(bits, *n) != default) {
+        return;
+    }
+    let values: alloc::vec::Vec<&str> = used.iter().map(|n| if bit(bits, *n) { "1" } else { "0" }).collect();
+    text.push_str(&format!(" {name}:[{}]", values.join(",")));
+}
+
+fn push_packed_modifiers(text: &mut String, op: &Op, bits: u16) {
+    if op.name.starts_with("v_swmmac") {
+        let key = u32::from(bit(bits, OP_SEL[0])) | (u32::from(bit(bits, OP_SEL[1])) << 1);
+        if key != 0 {
+            text.push_str(&format!(" index_key:{key}"));
+        }
+    } else {
+        push_list(text, op, bits, "op_sel", OP_SEL, false);
+    }
+    push_list(text, op, bits, "op_sel_hi", OP_SEL_HI, true);
+    push_list(text, op, bits, "neg_lo", NEG_LO, false);
+    push_list(text, op, bits, "neg_hi", NEG_HI, false);
+    if bit(op.shown, CLAMP) && bit(bits, CLAMP) {
+        text.push_str(" clamp");
+    }
+}
+
+fn push_mix_modifiers(text: &mut String, op: &Op, bits: u16) {
+    for (name, numbers) in [("op_sel", OP_SEL), ("op_sel_hi", OP_SEL_HI)] {
+        if numbers.iter().any(|n| bit(bits, *n)) {
+            let values: alloc::vec::Vec<&str> = numbers.iter().map(|n| if bit(bits, *n) { "1" } else { "0" }).collect();
+            text.push_str(&format!(" {name}:[{}]", values.join(",")));
+        }
+    }
+    if bit(op.shown, CLAMP) && bit(bits, CLAMP) {
+        text.push_str(" clamp");
+    }
+}
+
+fn push_mai_modifiers(text: &mut String, first: u32, second: u32) {
+    let cbsz = (first >> 8) & 7;
+    let abid = (first >> 11) & 0xF;
+    let blgp = (second >> 29) & 7;
+    for (name, value) in [("cbsz", cbsz), ("abid", abid), ("blgp", blgp)] {
+        if value != 0 {
+            text.push_str(&format!(" {name}:{value}"));
+        }
+    }
+}
