@@ -11,7 +11,7 @@ use crate::io::{open_lazy, shown, LazyFile};
 use crate::Limits;
 use clap::Args;
 use object::ReadRef;
-use offload::disasm::{descriptor, Line, Listing};
+use offload::disasm::{descriptor, listing, Line, Listing};
 use offload::explore::{member_spaces_again, Options, Recovered};
 use offload::report::demangle::demangle;
 use offload::report::targets::{self, Target};
@@ -60,40 +60,93 @@ enum Disassembled {
 
 pub fn run(a: &DisasmArgs) -> Outcome<()> {
     let shown_file = shown(&a.file);
-    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown_file.clone());
-    let lazy = open_lazy(&a.file)?;
-    let size = lazy.len().map_err(|()| Failure::new(format!("{shown_file}: cannot read its size")))?;
-    let head = lazy.read_bytes_at(0, size.min(4096)).unwrap_or(&[]);
-    let results = if is_device_image(head) {
-        // A device image given alone (a code object, a cubin, PTX) is listed as it is.
-        let data = crate::io::read_all(&a.file)?;
-        vec![(Image { target: String::new(), chain: name.clone() }, disassemble(&data))]
-    } else if offload::format::package::detect(head).is_some() {
-        in_package(a, &lazy, &name, &shown_file)?
-    } else {
-        // The listing reads the images' bytes, so they are kept; every compressed bundle is
-        // decompressed (within the limits) so that no target is missed.
-        let data = crate::io::read_all(&a.file)?;
-        let options = Options { verify_all: true, keep_bytes: true, ..a.limits.options() };
-        let tree = crate::kpack::explore(&a.file, &data[..], &name, &options, &a.kpack)?;
-        let chosen = chosen(&shown_file, &tree, &a.targets)?;
-        let mut results = Vec::with_capacity(chosen.len());
-        for (image, span) in chosen {
-            let bytes = tree.bytes(&data, span).ok_or_else(|| unavailable(&shown_file, &image))?;
-            let listed = disassemble(bytes);
-            results.push((image, listed));
-        }
-        results
-    };
-    let results = narrow_to_kernel(results, a.kernel.as_deref(), &shown_file)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = if a.json {
+    let written = |e: std::io::Error| Failure::new(format!("writing the listing: {e}"));
+    if !a.json && a.kernel.is_none() {
+        // Every line of every code object: printed as it is decoded, never held whole.
+        let mut first = true;
+        for_each_image(a, &shown_file, &mut |image, bytes| {
+            stream(&mut out, &image, bytes, first).map_err(written)?;
+            first = false;
+            Ok(())
+        })?;
+        return out.flush().map_err(written);
+    }
+    let mut results = Vec::new();
+    for_each_image(a, &shown_file, &mut |image, bytes| {
+        results.push((image, disassemble(bytes)));
+        Ok(())
+    })?;
+    let results = narrow_to_kernel(results, a.kernel.as_deref(), &shown_file)?;
+    let done = if a.json {
         let doc = document(&shown_file, &results, a.kernel.as_deref());
         serde_json::to_writer_pretty(&mut out, &doc).map_err(std::io::Error::from).and_then(|_| writeln!(out))
     } else {
         write_text(&mut out, &results, a.kernel.as_deref())
     };
-    written.and_then(|_| out.flush()).map_err(|e| Failure::new(format!("writing the listing: {e}")))
+    done.and_then(|_| out.flush()).map_err(written)
+}
+
+/// Calls `visit` with each device image of the file the user asked for and its bytes, in file
+/// order.
+fn for_each_image(a: &DisasmArgs, file: &str, visit: &mut dyn FnMut(Image, &[u8]) -> Outcome<()>) -> Outcome<()> {
+    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.to_string());
+    let lazy = open_lazy(&a.file)?;
+    let size = lazy.len().map_err(|()| Failure::new(format!("{file}: cannot read its size")))?;
+    let head = lazy.read_bytes_at(0, size.min(4096)).unwrap_or(&[]);
+    if is_device_image(head) {
+        // A device image given alone (a code object, a cubin, PTX) is listed as it is.
+        let data = crate::io::read_all(&a.file)?;
+        return visit(Image { target: String::new(), chain: name }, &data);
+    }
+    if offload::format::package::detect(head).is_some() {
+        return in_package(a, &lazy, &name, file, visit);
+    }
+    // The listing reads the images' bytes, so they are kept; every compressed bundle is
+    // decompressed (within the limits) so that no target is missed.
+    let data = crate::io::read_all(&a.file)?;
+    let options = Options { verify_all: true, keep_bytes: true, ..a.limits.options() };
+    let tree = crate::kpack::explore(&a.file, &data[..], &name, &options, &a.kpack)?;
+    for (image, span) in chosen(file, &tree, &a.targets)? {
+        let bytes = tree.bytes(&data, span).ok_or_else(|| unavailable(file, &image))?;
+        visit(image, bytes)?;
+    }
+    Ok(())
+}
+
+/// One image's header line and listing, written as it is decoded.
+fn stream(out: &mut dyn Write, image: &Image, bytes: &[u8], first: bool) -> std::io::Result<()> {
+    if !first {
+        writeln!(out)?;
+    }
+    write_header(out, image)?;
+    if is_amdgpu_elf(bytes) {
+        writeln!(out)?;
+        let mut failed = None;
+        let listed = listing::write_objdump(bytes, &mut |text| {
+            if failed.is_none() {
+                failed = out.write_all(text.as_bytes()).err();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if listed.is_ok() {
+            return Ok(());
+        }
+    }
+    match disassemble(bytes) {
+        Disassembled::Code(listing, _) => write_listing(out, &listing, &[], None),
+        Disassembled::Ptx(text) => writeln!(out, "{text}"),
+        Disassembled::NoEncoding(why) => writeln!(out, "  ({why})"),
+    }
+}
+
+fn write_header(out: &mut dyn Write, image: &Image) -> std::io::Result<()> {
+    match image.target.as_str() {
+        "" => writeln!(out, "{}", image.chain),
+        target => writeln!(out, "{}: {target}", image.chain),
+    }
 }
 
 fn unavailable(file: &str, image: &Image) -> Failure {
@@ -103,34 +156,37 @@ fn unavailable(file: &str, image: &Image) -> Failure {
 /// The images of a package (wheel, tarball, …), in bounded memory: the package is explored
 /// without keeping bytes (as `kernels` does), then each chosen image's bytes are found again by
 /// exploring its member alone, one member at a time.
-fn in_package(a: &DisasmArgs, lazy: &LazyFile, name: &str, file: &str) -> Outcome<Vec<(Image, Disassembled)>> {
+fn in_package(
+    a: &DisasmArgs,
+    lazy: &LazyFile,
+    name: &str,
+    file: &str,
+    visit: &mut dyn FnMut(Image, &[u8]) -> Outcome<()>,
+) -> Outcome<()> {
     let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, lazy, name, &options, &a.kpack)?;
-    let chosen = chosen(file, &tree, &a.targets)?;
-    let mut results = Vec::with_capacity(chosen.len());
     // The spaces of the member found last: images of one member come one after the other.
     let mut recovered: Recovered = Vec::new();
-    for (image, span) in chosen {
-        let listed = if span.space == 0 {
+    for (image, span) in chosen(file, &tree, &a.targets)? {
+        if span.space == 0 {
             let bytes = lazy.read_bytes_at(span.offset, span.size).map_err(|()| unavailable(file, &image))?;
-            disassemble(bytes)
-        } else {
-            if !recovered.iter().any(|(space, _)| *space == span.space) {
-                // The previous member's bytes go before the next member's are read.
-                recovered.clear();
-                recovered = member_spaces_again(lazy, &tree, span.space, &options, &[], None)
-                    .map_err(|why| Failure::new(format!("{file}: the bytes of {}: {why}", image.target)))?;
-            }
-            let bytes = recovered
-                .iter()
-                .find(|(space, _)| *space == span.space)
-                .and_then(|(_, bytes)| bytes.get(span.offset as usize..span.end() as usize))
-                .ok_or_else(|| unavailable(file, &image))?;
-            disassemble(bytes)
-        };
-        results.push((image, listed));
+            visit(image, bytes)?;
+            continue;
+        }
+        if !recovered.iter().any(|(space, _)| *space == span.space) {
+            // The previous member's bytes go before the next member's are read.
+            recovered.clear();
+            recovered = member_spaces_again(lazy, &tree, span.space, &options, &[], None)
+                .map_err(|why| Failure::new(format!("{file}: the bytes of {}: {why}", image.target)))?;
+        }
+        let bytes = recovered
+            .iter()
+            .find(|(space, _)| *space == span.space)
+            .and_then(|(_, bytes)| bytes.get(span.offset as usize..span.end() as usize))
+            .ok_or_else(|| unavailable(file, &image))?;
+        visit(image, bytes)?;
     }
-    Ok(results)
+    Ok(())
 }
 
 /// Whether the file starts as a device image itself: an AMDGPU code object, a cubin, PTX.
@@ -319,10 +375,7 @@ fn write_text(out: &mut dyn Write, results: &[(Image, Disassembled)], kernel: Op
         if i > 0 {
             writeln!(out)?;
         }
-        match image.target.as_str() {
-            "" => writeln!(out, "{}", image.chain)?,
-            target => writeln!(out, "{}: {target}", image.chain)?,
-        }
+        write_header(out, image)?;
         match result {
             Disassembled::Code(listing, descriptors) => write_listing(out, listing, descriptors, kernel)?,
             Disassembled::Ptx(text) => match kernel.and_then(|k| ptx_function(text, k)) {

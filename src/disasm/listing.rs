@@ -65,9 +65,18 @@ pub struct Listing {
     code_address: u64,
 }
 
-impl Listing {
-    /// Decodes `.text` of the AMDGPU code object `elf`.
-    pub fn of_code_object(data: &[u8]) -> Result<Listing> {
+/// The `.text` of a code object and what a listing of it needs, borrowed from the file.
+struct Text<'a> {
+    processor: &'static str,
+    isa: Isa,
+    symbols: Vec<Symbol>,
+    code: &'a [u8],
+    address: u64,
+    file_offset: u64,
+}
+
+impl<'a> Text<'a> {
+    fn of_code_object(data: &'a [u8]) -> Result<Text<'a>> {
         let elf = Elf::parse(data)?;
         if elf.machine != MACHINE_AMDGPU {
             let found = format!("e_machine {}", elf.machine);
@@ -101,40 +110,167 @@ impl Listing {
             })
             .collect();
         symbols.sort_by(|a, b| a.address.cmp(&b.address).then_with(|| a.name.cmp(&b.name)));
-        let mut lines = decode_all(isa, code, text.addr, text.offset);
-        name_branches_to_labels(&mut lines, &symbols);
+        Ok(Text { processor, isa, symbols, code, address: text.addr, file_offset: text.offset })
+    }
+
+    /// The line at byte `at` of the code.
+    fn line_at(&self, at: usize) -> Line {
+        let mut line = decode_line(self.isa, self.code, at, self.address, self.file_offset);
+        name_branch_to_label(&mut line, &self.symbols);
+        line
+    }
+}
+
+/// Writes the listing of the AMDGPU code object `data` as `llvm-objdump -d FILE` prints it after
+/// its header, a piece at a time through `emit`, decoding as it goes: a listing of millions of
+/// lines is never held whole (what `offload disasm` prints).
+pub fn write_objdump(data: &[u8], emit: &mut dyn FnMut(&str)) -> Result<()> {
+    let text = Text::of_code_object(data)?;
+    let mut out = String::with_capacity(EMITTED + 512);
+    out.push_str("Disassembly of section .text:\n");
+    let mut labels = Labels::new(&text.symbols);
+    let mut at = 0usize;
+    while at + 4 <= text.code.len() {
+        let line = text.line_at(at);
+        labels.push_label_at(&mut out, line.address);
+        push_objdump_line(&mut out, &line, &text.code[at..at + line.size], &text.symbols);
+        out.push('\n');
+        at += line.size;
+        if out.len() >= EMITTED {
+            emit(&out);
+            out.clear();
+        }
+    }
+    emit(&out);
+    Ok(())
+}
+
+/// How much text [`write_objdump`] gathers before handing it on.
+const EMITTED: usize = 64 << 10;
+
+/// The label lines of a listing, printed as its lines pass their addresses.
+struct Labels<'s> {
+    symbols: &'s [Symbol],
+    next: usize,
+}
+
+impl<'s> Labels<'s> {
+    fn new(symbols: &'s [Symbol]) -> Labels<'s> {
+        Labels { symbols, next: 0 }
+    }
+
+    /// The label line of the symbol at `address`, if one is there. Of the symbols at one address
+    /// only the last by name is printed (they are sorted so), as llvm-objdump does.
+    fn push_label_at(&mut self, out: &mut String, address: u64) {
+        let mut label = None;
+        while let Some(symbol) = self.symbols.get(self.next).filter(|s| s.address <= address) {
+            label = (symbol.address == address).then_some(symbol);
+            self.next += 1;
+        }
+        if let Some(symbol) = label {
+            out.push('\n');
+            push_hex(out, symbol.address, 16, false);
+            out.push_str(" <");
+            out.push_str(&symbol.name);
+            out.push_str(">:\n");
+        }
+    }
+}
+
+/// `value` as `digits` hex digits, zero-padded.
+fn push_hex(out: &mut String, value: u64, digits: u32, upper: bool) {
+    let table: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
+    for shift in (0..digits).rev() {
+        let nibble = value.checked_shr(shift * 4).unwrap_or(0) & 0xf;
+        out.push(table[nibble as usize] as char);
+    }
+}
+
+/// The dwords of an instruction as llvm-objdump prints them: `C00A0002 00000000`.
+fn push_words(out: &mut String, bytes: &[u8]) {
+    for (i, word) in bytes.chunks_exact(4).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        push_hex(out, u64::from(u32::from_le_bytes([word[0], word[1], word[2], word[3]])), 8, true);
+    }
+}
+
+/// `<kernel+0x40>`: the nearest label at or before `address`.
+fn push_label_of(out: &mut String, symbols: &[Symbol], address: u64) -> bool {
+    let at = symbols.partition_point(|s| s.address <= address);
+    let Some(symbol) = at.checked_sub(1).and_then(|i| symbols.get(i)) else { return false };
+    out.push('<');
+    out.push_str(&symbol.name);
+    let offset = address - symbol.address;
+    if offset != 0 {
+        let _ = write!(out, "+{offset:#x}");
+    }
+    out.push('>');
+    true
+}
+
+/// Columns llvm-objdump pads an instruction's text to before its `//` comment.
+const TEXT_COLUMNS: usize = 59;
+
+/// One instruction line as llvm-objdump prints it (without the newline); `bytes` are its own.
+fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Symbol]) {
+    out.push('\t');
+    out.push_str(&line.text);
+    for _ in line.text.chars().count()..TEXT_COLUMNS {
+        out.push(' ');
+    }
+    out.push_str("// ");
+    push_hex(out, line.address, 12, true);
+    out.push_str(": ");
+    push_words(out, bytes);
+    if let Some(target) = line.target.filter(|_| !line.target_named) {
+        let mark = out.len();
+        out.push(' ');
+        if !push_label_of(out, symbols, target) {
+            out.truncate(mark);
+        }
+    }
+}
+
+impl Listing {
+    /// Decodes `.text` of the AMDGPU code object `data`.
+    pub fn of_code_object(data: &[u8]) -> Result<Listing> {
+        let text = Text::of_code_object(data)?;
+        let mut lines = Vec::with_capacity(text.code.len() / 6);
+        let mut at = 0usize;
+        while at + 4 <= text.code.len() {
+            let line = text.line_at(at);
+            at += line.size;
+            lines.push(line);
+        }
         Ok(Listing {
-            processor: String::from(processor),
-            isa,
-            symbols,
+            processor: String::from(text.processor),
+            isa: text.isa,
+            code: text.code.to_vec(),
+            code_address: text.address,
+            symbols: text.symbols,
             lines,
-            code: code.to_vec(),
-            code_address: text.addr,
         })
+    }
+
+    /// The bytes of `line`.
+    fn bytes_of(&self, line: &Line) -> &[u8] {
+        let start = line.address.wrapping_sub(self.code_address) as usize;
+        self.code.get(start..start.saturating_add(line.size)).unwrap_or(&[])
     }
 
     /// The dwords of `line` as llvm-objdump prints them: `C00A0002 00000000`.
     pub fn words(&self, line: &Line) -> String {
-        let start = line.address.wrapping_sub(self.code_address) as usize;
         let mut out = String::new();
-        for (i, word) in self.code[start..start + line.size].chunks_exact(4).enumerate() {
-            if i > 0 {
-                out.push(' ');
-            }
-            let value = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
-            let _ = write!(out, "{value:08X}");
-        }
+        push_words(&mut out, self.bytes_of(line));
         out
     }
 
     /// The label a branch to `address` is printed with: `<kernel+0x40>`.
     pub fn label_of(&self, address: u64) -> Option<String> {
-        let at = self.symbols.partition_point(|s| s.address <= address);
-        let symbol = self.symbols.get(at.checked_sub(1)?)?;
-        Some(match address - symbol.address {
-            0 => format!("<{}>", symbol.name),
-            offset => format!("<{}+{offset:#x}>", symbol.name),
-        })
+        let mut out = String::new();
+        push_label_of(&mut out, &self.symbols, address).then_some(out)
     }
 
     /// The lines from `symbol` up to the next label.
@@ -147,11 +283,8 @@ impl Listing {
 
     /// One instruction line as llvm-objdump prints it (without the newline).
     pub fn objdump_line(&self, line: &Line) -> String {
-        let mut out = format!("\t{:<59}// {:012X}: {}", line.text, line.address, self.words(line));
-        if let Some(label) = line.target.filter(|_| !line.target_named).and_then(|t| self.label_of(t)) {
-            out.push(' ');
-            out.push_str(&label);
-        }
+        let mut out = String::with_capacity(96);
+        push_objdump_line(&mut out, line, self.bytes_of(line), &self.symbols);
         out
     }
 
@@ -159,36 +292,26 @@ impl Listing {
     /// then each label and its lines.
     pub fn objdump_text(&self) -> String {
         let mut out = String::from("Disassembly of section .text:\n");
-        let mut next_symbol = 0;
+        let mut labels = Labels::new(&self.symbols);
         for line in &self.lines {
-            // Of the symbols at one address only the last by name is printed (they are sorted so).
-            let mut label = None;
-            while let Some(symbol) = self.symbols.get(next_symbol).filter(|s| s.address <= line.address) {
-                label = (symbol.address == line.address).then_some(symbol);
-                next_symbol += 1;
-            }
-            if let Some(symbol) = label {
-                let _ = write!(out, "\n{:016x} <{}>:\n", symbol.address, symbol.name);
-            }
-            out.push_str(&self.objdump_line(line));
+            labels.push_label_at(&mut out, line.address);
+            push_objdump_line(&mut out, line, self.bytes_of(line), &self.symbols);
             out.push('\n');
         }
         out
     }
 }
 
-/// Branches to exactly an untyped symbol print its name instead of their offset operand (the
+/// A branch to exactly an untyped symbol prints its name instead of its offset operand (the
 /// last word of the text).
-fn name_branches_to_labels(lines: &mut [Line], symbols: &[Symbol]) {
-    for line in lines.iter_mut() {
-        let Some(target) = line.target else { continue };
-        let from = symbols.partition_point(|s| s.address < target);
-        let named = symbols[from..].iter().take_while(|s| s.address == target).find(|s| s.untyped);
-        if let (Some(symbol), Some(space)) = (named, line.text.rfind(' ')) {
-            line.text.truncate(space + 1);
-            line.text.push_str(&symbol.name);
-            line.target_named = true;
-        }
+fn name_branch_to_label(line: &mut Line, symbols: &[Symbol]) {
+    let Some(target) = line.target else { return };
+    let from = symbols.partition_point(|s| s.address < target);
+    let named = symbols[from..].iter().take_while(|s| s.address == target).find(|s| s.untyped);
+    if let (Some(symbol), Some(space)) = (named, line.text.rfind(' ')) {
+        line.text.truncate(space + 1);
+        line.text.push_str(&symbol.name);
+        line.target_named = true;
     }
 }
 
@@ -197,36 +320,42 @@ pub fn decode_all(isa: Isa, code: &[u8], address: u64, file_offset: u64) -> Vec<
     let mut lines = Vec::with_capacity(code.len() / 6);
     let mut at = 0usize;
     while at + 4 <= code.len() {
-        let here = address.wrapping_add(at as u64);
-        // A size that is not whole dwords or runs past the code would be a decoder bug; the word
-        // is then printed as undecodable rather than trusted.
-        let decoded =
-            decode(isa, &code[at..], here).filter(|d| d.size >= 4 && d.size % 4 == 0 && d.size <= code.len() - at);
-        let line = match decoded {
-            Some(d) => Line {
-                address: here,
-                file_offset: file_offset + at as u64,
-                size: d.size,
-                text: d.text,
-                class: Some(d.class),
-                target: d.target,
-                target_named: false,
-            },
-            None => {
-                let word = u32::from_le_bytes([code[at], code[at + 1], code[at + 2], code[at + 3]]);
-                Line {
-                    address: here,
-                    file_offset: file_offset + at as u64,
-                    size: 4,
-                    text: format!(".long {word:#010x}"),
-                    class: None,
-                    target: None,
-                    target_named: false,
-                }
-            }
-        };
+        let line = decode_line(isa, code, at, address, file_offset);
         at += line.size;
         lines.push(line);
     }
     lines
+}
+
+/// The line at byte `at` of `code` (at least 4 bytes are there).
+fn decode_line(isa: Isa, code: &[u8], at: usize, address: u64, file_offset: u64) -> Line {
+    let here = address.wrapping_add(at as u64);
+    let file_offset = file_offset.wrapping_add(at as u64);
+    // A size that is not whole dwords or runs past the code would be a decoder bug; the word
+    // is then printed as undecodable rather than trusted.
+    let decoded =
+        decode(isa, &code[at..], here).filter(|d| d.size >= 4 && d.size % 4 == 0 && d.size <= code.len() - at);
+    match decoded {
+        Some(d) => Line {
+            address: here,
+            file_offset,
+            size: d.size,
+            text: d.text,
+            class: Some(d.class),
+            target: d.target,
+            target_named: false,
+        },
+        None => {
+            let word = u32::from_le_bytes([code[at], code[at + 1], code[at + 2], code[at + 3]]);
+            Line {
+                address: here,
+                file_offset,
+                size: 4,
+                text: format!(".long {word:#010x}"),
+                class: None,
+                target: None,
+                target_named: false,
+            }
+        }
+    }
 }
