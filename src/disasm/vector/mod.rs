@@ -22,6 +22,8 @@
 //! word invalid. `scripts/disasm/gen_vector.py` learns them from llvm-objdump; this file only
 //! extracts the fields and prints.
 
+mod dpp;
+mod dpp_tables;
 mod tables;
 
 use alloc::format;
@@ -117,26 +119,37 @@ struct Fields {
     short: bool,
     /// Dwords before a literal.
     size: usize,
+    /// Modifier bits that print whatever the form says (the neg/abs of a DPP word).
+    shown: u16,
 }
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let w0 = words.get(0)?;
     let generation = isa.generation();
     let vop3_prefix = if generation == Generation::Gfx9 { 0x34 } else { 0x35 };
-    let (table, opcode, fields) = if w0 >> 25 == 0x3F {
-        (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0))
+    let (table, opcode, fields, encoding) = if w0 >> 25 == 0x3F {
+        (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0), Some(dpp::Encoding::Vop1))
     } else if w0 >> 25 == 0x3E {
-        (tables::vopc(isa), (w0 >> 17) & 0xFF, short_fields(w0 & !(0xFF << 17), (w0 >> 9) & 0xFF))
+        let fields = short_fields(w0 & !(0xFF << 17), (w0 >> 9) & 0xFF);
+        (tables::vopc(isa), (w0 >> 17) & 0xFF, fields, Some(dpp::Encoding::Vopc))
     } else if w0 >> 31 == 0 {
-        (tables::vop2(isa), (w0 >> 25) & 0x3F, short_fields(w0, (w0 >> 9) & 0xFF))
+        (tables::vop2(isa), (w0 >> 25) & 0x3F, short_fields(w0, (w0 >> 9) & 0xFF), Some(dpp::Encoding::Vop2))
     } else if w0 >> 26 == vop3_prefix {
-        (tables::vop3(isa), (w0 >> 16) & 0x3FF, vop3_fields(w0, words.get(1)?))
+        (tables::vop3(isa), (w0 >> 16) & 0x3FF, vop3_fields(w0, words.get(1)?), None)
     } else {
         return None;
     };
     if fields.short && is_extension(generation, fields.src[0]) {
-        // SDWA and DPP forms are not decoded yet.
-        return None;
+        // SDWA (249) is not decoded yet; DPP16 (250) and DPP8 (233, 234) are.
+        let encoding = encoding?;
+        if fields.src[0] == 249 {
+            return None;
+        }
+        let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
+        let form = tables::FORMS.get(usize::from(table.get(at)?.2))?;
+        let extension = dpp::extend(isa, words, encoding, opcode, fields)?;
+        let fields = Fields { shown: extension.shown, ..extension.fields };
+        return print(isa, words, extension.mnemonic, form, fields, &extension.tail);
     }
     if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
         // VOP3 DPP (`_e64_dpp`) is not decoded yet.
@@ -145,7 +158,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
-    print(isa, words, mnemonic, form, fields)
+    print(isa, words, mnemonic, form, fields, "")
 }
 
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
@@ -173,6 +186,7 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
         op_sel: (w0 >> 11) & 0xF,
         short: false,
         size: 2,
+        shown: 0,
     }
 }
 
@@ -194,14 +208,15 @@ fn modifier_bits(form: &Form, fields: &Fields) -> u16 {
     bits
 }
 
-fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+/// The text of an instruction; `tail` is what an extension (DPP) prints after everything else.
+fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields, tail: &str) -> Option<Decoded> {
     let generation = isa.generation();
     let bits = modifier_bits(form, &fields);
     if bits & form.reject != 0 {
         return None;
     }
     let plain = bits & form.plain != 0;
-    let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print };
+    let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print } | fields.shown;
     let literal_index = fields.size;
     let mut literal_used = false;
     let mut text = String::from(mnemonic);
@@ -256,6 +271,10 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
         text.push_str(form.suffix);
     }
     push_modifiers(&mut text, form, shown);
+    if !tail.is_empty() {
+        text.push(' ');
+        text.push_str(tail);
+    }
     let size = 4 * (fields.size + usize::from(literal_used));
     Some(Decoded { size, text, class: Class::VectorAlu, target: None })
 }
