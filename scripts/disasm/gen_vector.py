@@ -624,10 +624,20 @@ def dpp8_word():
     return DPP_SRC0 | sel << 8
 
 
+def operand_index(parts, number):
+    """The index of the printed operand that is VGPR `number` (alone, a tuple, or a half)."""
+    for k, tok in enumerate(parts):
+        if re.match(r"v(%d|\[%d:\d+\])(\.[lh])?$" % (number, number), tok):
+            return k
+    return None
+
+
 def learn_dpp(mcpu, enc):
     """{opcode: (mnemonic, flags)}: flags bits 0-3 say which DPP modifier bits print, 4-7 which
     make the word invalid, bit 8 that the DPP8 form decodes too, bit 9 that only row_newbcast
-    is a valid control (64-bit operations of GFX90A and GFX942)."""
+    is a valid control (64-bit operations of GFX90A and GFX942), bits 10-12 that a VGPR above
+    v127 in vdst, src0, src1 makes the word invalid, bits 13-15 that it prints with the
+    `VGPR_32_Lo128` note."""
     encode, count, _ = ENCODINGS[enc]
     fields = {"vdst": VDST, "src1": 256 + SRC["src1"]}
     ops = list(range(count))
@@ -637,6 +647,9 @@ def learn_dpp(mcpu, enc):
     dpp8 = run(mcpu, [encode(op, dict(fields, src0=233)) + [dpp8_word()] for op in ops])
     mods = run(mcpu, [encode(op, dict(fields, src0=250)) + [base_word | 1 << bit] for op in ops
                       for bit, _, _ in DPP_MODS])
+    # One VGPR above v127 at a time: vdst, src0, src1.
+    high = run(mcpu, [encode(op, dict(fields, src0=250, **extra)) + [base_word & ~0xFF | src0] for op in ops
+                      for extra, src0 in [({"vdst": 200}, DPP_SRC0), ({}, 200), ({"src1": 256 + 210}, DPP_SRC0)]])
     out = {}
     for i, op in enumerate(ops):
         p, d = plain[i], dpp[i]
@@ -651,20 +664,26 @@ def learn_dpp(mcpu, enc):
         dm, _, dops = d[:-len(DPP_TAIL)].partition(" ")
         if pops != dops or "/*" in d:
             continue
+        parts = dops.split(", ")
         for j, (bit, operand, shown) in enumerate(DPP_MODS):
             t = mods[i * len(DPP_MODS) + j]
             t = t.replace(DP_NOTE, " row_shr:1") if t else t
-            parts = dops.split(", ")
-            # The operand index of src0/src1 in the printed list: the VGPR names are unique.
-            name = "v%d" % (DPP_SRC0 if operand == 0 else SRC["src1"])
+            k = operand_index(parts, DPP_SRC0 if operand == 0 else SRC["src1"])
             expect = None
-            if name in parts:
-                k = parts.index(name)
+            if k is not None:
+                tok = parts[k]
+                shown = "-" + tok if bit in (20, 22) else "|%s|" % tok
                 expect = dm + " " + ", ".join(parts[:k] + [shown] + parts[k + 1:]) + DPP_TAIL
             if t is not None and t == expect:
                 flags |= 1 << j
             elif t != d:
                 flags |= 1 << (4 + j)
+        for j, t in enumerate(high[i * 3:i * 3 + 3]):
+            # A VGPR above v127: the word is invalid (bit 10 + j) or the operand gets a note (13 + j).
+            if t is None:
+                flags |= 1 << (10 + j)
+            elif "Lo128" in t:
+                flags |= 1 << (13 + j)
         want8 = dm + " " + dops + " dpp8:[%s]" % ",".join(map(str, DPP8_SELECTS))
         if dpp8[i] == want8:
             flags |= 1 << 8

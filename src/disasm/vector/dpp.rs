@@ -30,8 +30,12 @@ pub(super) enum Encoding {
 
 /// Flags of a [`dpp_tables`] row: bits 0–3 the neg/abs bits that print, 4–7 those that make the
 /// word invalid, 8 a DPP8 form exists, 9 only `row_newbcast` is a valid control.
+/// 10–12 a VGPR above v127 in vdst, src0, src1 makes the word invalid, 13–15 it prints with a
+/// `VGPR_32_Lo128` note (the 16-bit operations of GFX12, which have no register halves).
 const DPP8_OK: u16 = 1 << 8;
 const NEWBCAST_ONLY: u16 = 1 << 9;
+const HIGH_INVALID: u16 = 10;
+const HIGH_NOTE: u16 = 13;
 
 /// What a DPP word adds to the 32-bit form: the mnemonic, the source fields, the modifier bits
 /// that print (in the order of [`Form::print`]) and the words after the operands.
@@ -67,6 +71,13 @@ pub(super) fn extend(
     let (mnemonic, flags) = row(isa, encoding, opcode)?;
     fields.src[0] = 256 + (w1 & 0xFF);
     fields.size = 2;
+    let high = [fields.vdst, w1 & 0xFF, fields.src[1].wrapping_sub(256)].map(|number| number >= 128);
+    for (operand, is_high) in high.iter().enumerate() {
+        if *is_high && flags & (1 << (HIGH_INVALID + operand as u16)) != 0 {
+            return None;
+        }
+    }
+    fields.lo128_notes = ((flags >> (HIGH_NOTE + 1)) & 3) as u8;
     if selector == 250 {
         let modifiers = ((w1 >> 20) & 0xF) as u16;
         if modifiers & (flags >> 4) & 0xF != 0 {

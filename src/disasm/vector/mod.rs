@@ -121,6 +121,8 @@ struct Fields {
     size: usize,
     /// Modifier bits that print whatever the form says (the neg/abs of a DPP word).
     shown: u16,
+    /// Sources (bit per index) whose VGPRs above v127 print with the `VGPR_32_Lo128` note.
+    lo128_notes: u8,
 }
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -149,7 +151,10 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         let form = tables::FORMS.get(usize::from(table.get(at)?.2))?;
         let extension = dpp::extend(isa, words, encoding, opcode, fields)?;
         let fields = Fields { shown: extension.shown, ..extension.fields };
-        return print(isa, words, extension.mnemonic, form, fields, &extension.tail);
+        let mut decoded = print(isa, words, extension.mnemonic, form, fields, &extension.tail)?;
+        // DPP's src0 is a VGPR operand, so a misaligned tuple names the VGPR class, not VGPR-or-SGPR.
+        decoded.text = decoded.text.replacen("operand has 'VS_", "operand has 'VReg_", 1);
+        return Some(decoded);
     }
     if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
         // VOP3 DPP (`_e64_dpp`) is not decoded yet.
@@ -187,6 +192,7 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
         short: false,
         size: 2,
         shown: 0,
+        lo128_notes: 0,
     }
 }
 
@@ -261,6 +267,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     half_high,
                 )?;
                 body.push_str(note_for(generation, value, count, notes));
+                if fields.lo128_notes & (1 << index) != 0 && value >= 256 + 128 {
+                    body.push_str("/*Invalid register, operand has 'VGPR_32_Lo128' register class*/");
+                }
                 with_modifiers(body, shown, index, value < 256 && !is_register(value))
             }
         };
