@@ -66,7 +66,16 @@ def vop3(gen):
 def sdwa(gen):
     w = random.choice([vop1, vop2, vopc])(gen)
     w[0] = (w[0] & ~0x1FF) | 0xF9
-    return w + [random.getrandbits(32)]
+    if random.random() < 0.2:
+        return w + [random.getrandbits(32)]
+    # Mostly valid selects, each other bit now and then.
+    w1 = random.randrange(256) | random.randrange(7) << 8 | random.randrange(4) << 11 | random.randrange(7) << 16
+    if w[0] >> 25 != 0x3F or random.random() < 0.1:
+        w1 |= random.randrange(7) << 24
+    for bit in (13, 14, 15, 19, 20, 21, 23, 27, 28, 29, 31):
+        if random.random() < 0.15:
+            w1 |= 1 << bit
+    return w + [w1]
 
 
 def dpp_control():

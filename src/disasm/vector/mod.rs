@@ -24,6 +24,7 @@
 
 mod dpp;
 mod dpp_tables;
+mod sdwa;
 mod tables;
 
 use alloc::format;
@@ -123,6 +124,10 @@ struct Fields {
     shown: u16,
     /// Sources (bit per index) whose VGPRs above v127 print with the `VGPR_32_Lo128` note.
     lo128_notes: u8,
+    /// Sources (bit per index) that print inside `sext(…)` (SDWA).
+    sext: u8,
+    /// Sources may name any register file and constant (SDWA's s0/s1 select a scalar source).
+    any_file: bool,
 }
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -142,13 +147,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         return None;
     };
     if fields.short && is_extension(generation, fields.src[0]) {
-        // SDWA (249) is not decoded yet; DPP16 (250) and DPP8 (233, 234) are.
+        // SDWA (249), DPP16 (250) and DPP8 (233, 234).
         let encoding = encoding?;
-        if fields.src[0] == 249 {
-            return None;
-        }
         let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
         let form = tables::FORMS.get(usize::from(table.get(at)?.2))?;
+        if fields.src[0] == 249 {
+            return decode_sdwa(isa, words, encoding, opcode, fields, form);
+        }
         let extension = dpp::extend(isa, words, encoding, opcode, fields)?;
         let fields = Fields { shown: extension.shown, ..extension.fields };
         let mut decoded = print(isa, words, extension.mnemonic, form, fields, &extension.tail)?;
@@ -164,6 +169,26 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
     print(isa, words, mnemonic, form, fields, "")
+}
+
+/// An SDWA word (see [`sdwa`]).
+fn decode_sdwa(
+    isa: Isa,
+    words: &Words<'_>,
+    encoding: dpp::Encoding,
+    opcode: u32,
+    fields: Fields,
+    form: &Form,
+) -> Option<Decoded> {
+    let extension = sdwa::extend(isa, words, encoding, opcode, fields)?;
+    let mut decoded = print(isa, words, extension.mnemonic, form, extension.fields, &extension.tail)?;
+    if let Some(sdst) = extension.sdst {
+        // The comparison writes an SGPR (pair in wave64) rather than VCC.
+        let (vcc, count) = if decoded.text.contains(" vcc_lo, ") { (" vcc_lo, ", 1) } else { (" vcc, ", 2) };
+        let named = scalar_tuple(isa.generation(), sdst, count)?;
+        decoded.text = decoded.text.replacen(vcc, &format!(" {named}, "), 1);
+    }
+    Some(decoded)
 }
 
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
@@ -193,6 +218,8 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
         size: 2,
         shown: 0,
         lo128_notes: 0,
+        sext: 0,
+        any_file: false,
     }
 }
 
@@ -267,6 +294,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     half_high,
                 )?;
                 body.push_str(note_for(generation, value, count, notes));
+                if fields.sext & (1 << index) != 0 {
+                    body = format!("sext({body})");
+                }
                 if fields.lo128_notes & (1 << index) != 0 && value >= 256 + 128 {
                     body.push_str("/*Invalid register, operand has 'VGPR_32_Lo128' register class*/");
                 }
@@ -320,6 +350,7 @@ fn source(
     fields: &Fields,
     half_high: bool,
 ) -> Option<String> {
+    let accept = if fields.any_file { accept | VGPR | SGPR | INLINE } else { accept };
     let allowed = |bit: u8| accept & bit != 0;
     match value {
         256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),
