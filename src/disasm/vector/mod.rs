@@ -577,6 +577,37 @@ mod tests {
         assert_text(Isa::Gfx1100, &[0xD5030000, 0x04A240FF, 0x3F800000], "v_add_f32_e64 v0, lit(0x3f800000), v32");
     }
 
+    /// DPP16, DPP8 and SDWA forms, as llvm-mc 22 encodes and prints them.
+    #[test]
+    fn dpp_and_sdwa_forms() {
+        assert_text(
+            Isa::Gfx900,
+            &[0x7E0202FA, 0xFF091102],
+            "v_mov_b32_dpp v1, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1",
+        );
+        assert_text(
+            Isa::Gfx900,
+            &[0x020206FA, 0xA590B102],
+            "v_add_f32_dpp v1, -v2, |v3| quad_perm:[1,0,3,2] row_mask:0xa bank_mask:0x5",
+        );
+        assert_text(
+            Isa::Gfx1030,
+            &[0x500206FA, 0xA5016F02],
+            "v_add_co_ci_u32_dpp v1, vcc_lo, v2, v3, vcc_lo row_xmask:15 row_mask:0xa bank_mask:0x5",
+        );
+        assert_text(Isa::Gfx1030, &[0x7E0202EA, 0xDE54C102], "v_mov_b32_dpp v1, v2 dpp8:[1,0,3,2,5,4,7,6] fi:1");
+        assert_text(
+            Isa::Gfx900,
+            &[0x7E0202F9, 0x00000502],
+            "v_mov_b32_sdwa v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0",
+        );
+        assert_text(
+            Isa::Gfx900,
+            &[0x7D9406F9, 0x06058002],
+            "v_cmp_eq_u32_sdwa s[0:1], v2, v3 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+    }
+
     /// Words of other groups are left to them.
     #[test]
     fn other_encodings_are_not_vector_alu() {
