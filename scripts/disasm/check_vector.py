@@ -3,7 +3,7 @@
     python3 scripts/disasm/check_vector.py gfx90a [N]     # N random candidates per encoding
     python3 scripts/disasm/check_vector.py all [N]        # every family
 
-For each encoding (VOP1, VOP2, VOPC, VOP3, and the SDWA/DPP forms) it builds N candidates with
+For each encoding (VOP1, VOP2, VOPC, VOP3, and the SDWA/DPP16/DPP8 forms; `ONLY=dpp,dpp8` picks some) it builds N candidates with
 random opcodes and fields (modifiers set with some probability, a literal dword when a source
 names one), decodes them with `examples/disasm_words.rs` and with llvm-objdump, and prints per
 encoding: words llvm-objdump decodes, how many of those we print identically, the words we
@@ -17,6 +17,8 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from gen_vector import FAMILIES, gen_of, run  # noqa: E402
 
+# Encodings to check (`ONLY=dpp,dpp8`), all when unset.
+ONLY = [e for e in os.environ.get("ONLY", "").split(",") if e]
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 LITERALS = [0, 1, 64, 65, 0x3F800000, 0x3E22F983, 0x3C00, 0x3118, 0x3FF00000, 0xBFE00000, 0xFFFFFFFF, 0xFFF0]
 
@@ -64,16 +66,45 @@ def vop3(gen):
 def sdwa(gen):
     w = random.choice([vop1, vop2, vopc])(gen)
     w[0] = (w[0] & ~0x1FF) | 0xF9
-    return w + [random.getrandbits(32)]
+    if random.random() < 0.2:
+        return w + [random.getrandbits(32)]
+    # Mostly valid selects, each other bit now and then.
+    w1 = random.randrange(256) | random.randrange(7) << 8 | random.randrange(4) << 11 | random.randrange(7) << 16
+    if w[0] >> 25 != 0x3F or random.random() < 0.1:
+        w1 |= random.randrange(7) << 24
+    for bit in (13, 14, 15, 19, 20, 21, 23, 27, 28, 29, 31):
+        if random.random() < 0.15:
+            w1 |= 1 << bit
+    return w + [w1]
+
+
+def dpp_control():
+    """A dpp_ctrl value: mostly the named ones, sometimes anything."""
+    r = random.random()
+    if r < 0.3:
+        return random.randrange(0x100)
+    if r < 0.8:
+        return random.choice([0x101, 0x10F, 0x111, 0x118, 0x121, 0x12F, 0x130, 0x134, 0x138, 0x13C, 0x140, 0x141,
+                              0x142, 0x143, 0x150, 0x15F, 0x160, 0x16F])
+    return random.randrange(0x200)
 
 
 def dpp(gen):
     w = random.choice([vop1, vop2, vopc])(gen)
     w[0] = (w[0] & ~0x1FF) | 0xFA
+    mods = random.getrandbits(4) if random.random() < 0.3 else 0
+    w1 = (random.randrange(256) | dpp_control() << 8 | random.getrandbits(2) << 18 | mods << 20
+          | random.getrandbits(8) << 24)
+    return w + [w1]
+
+
+def dpp8(gen):
+    w = random.choice([vop1, vop2, vopc])(gen)
+    w[0] = (w[0] & ~0x1FF) | random.choice([0xE9, 0xEA])
     return w + [random.getrandbits(32)]
 
 
-ENCODINGS = {"vop1": vop1, "vop2": vop2, "vopc": vopc, "vop3": vop3, "sdwa": sdwa, "dpp": dpp}
+ENCODINGS = {"vop1": vop1, "vop2": vop2, "vopc": vopc, "vop3": vop3, "sdwa": sdwa, "dpp": dpp, "dpp8": dpp8}
 
 
 def with_literal(words):
@@ -106,7 +137,9 @@ def check(mcpu, n, show):
     gen = gen_of(mcpu)
     random.seed(mcpu)
     for name, make in ENCODINGS.items():
-        if name == "sdwa" and gen >= 11:
+        if (name == "sdwa" and gen >= 11) or (name == "dpp8" and gen == 9):
+            continue
+        if ONLY and name not in ONLY:
             continue
         cands = [with_literal(make(gen)) for _ in range(n)]
         theirs = run(mcpu, cands)

@@ -596,5 +596,191 @@ def main():
     print("type misses", len(MISSES), file=sys.stderr)
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# DPP forms of VOP1, VOP2, VOPC (`--dpp`, writes src/disasm/vector/dpp_tables.rs).
+#
+# A 32-bit word with src0 = 250 is DPP16; its second dword holds src0's VGPR [7:0], dpp_ctrl
+# [16:8], fi [18], bound_ctrl [19], src0 neg/abs [20]/[21], src1 neg/abs [22]/[23], bank_mask
+# [27:24], row_mask [31:28]. With src0 = 233 (234: fi set) it is DPP8: src0's VGPR [7:0] and
+# eight 3-bit lane selects [31:8]. An opcode has a DPP form when llvm-objdump prints the DPP word
+# as the 32-bit word with src0 = v24 under a DPP mnemonic followed by the control; the printer
+# then uses the 32-bit form's operands.
+
+DPP_TAIL = " row_shr:1 row_mask:0xf bank_mask:0xf"
+DPP_SRC0 = 24
+DP_NOTE = "  /* DP ALU dpp only supports row_newbcast */"
+DPP8_SELECTS = [1, 0, 3, 2, 5, 4, 7, 6]
+# DPP modifier bits of the second dword, and how each shows on the operand text.
+DPP_MODS = [(20, 0, "-v%d" % DPP_SRC0), (21, 0, "|v%d|" % DPP_SRC0), (22, 1, "-v%d" % SRC["src1"]),
+            (23, 1, "|v%d|" % SRC["src1"])]
+
+
+def dpp8_word():
+    sel = 0
+    for i, s in enumerate(DPP8_SELECTS):
+        sel |= s << (3 * i)
+    return DPP_SRC0 | sel << 8
+
+
+def operand_index(parts, number):
+    """The index of the printed operand that is VGPR `number` (alone, a tuple, or a half)."""
+    for k, tok in enumerate(parts):
+        if re.match(r"v(%d|\[%d:\d+\])(\.[lh])?$" % (number, number), tok):
+            return k
+    return None
+
+
+def learn_dpp(mcpu, enc):
+    """{opcode: (mnemonic, flags)}: flags bits 0-3 say which DPP modifier bits print, 4-7 which
+    make the word invalid, bit 8 that the DPP8 form decodes too, bit 9 that only row_newbcast
+    is a valid control (64-bit operations of GFX90A and GFX942), bits 10-12 that a VGPR above
+    v127 in vdst, src0, src1 makes the word invalid, bits 13-15 that it prints with the
+    `VGPR_32_Lo128` note."""
+    encode, count, _ = ENCODINGS[enc]
+    fields = {"vdst": VDST, "src1": 256 + SRC["src1"]}
+    ops = list(range(count))
+    plain = run(mcpu, [encode(op, dict(fields, src0=256 + DPP_SRC0)) for op in ops])
+    base_word = DPP_SRC0 | 0x111 << 8 | 0xFF << 24
+    dpp = run(mcpu, [encode(op, dict(fields, src0=250)) + [base_word] for op in ops])
+    dpp8 = run(mcpu, [encode(op, dict(fields, src0=233)) + [dpp8_word()] for op in ops])
+    mods = run(mcpu, [encode(op, dict(fields, src0=250)) + [base_word | 1 << bit] for op in ops
+                      for bit, _, _ in DPP_MODS])
+    # One VGPR above v127 at a time: vdst, src0, src1.
+    high = run(mcpu, [encode(op, dict(fields, src0=250, **extra)) + [base_word & ~0xFF | src0] for op in ops
+                      for extra, src0 in [({"vdst": 200}, DPP_SRC0), ({}, 200), ({"src1": 256 + 210}, DPP_SRC0)]])
+    out = {}
+    for i, op in enumerate(ops):
+        p, d = plain[i], dpp[i]
+        flags = 0
+        if d is not None and DP_NOTE in d:
+            # A 64-bit operation where only row_newbcast is valid: any other control prints a note.
+            flags |= 1 << 9
+            d = d.replace(DP_NOTE, " row_shr:1")
+        if p is None or d is None or not d.endswith(DPP_TAIL):
+            continue
+        pm, _, pops = p.partition(" ")
+        dm, _, dops = d[:-len(DPP_TAIL)].partition(" ")
+        if pops != dops or "/*" in d:
+            continue
+        parts = dops.split(", ")
+        for j, (bit, operand, shown) in enumerate(DPP_MODS):
+            t = mods[i * len(DPP_MODS) + j]
+            t = t.replace(DP_NOTE, " row_shr:1") if t else t
+            k = operand_index(parts, DPP_SRC0 if operand == 0 else SRC["src1"])
+            expect = None
+            if k is not None:
+                tok = parts[k]
+                shown = "-" + tok if bit in (20, 22) else "|%s|" % tok
+                expect = dm + " " + ", ".join(parts[:k] + [shown] + parts[k + 1:]) + DPP_TAIL
+            if t is not None and t == expect:
+                flags |= 1 << j
+            elif t != d:
+                flags |= 1 << (4 + j)
+        for j, t in enumerate(high[i * 3:i * 3 + 3]):
+            # A VGPR above v127: the word is invalid (bit 10 + j) or the operand gets a note (13 + j).
+            if t is None:
+                flags |= 1 << (10 + j)
+            elif "Lo128" in t:
+                flags |= 1 << (13 + j)
+        want8 = dm + " " + dops + " dpp8:[%s]" % ",".join(map(str, DPP8_SELECTS))
+        if dpp8[i] == want8:
+            flags |= 1 << 8
+        out[op] = (dm, flags)
+    return out
+
+
+# SDWA (src0 = 249, GFX9 and GFX10): second dword src0[7:0], dst_sel[10:8], dst_unused[12:11],
+# clamp[13], omod[15:14] (VOPC: sd[15] sdst[14:8]), src0_sel[18:16], src0_sext[19], src0_neg[20],
+# src0_abs[21], s0[23], src1_sel[26:24], src1_sext[27], src1_neg[28], src1_abs[29], s1[31]. The
+# probes below set one bit each; for each llvm-objdump prints something (bit j of the flags),
+# rejects the word (bit 12 + j) or ignores it.
+SDWA_PROBES = [13, 14, 15, 19, 20, 21, 23, 27, 28, 29, 31]
+SDWA_TAIL = {"vop1": " dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD",
+             "vop2": " dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+             "vopc": " src0_sel:DWORD src1_sel:DWORD"}
+
+
+def learn_sdwa(mcpu, enc):
+    """{opcode: (mnemonic, flags)} of the opcodes with an SDWA form (see SDWA_PROBES)."""
+    encode, count, _ = ENCODINGS[enc]
+    fields = {"vdst": VDST, "src1": 256 + SRC["src1"]}
+    ops = list(range(count))
+    base = DPP_SRC0 | 6 << 8 | 6 << 16 | (0 if enc == "vop1" else 6 << 24)
+    # In VOPC bits 13-14 are sdst, and bit 15 (sd) is learned like a modifier: v_cmpx rejects it.
+    probes = [b for b in SDWA_PROBES if not (enc == "vopc" and b in (13, 14))]
+    plain = run(mcpu, [encode(op, dict(fields, src0=256 + DPP_SRC0)) for op in ops])
+    sdwa = run(mcpu, [encode(op, dict(fields, src0=249)) + [base] for op in ops])
+    mods = run(mcpu, [encode(op, dict(fields, src0=249)) + [base | 1 << b] for op in ops for b in probes])
+    out = {}
+    for i, op in enumerate(ops):
+        p, d = plain[i], sdwa[i]
+        if p is None or d is None or not d.endswith(SDWA_TAIL[enc]):
+            continue
+        pm, _, pops = p.partition(" ")
+        dm, _, dops = d[:-len(SDWA_TAIL[enc])].partition(" ")
+        if pops != dops or "/*" in d:
+            continue
+        flags = 0
+        for j, t in enumerate(mods[i * len(probes):(i + 1) * len(probes)]):
+            k = SDWA_PROBES.index(probes[j])
+            if t is None:
+                flags |= 1 << (12 + k)
+            elif t != d:
+                flags |= 1 << k
+        out[op] = (dm, flags)
+    return out
+
+
+def main_dpp():
+    out_path = os.path.join(os.path.dirname(__file__), "..", "..", "src", "disasm", "vector", "dpp_tables.rs")
+    lines = ["// Generated by scripts/disasm/gen_vector.py --dpp from llvm-mc/llvm-objdump 22; do not edit.",
+             "//! The VOP1, VOP2 and VOPC opcodes with a DPP or SDWA form, per family (see `super::dpp`, `super::sdwa`).",
+             "",
+             "use crate::disasm::Isa;",
+             ""]
+    body, names = {}, {}
+    encs = ["vop1", "vop2", "vopc"]
+    for isa, mcpu in FAMILIES:
+        for enc in encs:
+            rows = learn_dpp(mcpu, enc)
+            print(isa, enc, len(rows), file=sys.stderr)
+            text = "\n".join("    (%d, %s, 0x%x)," % (op, rust_str(m), fl) for op, (m, fl) in sorted(rows.items()))
+            if text not in body:
+                name = "%s_%s" % (enc.upper(), isa.upper())
+                body[text] = name
+                lines += ["static %s: &[(u16, &str, u16)] = &[" % name, text, "];", ""]
+            names[(isa, enc)] = body[text]
+            if gen_of(mcpu) <= 10:
+                rows = learn_sdwa(mcpu, enc)
+                print(isa, enc, "sdwa", len(rows), file=sys.stderr)
+                text = "\n".join("    (%d, %s, 0x%x)," % (op, rust_str(m), fl) for op, (m, fl) in sorted(rows.items()))
+                if text not in body:
+                    name = "SDWA_%s_%s" % (enc.upper(), isa.upper())
+                    body[text] = name
+                    lines += ["static %s: &[(u16, &str, u32)] = &[" % name, text, "];", ""]
+                names[(isa, "sdwa_" + enc)] = body[text]
+    for enc in encs:
+        lines.append("/// The %s opcodes of `isa` with a DPP form: (opcode, mnemonic, flags), by opcode." % enc.upper())
+        lines.append("pub(super) fn %s(isa: Isa) -> &'static [(u16, &'static str, u16)] {" % enc)
+        lines.append("    match isa {")
+        for isa, _ in FAMILIES:
+            lines.append("        Isa::%s => %s," % (isa, names[(isa, enc)]))
+        lines += ["    }", "}", ""]
+    for enc in encs:
+        lines.append("/// The %s opcodes of `isa` with an SDWA form: (opcode, mnemonic, flags), by opcode." % enc.upper())
+        lines.append("pub(super) fn sdwa_%s(isa: Isa) -> &'static [(u16, &'static str, u32)] {" % enc)
+        lines.append("    match isa {")
+        for isa, mcpu in FAMILIES:
+            lines.append("        Isa::%s => %s," % (isa, names.get((isa, "sdwa_" + enc), "&[]")))
+        lines += ["    }", "}", ""]
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines))
+
+
 if __name__ == "__main__":
-    main()
+    if "--dpp" in sys.argv[1:]:
+        main_dpp()
+    else:
+        main()

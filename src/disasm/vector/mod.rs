@@ -22,6 +22,9 @@
 //! word invalid. `scripts/disasm/gen_vector.py` learns them from llvm-objdump; this file only
 //! extracts the fields and prints.
 
+mod dpp;
+mod dpp_tables;
+mod sdwa;
 mod tables;
 
 use alloc::format;
@@ -117,26 +120,46 @@ struct Fields {
     short: bool,
     /// Dwords before a literal.
     size: usize,
+    /// Modifier bits that print whatever the form says (the neg/abs of a DPP word).
+    shown: u16,
+    /// Sources (bit per index) whose VGPRs above v127 print with the `VGPR_32_Lo128` note.
+    lo128_notes: u8,
+    /// Sources (bit per index) that print inside `sext(…)` (SDWA).
+    sext: u8,
+    /// Sources may name any register file and constant (SDWA's s0/s1 select a scalar source).
+    any_file: bool,
 }
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let w0 = words.get(0)?;
     let generation = isa.generation();
     let vop3_prefix = if generation == Generation::Gfx9 { 0x34 } else { 0x35 };
-    let (table, opcode, fields) = if w0 >> 25 == 0x3F {
-        (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0))
+    let (table, opcode, fields, encoding) = if w0 >> 25 == 0x3F {
+        (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0), Some(dpp::Encoding::Vop1))
     } else if w0 >> 25 == 0x3E {
-        (tables::vopc(isa), (w0 >> 17) & 0xFF, short_fields(w0 & !(0xFF << 17), (w0 >> 9) & 0xFF))
+        let fields = short_fields(w0 & !(0xFF << 17), (w0 >> 9) & 0xFF);
+        (tables::vopc(isa), (w0 >> 17) & 0xFF, fields, Some(dpp::Encoding::Vopc))
     } else if w0 >> 31 == 0 {
-        (tables::vop2(isa), (w0 >> 25) & 0x3F, short_fields(w0, (w0 >> 9) & 0xFF))
+        (tables::vop2(isa), (w0 >> 25) & 0x3F, short_fields(w0, (w0 >> 9) & 0xFF), Some(dpp::Encoding::Vop2))
     } else if w0 >> 26 == vop3_prefix {
-        (tables::vop3(isa), (w0 >> 16) & 0x3FF, vop3_fields(w0, words.get(1)?))
+        (tables::vop3(isa), (w0 >> 16) & 0x3FF, vop3_fields(w0, words.get(1)?), None)
     } else {
         return None;
     };
     if fields.short && is_extension(generation, fields.src[0]) {
-        // SDWA and DPP forms are not decoded yet.
-        return None;
+        // SDWA (249), DPP16 (250) and DPP8 (233, 234).
+        let encoding = encoding?;
+        let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
+        let form = tables::FORMS.get(usize::from(table.get(at)?.2))?;
+        if fields.src[0] == 249 {
+            return decode_sdwa(isa, words, encoding, opcode, fields, form);
+        }
+        let extension = dpp::extend(isa, words, encoding, opcode, fields)?;
+        let fields = Fields { shown: extension.shown, ..extension.fields };
+        let mut decoded = print(isa, words, extension.mnemonic, form, fields, &extension.tail)?;
+        // DPP's src0 is a VGPR operand, so a misaligned tuple names the VGPR class, not VGPR-or-SGPR.
+        decoded.text = decoded.text.replacen("operand has 'VS_", "operand has 'VReg_", 1);
+        return Some(decoded);
     }
     if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
         // VOP3 DPP (`_e64_dpp`) is not decoded yet.
@@ -145,7 +168,27 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
-    print(isa, words, mnemonic, form, fields)
+    print(isa, words, mnemonic, form, fields, "")
+}
+
+/// An SDWA word (see [`sdwa`]).
+fn decode_sdwa(
+    isa: Isa,
+    words: &Words<'_>,
+    encoding: dpp::Encoding,
+    opcode: u32,
+    fields: Fields,
+    form: &Form,
+) -> Option<Decoded> {
+    let extension = sdwa::extend(isa, words, encoding, opcode, fields)?;
+    let mut decoded = print(isa, words, extension.mnemonic, form, extension.fields, &extension.tail)?;
+    if let Some(sdst) = extension.sdst {
+        // The comparison writes an SGPR (pair in wave64) rather than VCC.
+        let (vcc, count) = if decoded.text.contains(" vcc_lo, ") { (" vcc_lo, ", 1) } else { (" vcc, ", 2) };
+        let named = scalar_tuple(isa.generation(), sdst, count)?;
+        decoded.text = decoded.text.replacen(vcc, &format!(" {named}, "), 1);
+    }
+    Some(decoded)
 }
 
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
@@ -173,6 +216,10 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
         op_sel: (w0 >> 11) & 0xF,
         short: false,
         size: 2,
+        shown: 0,
+        lo128_notes: 0,
+        sext: 0,
+        any_file: false,
     }
 }
 
@@ -194,14 +241,15 @@ fn modifier_bits(form: &Form, fields: &Fields) -> u16 {
     bits
 }
 
-fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+/// The text of an instruction; `tail` is what an extension (DPP) prints after everything else.
+fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields, tail: &str) -> Option<Decoded> {
     let generation = isa.generation();
     let bits = modifier_bits(form, &fields);
     if bits & form.reject != 0 {
         return None;
     }
     let plain = bits & form.plain != 0;
-    let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print };
+    let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print } | fields.shown;
     let literal_index = fields.size;
     let mut literal_used = false;
     let mut text = String::from(mnemonic);
@@ -246,6 +294,12 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     half_high,
                 )?;
                 body.push_str(note_for(generation, value, count, notes));
+                if fields.sext & (1 << index) != 0 {
+                    body = format!("sext({body})");
+                }
+                if fields.lo128_notes & (1 << index) != 0 && value >= 256 + 128 {
+                    body.push_str("/*Invalid register, operand has 'VGPR_32_Lo128' register class*/");
+                }
                 with_modifiers(body, shown, index, value < 256 && !is_register(value))
             }
         };
@@ -256,6 +310,10 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
         text.push_str(form.suffix);
     }
     push_modifiers(&mut text, form, shown);
+    if !tail.is_empty() {
+        text.push(' ');
+        text.push_str(tail);
+    }
     let size = 4 * (fields.size + usize::from(literal_used));
     Some(Decoded { size, text, class: Class::VectorAlu, target: None })
 }
@@ -292,6 +350,7 @@ fn source(
     fields: &Fields,
     half_high: bool,
 ) -> Option<String> {
+    let accept = if fields.any_file { accept | VGPR | SGPR | INLINE } else { accept };
     let allowed = |bit: u8| accept & bit != 0;
     match value {
         256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),
@@ -516,6 +575,37 @@ mod tests {
         assert_text(Isa::Gfx1100, &[0xD6480000, 0x04A24118], "v_fma_f16 v0.l, v24.l, v32.l, v40.l");
         assert_text(Isa::Gfx1100, &[0xD6487800, 0x04A24118], "v_fma_f16 v0.h, v24.h, v32.h, v40.h op_sel:[1,1,1,1]");
         assert_text(Isa::Gfx1100, &[0xD5030000, 0x04A240FF, 0x3F800000], "v_add_f32_e64 v0, lit(0x3f800000), v32");
+    }
+
+    /// DPP16, DPP8 and SDWA forms, as llvm-mc 22 encodes and prints them.
+    #[test]
+    fn dpp_and_sdwa_forms() {
+        assert_text(
+            Isa::Gfx900,
+            &[0x7E0202FA, 0xFF091102],
+            "v_mov_b32_dpp v1, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1",
+        );
+        assert_text(
+            Isa::Gfx900,
+            &[0x020206FA, 0xA590B102],
+            "v_add_f32_dpp v1, -v2, |v3| quad_perm:[1,0,3,2] row_mask:0xa bank_mask:0x5",
+        );
+        assert_text(
+            Isa::Gfx1030,
+            &[0x500206FA, 0xA5016F02],
+            "v_add_co_ci_u32_dpp v1, vcc_lo, v2, v3, vcc_lo row_xmask:15 row_mask:0xa bank_mask:0x5",
+        );
+        assert_text(Isa::Gfx1030, &[0x7E0202EA, 0xDE54C102], "v_mov_b32_dpp v1, v2 dpp8:[1,0,3,2,5,4,7,6] fi:1");
+        assert_text(
+            Isa::Gfx900,
+            &[0x7E0202F9, 0x00000502],
+            "v_mov_b32_sdwa v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0",
+        );
+        assert_text(
+            Isa::Gfx900,
+            &[0x7D9406F9, 0x06058002],
+            "v_cmp_eq_u32_sdwa s[0:1], v2, v3 src0_sel:WORD_1 src1_sel:DWORD",
+        );
     }
 
     /// Words of other groups are left to them.
