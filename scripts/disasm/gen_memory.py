@@ -328,7 +328,11 @@ def sweep_names(cpu, name):
         base["sve"] = 1
     top = 1 << layout[field][2]
     values = list(range(first, top))
-    texts = run(cpu, [pack(layout, **dict(base, **{field: v})) for v in values])
+    cands = [pack(layout, **dict(base, **{field: v})) for v in values]
+    texts = run(cpu, cands)
+    # A rejected word can throw the batch's read-back off for its neighbours (src_scc after two
+    # invalid values came back empty): ask again, one word at a time, for every empty answer.
+    texts = [t if t is not None else run(cpu, [c])[0] for c, t in zip(cands, texts)]
     out = []
     for text in texts:
         m = re.match(pattern, text or "")

@@ -3465,13 +3465,13 @@ pub(super) static SOFFSET_GFX900: &[&str] = &[
     "-2.0",
     "4.0",
     "-4.0",
+    "0.15915494",
     "",
     "",
-    "",
-    "",
-    "",
-    "",
-    "",
+    "src_vccz",
+    "src_execz",
+    "src_scc",
+    "src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/",
     "",
 ];
 
@@ -3627,10 +3627,10 @@ pub(super) static SOFFSET_GFX1030: &[&str] = &[
     "0.15915494",
     "",
     "",
-    "",
-    "",
-    "",
-    "",
+    "src_vccz",
+    "src_execz",
+    "src_scc",
+    "src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/",
     "",
 ];
 
@@ -3786,10 +3786,10 @@ pub(super) static SOFFSET_GFX1100: &[&str] = &[
     "0.15915494",
     "",
     "",
-    "",
-    "",
-    "",
-    "",
+    "src_vccz",
+    "src_execz",
+    "src_scc",
+    "src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/",
     "",
 ];
 
