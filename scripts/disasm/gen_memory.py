@@ -118,21 +118,28 @@ def flat_saddr(gen):
 def sweep_ds(cpu):
     """(op, name, shape): shape nibbles vdst, addr, data0, data1 widths; bits 16-17 offset style
     (0 none, 1 `offset:`, 2 `offset0:`/`offset1:`, 3 `offset:swizzle(…)`), bit 18 gds allowed,
-    bit 19 AGPR data allowed."""
+    bit 19 AGPR data allowed, bit 20 gds required."""
     gen = GEN[cpu]
     layout = LAYOUTS[gen]["ds"]
     fields = [("vdst", VDST), ("addr", ADDR), ("data0", DATA0), ("data1", DATA1)]
     ops = 1 << layout["op"][2]
     cands, keys = [], []
-    for op in range(ops):
-        for mask in range(16):
-            regs = {f: v for i, (f, v) in enumerate(fields) if mask >> i & 1}
-            cands.append(pack(layout, op=op, off0=1, off1=2, **regs))
-            keys.append((op, mask))
-    best = {}
-    for (op, mask), text in zip(keys, run(cpu, cands)):
-        if text is not None and (op not in best or bin(mask).count("1") > bin(best[op][0]).count("1")):
+    for gds in (0, 1):
+        for op in range(ops):
+            for mask in range(16):
+                regs = {f: v for i, (f, v) in enumerate(fields) if mask >> i & 1}
+                cands.append(pack(layout, op=op, off0=1, off1=2, gds=gds, **regs))
+                keys.append((gds, op, mask))
+    # Opcodes llvm-mc only accepts with the GDS bit set (ds_gws_*, ds_ordered_count…) come from
+    # the second half of the sweep and are marked "gds required".
+    best, needs_gds = {}, set()
+    for (gds, op, mask), text in zip(keys, run(cpu, cands)):
+        if text is None or (gds and op in best and op not in needs_gds):
+            continue
+        if op not in best or bin(mask).count("1") > bin(best[op][0]).count("1"):
             best[op] = (mask, text)
+            if gds:
+                needs_gds.add(op)
     probes, pkeys = [], []
     for op, (mask, text) in best.items():
         regs = {f: v for i, (f, v) in enumerate(fields) if mask >> i & 1}
@@ -165,6 +172,8 @@ def sweep_ds(cpu):
             shape |= 1 << 18
         if (op, "acc") in allowed:
             shape |= 1 << 19
+        if op in needs_gds:
+            shape |= 1 << 18 | 1 << 20
         table.append((op, mnemonic(text), shape))
     return table
 
@@ -235,9 +244,12 @@ def sweep_buffer(cpu, kind):
     texts = iter(run(cpu, live))
     answers = [next(texts) if c is not None else None for c in cands]
     table = []
+    bare = bare_buffer_ops(cpu, kind, layout, ops) if not extra else {}
     for i, code in enumerate(keys):
         plain, lds, acc = answers[3 * i:3 * i + 3]
         if plain is None:
+            if code in bare:
+                table.append((code, bare[code][0], bare[code][1]))
             continue
         shape = widths(plain).get(DATA0, 0)
         if lds is not None:
@@ -248,6 +260,33 @@ def sweep_buffer(cpu, kind):
             shape |= 1 << 18
         table.append((code, mnemonic(plain), shape))
     return table
+
+
+def bare_buffer_ops(cpu, kind, layout, ops):
+    """{op: (name, shape)} of the cache operations without operands (buffer_wbinvl1,
+    buffer_gl0_inv, buffer_wbl2…), which llvm-mc only accepts with every operand field zero.
+    Shape: bit 19 set, bit 20/21 glc accepted/printed, bit 22/23 bit 15 (sc1, dlc, scc)
+    accepted/printed."""
+    if kind != "mubuf" or GEN[cpu] == 12:
+        return {}
+    cands = []
+    for op in range(ops):
+        cands.append(pack(layout, op=op))
+        cands.append(pack(layout, op=op, glc=1))
+        cands.append([cands[-2][0] | 1 << 15] + cands[-2][1:])
+    answers = run(cpu, cands)
+    out = {}
+    for op in range(ops):
+        plain, glc, high = answers[3 * op:3 * op + 3]
+        if plain is None or " " in plain:
+            continue
+        shape = 1 << 19
+        if glc is not None:
+            shape |= 1 << 20 | (1 << 21 if " " in glc else 0)
+        if high is not None:
+            shape |= 1 << 22 | (1 << 23 if " " in high else 0)
+        out[op] = (plain, shape)
+    return out
 
 
 def sweep_formats(cpu):
@@ -289,7 +328,11 @@ def sweep_names(cpu, name):
         base["sve"] = 1
     top = 1 << layout[field][2]
     values = list(range(first, top))
-    texts = run(cpu, [pack(layout, **dict(base, **{field: v})) for v in values])
+    cands = [pack(layout, **dict(base, **{field: v})) for v in values]
+    texts = run(cpu, cands)
+    # A rejected word can throw the batch's read-back off for its neighbours (src_scc after two
+    # invalid values came back empty): ask again, one word at a time, for every empty answer.
+    texts = [t if t is not None else run(cpu, [c])[0] for c, t in zip(cands, texts)]
     out = []
     for text in texts:
         m = re.match(pattern, text or "")

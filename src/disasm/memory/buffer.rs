@@ -25,6 +25,13 @@ use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 const LDS_ALLOWED: u32 = 16;
 const LDS_DROPS_VDATA: u32 = 17;
 const ACC_ALLOWED: u32 = 18;
+/// A cache operation without operands (`buffer_wbinvl1`, `buffer_gl0_inv`, `buffer_wbl2`…).
+const BARE: u32 = 19;
+const GLC_ALLOWED: u32 = 20;
+const GLC_PRINTED: u32 = 21;
+/// Bit 15: `sc1` (gfx940), `scc` (gfx90a) or `dlc` (GFX10).
+const BIT15_ALLOWED: u32 = 22;
+const BIT15_PRINTED: u32 = 23;
 
 /// The fields of one instruction, gathered from its layout.
 #[derive(Default)]
@@ -50,6 +57,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let generation = isa.generation();
     let typed = first >> 26 == 0x3A;
     let (op, code) = opcode(isa, typed, first, second)?;
+    if op.flag(BARE) {
+        return bare(isa, op, first, second);
+    }
     let (glc, slc, dlc) = match generation {
         Generation::Gfx11 => (bits(first, 14, 1), bits(first, 12, 1), bits(first, 13, 1)),
         Generation::Gfx10 => (bits(first, 14, 1), bits(second, 22, 1), bits(first, 15, 1)),
@@ -110,6 +120,29 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     flag(&mut text, fields.lds, "lds");
     flag(&mut text, fields.tfe, "tfe");
+    done(text, 2, Class::VectorMemory)
+}
+
+/// A cache operation: llvm-mc ignores the operand fields and `slc`, rejects `offen`, `idxen`,
+/// `lds` and bit 55 (`tfe`/`acc`), and takes `glc` and bit 15 only where the opcode has them.
+fn bare(isa: Isa, op: &Op, first: u32, second: u32) -> Option<Decoded> {
+    let gfx11 = isa.generation() == Generation::Gfx11;
+    let (offen, idxen, tfe) = if gfx11 {
+        (bits(second, 22, 1), bits(second, 23, 1), bits(second, 21, 1))
+    } else {
+        (bits(first, 12, 1), bits(first, 13, 1), bits(second, 23, 1))
+    };
+    // GFX11 has no `lds` bit; its `dlc` (bit 13) is rejected here.
+    let lds = if gfx11 { bits(first, 13, 1) } else { bits(first, 16, 1) };
+    let glc = bits(first, 14, 1) != 0;
+    let high = !gfx11 && bits(first, 15, 1) != 0;
+    if offen | idxen | tfe | lds != 0 || (glc && !op.flag(GLC_ALLOWED)) || (high && !op.flag(BIT15_ALLOWED)) {
+        return None;
+    }
+    let mut text = String::from(op.1);
+    let (glc_name, high_name) = if has_sc_bits(isa) { ("sc0", "sc1") } else { ("glc", "dlc") };
+    flag(&mut text, glc && op.flag(GLC_PRINTED), glc_name);
+    flag(&mut text, high && op.flag(BIT15_PRINTED), high_name);
     done(text, 2, Class::VectorMemory)
 }
 

@@ -21,6 +21,8 @@ use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 const STYLE_SHIFT: u32 = 16;
 const GDS_ALLOWED: u32 = 18;
 const ACC_ALLOWED: u32 = 19;
+/// `ds_gws_*`, `ds_ordered_count`…: llvm-mc rejects the word without the GDS bit.
+const GDS_REQUIRED: u32 = 20;
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let first = words.get(0)?;
@@ -30,14 +32,16 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let op = lookup(tables::ds(isa), bits(first, op_shift, 8))?;
     let gds = bits(first, gds_bit, 1) != 0;
     let acc = gfx9 && bits(first, 25, 1) != 0;
-    if (gds && !op.flag(GDS_ALLOWED)) || (acc && !op.flag(ACC_ALLOWED)) {
+    let gds_required = op.flag(GDS_REQUIRED);
+    if (gds && !op.flag(GDS_ALLOWED)) || (!gds && gds_required) || (acc && !op.flag(ACC_ALLOWED)) {
         return None;
     }
     let operands = operands(isa, op, second, acc)?;
     let mut text = join(op.1, &operands);
     offsets(&mut text, op, first);
-    // gfx90a and later have no GDS: llvm-mc accepts the bit and does not print it.
-    if gds && !has_agpr_data(isa) {
+    // gfx90a and later have no GDS: llvm-mc accepts the bit and does not print it, except on
+    // the opcodes that require it.
+    if gds && (!has_agpr_data(isa) || gds_required) {
         text.push_str(" gds");
     }
     done(text, 2, Class::Lds)

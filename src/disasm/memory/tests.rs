@@ -79,3 +79,32 @@ fn random_words_never_panic() {
         }
     }
 }
+
+#[test]
+fn gds_only_and_cache_operations_print_as_llvm_objdump_does() {
+    let cases: &[(Isa, &[u32], Option<&str>)] = &[
+        (Isa::Gfx900, &[0xD93B0000, 0x0000000D], Some("ds_gws_barrier v13 gds")),
+        (Isa::Gfx900, &[0xD93A0000, 0x0000000D], None),
+        (Isa::Gfx90a, &[0xD93B0000, 0x0000000D], Some("ds_gws_barrier v13 gds")),
+        (Isa::Gfx1030, &[0xD8760000, 0x0000000E], Some("ds_gws_barrier v14 gds")),
+        (Isa::Gfx1030, &[0xD8740000, 0x0000000E], None),
+        (Isa::Gfx900, &[0xE0FC0000, 0x00000000], Some("buffer_wbinvl1_vol")),
+        (Isa::Gfx900, &[0xE0FE0000, 0x06000000], Some("buffer_wbinvl1_vol")),
+        (Isa::Gfx900, &[0xE0FC4000, 0x00000000], None),
+        (Isa::Gfx900, &[0xE0FC1000, 0x00000000], None),
+        (Isa::Gfx900, &[0xE0F80000, 0x00000000], Some("buffer_wbinvl1")),
+        (Isa::Gfx90a, &[0xE0A0C000, 0x00000000], Some("buffer_wbl2")),
+        (Isa::Gfx942, &[0xE0A08000, 0x00000000], Some("buffer_wbl2 sc1")),
+        (Isa::Gfx950, &[0xE0A44000, 0x00000000], Some("buffer_inv sc0")),
+        (Isa::Gfx1030, &[0xE1C40000, 0x00000000], Some("buffer_gl0_inv")),
+        (Isa::Gfx1030, &[0xE1C80000, 0x00000000], Some("buffer_gl1_inv")),
+        (Isa::Gfx1030, &[0xE1C48000, 0x00000000], None),
+        (Isa::Gfx1100, &[0xE0AC0000, 0x00000000], Some("buffer_gl0_inv")),
+        (Isa::Gfx1100, &[0xE0B00000, 0x00000000], Some("buffer_gl1_inv")),
+        (Isa::Gfx1100, &[0xE0AC2000, 0x00000000], None),
+        (Isa::Gfx1100, &[0xE0AC0000, 0x00400000], None),
+    ];
+    for (isa, words, expected) in cases {
+        assert_eq!(text(*isa, words).as_deref(), *expected, "{isa:?} {words:08X?}");
+    }
+}

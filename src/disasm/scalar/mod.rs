@@ -114,7 +114,8 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
             }
             'K' => operands.push(immediate(isa, fields.simm16, rest)?),
             'L' => {
-                operands.push(format!("{:#x}", words.get(1)?));
+                // s_setreg_imm32_b32's value: `3`, `-16`, `1.0` where an inline constant has it.
+                operands.push(constant_of_literal(words.get(1)?));
                 size = 8;
             }
             'z' => {
@@ -605,6 +606,15 @@ mod tests {
     fn sendmsg_of_compiled_code() {
         assert_eq!(text(Isa::Gfx1200, &[0xBFB60003]), "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)");
         assert_eq!(text(Isa::Gfx1150, &[0xBFB60003]), "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)");
+    }
+
+    #[test]
+    fn setreg_imm32_prints_inline_constant_values_as_constants() {
+        let hwreg = "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), ";
+        for (literal, value) in [(3, "3"), (64, "64"), (0x41, "0x41"), (0xFFFFFFF0, "-16"), (0xC0800000, "-4.0")] {
+            assert_eq!(text(Isa::Gfx900, &[0xBA000901, literal]), format!("{hwreg}{value}"));
+        }
+        assert_eq!(text(Isa::Gfx1100, &[0xB9800901, 0x3E22F983]), format!("{hwreg}0.15915494"));
     }
 
     #[test]
