@@ -10,6 +10,12 @@ so every answer is put back on the candidate that starts where it starts.
     texts = disassemble("gfx90a", [words_to_bytes([0xBE800000])])   # ["s_mov_b32 s0, s0"]
 
 A candidate llvm-mc rejects, or decodes to a size other than its own, gets `None`.
+
+For quick probes only: `-show-encoding` prints the bytes llvm-mc would encode again, which for a
+few words (an "Invalid immediate" literal, a re-encoded VOP3) is not the size it read, and the
+walk then loses its place for the rest of the batch. The table generators use their own runners,
+which put `s_nop` sentinels after each candidate and read the answers back by address
+(`gen_vector.py`'s `run`, `gen_scalar.py`, `gen_packed.py`).
 """
 import os
 import re
