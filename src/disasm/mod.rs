@@ -228,9 +228,31 @@ impl<'a> Words<'a> {
 /// the rest, so the order they are asked in does not change the answer.
 pub fn decode(isa: Isa, bytes: &[u8], address: u64) -> Option<Decoded> {
     let words = Words::new(bytes, address);
-    words.get(0)?;
+    let first = words.get(0)?;
+    // GFX10 and later name the all-zero dword `v_illegal` (VOP2 opcode 0 is unused there), as
+    // llvm-mc 22 shows: the padding some linkers leave between kernels.
+    if first == 0 && isa.generation() >= Generation::Gfx10 {
+        return Some(Decoded { size: 4, text: String::from("v_illegal"), class: Class::Other, target: None });
+    }
     scalar::decode(isa, &words)
         .or_else(|| vector::decode(isa, &words))
         .or_else(|| packed::decode(isa, &words))
         .or_else(|| memory::decode(isa, &words))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// llvm-objdump 22 on the code objects of jax-rocm60-pjrt 0.5.0: `v_illegal` for a zero
+    /// dword on GFX10 and later; GFX9 reads the same dword as VOP2 opcode 0.
+    #[test]
+    fn a_zero_dword_is_v_illegal_from_gfx10_on() {
+        for isa in [Isa::Gfx1010, Isa::Gfx1030, Isa::Gfx1100, Isa::Gfx1200] {
+            assert_eq!(decode(isa, &[0; 4], 0).map(|d| d.text), Some(String::from("v_illegal")), "{isa:?}");
+        }
+        assert_eq!(decode(Isa::Gfx1030, &[1, 0, 0, 0], 0), None);
+        let gfx9 = decode(Isa::Gfx90a, &[0; 4], 0).map(|d| d.text);
+        assert_eq!(gfx9, Some(String::from("v_cndmask_b32_e32 v0, s0, v0, vcc")));
+    }
 }
