@@ -76,7 +76,7 @@ pub fn member_spaces_again<'a, R: ReadRef<'a>>(
 }
 
 /// An explorer of its own, keeping bytes, whose spaces are numbered from `base`.
-fn explorer<'o, 'p, 'c>(
+pub(super) fn explorer<'o, 'p, 'c>(
     opts: &'o Options,
     base: usize,
     companions: &'c [Companion<'c>],
@@ -98,6 +98,7 @@ fn explorer<'o, 'p, 'c>(
         parallel: false,
         observer: None,
         read_owned: None,
+        given: None,
     }
 }
 

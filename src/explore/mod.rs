@@ -35,6 +35,7 @@ mod kpacked;
 mod packages;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod parallel;
+pub mod shares;
 
 pub use again::{member_spaces_again, Recovered};
 
@@ -214,6 +215,31 @@ fn explore_with<'a, 'p>(
     companions: &[Companion<'_>],
     hooks: Hooks<'p>,
 ) -> Tree {
+    explore_all(input, name, opts, asked, companions, hooks, None)
+}
+
+/// Explores an input whose own package's members were explored by others ([`shares`]): `given`
+/// holds them, each with the base its spaces are numbered from, in member order.
+fn explore_given<'a, 'p>(
+    input: Window<'_, 'a>,
+    name: &str,
+    opts: &Options,
+    companions: &[Companion<'_>],
+    hooks: Hooks<'p>,
+    given: Vec<(usize, shares::MemberExplored)>,
+) -> Tree {
+    explore_all(input, name, opts, None, companions, hooks, Some(given))
+}
+
+fn explore_all<'a, 'p>(
+    input: Window<'_, 'a>,
+    name: &str,
+    opts: &Options,
+    asked: Option<Asked<'p>>,
+    companions: &[Companion<'_>],
+    hooks: Hooks<'p>,
+    given: Option<Vec<(usize, shares::MemberExplored)>>,
+) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
         limit: opts.max_decompressed,
@@ -232,6 +258,7 @@ fn explore_with<'a, 'p>(
         parallel: true,
         observer: hooks.observer,
         read_owned: hooks.read_owned,
+        given,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
@@ -351,6 +378,9 @@ struct Explorer<'o, 'p, 'c> {
     observer: Option<Observer<'p>>,
     /// How the stored bytes of deflated members of the input are read ([`Hooks::read_owned`]).
     read_owned: Option<ReadOwned<'p>>,
+    /// The members of the input's own package as other workers explored them ([`shares`]),
+    /// with the base their spaces are numbered from, in member order.
+    given: Option<Vec<(usize, shares::MemberExplored)>>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

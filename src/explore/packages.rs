@@ -74,12 +74,10 @@ impl Explorer<'_, '_, '_> {
             .filter(|(_, m)| m.is_explorable() && m.stored_size > 0)
             .map(|(i, _)| i)
             .collect();
-        #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-        let explored =
-            self.members_in_parallel(input, &listing.members, &explorable, &mut node.children, span, depth, level);
-        #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
-        let explored = false;
-        if !explored {
+        let given = if level == 0 { self.given.take() } else { None };
+        if let Some(given) = given {
+            self.members_given(given, input, &listing.members, &explorable, &mut node.children, span, depth, level);
+        } else if !self.on_threads(input, &listing.members, &explorable, &mut node.children, span, depth, level) {
             let mut progress = self.progress_of(&listing.members, &explorable, level);
             for &i in &explorable {
                 self.member(input, &listing.members[i], &mut node.children[i], span, depth + 1, level + 1);
@@ -97,6 +95,28 @@ impl Explorer<'_, '_, '_> {
         }
         self.package_kpacks.truncate(outer_kpacks);
         node
+    }
+
+    /// Explores the members `explorable` on every core where there are threads
+    /// ([`Self::members_in_parallel`]); `false` when they are left to this thread.
+    #[allow(clippy::too_many_arguments)]
+    fn on_threads<'a>(
+        &mut self,
+        input: Window<'_, 'a>,
+        members: &[Member],
+        explorable: &[usize],
+        children: &mut [Node],
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) -> bool {
+        #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+        return self.members_in_parallel(input, members, explorable, children, span, depth, level);
+        #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+        {
+            let _ = (input, members, explorable, children, span, depth, level);
+            false
+        }
     }
 
     /// Where exploring the members `explorable` of a package `level` packages deep starts, when

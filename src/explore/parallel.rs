@@ -17,21 +17,13 @@
 //! time, and the members in flight together declare at most what the largest one does, so
 //! memory is what one thread needs while small members share the cores.
 
-use super::{move_spans, Explorer};
+use super::shares::MemberExplored;
+use super::Explorer;
 use crate::format::package::{Compression, Member};
-use crate::tree::{ByteSpace, Node, Span};
+use crate::tree::{Node, Span};
 use crate::util::window::Window;
 use alloc::vec::Vec;
 use object::ReadRef;
-
-/// What a worker gives back for one member: its node, the byte spaces it opened (numbered from
-/// the placeholder count), and the bytes it decompressed against the package budget.
-struct Explored {
-    index: usize,
-    node: Node,
-    spaces: Vec<ByteSpace>,
-    used: u64,
-}
 
 impl Explorer<'_, '_, '_> {
     /// Explores the members `explorable` (indices into `members` and `children`) of a package
@@ -106,7 +98,7 @@ impl Explorer<'_, '_, '_> {
         span: Span,
         depth: u32,
         level: u32,
-    ) -> Vec<Explored> {
+    ) -> Vec<MemberExplored> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Mutex;
 
@@ -119,7 +111,7 @@ impl Explorer<'_, '_, '_> {
             explorable.iter().map(|&i| Mutex::new(Some(core::mem::replace(&mut children[i], blank())))).collect();
         let (opts, companions, nv_budget, package_budget, read_owned) =
             (self.opts, self.companions, self.nv_budget.clone(), self.package_budget, self.read_owned);
-        let mut results: Vec<Explored> = std::thread::scope(|scope| {
+        let mut results: Vec<MemberExplored> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..self.workers())
                 .map(|_| {
                     let (next, taken, nv_budget, room) = (&next, &taken, nv_budget.clone(), &room);
@@ -140,6 +132,7 @@ impl Explorer<'_, '_, '_> {
                                 parallel: false,
                                 observer: None,
                                 read_owned: None,
+                                given: None,
                             };
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
                             let m = &members[index];
@@ -152,7 +145,7 @@ impl Explorer<'_, '_, '_> {
                             let used = package_budget - sub.package_budget;
                             sub.spaces.drain(..base);
                             room.leave(members[index].size);
-                            done.push(Explored { index, node, spaces: sub.spaces, used });
+                            done.push(MemberExplored { index, node, spaces: sub.spaces, used });
                         }
                         done
                     })
@@ -171,23 +164,6 @@ impl Explorer<'_, '_, '_> {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
             n => n,
         }
-    }
-
-    /// Puts a worker's member back: its spaces are appended to this explorer's, and every span
-    /// in them (numbered from `base` in the worker) moves to where they now are.
-    fn put_back(&mut self, mut r: Explored, base: usize, children: &mut [Node]) {
-        let shift = (self.spaces.len() - base) as u32;
-        let base = base as u32;
-        let place = |s: &mut Span| {
-            if s.space >= base {
-                s.space += shift;
-            }
-        };
-        move_spans(&mut r.node, &place);
-        r.spaces.iter_mut().filter_map(|b| b.origin.as_mut()).for_each(place);
-        self.spaces.append(&mut r.spaces);
-        self.package_budget = self.package_budget.saturating_sub(r.used);
-        children[r.index] = r.node;
     }
 }
 
