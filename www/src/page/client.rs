@@ -227,6 +227,8 @@ fn message_handler(
         }
         Ok(FromWorker::Report(report)) => on_report(report),
         Ok(FromWorker::Answer { request, answer }) => route(&shared, request, answer),
+        // Share workers speak to the explorer that started them, never to the page.
+        Ok(FromWorker::Share(_)) => {}
         Err(e) => on_report(Report::Failed { message: format!("unreadable message from the worker: {e}") }),
     })
 }

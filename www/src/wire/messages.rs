@@ -14,9 +14,11 @@ use crate::wire::edit::Verified;
 pub use crate::wire::loading::Loading;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
+use offload::explore::shares::Share;
 use offload::explore::Progress;
 use offload::report::diff::Diff;
 use offload::report::fit::Fit;
+use offload::report::targets::Target;
 use offload::tree::Span;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -70,6 +72,25 @@ pub enum ToWorker {
     /// The kernels of every image of the current file, each decoded: `DecodingKernels` reports,
     /// then `KernelsDecoded` or `NotDecoded`.
     DecodeKernels { request: u32 },
+    /// From an explorer to a worker it started for a share of a package's members
+    /// ([`offload::explore::shares`]): explore the members `share` of `file` within
+    /// `settings`, reporting [`FromShare`]s to the explorer (never to the page).
+    ExploreShare {
+        #[serde(with = "js_slots")]
+        file: web_sys::Blob,
+        settings: Settings,
+        share: Vec<usize>,
+    },
+}
+
+/// What a share worker tells the explorer that started it ([`ToWorker::ExploreShare`]).
+#[derive(Serialize, Deserialize, Debug)]
+pub enum FromShare {
+    /// Members done so far (counted over the share), and the device targets found in the
+    /// members done since the last report, with the image kind of each.
+    Progress { progress: Progress, found: Vec<(Target, Option<String>)> },
+    /// What the share's members hold.
+    Explored(Share),
 }
 
 /// A file opened together with the tab's file for it to refer to (a `.kpack` archive).
@@ -182,6 +203,8 @@ pub enum FromWorker {
     Report(Report),
     /// The answer to request number `request`: for the page's client.
     Answer { request: u32, answer: Answer },
+    /// From a share worker to the explorer that started it: never posted to the page.
+    Share(FromShare),
 }
 
 /// What the explorer worker reads of a message from the editor worker before relaying it to the

@@ -44,5 +44,5 @@ fn edit_job(job: EditJob) -> Report {
 fn explored_as_the_explorer_did(job: &EditJob) -> Explored {
     let companions = job.companions.iter().map(|c| (c.name.clone(), c.data.clone())).collect();
     let how = job.decompressed.map_or(Exploring::Plain, Exploring::Decompressing);
-    explore_to_keep(&job.name, job.file.clone(), companions, &job.settings, job.settings.options(), how).0
+    explore_to_keep(&job.name, job.file.clone(), companions, &job.settings, job.settings.options(), how)
 }

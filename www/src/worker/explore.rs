@@ -8,18 +8,37 @@ use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
 use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
-use object::read::{ReadCache, ReadRef};
+use crate::worker::shares;
+use object::read::ReadCache;
 use offload::edit::NodePath;
 use offload::explore::Options;
 use offload::explore::{explore_decompressing, explore_hooked, Companion, Hooks, Progress};
 use offload::report::{kernels, runs_on, targets, targets::Target};
 use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
+use std::rc::Rc;
 use web_sys::Blob;
 
 /// Explores `file`, with the `companions` it refers to (name and bytes), within the limits of
-/// `settings` and returns the page's document, keeping in `kept` what later requests need.
+/// `settings`, and sends the page its document, keeping in `kept` what later requests need: a
+/// package on share workers, one per core ([`shares`]), anything else here.
 pub(crate) fn explore_file(
+    name: &str,
+    file: Blob,
+    companions: Vec<(String, Vec<u8>)>,
+    settings: &Settings,
+    kept: &Rc<RefCell<Option<Explored>>>,
+) {
+    let started = js_sys::Date::now();
+    report(Report::Progress(Loading::at("reading and decompressing", 0)));
+    if companions.is_empty() && shares::start(name, &file, settings, kept, started) {
+        return;
+    }
+    report(Report::Explored(explore_file_alone(name, file, companions, settings, kept)));
+}
+
+/// Explores `file` here, alone, as [`explore_file`] does, and returns the page's document.
+pub(crate) fn explore_file_alone(
     name: &str,
     file: Blob,
     companions: Vec<(String, Vec<u8>)>,
@@ -27,14 +46,13 @@ pub(crate) fn explore_file(
     kept: &RefCell<Option<Explored>>,
 ) -> Doc {
     let started = js_sys::Date::now();
-    report(Report::Progress(Loading::at("reading and decompressing", 0)));
     let mut found = FoundSoFar::default();
     let options = explorer_options(settings, &file);
     let how = Exploring::Observed(&mut |p, m| found.member(p, m));
-    let (explored, cache) = explore_to_keep(name, file, companions, settings, options, how);
+    let explored = explore_to_keep(name, file, companions, settings, options, how);
     let size = explored.file.size() as u64;
     report(Report::Progress(Loading::at("preparing the views", size)));
-    let doc = document(&explored.tree, &cache, size, started);
+    let doc = document(&explored.tree, &explored.file, size, started);
     *kept.borrow_mut() = Some(explored);
     doc
 }
@@ -49,7 +67,7 @@ pub(crate) fn keep_quietly(
     kept: &RefCell<Option<Explored>>,
 ) {
     let options = explorer_options(settings, &file);
-    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, options, Exploring::Plain).0);
+    *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, options, Exploring::Plain));
 }
 
 /// How a package's members are read from `file`: into bytes of their own, dropped once
@@ -57,7 +75,7 @@ pub(crate) fn keep_quietly(
 /// The core reads a member a piece at a time as it inflates it; the file is read in blocks of
 /// [`OWNED_BLOCK`] bytes, the pieces served from the last one (a read of the file costs far
 /// more than a copy).
-fn owned_reads(file: &Blob) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
+pub(crate) fn owned_reads(file: &Blob) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
     let reader = BlobReader::new(file.clone());
     let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
     move |offset, size| {
@@ -81,11 +99,14 @@ const OWNED_BLOCK: u64 = 4 << 20;
 /// The core's options for exploring `file` in this worker: the settings', and for a package
 /// (a wheel, a tarball, a `.deb`), its decompressed members' bytes dropped once explored, so
 /// that memory stays bounded by the largest member rather than by the package; what is shown
-/// of them is found again on demand ([`Explored::read`]).
+/// of them is found again on demand ([`Explored::read`]). Since memory is so bounded, every
+/// image of a package is decoded (`verify_all`): the Kernels view counts every kernel without
+/// being asked; the limits on decompressed sizes still hold.
 pub(crate) fn explorer_options(settings: &Settings, file: &Blob) -> Options {
     let head = BlobReader::new(file.clone()).read_at(0, 4096).unwrap_or_default();
     let package = offload::format::package::detect(&head).is_some();
-    Options { keep_bytes: !package, ..settings.options() }
+    let options = settings.options();
+    Options { keep_bytes: !package, verify_all: options.verify_all || package, ..options }
 }
 
 /// How [`explore_to_keep`] explores.
@@ -138,8 +159,7 @@ impl FoundSoFar {
 }
 
 /// Explores `file` read by slices, with its companions, within `settings` (as `options`), with the compressed
-/// bundle `how` names (if any) decompressed as the user asked: what is kept of it, and the
-/// cache its slices were read through.
+/// bundle `how` names (if any) decompressed as the user asked: what is kept of it.
 pub(crate) fn explore_to_keep(
     name: &str,
     file: Blob,
@@ -147,7 +167,7 @@ pub(crate) fn explore_to_keep(
     settings: &Settings,
     options: Options,
     how: Exploring<'_>,
-) -> (Explored, ReadCache<BlobReader>) {
+) -> Explored {
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let joined = Companion::all(&companions);
     let decompressed = how.decompressed();
@@ -165,7 +185,7 @@ pub(crate) fn explore_to_keep(
     let mut explored = Explored::new(tree, file, name.to_string(), *settings, options);
     explored.companions = companions;
     explored.decompressed = decompressed;
-    (explored, cache)
+    explored
 }
 
 /// The bytes of the companion files (`.kpack` archives) a tab's file was opened with: read
@@ -218,7 +238,7 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
     let companions = take_companions(kept);
     let options = explorer_options(&settings, &file);
     let tree = explore_decompressing(&cache, &name, &options, &Companion::all(&companions), span, &mut progress);
-    let doc = document(&tree, &cache, file.size() as u64, started);
+    let doc = document(&tree, &file, file.size() as u64, started);
     let mut explored = Explored::new(tree, file, name, settings, options);
     explored.companions = companions;
     explored.decompressed = Some(span);
@@ -266,9 +286,9 @@ fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
 }
 
 /// Turns a new tree into the page's document, timed from `started`.
-fn document(tree: &Tree, cache: &ReadCache<BlobReader>, size: u64, started: f64) -> Doc {
+pub(crate) fn document(tree: &Tree, file: &Blob, size: u64, started: f64) -> Doc {
     // Raw bytes of small fields: of the file by blocks, else held in the tree.
-    let blocks = FieldBlocks { cache, size, last: RefCell::new(None) };
+    let blocks = FieldBlocks { reader: BlobReader::new(file.clone()), size, last: RefCell::new(None) };
     let read_raw = |span: Span| -> Option<Vec<u8>> {
         if span.space == 0 {
             blocks.read(span)
@@ -282,30 +302,31 @@ fn document(tree: &Tree, cache: &ReadCache<BlobReader>, size: u64, started: f64)
 }
 
 /// The file's bytes for small fields, read a block at a time: the fields of one node lie
-/// together, and each read of the file is a synchronous `Blob` read that costs far more than
-/// the copy (a wheel's 2,000 members have some 20,000 such fields).
-struct FieldBlocks<'a> {
-    cache: &'a ReadCache<BlobReader>,
+/// together, those of a package's members one member after the other, and each read of the
+/// file is a synchronous `Blob` read that costs far more than the copy (a wheel's 13,000
+/// members have some 100,000 such fields). Read past the exploration's cache, which would keep
+/// every block.
+struct FieldBlocks {
+    reader: BlobReader,
     size: u64,
     /// The block read last: its offset and bytes.
     last: RefCell<Option<(u64, Vec<u8>)>>,
 }
 
-impl FieldBlocks<'_> {
-    const BLOCK: u64 = 4096;
+impl FieldBlocks {
+    const BLOCK: u64 = 1 << 20;
 
     fn read(&self, span: Span) -> Option<Vec<u8>> {
         let start = span.offset - span.offset % Self::BLOCK;
         let end = span.offset.checked_add(span.size)?;
         if end > start.saturating_add(Self::BLOCK) {
             // Across a block boundary: read as it is.
-            return self.cache.read_bytes_at(span.offset, span.size).ok().map(<[u8]>::to_vec);
+            return self.reader.read_at(span.offset, span.size).ok();
         }
         let mut last = self.last.borrow_mut();
         if last.as_ref().is_none_or(|(at, _)| *at != start) {
             let len = Self::BLOCK.min(self.size.saturating_sub(start));
-            let bytes = self.cache.read_bytes_at(start, len).ok()?.to_vec();
-            *last = Some((start, bytes));
+            *last = Some((start, self.reader.read_at(start, len).ok()?));
         }
         let (_, block) = last.as_ref()?;
         block.get((span.offset - start) as usize..(end - start) as usize).map(<[u8]>::to_vec)

@@ -132,16 +132,50 @@ impl Explored {
 
 /// A file read on demand through `FileReaderSync`, for `object::ReadCache`; reports how much
 /// was read as it goes.
+///
+/// Small reads are served from a block of [`BLOCK`] bytes read at once: each `FileReaderSync`
+/// read costs far more than the bytes it brings (a slice, a reader, a buffer, a copy into the
+/// module), and a package's listing reads one small local header per member, one after the
+/// other: a wheel of 13,000 members made 13,000 reads, 30 s in all.
 pub(crate) struct BlobReader {
     blob: Blob,
     pos: u64,
     read_so_far: u64,
     reported: u64,
+    /// The block small reads were last served from: its offset in the file and its bytes.
+    block: (u64, Vec<u8>),
 }
+
+/// Reads of at most this many bytes are served from a block ([`BlobReader`]).
+const SMALL_READ: usize = 64 << 10;
+/// How many bytes a block holds.
+const BLOCK: u64 = 1 << 20;
 
 impl BlobReader {
     pub(crate) fn new(blob: Blob) -> BlobReader {
-        BlobReader { blob, pos: 0, read_so_far: 0, reported: 0 }
+        BlobReader { blob, pos: 0, read_so_far: 0, reported: 0, block: (0, Vec::new()) }
+    }
+
+    /// The bytes `pos..pos + len` from the current block, reading a new one from `pos` when
+    /// it does not hold them (fewer at the end of the file).
+    fn held_bytes(&mut self, pos: u64, len: usize) -> Result<&[u8], String> {
+        let held = |b: &(u64, Vec<u8>)| pos >= b.0 && pos + len as u64 <= b.0 + b.1.len() as u64;
+        if !held(&self.block) {
+            self.block = (pos, self.read_at(pos, BLOCK)?);
+            self.count(self.block.1.len() as u64);
+        }
+        let start = (pos - self.block.0) as usize;
+        let end = (start + len).min(self.block.1.len());
+        Ok(&self.block.1[start.min(end)..end])
+    }
+
+    /// Counts `n` more bytes read, reporting progress every [`PROGRESS_STEP`] bytes.
+    fn count(&mut self, n: u64) {
+        self.read_so_far += n;
+        if self.read_so_far - self.reported >= PROGRESS_STEP {
+            self.reported = self.read_so_far;
+            report(Report::Progress(Loading::at("reading and decompressing", self.read_so_far)));
+        }
     }
 
     /// Up to `len` bytes from `offset` (fewer at the end of the file).
@@ -165,15 +199,18 @@ impl ReadCacheOps for BlobReader {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        if buf.len() <= SMALL_READ {
+            let bytes = self.held_bytes(self.pos, buf.len()).map_err(|_| ())?;
+            let n = bytes.len();
+            buf[..n].copy_from_slice(bytes);
+            self.pos += n as u64;
+            return Ok(n);
+        }
         let want = (buf.len() as u64).min(READ_CHUNK);
         let bytes = self.read_at(self.pos, want).map_err(|_| ())?;
         buf[..bytes.len()].copy_from_slice(&bytes);
         self.pos += bytes.len() as u64;
-        self.read_so_far += bytes.len() as u64;
-        if self.read_so_far - self.reported >= PROGRESS_STEP {
-            self.reported = self.read_so_far;
-            report(Report::Progress(Loading::at("reading and decompressing", self.read_so_far)));
-        }
+        self.count(bytes.len() as u64);
         Ok(bytes.len())
     }
 

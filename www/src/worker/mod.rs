@@ -30,6 +30,8 @@ mod nested;
 mod outbox;
 #[cfg(target_arch = "wasm32")]
 mod prepare;
+#[cfg(target_arch = "wasm32")]
+mod shares;
 
 #[cfg(target_arch = "wasm32")]
 use crate::wire::messages::{decode, Answer, FromWorker, Job, Report, ToWorker};
@@ -55,11 +57,11 @@ pub fn run() {
 #[cfg(target_arch = "wasm32")]
 fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
     match decode::<ToWorker>(message) {
-        Ok(ToWorker::Explore { name, file, companions, settings }) => {
-            let doc = explore::read_companions(&companions)
-                .map(|companions| explore::explore_file(&name, file, companions, &settings, kept));
-            report(doc.map_or_else(|message| Report::Failed { message }, Report::Explored));
-        }
+        Ok(ToWorker::Explore { name, file, companions, settings }) => match explore::read_companions(&companions) {
+            Ok(companions) => explore::explore_file(&name, file, companions, &settings, kept),
+            Err(message) => report(Report::Failed { message }),
+        },
+        Ok(ToWorker::ExploreShare { file, settings, share }) => shares::explore_share(file, &settings, &share),
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept
                 .borrow()
@@ -100,7 +102,7 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
             };
             match companions {
                 Ok(companions) => {
-                    explore::explore_file(&name, file, companions, &settings, kept);
+                    explore::explore_file_alone(&name, file, companions, &settings, kept);
                 }
                 Err(message) => report(Report::Failed { message }),
             }

@@ -7,7 +7,7 @@
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions};
 
 pub(crate) struct Nested {
     worker: Worker,
@@ -25,7 +25,24 @@ impl Nested {
         heard: impl Fn(JsValue) + 'static,
         stopped: impl Fn(String) + 'static,
     ) -> Result<Nested, String> {
-        let worker = Worker::new(script).map_err(|e| format!("{e:?}"))?;
+        Nested::of(Worker::new(script).map_err(|e| format!("{e:?}"))?, heard, stopped)
+    }
+
+    /// Starts the worker at `script` like [`Nested::start`], with `options` (a module worker).
+    pub(crate) fn start_with(
+        script: &str,
+        options: &WorkerOptions,
+        heard: impl Fn(JsValue) + 'static,
+        stopped: impl Fn(String) + 'static,
+    ) -> Result<Nested, String> {
+        Nested::of(Worker::new_with_options(script, options).map_err(|e| format!("{e:?}"))?, heard, stopped)
+    }
+
+    fn of(
+        worker: Worker,
+        heard: impl Fn(JsValue) + 'static,
+        stopped: impl Fn(String) + 'static,
+    ) -> Result<Nested, String> {
         let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| heard(event.data()));
         let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| stopped(event.message()));
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -41,6 +58,16 @@ impl Nested {
             self.queued.push(message);
             Ok(())
         }
+    }
+
+    /// Posts `message` now, before the worker is ready: what its loader waits for (its code).
+    pub(crate) fn post_first(&mut self, message: &JsValue) -> Result<(), String> {
+        self.worker.post_message(message).map_err(|e| format!("{e:?}"))
+    }
+
+    /// Stops the worker at once.
+    pub(crate) fn terminate(&self) {
+        self.worker.terminate();
     }
 
     /// The worker's code is loaded: what waited for it is posted, in order.

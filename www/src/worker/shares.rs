@@ -1,0 +1,261 @@
+//! A package explored on every core: the explorer lists it, splits its members into shares
+//! ([`offload::explore::shares::plan`]: by stored size, largest first), and starts one share
+//! worker per share — the same binary, started as the page starts the explorer, each holding
+//! the file's `Blob` (no memory is shared, so the page needs no cross-origin isolation and stays
+//! hostable on any static host). While they explore, the explorer is idle: it adds up their
+//! progress for the page ("member N of M, X of Y MiB", the targets found so far) and, once every
+//! share is in, puts them together into the tree one worker would have made
+//! ([`offload::explore::shares::explore_merged`]) and sends the page its document.
+//!
+//! A share worker that fails or stops leaves the file to be explored here, alone, as before.
+
+use crate::wire::messages::{decode, encode, FromShare, FromWorker, Loading, Report, ToWorker};
+use crate::wire::settings::Settings;
+use crate::worker::explore::{document, explore_file_alone, explorer_options, owned_reads};
+use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::nested::Nested;
+use crate::worker::outbox::{post, report};
+use object::read::ReadCache;
+use offload::explore::shares::{self, Plan, Share};
+use offload::explore::{Hooks, Options, Progress};
+use offload::report::runs_on;
+use offload::report::targets::Target;
+use offload::tree::Node;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use web_sys::{Blob, WorkerOptions, WorkerType};
+
+type Kept = Rc<RefCell<Option<Explored>>>;
+
+/// The share workers' loader: the explorer's own (`www/explorer.js`), next to this worker's
+/// script; its first message is the compiled module, as from the page.
+const SHARE_SCRIPT: &str = "explorer.js";
+/// Most share workers, whatever the cores: each holds the largest member of its share.
+const MAX_WORKERS: usize = 4;
+/// How often the page hears of the shares' progress.
+const REPORT_EVERY_MS: f64 = 250.0;
+
+/// The package being explored on share workers.
+struct Exploring {
+    name: String,
+    file: Blob,
+    settings: Settings,
+    options: Options,
+    plan: Plan,
+    workers: Vec<Nested>,
+    shares: Vec<Option<Share>>,
+    progress: Vec<Progress>,
+    found: Vec<(Target, Option<String>)>,
+    started: f64,
+    last_report: f64,
+}
+
+thread_local! {
+    static EXPLORING: RefCell<Option<Exploring>> = const { RefCell::new(None) };
+}
+
+/// How many share workers this machine gets: one per core the browser reports, at least two
+/// (a browser may report one core to hide the machine's), at most [`MAX_WORKERS`].
+fn worker_count() -> usize {
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let cores = scope.navigator().hardware_concurrency() as usize;
+    cores.clamp(2, MAX_WORKERS)
+}
+
+/// Starts exploring `file` on share workers when it is a package whose members can be shared
+/// (see [`shares::plan`]); `false` when it must be explored alone. Any exploration under way on
+/// share workers is stopped first.
+pub(crate) fn start(name: &str, file: &Blob, settings: &Settings, kept: &Kept, started: f64) -> bool {
+    stop();
+    let options = explorer_options(settings, file);
+    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let Some(plan) = shares::plan(&cache, &options, worker_count()) else { return false };
+    report(Report::Progress(Loading {
+        stage: "reading and decompressing".into(),
+        bytes_read: 0,
+        members: Some(Progress { members_done: 0, members: plan.members, bytes_done: 0, bytes: plan.bytes }),
+        found: None,
+    }));
+    let mut workers = Vec::with_capacity(plan.shares.len());
+    for (index, share) in plan.shares.iter().enumerate() {
+        match start_worker(index, kept) {
+            Ok(mut worker) => {
+                let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share: share.clone() };
+                if encode(&job).and_then(|m| worker.post(m)).is_err() {
+                    return false;
+                }
+                workers.push(worker);
+            }
+            Err(_) => return false,
+        }
+    }
+    let count = workers.len();
+    let exploring = Exploring {
+        name: name.to_string(),
+        file: file.clone(),
+        settings: *settings,
+        options,
+        plan,
+        workers,
+        shares: vec![None; count],
+        progress: vec![Progress::default(); count],
+        found: Vec::new(),
+        started,
+        last_report: 0.0,
+    };
+    EXPLORING.with(|e| *e.borrow_mut() = Some(exploring));
+    true
+}
+
+/// Stops the share workers of the exploration under way, if any.
+pub(crate) fn stop() {
+    if let Some(exploring) = EXPLORING.with(|e| e.borrow_mut().take()) {
+        exploring.workers.iter().for_each(Nested::terminate);
+    }
+}
+
+/// Starts share worker `index`, whose messages come back to [`heard`].
+fn start_worker(index: usize, kept: &Kept) -> Result<Nested, String> {
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Module);
+    let (heard_kept, stopped_kept) = (kept.clone(), kept.clone());
+    let mut worker = Nested::start_with(
+        SHARE_SCRIPT,
+        &options,
+        move |message| heard(index, message, &heard_kept),
+        move |why| failed(index, &why, &stopped_kept),
+    )?;
+    worker.post_first(&wasm_bindgen::module())?;
+    Ok(worker)
+}
+
+/// A message of share worker `index`.
+fn heard(index: usize, message: JsValue, kept: &Kept) {
+    match decode::<FromWorker>(message) {
+        Ok(FromWorker::Ready) => {
+            with_exploring(|e| e.workers.get_mut(index).map(Nested::now_ready));
+        }
+        Ok(FromWorker::Share(FromShare::Progress { progress, found })) => {
+            with_exploring(|e| e.heard(index, progress, found));
+        }
+        Ok(FromWorker::Share(FromShare::Explored(share))) => {
+            let done = with_exploring(|e| {
+                if let Some(slot) = e.shares.get_mut(index) {
+                    *slot = Some(share);
+                }
+                e.shares.iter().all(Option::is_some)
+            });
+            if done == Some(true) {
+                finish(kept);
+            }
+        }
+        Ok(FromWorker::Report(Report::Failed { message })) => failed(index, &message, kept),
+        // Reports of bytes read: the shares' own progress says more.
+        Ok(_) => {}
+        Err(e) => failed(index, &format!("unreadable message: {e}"), kept),
+    }
+}
+
+/// `f` of the exploration under way, if there is one.
+fn with_exploring<T>(f: impl FnOnce(&mut Exploring) -> T) -> Option<T> {
+    EXPLORING.with(|e| e.borrow_mut().as_mut().map(f))
+}
+
+impl Exploring {
+    /// Share worker `index` has got to `progress` and found `found` since it last said.
+    fn heard(&mut self, index: usize, progress: Progress, found: Vec<(Target, Option<String>)>) {
+        let first = self.found.is_empty() && !found.is_empty();
+        if let Some(p) = self.progress.get_mut(index) {
+            *p = progress;
+        }
+        self.found.extend(found);
+        let now = js_sys::Date::now();
+        if first || now - self.last_report >= REPORT_EVERY_MS {
+            self.last_report = now;
+            report(Report::Progress(self.loading()));
+        }
+    }
+
+    /// The shares' progress added up, over the whole package.
+    fn loading(&self) -> Loading {
+        let done = |f: fn(&Progress) -> u64| self.progress.iter().map(f).sum::<u64>();
+        let members = Progress {
+            members_done: done(|p| p.members_done as u64) as usize,
+            members: self.plan.members,
+            bytes_done: done(|p| p.bytes_done),
+            bytes: self.plan.bytes,
+        };
+        Loading {
+            stage: "reading and decompressing".into(),
+            bytes_read: members.bytes_done,
+            members: Some(members),
+            found: Some(runs_on::summarize_found(&self.found)),
+        }
+    }
+}
+
+/// Every share is in: the tree they make together becomes the kept file, and the page gets
+/// its document.
+fn finish(kept: &Kept) {
+    let Some(exploring) = EXPLORING.with(|e| e.borrow_mut().take()) else { return };
+    exploring.workers.iter().for_each(Nested::terminate);
+    report(Report::Progress(Loading { stage: "putting the members together".into(), ..exploring.loading() }));
+    let shares: Vec<Share> = exploring.shares.into_iter().flatten().collect();
+    let cache = ReadCache::new(BlobReader::new(exploring.file.clone()));
+    let read = owned_reads(&exploring.file);
+    let hooks = Hooks { observer: None, read_owned: Some(&read) };
+    let tree = shares::explore_merged(&cache, &exploring.name, &exploring.options, &[], shares, hooks);
+    let size = exploring.file.size() as u64;
+    report(Report::Progress(Loading::at("preparing the views", size)));
+    let doc = document(&tree, &exploring.file, size, exploring.started);
+    *kept.borrow_mut() =
+        Some(Explored::new(tree, exploring.file, exploring.name, exploring.settings, exploring.options));
+    report(Report::Explored(doc));
+}
+
+/// Share worker `index` failed or stopped (`why`): the file is explored here, alone.
+fn failed(index: usize, why: &str, kept: &Kept) {
+    let Some(exploring) = EXPLORING.with(|e| e.borrow_mut().take()) else { return };
+    exploring.workers.iter().for_each(Nested::terminate);
+    web_sys::console::warn_1(&format!("share worker {index} stopped ({why}): exploring on one worker").into());
+    let doc = explore_file_alone(&exploring.name, exploring.file, Vec::new(), &exploring.settings, kept);
+    report(Report::Explored(doc));
+}
+
+/// In a share worker: explores the members `share` of `file` and tells the explorer that
+/// started it how far it has got and, at the end, what it found.
+pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[usize]) {
+    let options = explorer_options(settings, &file);
+    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let read = owned_reads(&file);
+    let mut since = FoundSince::default();
+    let mut observer = |p: &Progress, member: &Node| since.member(p, member);
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read) };
+    let found = shares::explore_share(&cache, &options, &[], share, hooks);
+    post(&FromWorker::Share(FromShare::Explored(found)));
+}
+
+/// The targets a share worker found since it last reported, reported no more often than
+/// [`REPORT_EVERY_MS`], but at once when the first are found and at the share's end.
+#[derive(Default)]
+struct FoundSince {
+    found: Vec<(Target, Option<String>)>,
+    reported_any: bool,
+    last_report: f64,
+}
+
+impl FoundSince {
+    fn member(&mut self, progress: &Progress, member: &Node) {
+        self.found.extend(runs_on::found_under(member, ""));
+        let now = js_sys::Date::now();
+        let first = !self.reported_any && !self.found.is_empty();
+        if first || now - self.last_report >= REPORT_EVERY_MS || progress.members_done == progress.members {
+            self.last_report = now;
+            self.reported_any |= !self.found.is_empty();
+            let found = std::mem::take(&mut self.found);
+            post(&FromWorker::Share(FromShare::Progress { progress: *progress, found }));
+        }
+    }
+}
