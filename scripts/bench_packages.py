@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Benchmark: large packages. Two public wheels from PyPI, downloaded once into the wheel cache
+"""Benchmark: large packages. Three public wheels from PyPI, downloaded once into the wheel cache
 ($OFFLOAD_WHEEL_CACHE, else ~/.cache/offload-explorer/wheels) with `pip download --no-deps
 --only-binary=:all:`:
 
-- a CUDA wheel over 500 MiB with thousands of device images (cuDNN 9.5: 545 MiB, 4,099 images);
+- a framework's CUDA wheel of many members (TensorFlow 2.16.1: 563 MiB, over 13,000 members,
+  most of them small Python sources and headers, the device code in a few large libraries);
+- a CUDA wheel of few, large members with thousands of device images (cuDNN 9.5: 545 MiB, 31
+  members, 4,099 images);
 - a ROCm wheel over 100 MiB (JAX's ROCm 6.0 PJRT plugin: 117 MiB, 29 bundles, 261 code objects).
 
 Our `list`, `kernels`, `fit` and `sizes` run on each whole wheel (time and peak memory); on the
@@ -13,8 +16,9 @@ A wheel pip cannot get (offline) is skipped with a message.
 
 With `--page`, the page instead (the release build in target/e2e-dist, `e2e/bench_packages.mjs`
 in headless Chromium): pick to the first "Runs on" target on screen (shown while the rest is
-read), pick to the explored summary, what the Kernels view says, and the peak memory of the
-browser's processes.
+read), pick to the explored summary (every image decoded: the Kernels view's count is the
+file's), what the Kernels view says, and the peak memory of the browser's processes; beside it,
+our CLI's `kernels` on the same wheel in the same run, and the ratio of the two.
 """
 import json
 import os
@@ -29,6 +33,7 @@ CACHE = os.environ.get("OFFLOAD_WHEEL_CACHE", os.path.expanduser("~/.cache/offlo
 CUOBJDUMP = os.path.join(ROOT, ".tools", "nvidia", "root", "nvidia", "cu13", "bin", "cuobjdump")
 WHEELS = [
     # (requirement, what, GPU for `fit`)
+    ("tensorflow==2.16.1", "CUDA, many members", "sm_89"),
     ("nvidia-cudnn-cu12==9.5.1.17", "CUDA", "sm_89"),
     ("jax-rocm60-pjrt==0.5.0", "ROCm", "gfx90a"),
 ]
@@ -96,12 +101,15 @@ def page():
                          cwd=os.path.join(ROOT, "e2e"), capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"bench: the page failed on the wheels:\n{out.stderr[-2000:]}")
-    print("| wheel | pick to first target | pick to summary (page-measured) | Kernels view says | peak memory, browser |")
-    print("|---|---|---|---|---|")
-    for line in out.stdout.splitlines():
+    print("| wheel | members | pick to first target | pick to every kernel (page-measured) | CLI `kernels` | page / CLI | Kernels view says | peak memory, browser |")
+    print("|---|---|---|---|---|---|---|---|")
+    for path, line in zip(paths, out.stdout.splitlines()):
         r = json.loads(line)
-        print(f"| {r['wheel']} ({r['mib']} MiB) | {r['firstTargetMs'] / 1000:.1f} s | "
-              f"{r['wallMs'] / 1000:.1f} s ({r['pageMs'] / 1000:.1f} s) | {r['kernels']} | {r['peakMib']} MiB |")
+        cli, _ = measure([OFFLOAD, "kernels", path])
+        members = len(zipfile.ZipFile(path).infolist())
+        print(f"| {r['wheel']} ({r['mib']} MiB) | {members:,} | {r['firstTargetMs'] / 1000:.1f} s | "
+              f"{r['wallMs'] / 1000:.1f} s ({r['pageMs'] / 1000:.1f} s) | {cli:.1f} s | {r['wallMs'] / 1000 / cli:.1f}x | "
+              f"{r['kernels']} | {r['peakMib']} MiB |")
 
 
 def main():

@@ -288,7 +288,7 @@ fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
 /// Turns a new tree into the page's document, timed from `started`.
 pub(crate) fn document(tree: &Tree, file: &Blob, size: u64, started: f64) -> Doc {
     // Raw bytes of small fields: of the file by blocks, else held in the tree.
-    let blocks = FieldBlocks { reader: BlobReader::new(file.clone()), size, last: RefCell::new(None) };
+    let blocks = FieldBlocks::new(file, size);
     let read_raw = |span: Span| -> Option<Vec<u8>> {
         if span.space == 0 {
             blocks.read(span)
@@ -304,17 +304,24 @@ pub(crate) fn document(tree: &Tree, file: &Blob, size: u64, started: f64) -> Doc
 /// The file's bytes for small fields, read a block at a time: the fields of one node lie
 /// together, those of a package's members one member after the other, and each read of the
 /// file is a synchronous `Blob` read that costs far more than the copy (a wheel's 13,000
-/// members have some 100,000 such fields). Read past the exploration's cache, which would keep
-/// every block.
+/// members have some 100,000 such fields). A few blocks are held, the oldest let go first: a
+/// zip member's fields lie both in its local header and in the central directory, and one
+/// block alone was read again for every member (a 1,000-member wheel read 2 GiB). Read past
+/// the exploration's cache, which would keep every block.
 struct FieldBlocks {
     reader: BlobReader,
     size: u64,
-    /// The block read last: its offset and bytes.
-    last: RefCell<Option<(u64, Vec<u8>)>>,
+    /// The blocks held, most recently read last: offset and bytes.
+    held: RefCell<Vec<(u64, Vec<u8>)>>,
 }
 
 impl FieldBlocks {
     const BLOCK: u64 = 1 << 20;
+    const HELD: usize = 4;
+
+    fn new(file: &Blob, size: u64) -> FieldBlocks {
+        FieldBlocks { reader: BlobReader::new(file.clone()), size, held: RefCell::new(Vec::new()) }
+    }
 
     fn read(&self, span: Span) -> Option<Vec<u8>> {
         let start = span.offset - span.offset % Self::BLOCK;
@@ -323,12 +330,16 @@ impl FieldBlocks {
             // Across a block boundary: read as it is.
             return self.reader.read_at(span.offset, span.size).ok();
         }
-        let mut last = self.last.borrow_mut();
-        if last.as_ref().is_none_or(|(at, _)| *at != start) {
+        let mut held = self.held.borrow_mut();
+        if !held.iter().any(|(at, _)| *at == start) {
             let len = Self::BLOCK.min(self.size.saturating_sub(start));
-            *last = Some((start, self.reader.read_at(start, len).ok()?));
+            let bytes = self.reader.read_at(start, len).ok()?;
+            if held.len() == Self::HELD {
+                held.remove(0);
+            }
+            held.push((start, bytes));
         }
-        let (_, block) = last.as_ref()?;
+        let (_, block) = held.iter().find(|(at, _)| *at == start)?;
         block.get((span.offset - start) as usize..(end - start) as usize).map(<[u8]>::to_vec)
     }
 }

@@ -11,7 +11,7 @@
 //! to decode them all (the file explored again in the worker with every image decompressed and
 //! dropped once read), and the table then holds the kernels of every image.
 
-use crate::page::format::thousands;
+use crate::page::format::{human_size, thousands};
 use crate::page::state::{Action, FileRequest, KernelsDecoding, TabId};
 use crate::wire::doc::{Doc, NodeId};
 use offload::report::kernels::{KernelCell, KernelRow, KernelTable};
@@ -149,6 +149,19 @@ pub fn window(total: usize, scroll_top: f64, height: f64) -> (usize, usize) {
     (first, (in_view + 2 * OVERSCAN).min(total - first))
 }
 
+/// Which limits left images listed but not decoded: a package's images are all decoded (its
+/// members' bytes are dropped as they go, so memory stays bounded), but a file opened on its own
+/// keeps what it decompresses, so only what the listing's limits allow is decompressed.
+pub fn listing_limits() -> String {
+    let bundle = offload::explore::Options::default().full_decompress_up_to;
+    let nvidia = offload::format::nv_fatbin::tree::LISTING_BUDGET;
+    format!(
+        "Listed from their headers: a file that is not a package has its compressed bundles over {} and its NVIDIA entries past the first {} decoded on request",
+        human_size(bundle),
+        human_size(nvidia)
+    )
+}
+
 /// What the count line says: every kernel, or, where images were only listed, that the table
 /// holds the kernels of the decoded images alone and how many were not decoded.
 pub fn count_line(table: &KernelTable, undecoded: usize, images: Option<usize>) -> String {
@@ -251,8 +264,11 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
             html! { <span class="decode-status error" role="alert">{ format!("Decoding failed: {message}") }</span> }
         }
         _ if undecoded > 0 && decoded.is_none() => html! {
-            <button type="button" class="decode-kernels" onclick={decode}
-                title="Explore the file again with every image decompressed, to read the kernels of all">{"Decode every image"}</button>
+            <>
+                <button type="button" class="decode-kernels" onclick={decode}
+                    title="Explore the file again with every image decompressed, to read the kernels of all">{"Decode every image"}</button>
+                <span class="muted decode-why">{ listing_limits() }</span>
+            </>
         },
         _ => html! {},
     };
