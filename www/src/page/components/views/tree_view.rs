@@ -276,9 +276,9 @@ fn others_row(props: &TreeProps, row: &Row, package: NodeId, summary: GroupSumma
         package,
         filter: e.target_unchecked_into::<HtmlInputElement>().value(),
     });
-    let key = RowKey::Others(package).element_id();
+    let element_id = RowKey::Others(package).element_id();
     html! {
-        <li role="treeitem" id={key.clone()} key={key} aria-level={row.level().to_string()}
+        <li role="treeitem" key={element_id.clone()} id={element_id} aria-level={row.level().to_string()}
             aria-posinset={row.position.to_string()} aria-setsize={row.set_size.to_string()}
             aria-selected={selected.to_string()} aria-expanded={group.open.to_string()}>
             <div class={classes!("row", "others", selected.then_some("selected"))} data-others={package.to_string()}
