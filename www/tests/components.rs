@@ -100,7 +100,16 @@ async fn tree_is_an_aria_tree_that_reports_clicks_and_keys() {
     let el = root();
     Renderer::<TreeView>::with_root_and_props(
         el.clone(),
-        TreeProps { doc: doc.clone(), tab: 1, selected: Some(selected), expanded, on_action, marked: Vec::new() },
+        TreeProps {
+            doc: doc.clone(),
+            tab: 1,
+            selected: Some(selected),
+            expanded,
+            groups: Default::default(),
+            active_group: None,
+            on_action,
+            marked: Vec::new(),
+        },
     )
     .render();
     assert!(settle(|| el.query_selector("[role=tree]").unwrap().is_some()).await);
@@ -118,7 +127,10 @@ async fn tree_is_an_aria_tree_that_reports_clicks_and_keys() {
         assert!(item.text_content().unwrap().contains(&n.label), "row {id} shows its label");
     }
     assert_eq!(tree.get_attribute("aria-activedescendant"), Some(format!("node-{selected}")));
-    assert!(!all(&el, "[role=group]").is_empty(), "children are grouped");
+    // One flat list of rows, each saying its place among its siblings.
+    let root_children = doc.nodes[0].children.len().to_string();
+    assert_eq!(items[1].get_attribute("aria-posinset").as_deref(), Some("1"));
+    assert_eq!(items[1].get_attribute("aria-setsize"), Some(root_children));
 
     // A click on a row selects it; a click on its twisty toggles it.
     let gfx906 = node(&doc, "hipv4-amdgcn-amd-amdhsa--gfx906");

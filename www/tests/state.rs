@@ -12,6 +12,7 @@ use offload::explore::Progress;
 use offload::report::runs_on::RunsOn;
 use offload::tree::{NodeKind, Span};
 use offload_www::page::state::{Action, AppState, Nav, Status, View};
+use offload_www::page::tree_rows::RowKey;
 use offload_www::wire::doc::{explore_bytes, Doc, NodeId};
 use offload_www::wire::loading::Loading;
 use offload_www::wire::settings::Settings;
@@ -354,4 +355,111 @@ fn a_share_link_selection_applies_once_the_file_is_explored() {
     past.push(9);
     let s = s.reduce(Action::SelectPath { id: 1, path: past });
     assert_eq!(s.active_tab().unwrap().selected, Some(parent));
+}
+
+/// A wheel of 1,000 small files of which members 3 and 700 hold an AMDGPU image, open in tab 1.
+/// Node 0 is the file, 1 the package.
+fn wheel_opened() -> (AppState, Rc<Doc>) {
+    use offload::tree::{Node, Tree};
+    let mut package = Node::new(NodeKind::Package, "zip package, 1000 members", Span::new(0, 0, 1));
+    for m in 0..1000u64 {
+        let name = format!("pkg/mod_{m}.py");
+        let mut member = Node::new(NodeKind::PackageMember, format!("{name} (1 B)"), Span::new(0, m, 1));
+        member.field("name", name.as_str(), None);
+        if m == 3 || m == 700 {
+            member.children.push(Node::new(NodeKind::Image, "AMDGPU code object gfx90a", Span::new(0, m, 1)));
+        }
+        package.children.push(member);
+    }
+    let mut root = Node::new(NodeKind::File, "w.whl", Span::new(0, 0, 1000));
+    root.children.push(package);
+    let d = Rc::new(Doc::from_tree(&Tree { spaces: Vec::new(), root }, &|_| None));
+    let s = AppState::default()
+        .reduce(Action::Open { id: 1, name: "w.whl".into(), size: 1000, at_ms: 0.0, settings: Settings::default() })
+        .reduce(Action::Loaded { id: 1, doc: d.clone() });
+    (s, d)
+}
+
+fn active(s: &AppState) -> RowKey {
+    s.active_tab().unwrap().active_row().unwrap()
+}
+
+#[test]
+fn the_keys_follow_the_rows_as_shown_device_members_first_then_the_group() {
+    let (s, d) = wheel_opened();
+    let member = |m: usize| d.nodes[1].children[m];
+    let order = [0, 1, member(3), member(3) + 1, member(700), member(700) + 1];
+    let mut s = s.reduce(Action::Nav(Nav::Home));
+    for &node in &order[1..] {
+        s = s.reduce(Action::Nav(Nav::Down));
+        assert_eq!(active(&s), RowKey::Node(node));
+    }
+    let s = s.reduce(Action::Nav(Nav::Down));
+    assert_eq!(active(&s), RowKey::Others(1), "the group row comes after the device members");
+    assert_eq!(s.active_tab().unwrap().selected, Some(1), "the other views show its package");
+    let s = s.reduce(Action::Nav(Nav::End));
+    assert_eq!(active(&s), RowKey::Others(1), "closed, the group row is the last row");
+    // Right opens the group, Right again enters its first member; Left goes back up.
+    let s = s.reduce(Action::Nav(Nav::Right));
+    assert!(s.active_tab().unwrap().group_is_open(1));
+    assert_eq!(active(&s), RowKey::Others(1));
+    let s = s.reduce(Action::Nav(Nav::Right));
+    assert_eq!(active(&s), RowKey::Node(member(0)));
+    let s = s.reduce(Action::Nav(Nav::Down)).reduce(Action::Nav(Nav::Down));
+    assert_eq!(active(&s), RowKey::Node(member(2)));
+    let s = s.reduce(Action::Nav(Nav::Down));
+    assert_eq!(active(&s), RowKey::Node(member(4)), "a device member is not repeated in the group");
+    let s = s.reduce(Action::Nav(Nav::End));
+    assert_eq!(active(&s), RowKey::Node(member(999)));
+    let s = s.reduce(Action::Nav(Nav::Left));
+    assert_eq!(active(&s), RowKey::Others(1), "a grouped member's parent row is the group");
+    let s = s.reduce(Action::Nav(Nav::Left));
+    assert!(!s.active_tab().unwrap().group_is_open(1), "left closes the group");
+    let s = s.reduce(Action::Nav(Nav::Left));
+    assert_eq!(active(&s), RowKey::Node(1), "then goes to the package");
+    // Enter on the group row (ToggleOthers) and a filter narrow what the keys walk.
+    let s = s
+        .reduce(Action::SelectOthers(1))
+        .reduce(Action::ToggleOthers(1))
+        .reduce(Action::FilterOthers { package: 1, filter: "MOD_99".into() });
+    let shown: Vec<NodeId> = s.active_tab().unwrap().visible_nodes().into_iter().skip(order.len()).collect();
+    assert_eq!(
+        shown,
+        [
+            member(99),
+            member(990),
+            member(991),
+            member(992),
+            member(993),
+            member(994),
+            member(995),
+            member(996),
+            member(997),
+            member(998),
+            member(999)
+        ]
+    );
+    let s = s.reduce(Action::Nav(Nav::Down));
+    assert_eq!(active(&s), RowKey::Node(member(99)));
+}
+
+#[test]
+fn selecting_a_member_hidden_in_the_group_opens_it_and_clears_a_filter_that_hides_it() {
+    let (s, d) = wheel_opened();
+    let member = |m: usize| d.nodes[1].children[m];
+    let tab = s.active_tab().unwrap();
+    assert!(!tab.group_is_open(1) && !tab.visible_nodes().contains(&member(500)), "closed at first");
+    let s = s.reduce(Action::FilterOthers { package: 1, filter: "mod_12".into() });
+    let s = s.reduce(Action::Select(member(500)));
+    let tab = s.active_tab().unwrap();
+    assert_eq!(tab.active_row(), Some(RowKey::Node(member(500))));
+    assert!(tab.group_is_open(1));
+    assert_eq!(tab.groups[&1].filter, "", "the filter hid it");
+    assert!(tab.visible_nodes().contains(&member(500)));
+    // A filter that shows it stays.
+    let s = s.reduce(Action::FilterOthers { package: 1, filter: "mod_5".into() }).reduce(Action::Select(member(501)));
+    assert_eq!(s.active_tab().unwrap().groups[&1].filter, "mod_5");
+    // A member hidden since it was selected: the keys move from its group row.
+    let s = s.reduce(Action::ToggleOthers(1)).reduce(Action::Nav(Nav::Up));
+    assert_eq!(active(&s), RowKey::Node(member(700) + 1), "up from where the closed group stands");
 }

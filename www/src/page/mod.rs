@@ -20,6 +20,7 @@ pub mod settings;
 pub mod share;
 pub mod shortcuts;
 pub mod state;
+pub mod tree_rows;
 
 #[cfg(target_arch = "wasm32")]
 pub mod bytes;

@@ -55,7 +55,7 @@ pub const TREE_KEYS: &[(&str, &str)] = &[
     ("→", "Expand, or go to the first child"),
     ("←", "Collapse, or go to the parent"),
     ("Home End", "First / last row"),
-    ("Enter", "Expand or collapse"),
+    ("Enter Space", "Expand or collapse (a package's \"other members\" row too)"),
 ];
 
 /// Keys of a focused splitter between two views (drag it with the pointer too), for the help

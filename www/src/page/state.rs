@@ -9,6 +9,7 @@
 
 use crate::page::panes::{Panes, Slot};
 use crate::page::remote::RemoteState;
+use crate::page::tree_rows::{self, DeviceCode, Groups, Row, RowKey};
 use crate::wire::doc::{DecodedKernels, Doc, NodeId};
 use crate::wire::download::Refusal;
 use crate::wire::edit::Verified;
@@ -274,6 +275,10 @@ pub struct Tab {
     pub selected: Option<NodeId>,
     /// Per node: whether its children are shown in the tree.
     pub expanded: Vec<bool>,
+    /// Per package: whether its group of members without device code is open, and its filter.
+    pub groups: Groups,
+    /// The tree's active row is this package's group row (the package is then `selected`).
+    pub active_group: Option<NodeId>,
     pub hex: HexState,
     /// `performance.now()` when the file was opened (dropped, picked, or its sample fetched).
     pub opened_at: f64,
@@ -345,16 +350,28 @@ impl Tab {
         self.expanded.get(id).copied().unwrap_or(false)
     }
 
-    /// The tree's rows as shown: nodes whose ancestors are all expanded, in tree order.
-    pub fn visible_nodes(&self) -> Vec<NodeId> {
+    /// The tree's rows as shown, top to bottom ([`tree_rows::visible_rows`]).
+    pub fn tree_rows(&self) -> Vec<Row> {
         let Some(doc) = self.doc() else { return Vec::new() };
-        let mut out = Vec::new();
-        let mut id = 0;
-        while id < doc.nodes.len() {
-            out.push(id);
-            id = if self.is_expanded(id) { id + 1 } else { doc.nodes[id].subtree_end };
-        }
-        out
+        tree_rows::visible_rows(doc, &DeviceCode::of(doc), &self.expanded, &self.groups)
+    }
+
+    /// The nodes of the tree's rows as shown (group rows left out), top to bottom.
+    pub fn visible_nodes(&self) -> Vec<NodeId> {
+        let node = |r: Row| match r.key {
+            RowKey::Node(id) => Some(id),
+            RowKey::Others(_) => None,
+        };
+        self.tree_rows().into_iter().filter_map(node).collect()
+    }
+
+    /// The tree's active row: the selected node's, or the group row the keys moved to.
+    pub fn active_row(&self) -> Option<RowKey> {
+        self.active_group.map(RowKey::Others).or(self.selected.map(RowKey::Node))
+    }
+
+    pub fn group_is_open(&self, package: NodeId) -> bool {
+        self.groups.get(&package).is_some_and(|g| g.open)
     }
 }
 
@@ -412,6 +429,15 @@ pub enum Action {
     PrevTab,
     /// Select a node from a view other than the hex view: the hex view scrolls to it.
     Select(NodeId),
+    /// Make a package's "other members" row the tree's active row (the package is selected).
+    SelectOthers(NodeId),
+    /// Open or close a package's group of members without device code.
+    ToggleOthers(NodeId),
+    /// Show only the members of a package's group whose name contains `filter`.
+    FilterOthers {
+        package: NodeId,
+        filter: String,
+    },
     /// Select a node and show some of its bytes (a field's, a diagnostic's) in the hex view.
     SelectSpan {
         node: NodeId,
@@ -610,6 +636,14 @@ impl AppState {
             Action::NextTab => self.cycle_tab(1),
             Action::PrevTab => self.cycle_tab(-1),
             Action::Select(node) => self.with_active(|tab| select(tab, node, true)),
+            Action::SelectOthers(package) => self.with_active(|tab| select_others(tab, package)),
+            Action::ToggleOthers(package) => self.with_active(|tab| {
+                let open = tab.group_is_open(package);
+                tab.groups.entry(package).or_default().open = !open;
+            }),
+            Action::FilterOthers { package, filter } => {
+                self.with_active(|tab| tab.groups.entry(package).or_default().filter = filter)
+            }
             Action::SelectSpan { node, span } => self.with_active(|tab| select_span(tab, node, span)),
             Action::SelectAt { space, offset } => self.with_active(|tab| select_at(tab, space, offset)),
             Action::GoTo(offset) => self.with_active(|tab| go_to(tab, offset)),
@@ -696,6 +730,8 @@ impl AppState {
             status: Status::Loading(Loading::at("starting", 0)),
             selected: None,
             expanded: Vec::new(),
+            groups: Groups::new(),
+            active_group: None,
             hex: HexState::default(),
             opened_at: at_ms,
             first_render_ms: None,
@@ -751,6 +787,8 @@ fn loaded(tab: &mut Tab, doc: Rc<Doc>) {
     tab.current = 0;
     let expand_all = doc.nodes.len() <= EXPAND_ALL_UP_TO;
     tab.expanded = doc.nodes.iter().map(|n| !n.children.is_empty() && (expand_all || n.depth < FIRST_LEVELS)).collect();
+    tab.groups = Groups::new();
+    tab.active_group = None;
     tab.selected = (!doc.nodes.is_empty()).then_some(0);
     tab.hex = HexState::default();
     tab.status = Status::Ready(doc);
@@ -933,6 +971,10 @@ fn show_doc(tab: &mut Tab, doc: Rc<Doc>, to_select: Option<&[usize]>) {
         Some(old) => carry_expansion(old, &tab.expanded, &doc),
         None => doc.nodes.iter().map(|n| !n.children.is_empty()).collect(),
     };
+    tab.groups = match &old {
+        Some(old) => carry_groups(old, &tab.groups, &doc),
+        None => Groups::new(),
+    };
     let space = tab.hex.space;
     tab.hex.cursor = None;
     tab.hex.space = if (space as usize) < doc.spaces.len() { space } else { 0 };
@@ -965,6 +1007,16 @@ fn carry_expansion(old: &Doc, old_expanded: &[bool], new: &Doc) -> Vec<bool> {
     out
 }
 
+/// The groups of other members of `new`'s packages: each keeps what it was at the same path in
+/// `old` (node ids shift when an edit grows or adds an entry; paths stay).
+fn carry_groups(old: &Doc, old_groups: &Groups, new: &Doc) -> Groups {
+    let carried = old_groups.iter().filter_map(|(&package, group)| {
+        let at = new.node_at(&old.path_of(package))?;
+        (new.nodes[at].kind == offload::tree::NodeKind::Package).then(|| (at, group.clone()))
+    });
+    carried.collect()
+}
+
 fn set_expanded(tab: &mut Tab, node: NodeId, open: bool) {
     if let Some(e) = tab.expanded.get_mut(node) {
         *e = open;
@@ -984,12 +1036,46 @@ fn select(tab: &mut Tab, node: NodeId, scroll: bool) {
     for a in doc.ancestors(node) {
         set_expanded(tab, a, true);
     }
+    open_groups_down_to(tab, &doc, node);
+    tab.active_group = None;
     tab.selected = Some(node);
     tab.hex.space = info.span.space;
     tab.hex.marked = None;
     if scroll {
         tab.hex.cursor = None;
         reveal(tab, info.span.offset);
+    }
+}
+
+/// Opens every group of other members that `node` or one of its ancestors is in, clearing a
+/// filter that would hide it: a node selected from another view (the hex view, the kernels
+/// table) is always shown in the tree.
+fn open_groups_down_to(tab: &mut Tab, doc: &Doc, node: NodeId) {
+    let is_package = |id: &NodeId| doc.nodes[*id].kind == offload::tree::NodeKind::Package;
+    if !doc.ancestors(node).iter().any(is_package) {
+        return;
+    }
+    let device = DeviceCode::of(doc);
+    let mut at = Some(node);
+    while let Some(id) = at {
+        if let Some(package) = tree_rows::group_of(doc, &device, id) {
+            let group = tab.groups.entry(package).or_default();
+            group.open = true;
+            if !tree_rows::matches(doc, id, &tree_rows::normal_filter(&group.filter)) {
+                group.filter.clear();
+            }
+        }
+        at = doc.nodes[id].parent;
+    }
+}
+
+/// Makes a package's group row the tree's active row; the package is what the other views show.
+fn select_others(tab: &mut Tab, package: NodeId) {
+    let is_package =
+        tab.doc().and_then(|d| d.nodes.get(package)).is_some_and(|n| n.kind == offload::tree::NodeKind::Package);
+    if is_package {
+        select(tab, package, true);
+        tab.active_group = Some(package);
     }
 }
 
@@ -1001,36 +1087,72 @@ fn select_path(tab: &mut Tab, path: &[usize]) {
     }
 }
 
+/// Moves the tree's active row along the rows as shown (WAI-ARIA tree view pattern), where a
+/// group row of other members is a row like any other.
 fn navigate(tab: &mut Tab, nav: Nav) {
     let Some(doc) = tab.doc().cloned() else { return };
-    let rows = tab.visible_nodes();
-    let Some(current) = tab.selected.filter(|s| rows.contains(s)) else {
-        if let Some(&first) = rows.first() {
-            select(tab, first, true);
+    let rows = tab.tree_rows();
+    let device = DeviceCode::of(&doc);
+    // A row hidden since it was selected (its group closed or filtered) moves from where it
+    // would be.
+    let Some(at) = tab.active_row().and_then(|key| tree_rows::nearest_shown(&doc, &device, &rows, key)) else {
+        if let Some(first) = rows.first() {
+            go_to_row(tab, first.key);
         }
         return;
     };
-    let pos = rows.iter().position(|&r| r == current).unwrap_or(0);
-    let node = &doc.nodes[current];
-    let target = match nav {
-        Nav::Up => rows.get(pos.wrapping_sub(1)).copied(),
-        Nav::Down => rows.get(pos + 1).copied(),
-        Nav::Home => rows.first().copied(),
-        Nav::End => rows.last().copied(),
-        Nav::Right if node.children.is_empty() => None,
-        Nav::Right if !tab.is_expanded(current) => {
-            set_expanded(tab, current, true);
+    let key = rows[at].key;
+    let to = match nav {
+        Nav::Up => at.checked_sub(1),
+        Nav::Down => (at + 1 < rows.len()).then_some(at + 1),
+        Nav::Home => Some(0),
+        Nav::End => Some(rows.len() - 1),
+        Nav::Right if !can_open(&doc, key) => None,
+        Nav::Right if !row_is_open(tab, key) => {
+            set_row_open(tab, key, true);
             None
         }
-        Nav::Right => node.children.first().copied(),
-        Nav::Left if !node.children.is_empty() && tab.is_expanded(current) => {
-            set_expanded(tab, current, false);
+        Nav::Right => tree_rows::first_child_row(&rows, at),
+        Nav::Left if can_open(&doc, key) && row_is_open(tab, key) => {
+            set_row_open(tab, key, false);
             None
         }
-        Nav::Left => node.parent,
+        Nav::Left => tree_rows::parent_row(&rows, at),
     };
-    if let Some(t) = target {
-        select(tab, t, true);
+    match to {
+        Some(i) => go_to_row(tab, rows[i].key),
+        // Where the row moved from was hidden, the nearest shown row becomes the active one.
+        None if tab.active_row() != Some(key) => go_to_row(tab, key),
+        None => {}
+    }
+}
+
+fn go_to_row(tab: &mut Tab, key: RowKey) {
+    match key {
+        RowKey::Node(id) => select(tab, id, true),
+        RowKey::Others(package) => select_others(tab, package),
+    }
+}
+
+/// Whether a row has rows below it to show: a node with children, or a group row.
+fn can_open(doc: &Doc, key: RowKey) -> bool {
+    match key {
+        RowKey::Node(id) => doc.nodes.get(id).is_some_and(|n| !n.children.is_empty()),
+        RowKey::Others(_) => true,
+    }
+}
+
+fn row_is_open(tab: &Tab, key: RowKey) -> bool {
+    match key {
+        RowKey::Node(id) => tab.is_expanded(id),
+        RowKey::Others(package) => tab.group_is_open(package),
+    }
+}
+
+fn set_row_open(tab: &mut Tab, key: RowKey, open: bool) {
+    match key {
+        RowKey::Node(id) => set_expanded(tab, id, open),
+        RowKey::Others(package) => tab.groups.entry(package).or_default().open = open,
     }
 }
 

@@ -71,7 +71,8 @@ pub fn TabView(props: &TabViewProps) -> Html {
     let view = |v: View| -> Html {
         match v {
             View::Tree => html! {
-                <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()} on_action={on_action.clone()} marked={marked.clone()} />
+                <TreeView doc={doc.clone()} tab={tab.id} selected={tab.selected} expanded={tab.expanded.clone()}
+                    groups={tab.groups.clone()} active_group={tab.active_group} on_action={on_action.clone()} marked={marked.clone()} />
             },
             View::Summary => html! {
                 <Summary doc={doc.clone()} selected={tab.selected} first_render_ms={tab.first_render_ms}
