@@ -5,7 +5,7 @@ use crate::page::code::subject;
 use crate::page::components::download::download_button::DownloadButton;
 use crate::page::components::edit::edit_panel::EditPanel;
 use crate::page::components::views::decompress_prompt::DecompressPrompt;
-use crate::page::format::{hex_bytes, hex_offset, human_size};
+use crate::page::format::{hex_offset, hex_rows, human_size};
 use crate::page::state::FileRequest;
 use crate::page::state::{Action, EditStatus, TabId, Unpack, View};
 use crate::wire::doc::{display_value, Doc, NodeId, RAW_FIELD_LIMIT};
@@ -102,9 +102,9 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                                     None => html! { <span class="muted" title="derived, not read from one place">{"—"}</span> },
                                 };
                                 let raw = match (&info.raw, f.span) {
-                                    (Some(raw), _) => hex_bytes(raw, 16),
-                                    (None, Some(s)) if s.size > RAW_FIELD_LIMIT => format!("{} bytes", s.size),
-                                    _ => String::new(),
+                                    (Some(raw), _) => raw_hex(raw),
+                                    (None, Some(s)) if s.size > RAW_FIELD_LIMIT => html! { format!("{} bytes", s.size) },
+                                    _ => Html::default(),
                                 };
                                 html! {
                                     <tr data-field={f.name.clone()}>
@@ -136,6 +136,21 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 <EditPanel doc={doc.clone()} node={id} tab={props.tab} edit={props.edit.clone()} on_file={on_file.clone()} />
             }
         </section>
+    }
+}
+
+/// A field's raw bytes (at most [`RAW_FIELD_LIMIT`]) as rows of hex, each a line of its own,
+/// their groups separated by spaces where a narrow column may wrap them (see
+/// [`hex_rows`]); copied, they read as a hex dump.
+fn raw_hex(raw: &[u8]) -> Html {
+    html! {
+        { for hex_rows(raw).into_iter().map(|groups| html! {
+            <span class="raw-row">
+                { for groups.into_iter().enumerate().map(|(i, group)| html! {
+                    <>{ if i > 0 { " " } else { "" } }<span class="raw-group">{ group }</span></>
+                }) }
+            </span>
+        }) }
     }
 }
 
