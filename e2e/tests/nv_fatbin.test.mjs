@@ -113,7 +113,7 @@ test('the inspector shows a long raw field as a hex dump: rows of 16 bytes, neve
   const cubin = join(ROOT, 'tests/images/cuda_kernels_sm80.cubin');
   await dropFile(page, cubin);
   await page.locator('[role=treeitem] > .row', { hasText: 'CUDA cubin sm_80' }).click();
-  const raw = page.locator('.inspector tr[data-field="constant3_size"] td.raw');
+  const raw = page.locator('.inspector tr[data-raw-of="constant3_size"] td.raw');
   await raw.waitFor();
   // The field's bytes (the .nv.constant3 bank) where our CLI says they are.
   const walk = (n) => [n, ...n.children.flatMap(walk)];
@@ -124,10 +124,17 @@ test('the inspector shows a long raw field as a hex dump: rows of 16 bytes, neve
   const rows = [0, 16, 32, 48].map((at) => bytes.slice(at, at + 16).join(' '));
   assert.deepEqual(await raw.locator('.raw-row').allTextContents(), rows, 'four rows of 16 bytes, as a hex dump');
 
-  // In the inspector's quarter of the window a row wraps between groups of 4 bytes.
+  // In the inspector's quarter of the window a row wraps between groups of 4 bytes, and the
+  // value keeps its room.
   const narrow = await rawLines(raw);
   assert.equal(narrow.broken, 0, 'no group of bytes is broken across lines');
   assert.ok(narrow.lines <= 8, `64 bytes on ${narrow.lines} lines in the inspector's column`);
+  const fields = await page.locator('.inspector table.fields').evaluate((t) => ({
+    table: t.scrollWidth, box: t.parentElement.clientWidth,
+    value: t.querySelector('tr[data-field="e_flags"] td.value').getBoundingClientRect().width,
+  }));
+  assert.ok(fields.table <= fields.box, `the fields fit across the inspector: ${fields.table} px in ${fields.box}`);
+  assert.ok(fields.value >= 80, `the value column is ${fields.value} px wide`);
   // With room, each row is one line.
   await page.getByRole('button', { name: 'Maximise Inspector' }).click();
   await page.locator('#pane-tree').waitFor({ state: 'detached' });
