@@ -138,7 +138,7 @@ fn field_rows(info: &FieldInfo, node: NodeId, on_action: &Callback<Action>) -> H
         <>
             <tr data-field={f.name.clone()} class={classes!(raw.is_some().then_some("with-raw"))}>
                 <th scope="row" rowspan={lines}>{ &f.name }</th>
-                <td class="mono">{ offset }</td>
+                <td class="mono offset">{ offset }</td>
                 <td class="num">{ f.span.map(|s| s.size.to_string()).unwrap_or_default() }</td>
                 <td class="value">{ value(&f.value) }</td>
             </tr>
