@@ -37,6 +37,17 @@ export function cliList(file, ...flags) {
   return JSON.parse(r.stdout);
 }
 
+/** The samples the page offers, from the list the page itself is built from (www/samples.txt):
+ * `file`, the name the menu, the tab and the site give it; `fixture`, its path on this machine
+ * (listed below tests/fixtures, possibly in a folder, e.g. `packages/x.whl`). */
+export function samples() {
+  return readFileSync(join(ROOT, 'www/samples.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'))
+    .map((l) => l.split('\t')[0].trim())
+    .map((path) => ({ file: path.split('/').pop(), fixture: join(FIXTURES, path) }));
+}
+
 /** The built site served from its sub-path, and Chromium. Returns { server, siteUrl, browser,
  * served }; `served` lists every answer the server gave, as { path, status }, in order. */
 export async function startSite() {

@@ -12,13 +12,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveStatic } from '../../scripts/static-server.mjs';
-import { DIST, BASE, FIXTURES, OFFLOAD, ROOT, cliList, must } from '../support.mjs';
+import { DIST, BASE, FIXTURES, OFFLOAD, ROOT, cliList, must, samples } from '../support.mjs';
 import { By, Origin, startEngine, until, watchPage, webkitConsoleOfLoad } from './driver.mjs';
 
 const ENGINE = process.env.E2E_ENGINE ?? 'firefox';
 const SHOTS = join(ROOT, 'test-output/screenshots', ENGINE);
-const SAMPLES = readFileSync(join(ROOT, 'www/samples.txt'), 'utf8').split('\n')
-  .filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.split('\t')[0].trim());
+const SAMPLES = samples();
 
 let server, siteUrl, session, d;
 const served = []; // { path, status, referer }
@@ -198,9 +197,9 @@ test('the page loads with its wasm fetched once and no error, warning or CSP com
 });
 
 test('every sample, and a file picked with the file input, show the targets `offload list` gives', async () => {
-  for (const sample of SAMPLES) {
-    await openSample(sample);
-    assert.deepEqual(await pageTargets(), cliTargets(join(FIXTURES, sample)), sample);
+  for (const { file, fixture } of SAMPLES) {
+    await openSample(file);
+    assert.deepEqual(await pageTargets(), cliTargets(fixture), file);
   }
   const kernels = join(ROOT, 'tests/images/hip_kernels.o');
   await $('#file-input').sendKeys(kernels);
@@ -290,7 +289,7 @@ async function findButton(text) {
 }
 
 test('many tabs: each is clicked with the pointer and shown, and none is hidden or covered', async () => {
-  while ((await $$('[role=tab]')).length < 14) await openSample(SAMPLES[(await $$('[role=tab]')).length % SAMPLES.length]);
+  while ((await $$('[role=tab]')).length < 14) await openSample(SAMPLES[(await $$('[role=tab]')).length % SAMPLES.length].file);
   const tabs = await $$('[role=tab]');
   await shot('06-many-tabs');
   for (const [i, tab] of [...tabs.entries()].reverse()) {
@@ -348,7 +347,7 @@ test('two views shown fill the window; the splitter, its keys, maximise and per-
   assert.ok(Math.abs((await rect('#pane-summary')).height - summary3.height) <= 2, 'restored as it was');
 
   // Each tab keeps its layout: another tab has the default, this one its own when back.
-  const other = SAMPLES[0];
+  const other = SAMPLES[0].file;
   await (await waitFor(`[role=tab][title="${other}"]`)).click();
   await waitExplored(other);
   const otherSummary = await rect('#pane-summary');

@@ -54,7 +54,11 @@ test('the Code view lists a code object, linked with the hex view, and its worke
     const panel = page.locator('section.code-panel');
     const list = panel.locator('#code-list');
     await list.waitFor();
-    // Room for the listing beside the hex view: the summary and the layout map hidden.
+    // Opened on a code object, it takes the tab; restored, it sits in the centre column, and
+    // with the summary and the layout map hidden it has room beside the hex view.
+    await page.getByRole('button', { name: 'Restore the layout (Code maximised)' }).click();
+    await page.locator('#pane-hex').waitFor();
+    await list.waitFor();
     await page.keyboard.press('1');
     await page.keyboard.press('3');
     assert.ok(fetched.includes('disasm_worker.js') && fetched.includes('disasm_bg.wasm'), `opening Code loads the disassembler: ${fetched.join(' ')}`);
@@ -135,6 +139,52 @@ test('the Code view lists a code object, linked with the hex view, and its worke
     } else {
       assert.match(await selectedLine(page).locator('.code-text').textContent(), /^\.long 0x|^s_c?branch/);
     }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/** How many rows of the listing are wholly on screen. */
+function rowsOnScreen(list) {
+  return list.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    return [...el.querySelectorAll('.code-row')].filter((r) => {
+      const b = r.getBoundingClientRect();
+      return b.height > 0 && b.top >= box.top && b.bottom <= box.bottom;
+    }).length;
+  });
+}
+
+test('opened with the default views, the Code view gives its listing most of the window', async () => {
+  const viewport = { width: 1280, height: 800 };
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems, { serviceWorkers: 'block', viewport });
+  try {
+    await dropFile(page, CODE_OBJECT);
+    await page.locator('[role=treeitem] > .row', { hasText: 'AMDGPU code object gfx90a' }).click();
+    await page.keyboard.press('7');
+    const list = page.locator('section.code-panel #code-list');
+    await list.locator('.code-line').first().waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('#code-list .code-row').length >= 20);
+    const shown = await rowsOnScreen(list);
+    const { height } = await list.boundingBox();
+    assert.ok(shown >= 20, `${shown} rows of the listing on screen (${height} px of ${viewport.height})`);
+    assert.ok(height > viewport.height / 2, `the listing is ${height} px tall in a window of ${viewport.height}`);
+    await shot(page, 'code-view-opened');
+
+    // Until it is restored: then it is in the centre column again, the other views beside it.
+    await page.keyboard.press('m');
+    await page.locator('#pane-tree').waitFor();
+    await page.locator('#pane-hex').waitFor();
+    // The listing made for the maximised view is kept, not asked of the worker again.
+    assert.equal(await list.count(), 1, 'the listing is there at once');
+    // Or hidden: 7 hides it, and 7 again opens it as at first.
+    await page.keyboard.press('7');
+    await page.locator('section.code-panel').waitFor({ state: 'detached' });
+    await page.keyboard.press('7');
+    await page.locator('#pane-tree').waitFor({ state: 'detached' });
+    await list.locator('.code-line').first().waitFor();
+    assert.ok(await rowsOnScreen(list) >= 20);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

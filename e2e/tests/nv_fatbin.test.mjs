@@ -1,7 +1,8 @@
 // NVIDIA fatbins in the page: every NVIDIA fixture (tests/fixtures/nvidia, made by nvcc 13.5) and,
 // when the differential tests have downloaded them into .tools/nvidia/libs, the two real nvJPEG
 // libraries are dropped on the page, which must show the targets our CLI lists — one `sm_NN cubin`
-// row per cubin cuobjdump lists (when it is installed) — with no page error or CSP violation.
+// row per cubin cuobjdump lists (when it is installed) — with no page error or CSP violation. A
+// cubin's 64-byte constant bank shows in the inspector as a hex dump.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -97,4 +98,49 @@ test('fatbin entries are decompressed and removed in the page; cuobjdump and our
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** Lines a field's raw bytes are drawn on, and whether any group of bytes is broken across two. */
+function rawLines(raw) {
+  return raw.locator('.raw-group').evaluateAll((groups) => ({
+    lines: new Set(groups.map((g) => Math.round(g.getBoundingClientRect().top))).size,
+    broken: groups.filter((g) => g.getClientRects().length !== 1).length,
+  }));
+}
+
+test('the inspector shows a long raw field as a hex dump: rows of 16 bytes, never broken inside a byte', async () => {
+  const { page } = shared;
+  const cubin = join(ROOT, 'tests/images/cuda_kernels_sm80.cubin');
+  await dropFile(page, cubin);
+  await page.locator('[role=treeitem] > .row', { hasText: 'CUDA cubin sm_80' }).click();
+  const raw = page.locator('.inspector tr[data-raw-of="constant3_size"] td.raw');
+  await raw.waitFor();
+  // The field's bytes (the .nv.constant3 bank) where our CLI says they are.
+  const walk = (n) => [n, ...n.children.flatMap(walk)];
+  const node = walk(cliList(cubin).root).find((n) => n.label === 'CUDA cubin sm_80');
+  const { offset, size } = node.field_spans.constant3_size;
+  assert.equal(size, 64);
+  const bytes = [...readFileSync(cubin).subarray(offset, offset + size)].map((b) => b.toString(16).padStart(2, '0'));
+  const rows = [0, 16, 32, 48].map((at) => bytes.slice(at, at + 16).join(' '));
+  assert.deepEqual(await raw.locator('.raw-row').allTextContents(), rows, 'four rows of 16 bytes, as a hex dump');
+
+  // In the inspector's quarter of the window a row wraps between groups of 4 bytes, and the
+  // value keeps its room.
+  const narrow = await rawLines(raw);
+  assert.equal(narrow.broken, 0, 'no group of bytes is broken across lines');
+  assert.ok(narrow.lines <= 8, `64 bytes on ${narrow.lines} lines in the inspector's column`);
+  const fields = await page.locator('.inspector table.fields').evaluate((t) => ({
+    table: t.scrollWidth, box: t.parentElement.clientWidth,
+    value: t.querySelector('tr[data-field="e_flags"] td.value').getBoundingClientRect().width,
+  }));
+  assert.ok(fields.table <= fields.box, `the fields fit across the inspector: ${fields.table} px in ${fields.box}`);
+  assert.ok(fields.value >= 80, `the value column is ${fields.value} px wide`);
+  // With room, each row is one line.
+  await page.getByRole('button', { name: 'Maximise Inspector' }).click();
+  await page.locator('#pane-tree').waitFor({ state: 'detached' });
+  assert.deepEqual(await rawLines(raw), { lines: 4, broken: 0 });
+  await shot(page, 'inspector-raw-hex');
+  await page.keyboard.press('m');
+  await page.locator('#pane-tree').waitFor();
+  assert.deepEqual(problems, []);
 });

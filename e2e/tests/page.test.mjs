@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../../scripts/static-server.mjs';
-import { assertKernelsView, consoleProblem } from '../support.mjs';
+import { assertKernelsView, consoleProblem, samples } from '../support.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = process.env.E2E_DIST ?? join(ROOT, 'target/e2e-dist');
@@ -49,14 +49,6 @@ function cliList(file, ...flags) {
   const r = run(OFFLOAD, ['list', '--json', ...flags, file]);
   assert.ok(r.status === 0 || r.status === 1, `offload list ${file}: ${r.stderr}`);
   return JSON.parse(r.stdout);
-}
-
-/** Samples the page offers, from the list the page itself is built from. */
-function samples() {
-  return readFileSync(join(ROOT, 'www/samples.txt'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() && !l.startsWith('#'))
-    .map((l) => l.split('\t')[0].trim());
 }
 
 /** Nodes of a CLI JSON tree in pre-order. */
@@ -177,15 +169,21 @@ test('the page starts from its sub-path under its Content-Security-Policy', asyn
   // Everything the page loaded so far came from under the sub-path.
   for (const u of requests) assert.ok(u.startsWith(siteUrl), `${u} is not under ${siteUrl}`);
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
+  // The start page says what the page reads, and offers every sample.
+  const reads = await page.locator('.welcome .welcome-reads').textContent();
+  for (const what of ['NVIDIA fatbins with their cubins and PTX', 'wheels, tarballs, conda, deb and rpm', 'AMDGPU code is disassembled']) {
+    assert.ok(reads.includes(what), `the start page should say it reads ${what}: ${reads}`);
+  }
+  assert.deepEqual(await page.locator('.welcome-samples code').allTextContents(), samples().map((s) => s.file));
   await shot('01-welcome');
 });
 
 test('every sample opens in its own tab and shows the targets our CLI finds', async () => {
   const list = samples();
-  assert.ok(list.length >= 5);
-  for (const file of list) {
+  assert.ok(list.length >= 7);
+  for (const { file, fixture } of list) {
     await openSample(file);
-    const expected = cliList(join(FIXTURES, file)).targets.map((t) => t.target_id);
+    const expected = cliList(fixture).targets.map((t) => t.target_id);
     assert.deepEqual(await pageTargets(), expected, `targets of ${file}`);
     if (expected.length === 0) {
       await page.locator('#tab-panel #targets', { hasText: 'No device targets found.' }).waitFor();
@@ -196,11 +194,11 @@ test('every sample opens in its own tab and shows the targets our CLI finds', as
   assert.equal(await page.locator('[role=tab]').count(), list.length, 'one tab per file');
   // Keyboard: ] and [ move between tabs.
   const active = () => page.locator('[role=tab][aria-selected=true] .tab-name').textContent();
-  assert.equal(await active(), list.at(-1));
+  assert.equal(await active(), list.at(-1).file);
   await page.keyboard.press(']');
-  assert.equal(await active(), list[0]);
+  assert.equal(await active(), list[0].file);
   await page.keyboard.press('[');
-  assert.equal(await active(), list.at(-1));
+  assert.equal(await active(), list.at(-1).file);
 });
 
 test('a shared library linked here with several compressed bundles shows every target', async (t) => {
@@ -778,7 +776,7 @@ test('views toggle, the shortcuts dialog lists the keys, dark theme follows the 
   // s opens the samples menu with its first sample focused; Escape closes it, and so does a click elsewhere.
   await page.keyboard.press('s');
   await page.locator('#samples-menu[open]').waitFor();
-  assert.equal(await page.evaluate(() => document.activeElement.dataset.sample), samples()[0]);
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.sample), samples()[0].file);
   await page.keyboard.press('Escape');
   await page.locator('#samples-menu[open]').waitFor({ state: 'detached' });
   await page.locator('#samples-menu > summary').click();
@@ -823,14 +821,14 @@ test('the page stays responsive while a large file is explored, and exploring ca
 });
 
 test('drop-to-first-render time of the largest sample', async () => {
-  const largest = samples().map((f) => [f, statSync(join(FIXTURES, f)).size]).sort((a, b) => b[1] - a[1])[0];
-  await dropFile(join(FIXTURES, largest[0]));
+  const largest = samples().map((s) => [s.fixture, statSync(s.fixture).size]).sort((a, b) => b[1] - a[1])[0];
+  await dropFile(largest[0]);
   await page.locator('[role=tab]').last().waitFor();
   await page.locator('#tab-panel section.summary').waitFor();
   const ms = await firstRenderMs();
   const wall = await page.evaluate(() => performance.now() - window.__dropStarted);
   assert.ok(ms > 0 && ms <= wall, `${ms} ms measured by the app, ${wall} ms since the drop`);
-  console.log(`# drop-to-first-render of the largest sample, ${largest[0]} (${largest[1]} bytes): ${ms.toFixed(1)} ms`);
+  console.log(`# drop-to-first-render of the largest sample, ${largest[0].split('/').pop()} (${largest[1]} bytes): ${ms.toFixed(1)} ms`);
 });
 
 test('no request went to another origin and nothing failed on the page', async () => {

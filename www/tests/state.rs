@@ -272,6 +272,26 @@ fn views_and_help_toggle() {
 }
 
 #[test]
+fn the_code_view_opens_maximised_when_there_is_code_to_list_until_it_is_hidden() {
+    let (s, d) = opened();
+    let maximised = |s: &AppState| s.active_tab().unwrap().panes.maximised;
+    let s = s.reduce(Action::ToggleView(View::Code));
+    assert_eq!(maximised(&s), None, "with nothing to list, it opens beside the tree to pick an image from");
+    let s = s.reduce(Action::ToggleView(View::Code)).reduce(Action::Select(find(&d, "AMDGPU code object")));
+    let s = s.reduce(Action::ToggleView(View::Code));
+    assert_eq!(maximised(&s), Some(View::Code), "opened with key 7 on a code object, the listing gets the tab");
+    let s = s.reduce(Action::ToggleMaximised { id: 1, view: View::Code }).reduce(Action::ShowView(View::Code));
+    assert_eq!(maximised(&s), None, "asked for again once restored, it stays where the user put it");
+    let s = s.reduce(Action::ToggleView(View::Code)).reduce(Action::ShowView(View::Code));
+    assert_eq!(maximised(&s), Some(View::Code), "opened again from the inspector, it takes the tab again");
+    let s = s.reduce(Action::ShowView(View::Kernels));
+    assert_eq!(maximised(&s), None, "the Kernels view the Code view links to is put on screen");
+    let s = s.reduce(Action::ToggleMaximised { id: 1, view: View::Code }).reduce(Action::ToggleView(View::Code));
+    assert_eq!(maximised(&s), None, "hidden, the Code view gives the layout back");
+    assert!(!s.shows(View::Code));
+}
+
+#[test]
 fn every_target_of_a_linked_library_has_its_node_and_chain() {
     let d = doc(LIB_SO, "libhip_3tu_compressed.so");
     let tree = offload::explore::explore(LIB_SO, "libhip_3tu_compressed.so", &Default::default());

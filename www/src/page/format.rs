@@ -16,6 +16,21 @@ pub fn hex_bytes(bytes: &[u8], limit: usize) -> String {
     s.join(" ")
 }
 
+/// Bytes in a row of the inspector's Raw column, as a hex dump prints them.
+pub const HEX_ROW_BYTES: usize = 16;
+/// Bytes in a group of a row, which is never broken across lines: a column too narrow for a
+/// whole row wraps it between groups, never inside a byte.
+pub const HEX_GROUP_BYTES: usize = 4;
+
+/// Bytes as rows of [`HEX_ROW_BYTES`], each row as its groups of [`HEX_GROUP_BYTES`]
+/// space-separated hex pairs.
+pub fn hex_rows(bytes: &[u8]) -> Vec<Vec<String>> {
+    bytes
+        .chunks(HEX_ROW_BYTES)
+        .map(|row| row.chunks(HEX_GROUP_BYTES).map(|group| hex_bytes(group, HEX_GROUP_BYTES)).collect())
+        .collect()
+}
+
 /// The character the hex view's text column shows for a byte.
 pub fn ascii(b: u8) -> char {
     if b.is_ascii_graphic() || b == b' ' {
@@ -90,5 +105,16 @@ mod tests {
         assert_eq!(ascii(b'A'), 'A');
         assert_eq!(ascii(0), '.');
         assert_eq!(hex_offset(4096), "0x1000");
+    }
+
+    #[test]
+    fn long_raw_bytes_make_rows_of_sixteen_in_groups_of_four() {
+        let bytes: Vec<u8> = (0..64).collect();
+        let rows = hex_rows(&bytes);
+        assert_eq!(rows.len(), 4, "64 bytes, 4 rows");
+        assert_eq!(rows[0], ["00 01 02 03", "04 05 06 07", "08 09 0a 0b", "0c 0d 0e 0f"]);
+        assert_eq!(rows[3][3], "3c 3d 3e 3f");
+        assert_eq!(hex_rows(&[0xde, 0xad, 0xbe, 0xef, 1]), [vec!["de ad be ef".to_string(), "01".to_string()]]);
+        assert!(hex_rows(&[]).is_empty());
     }
 }

@@ -103,6 +103,28 @@ impl Panes {
     pub fn toggle_maximised(&mut self, view: View) {
         self.maximised = if self.maximised == Some(view) { None } else { Some(view) };
     }
+
+    /// Shows `view` alone in the whole tab (a view opened to be read at length: the Code view,
+    /// see `state::open_view`).
+    pub fn maximise(&mut self, view: View) {
+        self.maximised = Some(view);
+    }
+
+    /// `view` was opened or asked for (its key, a button that names it): it is put on screen,
+    /// restoring the layout if another view is maximised.
+    pub fn reveal(&mut self, view: View) {
+        if self.maximised.is_some_and(|m| m != view) {
+            self.maximised = None;
+        }
+    }
+
+    /// `view` was hidden: if it was the one maximised, the layout is restored, so that showing
+    /// it again opens it as it opened the first time.
+    pub fn closed(&mut self, view: View) {
+        if self.maximised == Some(view) {
+            self.maximised = None;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -145,6 +167,21 @@ mod tests {
             assert!(p.share(HEX) > p.share(Slot::View(v)));
         }
         assert_eq!(p.maximised, None);
+    }
+
+    #[test]
+    fn a_view_asked_for_is_put_on_screen_and_a_hidden_one_gives_the_layout_back() {
+        let mut p = Panes::default();
+        p.maximise(View::Code);
+        p.reveal(View::Code);
+        assert_eq!(p.maximised, Some(View::Code), "asking for the view maximised keeps it");
+        p.closed(View::Hex);
+        assert_eq!(p.maximised, Some(View::Code), "hiding another view leaves it");
+        p.reveal(View::Kernels);
+        assert_eq!(p.maximised, None, "the Kernels view asked for from the Code view is shown");
+        p.maximise(View::Code);
+        p.closed(View::Code);
+        assert_eq!(p.maximised, None, "hidden, it gives the layout back");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! What components ask of the page beyond state changes is said here too ([`FileRequest`],
 //! [`DownloadRequest`]), so that components import the state and never the app that answers.
 
+use crate::page::code::{subject, CodeFormat};
 use crate::page::panes::{Panes, Slot};
 use crate::page::remote::RemoteState;
 use crate::page::tree_rows::{self, DeviceCode, Groups, Row, RowKey};
@@ -650,11 +651,9 @@ impl AppState {
             Action::ShowSpace(space) => self.with_active(|tab| show_space(tab, space)),
             Action::Toggle(node) => self.with_active(|tab| toggle(tab, node)),
             Action::Nav(nav) => self.with_active(|tab| navigate(tab, nav)),
-            Action::ToggleView(view) => {
-                let shown = &mut self.views[view as usize];
-                *shown = !*shown;
-            }
-            Action::ShowView(view) => self.views[view as usize] = true,
+            Action::ToggleView(view) => self.show_view(view, !self.shows(view)),
+            Action::ShowView(view) if self.shows(view) => self.with_active(|tab| tab.panes.reveal(view)),
+            Action::ShowView(view) => self.show_view(view, true),
             Action::Help(open) => self.help_open = open,
             Action::ShowSettings(open) => self.settings_open = open,
             Action::SetSettings(settings) => self.settings = settings,
@@ -705,6 +704,17 @@ impl AppState {
             Action::ToggleMaximised { id, view } => self.with_tab(id, |tab| tab.panes.toggle_maximised(view)),
         }
         self
+    }
+
+    /// Shows or hides a view in every tab. A view shown is opened in the active tab's layout
+    /// ([`open_view`]); a view hidden gives back the layout of every tab where it was maximised.
+    fn show_view(&mut self, view: View, shown: bool) {
+        self.views[view as usize] = shown;
+        if shown {
+            self.with_active(|tab| open_view(tab, view));
+        } else {
+            self.tabs.iter_mut().for_each(|tab| tab.panes.closed(view));
+        }
     }
 
     /// Changes the tab `id`, if it is still open.
@@ -766,6 +776,21 @@ impl AppState {
         }
         let pos = self.active.and_then(|id| self.tabs.iter().position(|t| t.id == id)).unwrap_or(0) as isize;
         self.active = Some(self.tabs[(pos + step).rem_euclid(n) as usize].id);
+    }
+}
+
+/// Where a view opened in `tab` goes. The Code view, when the selection is in an image it lists
+/// (an AMDGPU code object or PTX), takes the whole tab, maximised until restored or hidden:
+/// stacked fifth in the centre column, under its legend and instruction mix, the listing had
+/// a strip of a couple of lines. With nothing to list (or a cubin's note) it opens in the
+/// centre, beside the tree an image is picked from. Any other view is put on screen.
+fn open_view(tab: &mut Tab, view: View) {
+    let lists_code =
+        tab.doc().and_then(|doc| subject(doc, tab.selected)).is_some_and(|s| s.format != CodeFormat::Cubin);
+    if view == View::Code && lists_code {
+        tab.panes.maximise(View::Code);
+    } else {
+        tab.panes.reveal(view);
     }
 }
 

@@ -4,6 +4,13 @@ use crate::page::samples::samples;
 use crate::page::state::FileRequest;
 use yew::prelude::*;
 
+/// What the page reads, in one paragraph: what a new user checks before dropping a file. The
+/// static shell in `index.html` says the same while the app loads.
+const READS: &str = "Read here, in your browser (nothing is uploaded): LLVM offload binaries, clang offload \
+    bundles (binary, text, compressed), NVIDIA fatbins with their cubins and PTX, the ELF, COFF and Mach-O \
+    files that carry them, and the packages that carry those: wheels, tarballs, conda, deb and rpm. \
+    AMDGPU code is disassembled (Code, key 7).";
+
 #[derive(Properties, PartialEq)]
 pub struct WelcomeProps {
     pub on_file: Callback<FileRequest>,
@@ -15,9 +22,9 @@ pub fn Welcome(props: &WelcomeProps) -> Html {
     html! {
         <section class="welcome" aria-labelledby="welcome-title">
             <h2 id="welcome-title">{"See what is inside a GPU fat binary"}</h2>
-            <p>{"Drop an executable, shared library, object file, archive or offload bundle anywhere on this page, or "}
+            <p>{"Drop an executable, shared library, object file, archive, package or offload bundle anywhere on this page, or "}
                 <button type="button" class="link" onclick={pick}>{"choose files"}</button>{"."}</p>
-            <p>{"LLVM offload binaries, clang offload bundles (binary and text), compressed bundles and the ELF, COFF and Mach-O files that carry them are read here, in your browser: nothing is uploaded."}</p>
+            <p class="welcome-reads">{ READS }</p>
             <h3>{"Or open a sample"}</h3>
             <ul class="welcome-samples">
                 { for samples().into_iter().map(|s| {

@@ -7,7 +7,7 @@
 
 use super::code_listing::CodeListingView;
 use super::ptx_view::PtxView;
-use crate::page::bytes::Bytes;
+use crate::page::bytes::{ByteSource, Bytes};
 use crate::page::code::{rows, subject, CodeFormat, Row};
 use crate::page::disasm_client;
 use crate::page::format::human_size;
@@ -15,7 +15,8 @@ use crate::page::state::{Action, HexState, View};
 use crate::wire::code::{CodeListing, PtxText};
 use crate::wire::doc::{Doc, NodeId};
 use offload::tree::Span;
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -42,11 +43,38 @@ struct Shown {
     answer: Option<Result<Rc<Content>, String>>,
 }
 
+/// The code last shown, for the view drawn anew: maximising or restoring it moves it to another
+/// place in the page, where Yew makes it again, and the worker would otherwise make the same
+/// listing again (the Code view opens maximised, so the first restore is common). Its file is
+/// held weakly: a closed tab's file and worker go.
+struct LastShown {
+    source: Weak<dyn ByteSource>,
+    span: Span,
+    answer: Result<Rc<Content>, String>,
+}
+
+impl LastShown {
+    fn of(shown: &Shown) -> Option<LastShown> {
+        let answer = shown.answer.clone()?;
+        Some(LastShown { source: Rc::downgrade(&shown.source.0), span: shown.span, answer })
+    }
+
+    /// What the view showed, while its file is open.
+    fn shown(&self) -> Option<Rc<Shown>> {
+        let source = Bytes(self.source.upgrade()?);
+        Some(Rc::new(Shown { source, span: self.span, answer: Some(self.answer.clone()) }))
+    }
+}
+
+thread_local! {
+    static LAST_SHOWN: RefCell<Option<LastShown>> = const { RefCell::new(None) };
+}
+
 #[function_component]
 pub fn CodeView(props: &CodeViewProps) -> Html {
     let doc = &props.doc;
     let subject = subject(doc, props.selected);
-    let shown = use_state(|| None::<Rc<Shown>>);
+    let shown = use_state(|| LAST_SHOWN.with_borrow(|last| last.as_ref().and_then(LastShown::shown)));
     let wanted =
         subject.as_ref().filter(|s| s.format != CodeFormat::Cubin).map(|s| (doc.nodes[s.image].span, s.format));
     {
@@ -60,7 +88,9 @@ pub fn CodeView(props: &CodeViewProps) -> Html {
             let bytes = bytes.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let answer = load(&bytes, span, format).await.map(Rc::new);
-                shown.set(Some(Rc::new(Shown { source: bytes, span, answer: Some(answer) })));
+                let answered = Rc::new(Shown { source: bytes, span, answer: Some(answer) });
+                LAST_SHOWN.with_borrow_mut(|last| *last = LastShown::of(&answered));
+                shown.set(Some(answered));
             });
         });
     }

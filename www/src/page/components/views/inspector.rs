@@ -1,14 +1,14 @@
-//! The inspector: the selected node's place, its fields (offset, size, raw bytes, decoded
-//! value) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
+//! The inspector: the selected node's place, its fields (offset, size, decoded value, raw bytes
+//! as a hex dump) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
 use crate::page::code::subject;
 use crate::page::components::download::download_button::DownloadButton;
 use crate::page::components::edit::edit_panel::EditPanel;
 use crate::page::components::views::decompress_prompt::DecompressPrompt;
-use crate::page::format::{hex_bytes, hex_offset, human_size};
+use crate::page::format::{hex_offset, hex_rows, human_size};
 use crate::page::state::FileRequest;
 use crate::page::state::{Action, EditStatus, TabId, Unpack, View};
-use crate::wire::doc::{display_value, Doc, NodeId, RAW_FIELD_LIMIT};
+use crate::wire::doc::{display_value, Doc, FieldInfo, NodeId, RAW_FIELD_LIMIT};
 use offload::tree::Value;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -82,40 +82,11 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                                 <th scope="col">{"Field"}</th>
                                 <th scope="col">{"Offset"}</th>
                                 <th scope="col" class="num">{"Size"}</th>
-                                <th scope="col">{"Raw"}</th>
                                 <th scope="col">{"Value"}</th>
                             </tr>
                         </thead>
                         <tbody>
-                            { for n.fields.iter().map(|info| {
-                                let f = &info.field;
-                                let offset = match f.span {
-                                    Some(span) => {
-                                        let onclick = props.on_action.reform(move |_: MouseEvent| Action::SelectSpan { node: id, span });
-                                        html! {
-                                            <button type="button" class="link" {onclick}
-                                                aria-label={format!("Show the bytes of {} at {}", f.name, hex_offset(span.offset))}>
-                                                { hex_offset(span.offset) }
-                                            </button>
-                                        }
-                                    }
-                                    None => html! { <span class="muted" title="derived, not read from one place">{"—"}</span> },
-                                };
-                                let raw = match (&info.raw, f.span) {
-                                    (Some(raw), _) => hex_bytes(raw, 16),
-                                    (None, Some(s)) if s.size > RAW_FIELD_LIMIT => format!("{} bytes", s.size),
-                                    _ => String::new(),
-                                };
-                                html! {
-                                    <tr data-field={f.name.clone()}>
-                                        <th scope="row">{ &f.name }</th>
-                                        <td class="mono">{ offset }</td>
-                                        <td class="num">{ f.span.map(|s| s.size.to_string()).unwrap_or_default() }</td>
-                                        <td class="mono raw">{ raw }</td>
-                                        <td class="value">{ value(&f.value) }</td>
-                                    </tr>
-                                }
-                            }) }
+                            { for n.fields.iter().map(|info| field_rows(info, id, &props.on_action)) }
                         </tbody>
                     </table>
                 </div>
@@ -136,6 +107,62 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 <EditPanel doc={doc.clone()} node={id} tab={props.tab} edit={props.edit.clone()} on_file={on_file.clone()} />
             }
         </section>
+    }
+}
+
+/// A field's row: its name, offset (a link to its bytes), size and value, and under them, on a
+/// line of their own as wide as those three columns, its raw bytes. In a Raw column of its own
+/// the bytes took the room of the value or the value theirs: the inspector is a quarter of the
+/// window, and the field names alone take a third of it.
+fn field_rows(info: &FieldInfo, node: NodeId, on_action: &Callback<Action>) -> Html {
+    let f = &info.field;
+    let offset = match f.span {
+        Some(span) => {
+            let onclick = on_action.reform(move |_: MouseEvent| Action::SelectSpan { node, span });
+            html! {
+                <button type="button" class="link" {onclick}
+                    aria-label={format!("Show the bytes of {} at {}", f.name, hex_offset(span.offset))}>
+                    { hex_offset(span.offset) }
+                </button>
+            }
+        }
+        None => html! { <span class="muted" title="derived, not read from one place">{"—"}</span> },
+    };
+    let raw = match (&info.raw, f.span) {
+        (Some(raw), _) => Some(raw_hex(raw)),
+        (None, Some(s)) if s.size > RAW_FIELD_LIMIT => Some(html! { format!("{} bytes", s.size) }),
+        _ => None,
+    };
+    let lines = if raw.is_some() { "2" } else { "1" };
+    html! {
+        <>
+            <tr data-field={f.name.clone()} class={classes!(raw.is_some().then_some("with-raw"))}>
+                <th scope="row" rowspan={lines}>{ &f.name }</th>
+                <td class="mono offset">{ offset }</td>
+                <td class="num">{ f.span.map(|s| s.size.to_string()).unwrap_or_default() }</td>
+                <td class="value">{ value(&f.value) }</td>
+            </tr>
+            if let Some(raw) = raw {
+                <tr class="raw-line" data-raw-of={f.name.clone()}>
+                    <td colspan="3" class="mono raw" title={format!("Raw bytes of {}", f.name)}>{ raw }</td>
+                </tr>
+            }
+        </>
+    }
+}
+
+/// A field's raw bytes (at most [`RAW_FIELD_LIMIT`]) as rows of hex, each a line of its own,
+/// their groups separated by spaces where a narrow column may wrap them (see
+/// [`hex_rows`]); copied, they read as a hex dump.
+fn raw_hex(raw: &[u8]) -> Html {
+    html! {
+        { for hex_rows(raw).into_iter().map(|groups| html! {
+            <span class="raw-row">
+                { for groups.into_iter().enumerate().map(|(i, group)| html! {
+                    <>{ if i > 0 { " " } else { "" } }<span class="raw-group">{ group }</span></>
+                }) }
+            </span>
+        }) }
     }
 }
 

@@ -40,12 +40,20 @@ pub fn VirtualRows(props: &VirtualRowsProps) -> Html {
             }
         });
     }
+    // Measured after every render and whenever the panes change size (a window `resize`, which
+    // `pane::panes_resized` also sends): a list that grows, maximised or dragged taller,
+    // draws the rows it now has room for without waiting for a scroll.
     {
         let (scroller, viewport) = (scroller.clone(), viewport.clone());
-        use_effect(move || {
-            if let Some(el) = scroller.cast::<Element>() {
-                viewport.set(f64::from(el.client_height().max(1)));
-            }
+        use_effect(move || measure(&scroller, &viewport));
+    }
+    {
+        let (scroller, viewport) = (scroller.clone(), viewport.clone());
+        use_effect_with((), move |_| {
+            let listener = gloo_events::EventListener::new(&gloo_utils::window(), "resize", move |_| {
+                measure(&scroller, &viewport)
+            });
+            move || drop(listener)
         });
     }
     {
@@ -76,6 +84,13 @@ pub fn VirtualRows(props: &VirtualRowsProps) -> Html {
                 </div>
             </div>
         </div>
+    }
+}
+
+/// Keeps the list's visible height, in CSS pixels.
+fn measure(scroller: &NodeRef, viewport: &UseStateHandle<f64>) {
+    if let Some(el) = scroller.cast::<Element>() {
+        viewport.set(f64::from(el.client_height().max(1)));
     }
 }
 
