@@ -83,6 +83,25 @@ test('a wheel of 12,500 members: progress at once, first targets early, every ke
   const columns = await panel.locator('th.kernel-target').allTextContents();
   assert.deepEqual(columns, cli.targets.map((t) => t.target));
 
+  // The tree: the members with device code first, in package order, then the others behind
+  // one row; opened, the tree scrolls to the last member (tree_scale.test.mjs checks the rest).
+  const hasImage = (n) => n.kind === 'image' || (n.children ?? []).some(hasImage);
+  const pkg = listed.root.children.find((c) => c.kind === 'package');
+  const device = pkg.children.filter(hasImage);
+  const others = pkg.children.filter((m) => !hasImage(m));
+  const labels = await page.locator('#tree [role=treeitem] > .row .label').allTextContents();
+  const pkgAt = labels.findIndex((l) => l.startsWith('zip package'));
+  assert.deepEqual(labels.slice(pkgAt + 1, pkgAt + 4), device.slice(0, 3).map((m) => m.label), 'device members first');
+  // Closed, the group row is the package's last row: scrolled to, then opened.
+  await page.locator('#tree').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  const group = page.locator('#tree [role=treeitem]', { hasText: `${others.length.toLocaleString('en-US')} other members` });
+  await group.locator('[data-toggle-others]').click();
+  await page.locator('#tree').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  await page.waitForFunction((want) => {
+    const items = document.querySelectorAll('#tree [role=treeitem]');
+    return items.length > 0 && items[items.length - 1].querySelector(':scope > .row .label').textContent === want;
+  }, others.at(-1).label);
+
   // Only the rows in view are drawn, and scrolling reaches the last kernel.
   const drawn = await panel.locator('tbody tr[data-kernel]').count();
   assert.ok(drawn > 0 && drawn < cli.kernels.length, `${drawn} of ${cli.kernels.length} rows drawn`);

@@ -483,3 +483,35 @@ fn selecting_a_member_hidden_in_the_group_opens_it_and_clears_a_filter_that_hide
     let s = s.reduce(Action::ToggleOthers(1)).reduce(Action::Nav(Nav::Up));
     assert_eq!(active(&s), RowKey::Node(member(700) + 1), "up from where the closed group stands");
 }
+
+/// The layout map of a wheel with more spaces than are drawn: the file's band and the bands on
+/// the way to the selected node's space, each node on the row the count of its ancestors in the
+/// same space gives, as `Doc::nodes_in_space` counts them.
+#[test]
+fn a_map_of_many_spaces_draws_the_bands_that_lead_to_the_selection() {
+    use offload_www::page::layout::{space_maps, space_maps_around, MAX_BANDS};
+    let wheel = include_bytes!("../../tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl");
+    let d = doc(wheel, "gpu_libs.whl");
+    for m in space_maps(&d) {
+        let expected: Vec<(NodeId, u32)> =
+            d.nodes_in_space(m.space).into_iter().filter(|&(n, _)| d.nodes[n].span.size > 0).collect();
+        let drawn: Vec<(NodeId, u32)> = m.regions.iter().map(|r| (r.node, r.level)).collect();
+        assert_eq!(drawn, expected, "space {}", m.space);
+    }
+    // Past MAX_BANDS spaces only the chain to the selection is drawn: a doc with that many.
+    let mut many = (*d).clone();
+    while many.spaces.len() <= MAX_BANDS {
+        many.spaces.push(many.spaces[1].clone());
+    }
+    let deepest = (0..d.nodes.len()).max_by_key(|&n| d.space_depth(d.nodes[n].span.space)).unwrap();
+    let maps = space_maps_around(&many, Some(deepest));
+    let spaces: Vec<u32> = maps.iter().map(|m| m.space).collect();
+    let mut chain = vec![d.nodes[deepest].span.space];
+    while let Some(o) = d.spaces[*chain.last().unwrap() as usize].origin {
+        chain.push(o.space);
+    }
+    chain.sort_unstable();
+    assert_eq!(spaces, chain, "the file's band and the spaces leading to the selection");
+    assert!(chain.len() >= 2, "the wheel's members open spaces");
+    assert_eq!(space_maps_around(&many, None).iter().map(|m| m.space).collect::<Vec<_>>(), vec![0]);
+}

@@ -4,7 +4,7 @@
 //! a `<title>` tooltip with its offset and size.
 
 use crate::page::format::{hex_offset, human_size};
-use crate::page::layout::{legend, space_maps, SpaceMap};
+use crate::page::layout::{legend, space_maps_around, SpaceMap, MAX_BANDS};
 use crate::page::state::Action;
 use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
@@ -30,7 +30,10 @@ pub struct LayoutMapProps {
 #[function_component]
 pub fn LayoutMap(props: &LayoutMapProps) -> Html {
     let doc = &props.doc;
-    let maps = use_memo(doc.clone(), |doc| space_maps(doc));
+    // Past MAX_BANDS spaces the bands follow the selection, so it is part of the memo's key.
+    let around = (doc.spaces.len() > MAX_BANDS).then_some(props.selected).flatten();
+    let maps = use_memo((doc.clone(), around), |(doc, around)| space_maps_around(doc, *around));
+    let hidden = doc.spaces.len().saturating_sub(maps.len());
     let kinds = legend(doc, &maps);
     let onclick = {
         let on_action = props.on_action.clone();
@@ -51,6 +54,9 @@ pub fn LayoutMap(props: &LayoutMapProps) -> Html {
             <h2 id="map-title" class="panel-title">{"Layout map"}</h2>
             <div class="map-scroll" {onclick}>
                 { for maps.iter().map(|m| band(doc, m, props.selected, &props.marked)) }
+                if hidden > 0 {
+                    <p class="muted map-more">{ format!("{hidden} more byte spaces are not drawn: select a node to see the spaces that lead to it") }</p>
+                }
             </div>
             <ul class="legend" aria-label="Legend">
                 { for kinds.iter().map(|k| html! {

@@ -7,6 +7,10 @@ use crate::wire::doc::{Doc, NodeId};
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// Rows drawn before "Show all": a table of every image of a wheel (thousands) made the page
+/// lay out tens of thousands of cells on every change.
+pub const MAX_ROWS: usize = 200;
+
 #[derive(Properties, PartialEq)]
 pub struct TargetTableProps {
     pub doc: Rc<Doc>,
@@ -22,6 +26,14 @@ pub fn TargetTable(props: &TargetTableProps) -> Html {
         return html! { <p class="empty" id="targets">{"No device targets found."}</p> };
     }
     let selected_target = props.selected.and_then(|s| doc.target_of(s));
+    let show_all = use_state_eq(|| false);
+    // A wheel holds thousands of images: the first rows, and the selected one, until asked.
+    let shown = |i: usize| *show_all || i < MAX_ROWS || selected_target == Some(i);
+    let more = doc.targets.len().saturating_sub(MAX_ROWS);
+    let show_more = {
+        let show_all = show_all.clone();
+        Callback::from(move |_: MouseEvent| show_all.set(true))
+    };
     html! {
         <>
         <div class="table-scroll">
@@ -39,7 +51,7 @@ pub fn TargetTable(props: &TargetTableProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
-                    { for doc.targets.iter().enumerate().map(|(i, info)| {
+                    { for doc.targets.iter().enumerate().filter(|(i, _)| shown(*i)).map(|(i, info)| {
                         let (t, node) = (&info.target, info.node);
                         let onclick = props.on_action.reform(move |_: MouseEvent| Action::Select(node.unwrap_or(0)));
                         let dash = || "—".to_string();
@@ -60,6 +72,11 @@ pub fn TargetTable(props: &TargetTableProps) -> Html {
                     }) }
                 </tbody>
             </table>
+            if more > 0 && !*show_all {
+                <button type="button" class="link show-all-targets" onclick={show_more}>
+                    { format!("Show all {} device targets ({} more)", doc.targets.len(), more) }
+                </button>
+            }
         </div>
         <DownloadArchives doc={doc.clone()} />
         </>
