@@ -80,15 +80,19 @@ pub(crate) fn start(name: &str, file: &Blob, settings: &Settings, kept: &Kept, s
     }));
     let mut workers = Vec::with_capacity(plan.shares.len());
     for (index, share) in plan.shares.iter().enumerate() {
-        match start_worker(index, kept) {
-            Ok(mut worker) => {
-                let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share: share.clone() };
-                if encode(&job).and_then(|m| worker.post(m)).is_err() {
-                    return false;
-                }
-                workers.push(worker);
+        let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share: share.clone() };
+        let started =
+            start_worker(index, kept).and_then(|mut worker| encode(&job).and_then(|m| worker.post(m)).map(|()| worker));
+        match started {
+            Ok(worker) => workers.push(worker),
+            Err(why) => {
+                // Those started are let go: the file is explored here, alone.
+                web_sys::console::warn_1(
+                    &format!("a share worker could not be started ({why}): exploring on one worker").into(),
+                );
+                workers.iter().for_each(Nested::terminate);
+                return false;
             }
-            Err(_) => return false,
         }
     }
     let count = workers.len();
