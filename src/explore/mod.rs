@@ -219,14 +219,14 @@ fn explore_with<'a, 'p>(
 }
 
 /// Explores an input whose own package's members were explored by others ([`shares`]): `given`
-/// holds them, each with the base its spaces are numbered from, in member order.
+/// holds the package's listing and them.
 fn explore_given<'a, 'p>(
     input: Window<'_, 'a>,
     name: &str,
     opts: &Options,
     companions: &[Companion<'_>],
     hooks: Hooks<'p>,
-    given: Vec<(usize, shares::MemberExplored)>,
+    given: shares::Given,
 ) -> Tree {
     explore_all(input, name, opts, None, companions, hooks, Some(given))
 }
@@ -238,7 +238,7 @@ fn explore_all<'a, 'p>(
     asked: Option<Asked<'p>>,
     companions: &[Companion<'_>],
     hooks: Hooks<'p>,
-    given: Option<Vec<(usize, shares::MemberExplored)>>,
+    given: Option<shares::Given>,
 ) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
@@ -378,9 +378,9 @@ struct Explorer<'o, 'p, 'c> {
     observer: Option<Observer<'p>>,
     /// How the stored bytes of deflated members of the input are read ([`Hooks::read_owned`]).
     read_owned: Option<ReadOwned<'p>>,
-    /// The members of the input's own package as other workers explored them ([`shares`]),
-    /// with the base their spaces are numbered from, in member order.
-    given: Option<Vec<(usize, shares::MemberExplored)>>,
+    /// The input's own package's listing and its members as other workers explored them
+    /// ([`shares`]).
+    given: Option<shares::Given>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

@@ -49,13 +49,22 @@ impl Explorer<'_, '_, '_> {
         if depth > self.opts.max_depth {
             return too_deep(span, self.opts.max_depth);
         }
-        let listing = match kind {
-            Kind::Stream(method) => return self.stream(input, method, span, depth, level),
-            Kind::Zip => zip::read(input),
-            Kind::Tar => tar::read(input),
-            Kind::Cpio => cpio::read(input),
-            Kind::Deb => deb::read(input),
-            Kind::Rpm => rpm::read(input),
+        // The input's own package, explored by share workers, comes with its listing.
+        let (given_listing, given) = match self.given.take() {
+            Some(g) if level == 0 => (Some(g.listing), Some(g.members)),
+            other => {
+                self.given = other;
+                (None, None)
+            }
+        };
+        let listing = match (given_listing, kind) {
+            (_, Kind::Stream(method)) => return self.stream(input, method, span, depth, level),
+            (Some(listing), _) => Ok(listing),
+            (None, Kind::Zip) => zip::read(input),
+            (None, Kind::Tar) => tar::read(input),
+            (None, Kind::Cpio) => cpio::read(input),
+            (None, Kind::Deb) => deb::read(input),
+            (None, Kind::Rpm) => rpm::read(input),
         };
         let listing = match listing {
             Ok(l) => l,
@@ -74,7 +83,6 @@ impl Explorer<'_, '_, '_> {
             .filter(|(_, m)| m.is_explorable() && m.stored_size > 0)
             .map(|(i, _)| i)
             .collect();
-        let given = if level == 0 { self.given.take() } else { None };
         if let Some(given) = given {
             self.members_given(given, input, &listing.members, &explorable, &mut node.children, span, depth, level);
         } else if !self.on_threads(input, &listing.members, &explorable, &mut node.children, span, depth, level) {

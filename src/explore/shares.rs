@@ -15,7 +15,7 @@
 //! members of a compressed stream (`.tar.gz`) are not in the input's bytes.
 
 use super::{move_spans, Companion, Explorer, Hooks, Options, Progress};
-use crate::format::package::{self, Kind, Listing, Member};
+use crate::format::package::{self, Compression, EntryKind, Kind, Listing, Member};
 use crate::tree::{ByteSpace, Node, Span, Tree};
 use crate::util::window::Window;
 use alloc::vec::Vec;
@@ -42,15 +42,63 @@ pub struct Share {
     pub members: Vec<MemberExplored>,
 }
 
+/// One member a share worker explores: what exploring it needs, so that the worker does not
+/// list the package again (a wheel's local headers are scattered over the whole file), and its
+/// node as listed.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ShareMember {
+    /// Its place among the package's members.
+    pub index: usize,
+    pub name: String,
+    pub data_offset: u64,
+    pub stored_size: u64,
+    /// Its size once decompressed, as the package declares it.
+    pub size: u64,
+    pub compression: Compression,
+    pub node: Node,
+}
+
+impl ShareMember {
+    fn of(index: usize, m: &Member, package: Span) -> ShareMember {
+        ShareMember {
+            index,
+            name: m.name.clone(),
+            data_offset: m.data_offset,
+            stored_size: m.stored_size,
+            size: m.size,
+            compression: m.compression,
+            node: package::member_node(m, package),
+        }
+    }
+
+    /// The member, as exploring it reads it.
+    fn member(&self) -> Member {
+        let mut m = Member::new(self.name.clone(), EntryKind::File, (0, 0), self.data_offset, self.size);
+        m.stored_size = self.stored_size;
+        m.compression = self.compression;
+        m
+    }
+}
+
 /// How a package's members are split among workers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    /// Member indices per worker, each in member order (so that each worker reads the file
-    /// forwards); together they are every member worth exploring.
-    pub shares: Vec<Vec<usize>>,
+    /// The members of each worker, each share in member order (so that each worker reads the
+    /// file forwards); together they are every member worth exploring.
+    pub shares: Vec<Vec<ShareMember>>,
     /// Members to explore and their stored bytes, in all.
     pub members: usize,
     pub bytes: u64,
+    /// The package's listing, for [`explore_merged`].
+    pub listing: Listing,
+}
+
+/// What [`explore_merged`] puts in the package: its listing, and its members as the shares
+/// explored them, each with the base its spaces are numbered from, in member order.
+pub struct Given {
+    pub(super) listing: Listing,
+    pub(super) members: Vec<(usize, MemberExplored)>,
 }
 
 /// How the members of the input's own package are split among `workers`, by stored size,
@@ -74,71 +122,70 @@ pub fn plan<'a, R: ReadRef<'a>>(input: R, opts: &Options, workers: usize) -> Opt
         shares[lightest].1.push(i);
     }
     let bytes = explorable.iter().fold(0u64, |sum, &i| sum.saturating_add(listing.members[i].stored_size));
+    let whole = Span::new(0, 0, input.len().ok()?);
     let shares = shares
         .into_iter()
         .map(|(_, mut share)| {
             share.sort_unstable();
-            share
+            share.into_iter().map(|i| ShareMember::of(i, &listing.members[i], whole)).collect()
         })
         .collect();
-    Some(Plan { shares, members: explorable.len(), bytes })
+    Some(Plan { shares, members: explorable.len(), bytes, listing })
 }
 
-/// Explores the members `share` (indices into the package's members, as [`plan`] gave them) of
-/// the input's own package, each alone; `hooks.observer` hears each one, counted over the share.
+/// Explores the members `share` (one share of a [`plan`]) of the input's own package, each
+/// alone; `hooks.observer` hears each one, counted over the share.
 pub fn explore_share<'a, R: ReadRef<'a>>(
     input: R,
     opts: &Options,
     companions: &[Companion<'_>],
-    share: &[usize],
+    share: &[ShareMember],
     hooks: Hooks<'_>,
 ) -> Share {
     let input = Window::whole(&input);
-    let Some(listing) = own_listing(input) else { return Share::default() };
-    let len = input.len().unwrap_or(0);
-    let whole = Span::new(0, 0, len);
-    let skeleton = package::to_node(&listing, whole);
+    let whole = Span::new(0, 0, input.len().unwrap_or(0));
     let base = 1;
     let mut observer = hooks.observer;
     let mut progress = Progress {
         members_done: 0,
         members: share.len(),
         bytes_done: 0,
-        bytes: share.iter().filter_map(|&i| listing.members.get(i)).fold(0, |s, m| s.saturating_add(m.stored_size)),
+        bytes: share.iter().fold(0, |s, m| s.saturating_add(m.stored_size)),
     };
     let mut members = Vec::with_capacity(share.len());
-    for &index in share {
-        let (Some(m), Some(node)) = (listing.members.get(index), skeleton.children.get(index)) else { continue };
+    for one in share {
         let mut sub = member_explorer(opts, base, companions, hooks.read_owned);
-        let mut node = node.clone();
-        sub.member(input, m, &mut node, whole, 1, 1);
+        let mut node = one.node.clone();
+        sub.member(input, &one.member(), &mut node, whole, 1, 1);
         let used = opts.max_package_decompressed - sub.package_budget;
         sub.spaces.drain(..base);
         if let Some(observer) = observer.as_mut() {
             progress.members_done += 1;
-            progress.bytes_done = progress.bytes_done.saturating_add(m.stored_size);
+            progress.bytes_done = progress.bytes_done.saturating_add(one.stored_size);
             observer(&progress, &node);
         }
-        members.push(MemberExplored { index, node, spaces: sub.spaces, used });
+        members.push(MemberExplored { index: one.index, node, spaces: sub.spaces, used });
     }
     Share { base, members }
 }
 
 /// Explores the input as [`super::explore_with_companions`] does, its own package's members
-/// taken from `shares` (what [`explore_share`] gave for each share of one [`plan`]) rather than
-/// explored again: the same tree, byte spaces and all. A member no share holds is explored here.
+/// taken from `shares` (what [`explore_share`] gave for each share of one [`plan`], whose
+/// `listing` is the package's) rather than explored again: the same tree, byte spaces and all.
+/// A member no share holds is explored here.
 pub fn explore_merged<'a, R: ReadRef<'a>>(
     input: R,
     name: &str,
     opts: &Options,
     companions: &[Companion<'_>],
+    listing: Listing,
     shares: Vec<Share>,
     hooks: Hooks<'_>,
 ) -> Tree {
-    let mut given: Vec<(usize, MemberExplored)> =
+    let mut members: Vec<(usize, MemberExplored)> =
         shares.into_iter().flat_map(|s| s.members.into_iter().map(move |m| (s.base, m))).collect();
-    given.sort_by_key(|(_, m)| m.index);
-    super::explore_given(Window::whole(&input), name, opts, companions, hooks, given)
+    members.sort_by_key(|(_, m)| m.index);
+    super::explore_given(Window::whole(&input), name, opts, companions, hooks, Given { listing, members })
 }
 
 impl Explorer<'_, '_, '_> {
@@ -237,7 +284,7 @@ mod tests {
                     let shares = (plan.shares.iter())
                         .map(|s| explore_share(&data[..], &opts, &[], s, Hooks::default()))
                         .collect();
-                    let merged = explore_merged(&data[..], &name, &opts, &[], shares, Hooks::default());
+                    let merged = explore_merged(&data[..], &name, &opts, &[], plan.listing, shares, Hooks::default());
                     assert_eq!(merged, one, "{name}, {workers} workers, keep_bytes {keep_bytes}");
                     shared += 1;
                 }
@@ -256,12 +303,15 @@ mod tests {
         let opts = Options { verify_all: true, ..Options::default() };
         let plan = plan(&data[..], &opts, 2).expect("a wheel is shared");
         let listing = package::zip::read(&data[..]).unwrap();
-        let mut all: Vec<usize> = plan.shares.concat();
+        let mut all: Vec<usize> = plan.shares.iter().flatten().map(|m| m.index).collect();
         all.sort_unstable();
         assert_eq!(all, explorable(&listing.members));
-        assert!(plan.shares.iter().all(|s| s.windows(2).all(|w| w[0] < w[1])));
+        assert!(plan.shares.iter().all(|s| s.windows(2).all(|w| w[0].index < w[1].index)));
         let biggest = *explorable(&listing.members).iter().max_by_key(|&&i| listing.members[i].stored_size).unwrap();
-        assert!(plan.shares[0].contains(&biggest), "the largest member goes first, to the first worker");
+        assert!(
+            plan.shares[0].iter().any(|m| m.index == biggest),
+            "the largest member goes first, to the first worker"
+        );
         // Listing only (no verify_all): members are explored in order, by one worker.
         assert_eq!(super::plan(&data[..], &Options::default(), 2), None);
     }

@@ -134,6 +134,7 @@ impl EntryKind {
 
 /// How a member's bytes are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Compression {
     Stored,
     /// Raw deflate (zip method 8).
@@ -329,7 +330,8 @@ pub fn to_node(listing: &Listing, span: Span) -> Node {
     node
 }
 
-fn member_node(m: &Member, span: Span) -> Node {
+/// A member's node as listed, its data lying in the package at `span`.
+pub fn member_node(m: &Member, span: Span) -> Node {
     let data = span.sub(m.data_offset, m.stored_size);
     let whole = span.sub(m.header.0, m.data_end().saturating_sub(m.header.0));
     let what = match &m.kind {

@@ -14,7 +14,7 @@ use crate::wire::edit::Verified;
 pub use crate::wire::loading::Loading;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
-use offload::explore::shares::Share;
+use offload::explore::shares::{Share, ShareMember};
 use offload::explore::Progress;
 use offload::report::diff::Diff;
 use offload::report::fit::Fit;
@@ -79,7 +79,7 @@ pub enum ToWorker {
         #[serde(with = "js_slots")]
         file: web_sys::Blob,
         settings: Settings,
-        share: Vec<usize>,
+        share: Vec<ShareMember>,
     },
 }
 

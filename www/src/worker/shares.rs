@@ -16,7 +16,7 @@ use crate::worker::kept::{BlobReader, Explored};
 use crate::worker::nested::Nested;
 use crate::worker::outbox::{post, report};
 use object::read::ReadCache;
-use offload::explore::shares::{self, Plan, Share};
+use offload::explore::shares::{self, Plan, Share, ShareMember};
 use offload::explore::{Hooks, Options, Progress};
 use offload::report::runs_on;
 use offload::report::targets::Target;
@@ -71,7 +71,7 @@ pub(crate) fn start(name: &str, file: &Blob, settings: &Settings, kept: &Kept, s
     stop();
     let options = explorer_options(settings, file);
     let cache = ReadCache::new(BlobReader::new(file.clone()));
-    let Some(plan) = shares::plan(&cache, &options, worker_count()) else { return false };
+    let Some(mut plan) = shares::plan(&cache, &options, worker_count()) else { return false };
     report(Report::Progress(Loading {
         stage: "reading and decompressing".into(),
         bytes_read: 0,
@@ -79,8 +79,8 @@ pub(crate) fn start(name: &str, file: &Blob, settings: &Settings, kept: &Kept, s
         found: None,
     }));
     let mut workers = Vec::with_capacity(plan.shares.len());
-    for (index, share) in plan.shares.iter().enumerate() {
-        let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share: share.clone() };
+    for (index, share) in std::mem::take(&mut plan.shares).into_iter().enumerate() {
+        let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share };
         let started =
             start_worker(index, kept).and_then(|mut worker| encode(&job).and_then(|m| worker.post(m)).map(|()| worker));
         match started {
@@ -210,7 +210,8 @@ fn finish(kept: &Kept) {
     let cache = ReadCache::new(BlobReader::new(exploring.file.clone()));
     let read = owned_reads(&exploring.file);
     let hooks = Hooks { observer: None, read_owned: Some(&read) };
-    let tree = shares::explore_merged(&cache, &exploring.name, &exploring.options, &[], shares, hooks);
+    let (name, options) = (&exploring.name, &exploring.options);
+    let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
     let size = exploring.file.size() as u64;
     report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&tree, &exploring.file, size, exploring.started);
@@ -230,7 +231,7 @@ fn failed(index: usize, why: &str, kept: &Kept) {
 
 /// In a share worker: explores the members `share` of `file` and tells the explorer that
 /// started it how far it has got and, at the end, what it found.
-pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[usize]) {
+pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[ShareMember]) {
     let options = explorer_options(settings, &file);
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let read = owned_reads(&file);
