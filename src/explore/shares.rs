@@ -84,8 +84,8 @@ impl ShareMember {
 /// How a package's members are split among workers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    /// The members of each worker, each share in member order (so that each worker reads the
-    /// file forwards); together they are every member worth exploring.
+    /// The members of each worker, each share in the order it explores them
+    /// ([`exploring_order`]); together they are every member worth exploring.
     pub shares: Vec<Vec<ShareMember>>,
     /// Members to explore and their stored bytes, in all.
     pub members: usize,
@@ -126,11 +126,27 @@ pub fn plan<'a, R: ReadRef<'a>>(input: R, opts: &Options, workers: usize) -> Opt
     let shares = shares
         .into_iter()
         .map(|(_, mut share)| {
-            share.sort_unstable();
+            share.sort_unstable_by_key(|&i| exploring_order(&listing.members, i));
             share.into_iter().map(|i| ShareMember::of(i, &listing.members[i], whole)).collect()
         })
         .collect();
     Some(Plan { shares, members: explorable.len(), bytes, listing })
+}
+
+/// Stored bytes below which members are explored in member order, before the others: they
+/// share the blocks the file is read in.
+const SMALL_MEMBER: u64 = 1 << 20;
+
+/// Where member `i` comes in its share: small members first, in member order (neighbours are
+/// read in one block), then the others smallest first, so that a share's first targets come
+/// from its smallest library, not after its largest (a wheel's 400 MiB library took 12 s).
+fn exploring_order(members: &[Member], i: usize) -> (bool, u64, usize) {
+    let stored = members[i].stored_size;
+    if stored < SMALL_MEMBER {
+        (false, 0, i)
+    } else {
+        (true, stored, i)
+    }
 }
 
 /// Explores the members `share` (one share of a [`plan`]) of the input's own package, each
@@ -294,7 +310,8 @@ mod tests {
     }
 
     /// Shares split members by stored size, largest first, to the lightest worker; each share
-    /// is in member order, and together they are every explorable member once.
+    /// has its small members first, in member order, then the others smallest first, and
+    /// together they are every explorable member once.
     #[test]
     fn shares_balance_stored_bytes() {
         let path =
@@ -306,7 +323,8 @@ mod tests {
         let mut all: Vec<usize> = plan.shares.iter().flatten().map(|m| m.index).collect();
         all.sort_unstable();
         assert_eq!(all, explorable(&listing.members));
-        assert!(plan.shares.iter().all(|s| s.windows(2).all(|w| w[0].index < w[1].index)));
+        let order = |m: &ShareMember| exploring_order(&listing.members, m.index);
+        assert!(plan.shares.iter().all(|s| s.windows(2).all(|w| order(&w[0]) < order(&w[1]))));
         let biggest = *explorable(&listing.members).iter().max_by_key(|&&i| listing.members[i].stored_size).unwrap();
         assert!(
             plan.shares[0].iter().any(|m| m.index == biggest),
