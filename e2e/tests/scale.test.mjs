@@ -40,7 +40,8 @@ test('a wheel of 12,500 members: progress at once, first targets early, every ke
   buildWheel();
   const { page } = shared;
   const cli = JSON.parse(must(OFFLOAD, ['kernels', '--json', WHEEL]));
-  const listed = JSON.parse(must(OFFLOAD, ['list', '--json', WHEEL]));
+  // --verify: every image decoded, as the page decodes a package's.
+  const listed = JSON.parse(must(OFFLOAD, ['list', '--json', '--verify', WHEEL]));
   assert.ok(listed.targets.length >= 1000, `the wheel holds ${listed.targets.length} device images`);
   const expectedTargets = JSON.parse(must(OFFLOAD, ['sizes', '--json', WHEEL])).targets.map((t) => t.target);
 
@@ -89,9 +90,11 @@ test('a wheel of 12,500 members: progress at once, first targets early, every ke
   const pkg = listed.root.children.find((c) => c.kind === 'package');
   const device = pkg.children.filter(hasImage);
   const others = pkg.children.filter((m) => !hasImage(m));
-  const labels = await page.locator('#tree [role=treeitem] > .row .label').allTextContents();
-  const pkgAt = labels.findIndex((l) => l.startsWith('zip package'));
-  assert.deepEqual(labels.slice(pkgAt + 1, pkgAt + 4), device.slice(0, 3).map((m) => m.label), 'device members first');
+  const rows = await page.locator('#tree [role=treeitem]').evaluateAll((items) => items.map((li) => ({
+    level: Number(li.getAttribute('aria-level')), label: li.querySelector(':scope > .row .label').textContent })));
+  const pkgAt = rows.findIndex((r) => r.label.startsWith('zip package'));
+  const memberRows = rows.slice(pkgAt + 1).filter((r) => r.level === rows[pkgAt].level + 1).map((r) => r.label);
+  assert.deepEqual(memberRows.slice(0, 3), device.slice(0, 3).map((m) => m.label), 'device members first');
   // Closed, the group row is the package's last row: scrolled to, then opened.
   await page.locator('#tree').evaluate((el) => { el.scrollTop = el.scrollHeight; });
   const group = page.locator('#tree [role=treeitem]', { hasText: `${others.length.toLocaleString('en-US')} other members` });
