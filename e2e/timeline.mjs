@@ -45,7 +45,7 @@ async function main() {
     if (!(await kernels.count())) await page.keyboard.press('5');
     console.log(`           kernels: ${await kernels.first().textContent({ timeout: 5000 }).catch(() => '(view not shown)')}`);
     const rows = await page.locator('#tree [role=treeitem]').count();
-    console.log(`           tree items in the DOM: ${rows}`);
+    console.log(`           tree items in the DOM: ${rows}; elements in the page: ${await page.evaluate(() => document.querySelectorAll('*').length)}`);
   } finally {
     await site.browser.close();
     site.server.close();
