@@ -18,6 +18,7 @@ use super::{move_spans, Companion, Explorer, Hooks, Options, Progress};
 use crate::format::package::{self, Compression, EntryKind, Kind, Listing, Member};
 use crate::tree::{ByteSpace, Node, Span, Tree};
 use crate::util::window::Window;
+use alloc::string::String;
 use alloc::vec::Vec;
 use object::ReadRef;
 
