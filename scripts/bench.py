@@ -210,17 +210,20 @@ STEPS = [
      "memory from the kernel's rusage. The bundle, the unbundled target and the decompressed "
      "bundle are compared with the reference's; a difference stops the run.", False),
     ("packages.md", "packages", "Large packages",
-     "`scripts/bench_packages.py`: two public wheels from PyPI (cached; skipped when offline), "
-     "a CUDA one over 500 MiB with thousands of device images and a ROCm one over 100 MiB: "
+     "`scripts/bench_packages.py`: three public wheels from PyPI (cached; skipped when offline), "
+     "a framework's CUDA wheel of over 25,000 members, a CUDA one over 500 MiB of few members with "
+     "thousands of device images, and a ROCm one over 100 MiB: "
      "`list`, `kernels`, `fit` and `sizes` on each whole wheel; `cuobjdump "
      "--dump-resource-usage` beside our `kernels` on the CUDA wheel's largest library, unzipped.", False),
     ("packages-page.md", "packages-page", "Large packages in the page",
      "`scripts/bench_packages.py --page` (`e2e/bench_packages.mjs`): the release build in headless "
-     "Chromium opens the same two wheels through its file input: pick to the first \"Runs on\" "
-     "target on screen (shown, with the member count, while the rest is read), pick to the explored "
-     "summary (wall time, and the page's own `data-first-render-ms`), what the Kernels view says, "
-     "and the peak resident memory of the browser's own processes (all of them, an empty page's "
-     "about 0.9 GiB included), sampled every 50 ms.", False),
+     "Chromium opens the same wheels through its file input, its members explored on one share "
+     "worker per core: pick to the first \"Runs on\" target on screen (shown, with the member "
+     "count, while the rest is read), pick to the explored summary with every image decoded (wall "
+     "time, and the page's own `data-first-render-ms`), our CLI's `kernels` on the same wheel in "
+     "the same run and the ratio of the two, what the Kernels view says, and the peak resident "
+     "memory of the browser's own processes (all of them, an empty page's about 0.9 GiB included), "
+     "sampled every 50 ms.", False),
     ("disasm.md", "disasm", "AMDGPU disassembly against llvm-objdump 22",
      "`scripts/disasm_agreement.py`: every GFX9-GFX12 code object of three ROCm wheels from PyPI "
      "(cached; skipped when offline) is listed by `offload disasm` and `llvm-objdump -d`; per "
