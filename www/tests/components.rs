@@ -345,14 +345,17 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
     assert!(settle(|| el.query_selector("table.fields").unwrap().is_some()).await);
 
     let n = &doc.nodes[ccob];
-    let rows = all(&el, "table.fields tbody tr");
+    // A row per field; its raw bytes, where it has them, on a line of their own under it.
+    let rows = all(&el, "table.fields tbody tr[data-field]");
     assert_eq!(rows.len(), n.fields.len());
     let version = el.query_selector("tr[data-field='version']").unwrap().expect("a version row");
     let text = version.text_content().unwrap();
     let field = &n.fields.iter().find(|f| f.field.name == "version").unwrap().field;
     let span = field.span.expect("the version has a place in the file");
     assert!(text.contains(&format!("{:#x}", span.offset)), "{text}");
-    assert!(text.contains("03 00"), "raw little-endian bytes of version 3: {text}");
+    let raw = el.query_selector("tr[data-raw-of='version']").unwrap().expect("the version's raw bytes");
+    let raw = raw.text_content().unwrap();
+    assert!(raw.contains("03 00"), "raw little-endian bytes of version 3: {raw}");
     version.query_selector("button").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
     assert_eq!(*log.borrow(), vec![Action::SelectSpan { node: ccob, span }]);
 }
