@@ -226,7 +226,7 @@ fn explore_given<'a, 'p>(
     opts: &Options,
     companions: &[Companion<'_>],
     hooks: Hooks<'p>,
-    given: shares::Given,
+    given: Given,
 ) -> Tree {
     explore_all(input, name, opts, None, companions, hooks, Some(given))
 }
@@ -238,7 +238,7 @@ fn explore_all<'a, 'p>(
     asked: Option<Asked<'p>>,
     companions: &[Companion<'_>],
     hooks: Hooks<'p>,
-    given: Option<shares::Given>,
+    given: Option<Given>,
 ) -> Tree {
     let len = input.len().unwrap_or(0);
     let nv_budget = nv_tree::Budget {
@@ -311,6 +311,26 @@ fn explore_all<'a, 'p>(
     Tree { spaces: ex.spaces, root }
 }
 
+/// What exploring one member of a package alone gave (on a thread, [`parallel`], or on a
+/// worker, [`shares`]): its node, the byte spaces it opened (numbered from a base: spaces
+/// standing for those of the explorer it is put back into), and the bytes it decompressed
+/// against the package's budget.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MemberExplored {
+    pub index: usize,
+    pub node: Node,
+    pub spaces: Vec<ByteSpace>,
+    pub used: u64,
+}
+
+/// The input's own package as others explored it ([`shares::explore_merged`]): its listing,
+/// and its members, each with the base its spaces are numbered from, in member order.
+struct Given {
+    listing: package::Listing,
+    members: Vec<(usize, MemberExplored)>,
+}
+
 /// `count` byte spaces standing for those of another explorer, so that an explorer of a member
 /// of its own ([`parallel`]'s workers, [`again`]) numbers its spaces after them.
 fn placeholder_spaces(count: usize) -> Vec<ByteSpace> {
@@ -380,7 +400,7 @@ struct Explorer<'o, 'p, 'c> {
     read_owned: Option<ReadOwned<'p>>,
     /// The input's own package's listing and its members as other workers explored them
     /// ([`shares`]).
-    given: Option<shares::Given>,
+    given: Option<Given>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {

@@ -17,8 +17,7 @@
 //! time, and the members in flight together declare at most what the largest one does, so
 //! memory is what one thread needs while small members share the cores.
 
-use super::shares::MemberExplored;
-use super::Explorer;
+use super::{Explorer, MemberExplored};
 use crate::format::package::{Compression, Member};
 use crate::tree::{Node, Span};
 use crate::util::window::Window;

@@ -14,24 +14,14 @@
 //! Only the input's own package is shared, when the input is one (a wheel or zip, a tar):
 //! members of a compressed stream (`.tar.gz`) are not in the input's bytes.
 
-use super::{move_spans, Companion, Explorer, Hooks, Options, Progress};
+pub use super::MemberExplored;
+use super::{move_spans, Companion, Explorer, Given, Hooks, Options, Progress};
 use crate::format::package::{self, Compression, EntryKind, Kind, Listing, Member};
-use crate::tree::{ByteSpace, Node, Span, Tree};
+use crate::tree::{Node, Span, Tree};
 use crate::util::window::Window;
 use alloc::string::String;
 use alloc::vec::Vec;
 use object::ReadRef;
-
-/// What exploring one member gave: its node, the byte spaces it opened (numbered from the
-/// share's `base`), and the bytes it decompressed against the package's budget.
-#[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct MemberExplored {
-    pub index: usize,
-    pub node: Node,
-    pub spaces: Vec<ByteSpace>,
-    pub used: u64,
-}
 
 /// What a worker found in its share of the members.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -93,13 +83,6 @@ pub struct Plan {
     pub bytes: u64,
     /// The package's listing, for [`explore_merged`].
     pub listing: Listing,
-}
-
-/// What [`explore_merged`] puts in the package: its listing, and its members as the shares
-/// explored them, each with the base its spaces are numbered from, in member order.
-pub struct Given {
-    pub(super) listing: Listing,
-    pub(super) members: Vec<(usize, MemberExplored)>,
 }
 
 /// How the members of the input's own package are split among `workers`, by stored size,

@@ -8,7 +8,6 @@ use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
 use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
-use crate::worker::shares;
 use object::read::ReadCache;
 use offload::edit::NodePath;
 use offload::explore::Options;
@@ -16,28 +15,11 @@ use offload::explore::{explore_decompressing, explore_hooked, Companion, Hooks, 
 use offload::report::{kernels, runs_on, targets, targets::Target};
 use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
-use std::rc::Rc;
 use web_sys::Blob;
 
-/// Explores `file`, with the `companions` it refers to (name and bytes), within the limits of
-/// `settings`, and sends the page its document, keeping in `kept` what later requests need: a
-/// package on share workers, one per core ([`shares`]), anything else here.
-pub(crate) fn explore_file(
-    name: &str,
-    file: Blob,
-    companions: Vec<(String, Vec<u8>)>,
-    settings: &Settings,
-    kept: &Rc<RefCell<Option<Explored>>>,
-) {
-    let started = js_sys::Date::now();
-    report(Report::Progress(Loading::at("reading and decompressing", 0)));
-    if companions.is_empty() && shares::start(name, &file, settings, kept, started) {
-        return;
-    }
-    report(Report::Explored(explore_file_alone(name, file, companions, settings, kept)));
-}
-
-/// Explores `file` here, alone, as [`explore_file`] does, and returns the page's document.
+/// Explores `file` here, alone, within the limits of `settings`, with the `companions` it refers
+/// to (name and bytes), and returns the page's document, keeping in `kept` what later requests
+/// need (see [`crate::worker::shares::explore_file`]).
 pub(crate) fn explore_file_alone(
     name: &str,
     file: Blob,
@@ -57,7 +39,7 @@ pub(crate) fn explore_file_alone(
     doc
 }
 
-/// Explores `file` like [`explore_file`] and keeps it, without a document for the page: the
+/// Explores `file` like [`explore_file_alone`] and keeps it, without a document for the page: the
 /// new version an edit made (the editor worker sent the page its document).
 pub(crate) fn keep_quietly(
     name: &str,

@@ -58,7 +58,7 @@ pub fn run() {
 fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
     match decode::<ToWorker>(message) {
         Ok(ToWorker::Explore { name, file, companions, settings }) => match explore::read_companions(&companions) {
-            Ok(companions) => explore::explore_file(&name, file, companions, &settings, kept),
+            Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
             Err(message) => report(Report::Failed { message }),
         },
         Ok(ToWorker::ExploreShare { file, settings, share }) => shares::explore_share(file, &settings, &share),

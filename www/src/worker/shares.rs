@@ -56,6 +56,24 @@ thread_local! {
     static EXPLORING: RefCell<Option<Exploring>> = const { RefCell::new(None) };
 }
 
+/// Explores `file`, with the `companions` it refers to (name and bytes), within the limits of
+/// `settings`, and sends the page its document, keeping in `kept` what later requests need: a
+/// package on share workers, one per core, anything else here, alone.
+pub(crate) fn explore_file(
+    name: &str,
+    file: Blob,
+    companions: Vec<(String, Vec<u8>)>,
+    settings: &Settings,
+    kept: &Kept,
+) {
+    let started = js_sys::Date::now();
+    report(Report::Progress(Loading::at("reading and decompressing", 0)));
+    if companions.is_empty() && start(name, &file, settings, kept, started) {
+        return;
+    }
+    report(Report::Explored(explore_file_alone(name, file, companions, settings, kept)));
+}
+
 /// How many share workers this machine gets: one per core the browser reports, at least two
 /// (a browser may report one core to hide the machine's), at most [`MAX_WORKERS`].
 fn worker_count() -> usize {
