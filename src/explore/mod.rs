@@ -218,19 +218,8 @@ fn explore_with<'a, 'p>(
     explore_all(input, name, opts, asked, companions, hooks, None)
 }
 
-/// Explores an input whose own package's members were explored by others ([`shares`]): `given`
-/// holds the package's listing and them.
-fn explore_given<'a, 'p>(
-    input: Window<'_, 'a>,
-    name: &str,
-    opts: &Options,
-    companions: &[Companion<'_>],
-    hooks: Hooks<'p>,
-    given: Given,
-) -> Tree {
-    explore_all(input, name, opts, None, companions, hooks, Some(given))
-}
-
+/// Explores an input; `given` holds its own package's listing and members when others explored
+/// them ([`shares`]).
 fn explore_all<'a, 'p>(
     input: Window<'_, 'a>,
     name: &str,

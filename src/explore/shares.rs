@@ -185,7 +185,7 @@ pub fn explore_merged<'a, R: ReadRef<'a>>(
     let mut members: Vec<(usize, MemberExplored)> =
         shares.into_iter().flat_map(|s| s.members.into_iter().map(move |m| (s.base, m))).collect();
     members.sort_by_key(|(_, m)| m.index);
-    super::explore_given(Window::whole(&input), name, opts, companions, hooks, Given { listing, members })
+    super::explore_all(Window::whole(&input), name, opts, None, companions, hooks, Some(Given { listing, members }))
 }
 
 impl Explorer<'_, '_, '_> {
