@@ -458,6 +458,12 @@ fn explorer_cases() -> Vec<Case> {
         e("shared library whose first compressed bundle claims too much", put_u64(so.clone(), so_ccob + 8, 1 << 40))
             .at(so_ccob as u64 + 8),
         e("COFF truncated inside the section table", cut(&coff, 60)).at(0),
+        // llvm-readelf: "Invalid ELF class", "Invalid ELF data"; a header of zeros after the magic
+        // was once listed as an ELF object without device code.
+        e("ELF identification with class 0", [&b"\x7fELF"[..], &[0; 60]].concat()).at(4).says(&["ELF class"]),
+        e("ELF identification with class 3", put(elf.clone(), 4, &[3])).at(4).says(&["ELF class"]),
+        e("ELF identification with byte order 0", put(elf.clone(), 5, &[0])).at(5).says(&["byte order"]),
+        e("ELF identification with version 2", put(elf.clone(), 6, &[2])).at(6).says(&["ELF version"]),
         e("nested bundles deeper than the limit", nested_bundles(12))
             .at(nested_bundle_offset(Options::default().max_depth + 1))
             .says(&["nested deeper than 8"]),

@@ -74,3 +74,15 @@ def test_hostile_bytes_never_crash_the_interpreter():
     assert p.returncode == 0, p.stderr[-2000:]
     answered, failed = map(int, p.stdout.split())
     assert answered + failed == 7 * 40 * 5 and failed > 0 and answered > 0
+
+
+@pytest.mark.parametrize(
+    "ident, offset, words",
+    [(bytes(60), 4, "ELF class"), (b"\x02\x00" + bytes(58), 5, "byte order"), (b"\x02\x01\x00" + bytes(57), 6, "ELF version")],
+)
+def test_an_invalid_elf_identification_raises_at_its_offset(ident, offset, words):
+    # llvm-readelf says "Invalid ELF class" / "Invalid ELF data"; this was once an ELF object
+    # without device code, returned without an error.
+    with pytest.raises(offload.Error, match=words) as caught:
+        offload.list(b"\x7fELF" + ident)
+    assert caught.value.offset == offset

@@ -91,8 +91,30 @@ pub struct Elf<'a> {
     pub note_areas: Vec<(u64, u64, u64)>,
 }
 
+/// The error in an ELF identification (`e_ident`): a class, byte order or version that no ELF
+/// reader accepts, at its byte offset. `None` when `head` is no ELF (no `\x7fELF`), is too short
+/// to tell, or is identified well. llvm-readelf refuses such a file too ("Invalid ELF class"), so
+/// the file is an error, not an "ELF object" without device code.
+pub fn ident_error(head: &[u8]) -> Option<Error> {
+    if !head.starts_with(b"\x7fELF") {
+        return None;
+    }
+    let checks: [(u64, &[u8], &str); 3] = [
+        (4, &[1, 2], "ELF class 1 (32-bit) or 2 (64-bit)"),
+        (5, &[1, 2], "ELF byte order 1 (little-endian) or 2 (big-endian)"),
+        (6, &[1], "ELF version 1 (EV_CURRENT)"),
+    ];
+    checks.into_iter().find_map(|(at, allowed, expected)| {
+        let byte = *head.get(at as usize)?;
+        (!allowed.contains(&byte)).then(|| Error::new(at, "ELF identification", expected, format!("{byte}")))
+    })
+}
+
 impl<'a> Elf<'a> {
     pub fn parse(data: &'a [u8]) -> Result<Elf<'a>> {
+        if let Some(e) = ident_error(data) {
+            return Err(e);
+        }
         match data.get(4) {
             Some(1) => parse_as::<elf::FileHeader32<Endianness>>(data, false),
             Some(2) => parse_as::<elf::FileHeader64<Endianness>>(data, true),

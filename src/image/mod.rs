@@ -100,6 +100,11 @@ pub fn describe(data: &[u8], span: Span) -> Option<Node> {
     let (format, detail) = identify(data)?;
     let mut node = Node::new(NodeKind::Image, format!("{format}{detail}"), span);
     node.field("format", format, None);
+    if format == "ELF object" {
+        if let Some(e) = elf::ident_error(data) {
+            node.diag(Severity::Error, format!("unreadable ELF: {e}"), Some(span.sub(e.offset, 1)));
+        }
+    }
     if format == amdgpu::FORMAT || format == cubin::FORMAT {
         match elf::Elf::parse(data) {
             Ok(elf) if format == amdgpu::FORMAT => amdgpu::describe(&elf, &mut node, span),

@@ -151,7 +151,9 @@ fn read_host_window<'a>(input: Window<'_, 'a>) -> Result<HostFile<'a>> {
 }
 
 fn unreadable_host<'a, R: ReadRef<'a>>(input: R, e: object::Error) -> Error {
-    elf_section_table_past_end(input)
+    let head = input.read_bytes_at(0, 16).unwrap_or(&[]);
+    crate::image::elf::ident_error(head)
+        .or_else(|| elf_section_table_past_end(input))
         .unwrap_or_else(|| Error::new(0, "host file headers", "a readable ELF, COFF or Mach-O file", e.to_string()))
 }
 
