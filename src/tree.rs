@@ -8,6 +8,13 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// How the label of a compressed bundle's space read from its header alone says so.
+pub const HEADER_ONLY: &str = "header only";
+/// How the note on an image or payload listed without being decompressed starts (the explorer
+/// and the NVIDIA fatbin reader write it): what [`crate::report::kernels::undecoded_images`]
+/// counts.
+pub const NOT_DECOMPRESSED: &str = "not decompressed";
+
 /// A byte range in one byte space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

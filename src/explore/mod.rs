@@ -20,7 +20,7 @@ use crate::format::package;
 use crate::format::sycl;
 use crate::ids;
 use crate::image;
-use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value};
+use crate::tree::{ByteSpace, Node, NodeKind, Severity, Span, Tree, Value, HEADER_ONLY, NOT_DECOMPRESSED};
 use crate::util::bytes::human_size;
 use crate::util::window::Window;
 use alloc::format;
@@ -38,12 +38,6 @@ mod parallel;
 pub mod shares;
 
 pub use again::{member_spaces_again, Recovered};
-
-/// How the label of a compressed bundle's space read from its header alone says so.
-pub const HEADER_ONLY: &str = "header only";
-/// How the note on an image or payload listed without being decompressed starts: what
-/// [`crate::report::kernels::undecoded_images`] counts.
-pub const NOT_DECOMPRESSED: &str = "not decompressed";
 
 /// How much work exploring may do.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -190,8 +190,8 @@ pub fn undecoded_images(tree: &Tree) -> usize {
         node.kind == NodeKind::Image || node.children.iter().any(has_image)
     }
     fn listed_only(node: &Node) -> bool {
-        node.label.contains(crate::explore::HEADER_ONLY)
-            || node.diagnostics.iter().any(|d| d.message.starts_with(crate::explore::NOT_DECOMPRESSED))
+        node.label.contains(crate::tree::HEADER_ONLY)
+            || node.diagnostics.iter().any(|d| d.message.starts_with(crate::tree::NOT_DECOMPRESSED))
     }
     fn listed_below(node: &Node) -> bool {
         listed_only(node) || node.children.iter().any(listed_below)

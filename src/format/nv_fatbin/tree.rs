@@ -254,7 +254,7 @@ fn payload_children(e: &Entry, n: &mut Node, payload: Span, spaces: &mut Vec<Byt
             Severity::Note,
             format!(
                 "{} while listing ({}); list with --verify, or extract, to decompress it",
-                crate::explore::NOT_DECOMPRESSED,
+                crate::tree::NOT_DECOMPRESSED,
                 human_size(wanted)
             ),
             None,

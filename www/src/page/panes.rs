@@ -7,7 +7,57 @@
 //! ratio of their shares (the splitters and gaps between them have fixed sizes). Browser-free,
 //! tested natively; the components `pane` and `splitter` draw and drive it.
 
-use crate::page::state::View;
+/// Views that can be shown or hidden, in the order of their shortcuts (1 to 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Summary,
+    Tree,
+    Map,
+    Hex,
+    Inspector,
+    Kernels,
+    /// A device image's code: disassembled, or PTX text (hidden until asked for).
+    Code,
+}
+
+impl View {
+    pub const ALL: [View; 7] =
+        [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector, View::Kernels, View::Code];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Summary => "Summary",
+            View::Tree => "Tree",
+            View::Map => "Layout map",
+            View::Hex => "Hex",
+            View::Inspector => "Inspector",
+            View::Kernels => "Kernels",
+            View::Code => "Code",
+        }
+    }
+
+    /// The key that shows or hides this view.
+    pub fn key(self) -> char {
+        (b'1' + self as u8) as char
+    }
+
+    /// Its name in the page's markup (`data-view`, ids, classes).
+    pub fn slug(self) -> &'static str {
+        match self {
+            View::Summary => "summary",
+            View::Tree => "tree",
+            View::Map => "map",
+            View::Hex => "hex",
+            View::Inspector => "inspector",
+            View::Kernels => "kernels",
+            View::Code => "code",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.slug() == slug)
+    }
+}
 
 /// A place that takes a share of the room: one of the seven views, or the centre column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

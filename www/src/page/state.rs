@@ -8,6 +8,7 @@
 //! [`DownloadRequest`]), so that components import the state and never the app that answers.
 
 use crate::page::code::{subject, CodeFormat};
+pub use crate::page::panes::View;
 use crate::page::panes::{Panes, Slot};
 use crate::page::remote::RemoteState;
 use crate::page::tree_rows::{self, DeviceCode, Groups, Row, RowKey};
@@ -130,58 +131,6 @@ pub enum DownloadStage {
     },
     /// Not offered.
     Refused(Refusal),
-}
-
-/// Views that can be shown or hidden, in the order of their shortcuts (1 to 7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    Summary,
-    Tree,
-    Map,
-    Hex,
-    Inspector,
-    Kernels,
-    /// A device image's code: disassembled, or PTX text (hidden until asked for).
-    Code,
-}
-
-impl View {
-    pub const ALL: [View; 7] =
-        [View::Summary, View::Tree, View::Map, View::Hex, View::Inspector, View::Kernels, View::Code];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            View::Summary => "Summary",
-            View::Tree => "Tree",
-            View::Map => "Layout map",
-            View::Hex => "Hex",
-            View::Inspector => "Inspector",
-            View::Kernels => "Kernels",
-            View::Code => "Code",
-        }
-    }
-
-    /// The key that shows or hides this view.
-    pub fn key(self) -> char {
-        (b'1' + self as u8) as char
-    }
-
-    /// Its name in the page's markup (`data-view`, ids, classes).
-    pub fn slug(self) -> &'static str {
-        match self {
-            View::Summary => "summary",
-            View::Tree => "tree",
-            View::Map => "map",
-            View::Hex => "hex",
-            View::Inspector => "inspector",
-            View::Kernels => "kernels",
-            View::Code => "code",
-        }
-    }
-
-    pub fn from_slug(slug: &str) -> Option<View> {
-        View::ALL.into_iter().find(|v| v.slug() == slug)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
