@@ -100,7 +100,7 @@ public:
       return;
     }
     ++depth;
-    total += 4;
+    total += 1;
     n->visit([&](const auto *derived) {
       // A forward reference has no matcher: what it prints is what it was resolved to.
       if constexpr (std::is_same_v<std::decay_t<decltype(*derived)>, ForwardTemplateReference>)
@@ -112,7 +112,9 @@ public:
   }
 
 private:
+  // Both pointer types, spelt out: a `Node *` would otherwise match the catch-all below.
   void arg(const Node *n) { node(n); }
+  void arg(Node *n) { node(n); }
   void arg(NodeArray elements) {
     for (Node *element : elements)
       node(element);
