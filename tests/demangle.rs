@@ -5,7 +5,8 @@
 //! input; the two must agree on every name. The committed kernels have plain C++ signatures, so
 //! HIP kernels with the names real libraries have (templates within templates, lambdas, integer
 //! template arguments, anonymous namespaces) are also compiled here with clang-22 and compared
-//! the same way. Skipped, saying so, when llvm-cxxfilt (or clang) is missing.
+//! the same way. Then every kernel name of real CUDA, ROCm and SYCL wheels from PyPI (cached,
+//! skipped offline). Skipped, saying so, when llvm-cxxfilt (or clang) is missing.
 
 mod common;
 
@@ -99,9 +100,9 @@ fn agree_with_cxxfilt(tool: &Path, names: &BTreeSet<String>) -> usize {
     names.iter().filter(|n| demangle(n) != n.as_str()).count()
 }
 
-/// Kernels named as templated C++ libraries name theirs. What `report::demangle` is known to
-/// spell otherwise than LLVM (generic lambdas, floating-point template arguments, expressions
-/// in `decltype`, packs of pointers, unnamed types) is left out: see its documentation.
+/// Kernels named as templated C++ libraries name theirs, with the shapes a demangler other than
+/// LLVM's once spelt otherwise (generic lambdas, expressions in `decltype`, packs of pointers,
+/// empty packs).
 const TEMPLATED_HIP: &str = r#"#include "mini_hip.h"
 namespace {
 __global__ void in_anonymous_namespace(int *p) { p[0] = 1; }
@@ -124,6 +125,10 @@ template <typename F> __global__ void functor(F f, int *p) { p[0] = f(2); }
 enum class Mode : int { Fast = 1, Exact = 2 };
 template <Mode m> __global__ void with_enum(int *p) { p[0] = (int)m; }
 template <size_t N> __global__ void sized(float (*a)[N]) {}
+template <typename... Ts> __global__ void pointers(int n, Ts *...ts) {}
+template <typename T> __global__ void typed(T t, decltype(t + 1) *u) {}
+template <int N> struct Dim {};
+template <int N> __global__ void arith(Dim<N - 2> d) {}
 inline namespace v2 { __global__ void inline_namespace(int *p) {} }
 __global__ void overloaded(int *p) {}
 __global__ void overloaded(float *p, const volatile double *q, unsigned char c, long long l, __fp16 h) {}
@@ -147,6 +152,11 @@ void launch(int *ip, float *fp) {
   functor<<<1, 1>>>(S{}, ip);
   with_enum<Mode::Exact><<<1, 1>>>(ip);
   sized<3><<<1, 1>>>(nullptr);
+  pointers<<<1, 1>>>(1, ip, fp);
+  pointers<<<1, 1>>>(1);
+  typed<<<1, 1>>>(1, ip);
+  arith<4><<<1, 1>>>(Dim<2>{});
+  vectorized_elementwise_kernel<8><<<1, 1>>>(1, [] __device__(auto x) { return x; }, Array<int *, 4>{});
   in_anonymous_namespace<<<1, 1>>>(ip);
 }
 "#;
@@ -173,11 +183,45 @@ fn templated_hip_kernel_names_compiled_here_demangle_as_llvm_cxxfilt_prints_them
     let table = kernels::collect(&explore(&data[..], "templated.o", &options));
     let names: BTreeSet<String> = table.rows.into_iter().map(|r| r.name).collect();
     // Every kernel launched above: a name lost on the way would compare nothing.
-    assert!(names.len() >= 19, "only {} kernel names: {names:?}", names.len());
+    assert!(names.len() >= 24, "only {} kernel names: {names:?}", names.len());
     for want in ["UliE_", "UliE0_", "ILi4E", "ILb1ELj7ELln5ELm3ELx6ELy4000000000ELc97ELsn8E", "_GLOBAL__N_1"] {
         assert!(names.iter().any(|n| n.contains(want)), "no kernel name has {want}: {names:?}");
     }
     let demangled = agree_with_cxxfilt(&tool, &names);
     assert_eq!(demangled, names.len() - 1, "every name but c_kernel demangles: {names:?}");
     println!("{} kernel names compiled here agree with llvm-cxxfilt", names.len());
+}
+
+/// Pinned wheels from PyPI whose every kernel name is compared: CUDA (cubins), ROCm (code
+/// objects) and SYCL (SPIR-V modules, with `_ZTS` type names). The CLI's tests download most of
+/// them already; oneMKL's BLAS and CuPy's CUDA build are here for their names.
+const REAL_WHEELS: [&str; 7] = [
+    "cupy-cuda12x==13.3.0",
+    "nvidia-curand-cu12==10.3.5.147",
+    "cupy-rocm-4-3==13.3.0",
+    "cupy-rocm-5-0==13.3.0",
+    "onemkl-sycl-blas==2026.2.0",
+    "onemkl-sycl-stats==2026.2.0",
+    "dpnp==0.20.0",
+];
+
+#[test]
+fn kernel_names_of_real_wheels_demangle_as_llvm_cxxfilt_prints_them() {
+    let Some(tool) = common::tool("llvm-cxxfilt", "kernel_names_of_real_wheels_demangle_as_llvm_cxxfilt_prints_them")
+    else {
+        return;
+    };
+    let options = Options { verify_all: true, ..Options::default() };
+    let mut all = BTreeSet::new();
+    for requirement in REAL_WHEELS {
+        let Some(wheel) = common::wheels::wheel_file(requirement) else { continue };
+        let data = std::fs::read(&wheel).unwrap();
+        let table = kernels::collect(&explore(&data[..], requirement, &options));
+        let names: BTreeSet<String> = table.rows.into_iter().map(|r| r.name).collect();
+        assert!(!names.is_empty(), "{requirement}: no kernel names found");
+        let demangled = agree_with_cxxfilt(&tool, &names);
+        println!("{requirement}: {} kernel names agree with llvm-cxxfilt ({demangled} demangled)", names.len());
+        all.extend(names);
+    }
+    println!("{} kernel names of real wheels agree with llvm-cxxfilt", all.len());
 }
