@@ -10,6 +10,8 @@ missing=()
 [ -x "$LLVM_BIN/clang-offload-bundler" ] || missing+=(clang-22)
 [ -x "$LLVM_BIN/llvm-offload-binary" ] || missing+=(llvm-22)
 [ -x "$LLVM_BIN/ld.lld" ] || missing+=(lld-22)
+# LLVM's Itanium demangler header, which build.rs compiles into the core.
+[ -f /usr/lib/llvm-22/include/llvm/Demangle/ItaniumDemangle.h ] || missing+=(llvm-22-dev)
 command -v cc >/dev/null || missing+=(gcc)
 command -v zstd >/dev/null || missing+=(zstd)
 # nvcc preprocesses and compiles host code with the system g++.

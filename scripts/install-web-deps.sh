@@ -4,6 +4,8 @@
 # installed version first, so a second run costs seconds.
 #
 #   clang-22, llvm-22 (Debian)       a C compiler and archiver for wasm32 (libzstd in the workers)
+#   llvm-22-dev, wasi-libc,           LLVM's demangler header and the WASI C and C++ headers it is
+#   libc++-22-dev-wasm32 (Debian)     compiled against for wasm32 (build.rs)
 #   rustup target wasm32-unknown-unknown
 #   trunk 0.21.14                     cargo install --locked (about 6 minutes, once)
 #   wasm-bindgen-cli 0.2.130          cargo install, not --locked: its lock file names a
@@ -37,6 +39,10 @@ command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 [ -x /usr/lib/llvm-22/bin/clang ] || missing+=(clang-22)
 [ -x /usr/lib/llvm-22/bin/llvm-ar ] || missing+=(llvm-22)
+# The WASI C and C++ headers LLVM's demangler is compiled against for wasm32 (build.rs).
+[ -f /usr/include/wasm32-wasi/stdlib.h ] || missing+=(wasi-libc)
+[ -f /usr/lib/llvm-22/include/wasm32-wasi/c++/v1/__config ] || missing+=(libc++-22-dev-wasm32)
+[ -f /usr/lib/llvm-22/include/llvm/Demangle/ItaniumDemangle.h ] || missing+=(llvm-22-dev)
 if [ -n "$WANT_TEST" ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
