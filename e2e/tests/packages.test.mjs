@@ -2,13 +2,14 @@
 // package tests in ~/.cache/offload-explorer/wheels or $OFFLOAD_WHEEL_CACHE) opened through the
 // file input, as a user would pick them. The "Runs on" summary must list the targets `offload
 // sizes --json` finds in the same wheel (AMD ones for the ROCm wheel, NVIDIA ones for the CUDA
-// wheel), with no page error. The time from picking to the explored summary is printed.
+// wheel), with no page error. The time from picking to the explored summary is printed. Every
+// kernel name the page shows for a CUDA, a ROCm and a SYCL wheel is llvm-cxxfilt's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURES, OFFLOAD, cliList, dropFile, must, openPage, pageTargets, run, sharedPage, shot } from '../support.mjs';
+import { FIXTURES, LLVM_BIN, OFFLOAD, cliList, dropFile, must, openPage, pageTargets, run, sharedPage, shot } from '../support.mjs';
 
 const CACHE = process.env.OFFLOAD_WHEEL_CACHE ?? join(homedir(), '.cache/offload-explorer/wheels');
 const WHEELS = [
@@ -88,6 +89,59 @@ test('the page binary explores in its workers and is fetched once; packages by t
     assert.deepEqual(sent('editor_bg.wasm'), [200], 'the explorer started the editor');
   } finally {
     await own.context.close();
+  }
+  assert.deepEqual(problems, []);
+});
+
+// Every kernel name of real CUDA, ROCm and SYCL wheels, as the page's Kernels view shows it,
+// is what llvm-cxxfilt 22 prints for its mangled name: the page demangles with LLVM's own
+// demangler compiled to wasm32, as the CLI does natively.
+const NAMED_WHEELS = [
+  'cupy_rocm_4_3-13.3.0-cp311-cp311-manylinux2014_x86_64.whl',
+  'nvidia_curand_cu12-10.3.5.147-py3-none-manylinux2014_x86_64.whl',
+  'onemkl_sycl_stats-2026.2.0-py2.py3-none-manylinux_2_28_x86_64.whl',
+];
+
+/** Every row of the (virtualised) Kernels table, scrolled through: mangled name → shown name. */
+async function allKernelNames(page) {
+  const panel = page.locator('section.kernels-panel');
+  await panel.locator('tbody tr[data-kernel]').first().waitFor();
+  return panel.locator('.table-scroll').evaluate(async (scroller) => {
+    const names = {};
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    scroller.scrollTop = 0;
+    for (;;) {
+      await frame();
+      for (const tr of scroller.querySelectorAll('tbody tr[data-kernel]')) {
+        names[tr.dataset.kernel] = tr.querySelector('button.kernel-name').textContent;
+      }
+      if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) return names;
+      scroller.scrollTop += Math.max(1, Math.floor(scroller.clientHeight * 0.8));
+    }
+  });
+}
+
+test('kernel names in the page are what llvm-cxxfilt prints, for CUDA, ROCm and SYCL wheels', async (t) => {
+  const { page } = shared;
+  const present = NAMED_WHEELS.filter((w) => existsSync(join(CACHE, w)));
+  if (present.length === 0) {
+    t.skip(`no wheels in ${CACHE} (the CLI's tests download them; offline?)`);
+    return;
+  }
+  for (const wheel of present) {
+    const path = join(CACHE, wheel);
+    const mangled = [...new Set(JSON.parse(must(OFFLOAD, ['kernels', '--json', path])).kernels.map((k) => k.name))];
+    const want = must(join(LLVM_BIN, 'llvm-cxxfilt'), [], { input: mangled.join('\n') + '\n' }).trimEnd().split('\n');
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Open file…' }).click();
+    await (await chooser).setFiles(path);
+    await page.locator('[role=tab][aria-selected=true]', { hasText: wheel }).waitFor();
+    await page.locator('#tab-panel section.summary').waitFor({ timeout: 180_000 });
+    const shown = await allKernelNames(page);
+    assert.equal(Object.keys(shown).length, mangled.length, `${wheel}: every kernel has a row`);
+    const differ = mangled.filter((name, i) => shown[name] !== want[i]).map((name) => `${name}\n  page: ${shown[name]}\n  llvm: ${want[mangled.indexOf(name)]}`);
+    assert.deepEqual(differ, [], `${wheel}: names that differ from llvm-cxxfilt`);
+    console.log(`${wheel}: ${mangled.length} kernel names in the page agree with llvm-cxxfilt`);
   }
   assert.deepEqual(problems, []);
 });
