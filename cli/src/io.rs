@@ -72,6 +72,60 @@ impl OwnedReader {
     }
 }
 
+/// Inflates a large package member into an unlinked temporary file (in `$TMPDIR`) instead of
+/// memory, and explores it from there, read on demand: only its headers and offload sections
+/// come back into memory ([`offload::explore::Hooks::spill`]). `None` when no temporary file
+/// can be made; the member is then inflated into memory.
+pub fn spill_to_temporary_file(
+    fill: &mut offload::explore::SpillFill<'_>,
+    explore: &mut offload::explore::SpillExplore<'_>,
+) -> Option<offload::Result<()>> {
+    let mut file = unlinked_temporary_file()?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 20, &mut file);
+    let mut written = Ok(());
+    let filled = fill(&mut |chunk: &[u8]| {
+        if written.is_ok() {
+            written = writer.write_all(chunk);
+        }
+    });
+    let flushed = written.and_then(|()| writer.flush());
+    drop(writer);
+    let size = match (filled, flushed) {
+        (Err(e), _) => return Some(Err(e)),
+        (Ok(_), Err(e)) => {
+            return Some(Err(offload::Error::new(0, "temporary file", "the member written", e.to_string())))
+        }
+        (Ok(size), Ok(())) => size,
+    };
+    let cache = object::ReadCache::new(file);
+    let input = &cache;
+    let window = offload::util::window::Window::whole(&input);
+    if object::ReadRef::len(window) != Ok(size) {
+        return Some(Err(offload::Error::new(0, "temporary file", format!("{size} bytes"), "a file of another size")));
+    }
+    explore(window);
+    Some(Ok(()))
+}
+
+/// A new file in the temporary directory, already unlinked: it is gone when closed, whatever
+/// happens to this process.
+fn unlinked_temporary_file() -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir();
+    for _ in 0..16 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".offload-member-{}-{n}", std::process::id()));
+        // Readable by this user alone for the moment it has a name.
+        let opened = std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path);
+        if let Ok(file) = opened {
+            let _ = std::fs::remove_file(&path);
+            return Some(file);
+        }
+    }
+    None
+}
+
 /// Reads a whole file.
 pub fn read_all(path: &Path) -> Outcome<Vec<u8>> {
     let bytes = std::fs::read(path).map_err(|e| Failure::io(path, "read", e))?;

@@ -255,3 +255,45 @@ fn member_names(node: &serde_json::Value, out: &mut Vec<String>) {
         member_names(child, out);
     }
 }
+
+/// A library past the size at which a deflated member is inflated into an unlinked temporary
+/// file rather than memory (`explore::SPILL_OVER`, 64 MiB): the wheel holding it lists the same
+/// targets and kernels as the library alone, whether the temporary file can be made or not
+/// (then the member is inflated into memory), and no temporary file is left behind.
+#[test]
+fn a_large_member_read_back_from_a_temporary_file_gives_the_same_answers() {
+    let scratch = Scratch::new("packages", "spilled");
+    let mut library = fs::read(fixture("libhip_3tu_compressed.so")).unwrap();
+    library.resize(65 << 20, 0);
+    let lib = scratch.write("libbig.so", &library);
+    let wheel = scratch.path("big-1.0-py3-none-linux_x86_64.whl");
+    let zip = run(Path::new("python3"), &["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z: z.write(sys.argv[2], 'big/libbig.so')", &s(&wheel), &s(&lib)]);
+    assert!(zip.ok(), "{}", zip.stderr);
+    let tmp = scratch.path("tmp");
+    fs::create_dir_all(&tmp).unwrap();
+    let answers = |file: &Path, tmpdir: &str| {
+        let env = [("TMPDIR", tmpdir)];
+        let kernels = support::exec_ok(support::ours(), &["kernels", "--json", &s(file)], &env, None).stdout;
+        let kernels: serde_json::Value = serde_json::from_str(&kernels).unwrap();
+        let sizes = support::exec_ok(support::ours(), &["sizes", "--json", &s(file)], &env, None).stdout;
+        let sizes: serde_json::Value = serde_json::from_str(&sizes).unwrap();
+        // Each kernel's `path` in the tree: the wheel adds its package and member above.
+        let mut rows = kernels["kernels"].clone();
+        for row in rows.as_array_mut().into_iter().flatten() {
+            for cell in row["targets"].as_object_mut().into_iter().flat_map(|t| t.values_mut()) {
+                cell.as_object_mut().map(|c| c.remove("path"));
+            }
+        }
+        (rows, kernels["targets"].clone(), sizes["targets"].clone())
+    };
+    let alone = answers(&lib, &s(&tmp));
+    assert!(alone.0.as_array().is_some_and(|k| !k.is_empty()), "the library has kernels: {alone:?}");
+    let spilled = answers(&wheel, &s(&tmp));
+    assert_eq!(spilled.0, alone.0, "kernels");
+    assert_eq!(spilled.1, alone.1, "kernel targets");
+    let targets = |v: &serde_json::Value| v.as_array().unwrap().iter().map(|t| t["target"].clone()).collect::<Vec<_>>();
+    assert_eq!(targets(&spilled.2), targets(&alone.2), "targets of sizes");
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "a temporary file was left behind");
+    let in_memory = answers(&wheel, "/nonexistent/offload-no-temporary-directory");
+    assert_eq!(in_memory, spilled, "inflated into memory when no temporary file can be made");
+}

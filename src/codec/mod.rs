@@ -209,8 +209,30 @@ pub fn inflate_raw_read(
 ) -> Result<Vec<u8>> {
     let budget = checked_budget(size, limit)?;
     let mut plain = Vec::new();
-    let mut sink = |chunk: &[u8]| push_bounded(&mut plain, chunk, budget as usize);
-    let mut out = Output { produced: 0, budget, overflow: Overflow::Fail, sink: &mut sink };
+    inflate_raw_read_chunks(read, stored_size, size, limit, &mut |chunk| {
+        push_bounded(&mut plain, chunk, budget as usize)
+    })?;
+    Ok(plain)
+}
+
+/// [`inflate_raw_read`] handing what comes out to `sink` a chunk at a time instead of holding
+/// it: a member written to a file rather than memory. The same checks: at most `size` bytes
+/// (and `limit`), and exactly `size` in the end.
+#[cfg(feature = "zlib")]
+pub fn inflate_raw_read_chunks(
+    read: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
+    stored_size: u64,
+    size: u64,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]),
+) -> Result<u64> {
+    let budget = checked_budget(size, limit)?;
+    let mut produced = 0u64;
+    let mut counted = |chunk: &[u8]| {
+        produced += chunk.len() as u64;
+        sink(chunk)
+    };
+    let mut out = Output { produced: 0, budget, overflow: Overflow::Fail, sink: &mut counted };
     let mut pull = |chunk: &mut [u8], at: u64| {
         let n = (chunk.len() as u64).min(stored_size.saturating_sub(at));
         if n == 0 {
@@ -226,8 +248,19 @@ pub fn inflate_raw_read(
     };
     let chunk = (READ_CHUNK as u64).min(stored_size.max(1)) as usize;
     zlib::inflate_pulled(&mut pull, chunk, true, &mut out)?;
-    check_complete(plain.len() as u64, size, stored_size as usize)?;
-    Ok(plain)
+    check_complete(produced, size, stored_size as usize)?;
+    Ok(produced)
+}
+
+#[cfg(not(feature = "zlib"))]
+pub fn inflate_raw_read_chunks(
+    _read: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
+    _stored_size: u64,
+    _size: u64,
+    _limit: u64,
+    _sink: &mut dyn FnMut(&[u8]),
+) -> Result<u64> {
+    Err(not_built_in(Method::Zlib))
 }
 
 #[cfg(not(feature = "zlib"))]

@@ -98,6 +98,7 @@ pub(super) fn explorer<'o, 'p, 'c>(
         parallel: false,
         observer: None,
         read_owned: None,
+        spill: None,
         given: None,
     }
 }

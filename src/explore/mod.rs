@@ -147,6 +147,22 @@ pub type ReadOwned<'h> = &'h (dyn Fn(u64, u64) -> Option<Vec<u8>> + Sync);
 #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
 pub type ReadOwned<'h> = &'h dyn Fn(u64, u64) -> Option<Vec<u8>>;
 
+/// Writes what comes out of `fill` (which hands every chunk to the sink it is given, and says
+/// how inflating ended) somewhere other than memory, then calls `explore` with a window on what
+/// was written ([`Hooks::spill`]); `None` when nothing could be written there, and the member
+/// is then inflated into memory. `Some(Err)`: `fill` failed, or its bytes could not be written
+/// or read back.
+pub type SpillFill<'f> = dyn FnMut(&mut dyn FnMut(&[u8])) -> crate::Result<u64> + 'f;
+/// What explores a spilled member's bytes ([`Hooks::spill`]).
+pub type SpillExplore<'f> = dyn FnMut(Window<'_, '_>) + 'f;
+#[cfg(all(feature = "std", not(target_arch = "wasm32")))]
+pub type Spill<'h> = &'h (dyn Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>> + Sync);
+#[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
+pub type Spill<'h> = &'h dyn Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>>;
+
+/// The smallest inflated member written through [`Hooks::spill`] rather than held in memory.
+pub const SPILL_OVER: u64 = 64 << 20;
+
 /// What a caller may give an exploration besides the input ([`explore_hooked`]).
 #[derive(Default)]
 pub struct Hooks<'h> {
@@ -161,6 +177,11 @@ pub struct Hooks<'h> {
     /// exploration ends. They are read a piece of at most [`crate::codec::READ_CHUNK`] bytes at
     /// a time as they are inflated, so a member's stored bytes are never held whole.
     pub read_owned: Option<ReadOwned<'h>>,
+    /// Where a deflated member of the input's package of [`SPILL_OVER`] bytes or more is
+    /// inflated to when bytes are not kept ([`Options::keep_bytes`]): the CLI writes it to an
+    /// unlinked temporary file and reads back only what is explored (headers, offload
+    /// sections), so memory follows the device code, not the largest library.
+    pub spill: Option<Spill<'h>>,
 }
 
 /// Explores an input like [`explore_with_companions`], with `hooks`.
@@ -241,6 +262,7 @@ fn explore_all<'a, 'p>(
         parallel: true,
         observer: hooks.observer,
         read_owned: hooks.read_owned,
+        spill: hooks.spill,
         given,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
@@ -381,6 +403,8 @@ struct Explorer<'o, 'p, 'c> {
     observer: Option<Observer<'p>>,
     /// How the stored bytes of deflated members of the input are read ([`Hooks::read_owned`]).
     read_owned: Option<ReadOwned<'p>>,
+    /// Where large inflated members go instead of memory ([`Hooks::spill`]).
+    spill: Option<Spill<'p>>,
     /// The input's own package's listing and its members as other workers explored them
     /// ([`shares`]).
     given: Option<Given>,

@@ -279,9 +279,50 @@ impl Explorer<'_, '_, '_> {
             return;
         };
         let piece = |offset: u64, size: u64| read(span.offset + offset, size);
+        if let Some(spill) = self.spill.filter(|_| m.size >= super::SPILL_OVER && !self.opts.keep_bytes) {
+            if self.worth_inflating(&head, m, node, span) && self.spilled(spill, &piece, m, node, span, depth, level) {
+                return;
+            }
+        }
         let inflate = || codec::inflate_raw_read(&piece, span.size, m.size, self.opts.max_decompressed);
         if let Some(plain) = self.inflated(&head, &inflate, m, node, span) {
             self.open_space(plain, span, format!("inflated {}", m.name), node, depth, level);
+        }
+    }
+
+    /// A large member inflated through `spill` (an unlinked temporary file in the CLI) and
+    /// explored from there; `false` when `spill` could not take it, and it is to be inflated
+    /// into memory instead.
+    #[allow(clippy::too_many_arguments)]
+    fn spilled(
+        &mut self,
+        spill: super::Spill<'_>,
+        piece: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
+        m: &Member,
+        node: &mut Node,
+        span: Span,
+        depth: u32,
+        level: u32,
+    ) -> bool {
+        let (stored_size, size, limit) = (span.size, m.size, self.opts.max_decompressed);
+        let mut fill =
+            |sink: &mut dyn FnMut(&[u8])| codec::inflate_raw_read_chunks(piece, stored_size, size, limit, sink);
+        let mut member = Node::new(NodeKind::Decompressed, String::new(), span);
+        let label = format!("inflated {}", m.name);
+        let mut explore = |bytes: Window<'_, '_>| {
+            self.open_window(bytes, span, label.clone(), &mut member, depth, level);
+        };
+        match spill(&mut fill, &mut explore) {
+            None => false,
+            Some(Ok(())) => {
+                node.children.append(&mut member.children);
+                true
+            }
+            Some(Err(e)) => {
+                let message = format!("inflating to the declared {} bytes failed: {e}", m.size);
+                node.diag(Severity::Error, message, Some(span.sub(e.offset, 0)));
+                true
+            }
         }
     }
 
@@ -295,18 +336,7 @@ impl Explorer<'_, '_, '_> {
         node: &mut Node,
         span: Span,
     ) -> Option<Vec<u8>> {
-        let head = match codec::inflate_raw_prefix(head, HEAD as usize) {
-            Ok(head) => head,
-            Err(e) => {
-                node.diag(Severity::Error, format!("inflating failed: {e}"), Some(span.sub(e.offset, 0)));
-                return None;
-            }
-        };
-        if package::detect(&head).is_none() && !worth_opening(&head) {
-            return None;
-        }
-        if let Some(message) = self.over_limits(m.size) {
-            node.diag(Severity::Error, message, Some(span));
+        if !self.worth_inflating(head, m, node, span) {
             return None;
         }
         match inflate() {
@@ -317,6 +347,26 @@ impl Explorer<'_, '_, '_> {
                 None
             }
         }
+    }
+
+    /// Whether a member whose stored bytes start with `head` is inflated in full: its first
+    /// bytes say it is worth it and the limits allow it (what does not is said on `node`).
+    fn worth_inflating(&mut self, head: &[u8], m: &Member, node: &mut Node, span: Span) -> bool {
+        let head = match codec::inflate_raw_prefix(head, HEAD as usize) {
+            Ok(head) => head,
+            Err(e) => {
+                node.diag(Severity::Error, format!("inflating failed: {e}"), Some(span.sub(e.offset, 0)));
+                return false;
+            }
+        };
+        if package::detect(&head).is_none() && !worth_opening(&head) {
+            return false;
+        }
+        if let Some(message) = self.over_limits(m.size) {
+            node.diag(Severity::Error, message, Some(span));
+            return false;
+        }
+        true
     }
 
     /// Why `size` more decompressed bytes are refused, if they are: over the limit for one
@@ -371,18 +421,35 @@ impl Explorer<'_, '_, '_> {
     /// [`NodeKind::Decompressed`] child of `node`, and keeps its bytes only when offload data
     /// was found in it (a library without any is shown by its member node alone).
     fn open_space(&mut self, plain: Vec<u8>, origin: Span, label: String, node: &mut Node, depth: u32, level: u32) {
-        self.package_budget = self.package_budget.saturating_sub(plain.len() as u64);
-        let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);
-        self.spaces.push(ByteSpace { label, size: inner.size, origin: Some(origin), data: None });
-        let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed ({})", human_size(inner.size)), inner);
         let bytes: &[u8] = &plain;
-        self.member_bytes(Window::whole(&bytes), &mut dec, inner, depth + 1, level);
-        if holds_offload(&dec) {
-            self.keep(inner.space, plain);
-        } else {
+        if let Some(space) = self.open_window(Window::whole(&bytes), origin, label, node, depth, level) {
+            self.keep(space, plain);
+        }
+    }
+
+    /// Opens a byte space for `bytes`, decompressed from `origin`, and explores it under
+    /// `node`; the space, when it holds offload data (and its bytes are worth keeping).
+    fn open_window(
+        &mut self,
+        bytes: Window<'_, '_>,
+        origin: Span,
+        label: String,
+        node: &mut Node,
+        depth: u32,
+        level: u32,
+    ) -> Option<u32> {
+        let size = bytes.len().unwrap_or(0);
+        self.package_budget = self.package_budget.saturating_sub(size);
+        let inner = Span::new(self.spaces.len() as u32, 0, size);
+        self.spaces.push(ByteSpace { label, size, origin: Some(origin), data: None });
+        let mut dec = Node::new(NodeKind::Decompressed, format!("decompressed ({})", human_size(size)), inner);
+        self.member_bytes(bytes, &mut dec, inner, depth + 1, level);
+        let holds = holds_offload(&dec);
+        if !holds {
             self.spaces[inner.space as usize].label += " (bytes not kept: no offload data in them)";
         }
         node.children.push(dec);
+        holds.then_some(inner.space)
     }
 }
 

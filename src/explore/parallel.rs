@@ -108,8 +108,8 @@ impl Explorer<'_, '_, '_> {
         let next = AtomicUsize::new(0);
         let taken: Vec<Mutex<Option<Node>>> =
             explorable.iter().map(|&i| Mutex::new(Some(core::mem::replace(&mut children[i], blank())))).collect();
-        let (opts, companions, nv_budget, package_budget, read_owned) =
-            (self.opts, self.companions, self.nv_budget.clone(), self.package_budget, self.read_owned);
+        let (opts, companions, nv_budget, package_budget, read_owned, spill) =
+            (self.opts, self.companions, self.nv_budget.clone(), self.package_budget, self.read_owned, self.spill);
         let mut results: Vec<MemberExplored> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..self.workers())
                 .map(|_| {
@@ -131,6 +131,7 @@ impl Explorer<'_, '_, '_> {
                                 parallel: false,
                                 observer: None,
                                 read_owned: None,
+                                spill,
                                 given: None,
                             };
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
@@ -231,7 +232,7 @@ mod tests {
             let opts = Options { verify_all: true, max_threads: threads, ..Options::default() };
             let mut heard: Vec<(Progress, Node)> = Vec::new();
             let mut observer = |p: &Progress, n: &Node| heard.push((*p, n.clone()));
-            let hooks = Hooks { observer: Some(&mut observer), read_owned: None };
+            let hooks = Hooks { observer: Some(&mut observer), ..Hooks::default() };
             let tree = explore_hooked(&data[..], "gpu_libs.whl", &opts, &[], hooks);
             let last = heard.last().expect("the wheel has members with device code").0;
             assert_eq!(last.members_done, last.members, "{threads} threads");
@@ -273,7 +274,7 @@ mod tests {
                 reads.lock().unwrap().push((offset, size));
                 data.get(offset as usize..(offset + size) as usize).map(<[u8]>::to_vec)
             };
-            let hooks = Hooks { observer: None, read_owned: Some(&read) };
+            let hooks = Hooks { read_owned: Some(&read), ..Hooks::default() };
             let owned = explore_hooked(&data[..], "gpu_libs.whl", &opts, &[], hooks);
             assert_eq!(owned, explore(&data[..], "gpu_libs.whl", &opts), "{threads} threads");
             let reads = reads.into_inner().unwrap();

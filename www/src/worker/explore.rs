@@ -156,12 +156,20 @@ pub(crate) fn explore_to_keep(
     let read = owned_reads(&file);
     let tree = match how {
         Exploring::Decompressing(span) => explore_decompressing(&cache, name, &options, &joined, span, &mut |_, _| {}),
-        Exploring::Plain => {
-            explore_hooked(&cache, name, &options, &joined, Hooks { observer: None, read_owned: Some(&read) })
-        }
-        Exploring::Observed(observer) => {
-            explore_hooked(&cache, name, &options, &joined, Hooks { observer: Some(observer), read_owned: Some(&read) })
-        }
+        Exploring::Plain => explore_hooked(
+            &cache,
+            name,
+            &options,
+            &joined,
+            Hooks { observer: None, read_owned: Some(&read), spill: None },
+        ),
+        Exploring::Observed(observer) => explore_hooked(
+            &cache,
+            name,
+            &options,
+            &joined,
+            Hooks { observer: Some(observer), read_owned: Some(&read), spill: None },
+        ),
     };
     drop(joined);
     let mut explored = Explored::new(tree, file, name.to_string(), *settings, options);
@@ -250,7 +258,7 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
         }
     };
     let read = owned_reads(&file);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read) };
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None };
     let tree = explore_hooked(&cache, &name, &options, &Companion::all(&companions), hooks);
     Ok(DecodedKernels {
         table: kernels::collect(&tree),

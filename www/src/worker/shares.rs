@@ -227,7 +227,7 @@ fn finish(kept: &Kept) {
     let shares: Vec<Share> = exploring.shares.into_iter().flatten().collect();
     let cache = ReadCache::new(BlobReader::new(exploring.file.clone()));
     let read = owned_reads(&exploring.file);
-    let hooks = Hooks { observer: None, read_owned: Some(&read) };
+    let hooks = Hooks { observer: None, read_owned: Some(&read), spill: None };
     let (name, options) = (&exploring.name, &exploring.options);
     let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
     let size = exploring.file.size() as u64;
@@ -255,7 +255,7 @@ pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[ShareMembe
     let read = owned_reads(&file);
     let mut since = FoundSince::default();
     let mut observer = |p: &Progress, member: &Node| since.member(p, member);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read) };
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None };
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
     post(&FromWorker::Share(FromShare::Explored(found)));
 }
