@@ -5,6 +5,7 @@
 //! [`Diagnostic`]s. Byte space 0 is the input file; decompressing opens a new [`ByteSpace`] whose
 //! bytes are kept in the [`Tree`], so that a viewer can show them without decompressing again.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -156,7 +157,9 @@ impl From<&str> for Value {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Field {
-    pub name: String,
+    /// Most names are the formats' own words, borrowed for nothing: a large library's tree
+    /// holds millions of fields.
+    pub name: Cow<'static, str>,
     pub value: Value,
     pub span: Option<Span>,
     pub editable: bool,
@@ -206,14 +209,36 @@ impl Node {
         Node { kind, label: label.into(), span, fields: Vec::new(), children: Vec::new(), diagnostics: Vec::new() }
     }
 
+    /// Gives back the room this node and its descendants grew into but do not use: an image's
+    /// kernels are tens of thousands of nodes in a large library, each with a dozen fields
+    /// pushed one at a time, and what the pushes reserved would stay for the whole tree's life.
+    pub fn shrink_to_fit(&mut self) {
+        self.fields.shrink_to_fit();
+        self.diagnostics.shrink_to_fit();
+        self.children.shrink_to_fit();
+        for child in &mut self.children {
+            child.shrink_to_fit();
+        }
+    }
+
     /// Adds a read-only field.
-    pub fn field(&mut self, name: &str, value: impl Into<Value>, span: Option<Span>) -> &mut Self {
+    pub fn field(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: impl Into<Value>,
+        span: Option<Span>,
+    ) -> &mut Self {
         self.fields.push(Field { name: name.into(), value: value.into(), span, editable: false });
         self
     }
 
     /// Adds a field an editor may change.
-    pub fn editable(&mut self, name: &str, value: impl Into<Value>, span: Option<Span>) -> &mut Self {
+    pub fn editable(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: impl Into<Value>,
+        span: Option<Span>,
+    ) -> &mut Self {
         self.fields.push(Field { name: name.into(), value: value.into(), span, editable: true });
         self
     }

@@ -372,7 +372,7 @@ fn read_metadata(node: &mut Node, note: &Note<'_>, span: Span, header: &Header) 
             },
             Some("amdhsa.kernels") => kernels = Some(v),
             Some(other) if v.scalar_text().is_some() => {
-                node.field(other, field_value(v), at);
+                node.field(other.to_string(), field_value(v), at);
             }
             _ => {}
         }
@@ -448,6 +448,46 @@ const KERNEL_KEYS: &[(&str, &str)] = &[
     (".sgpr_spill_count", "sgpr_spill_count"),
 ];
 
+/// Metadata keys of code object v3 and later (kernels and their arguments), without their `.`:
+/// a field named by one of them borrows the name instead of holding a copy, since a large
+/// library has hundreds of thousands of such fields.
+const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "type_name",
+    "size",
+    "offset",
+    "value_kind",
+    "value_type",
+    "pointee_align",
+    "address_space",
+    "access",
+    "actual_access",
+    "is_const",
+    "is_restrict",
+    "is_volatile",
+    "is_pipe",
+    "language",
+    "language_version",
+    "reqd_workgroup_size",
+    "workgroup_size_hint",
+    "vec_type_hint",
+    "device_enqueue_symbol",
+    "kind",
+    "workgroup_processor_mode",
+    "uniform_work_group_size",
+    "uses_dynamic_stack",
+    "symbol",
+];
+
+/// A field name for the metadata key `key` (its `.` dropped), borrowed when it is a known one.
+fn key_name(key: &str) -> alloc::borrow::Cow<'static, str> {
+    let bare = key.trim_start_matches('.');
+    match KNOWN_KEYS.iter().find(|&&k| k == bare) {
+        Some(&known) => known.into(),
+        None => bare.to_string().into(),
+    }
+}
+
 /// The `kernel` node of one metadata map, with at most `max_arguments` argument children.
 fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span, max_arguments: usize) -> Node {
     let at = desc_span(note, span, k);
@@ -499,7 +539,7 @@ fn kernel_node(k: &Mp<'_>, index: usize, note: &Note<'_>, span: Span, max_argume
         if key == ".args" {
             args = Some(v);
         } else if !KERNEL_KEYS.iter().any(|(k, _)| *k == key) {
-            node.field(key.trim_start_matches('.'), field_value(v), Some(desc_span(note, span, v)));
+            node.field(key_name(key), field_value(v), Some(desc_span(note, span, v)));
         }
     }
     if let Some(args) = args {
@@ -557,7 +597,7 @@ fn argument_node(a: &Mp<'_>, index: usize, note: &Note<'_>, span: Span) -> Node 
         MpValue::Map(pairs) => {
             for (k, v) in pairs {
                 if let Some(key) = k.as_str() {
-                    node.field(key.trim_start_matches('.'), field_value(v), Some(desc_span(note, span, v)));
+                    node.field(key_name(key), field_value(v), Some(desc_span(note, span, v)));
                 }
             }
         }

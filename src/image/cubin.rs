@@ -195,7 +195,7 @@ pub fn describe(elf: &Elf<'_>, node: &mut Node, span: Span) {
         } else if let Some(bank) =
             s.name.strip_prefix(".nv.constant").filter(|b| !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()))
         {
-            node.field(&format!("constant{bank}_size"), s.size, Some(section_span(s, span)));
+            node.field(format!("constant{bank}_size"), s.size, Some(section_span(s, span)));
         }
     }
 

@@ -121,5 +121,6 @@ pub fn describe(data: &[u8], span: Span) -> Option<Node> {
         _ => {}
     }
     limit_kernels(&mut node);
+    node.shrink_to_fit();
     Some(node)
 }
