@@ -310,7 +310,7 @@ fn header_fields_of_the_committed_code_objects() {
     let k = |tree: &Tree, name: &str| -> BTreeMap<String, String> {
         let image = image_nodes(tree, "AMDGPU code object")[0];
         let k = kernels(image).into_iter().find(|k| k.text("name") == Some(name)).unwrap();
-        k.fields.iter().map(|f| (f.name.clone(), shown(&f.value))).collect()
+        k.fields.iter().map(|f| (f.name.to_string(), shown(&f.value))).collect()
     };
     assert_eq!(k(&gfx90a, "_Z10reduce_ldsPKiPi")["lds_size"], "1024");
     assert_ne!(k(&gfx90a, "_Z13private_arrayPKiPii")["scratch_size"], "0");

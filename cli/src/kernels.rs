@@ -8,7 +8,11 @@ use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
 use offload::report::kernels::{self, KernelCell, KernelTable};
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -46,13 +50,22 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let table = table(&shown(&a.file), &tree, &a.targets)?;
+    // The tree is as large as the table again: only its errors are still needed.
+    let failure = Failure::in_tree(&shown(&a.file), &tree);
+    drop(tree);
     if a.json {
-        let doc = document(&shown(&a.file), &table);
-        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
+        let shown_file = shown(&a.file);
+        let doc = Document { file: &shown_file, table: &table };
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        serde_json::to_writer_pretty(&mut out, &doc)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+            .map_err(|e| Failure::new(format!("writing the document: {e}")))?;
     } else {
         print_table(&table, a.mangled).map_err(|e| Failure::new(format!("writing the table: {e}")))?;
     }
-    Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)
+    failure.map_or(Ok(()), Err)
 }
 
 /// The kernel table of the file shown as `file`, with only the columns `targets` names (every
@@ -77,24 +90,86 @@ pub(crate) fn table(file: &str, tree: &offload::tree::Tree, targets: &[String]) 
     Ok(table)
 }
 
-fn cell_json(c: &KernelCell) -> Value {
-    let mut m = Map::new();
-    m.insert("entry".into(), json!(c.entry));
-    m.insert("path".into(), json!(c.path));
-    for (k, v) in [
-        ("registers", c.registers),
-        ("sgprs", c.sgprs),
-        ("agprs", c.agprs),
-        ("lds", c.lds),
-        ("scratch", c.scratch),
-        ("spills", c.spills),
-        ("occupancy", c.occupancy),
-    ] {
-        if let Some(v) = v {
-            m.insert(k.into(), json!(v));
-        }
+/// [`document`] written as it is serialized, without building it: a large library's is
+/// hundreds of megabytes as a `Value`. Keys come in the order a `Value` prints them (sorted).
+pub(crate) struct Document<'a> {
+    pub file: &'a str,
+    pub table: &'a KernelTable,
+}
+
+impl Serialize for Document<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.table;
+        let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
+        let mut doc = s.serialize_map(Some(3))?;
+        doc.serialize_entry("file", self.file)?;
+        doc.serialize_entry("kernels", &Rows(t))?;
+        doc.serialize_entry("targets", &targets)?;
+        doc.end()
     }
-    Value::Object(m)
+}
+
+/// The kernel rows of a [`Document`], each `{demangled, name, targets}`.
+struct Rows<'a>(&'a KernelTable);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut rows = s.serialize_seq(Some(t.rows.len()))?;
+        for r in &t.rows {
+            let cells: BTreeMap<&str, Cell> = t
+                .columns
+                .iter()
+                .zip(&r.cells)
+                .filter_map(|(col, c)| c.as_ref().map(|c| (col.target.as_str(), Cell(c))))
+                .collect();
+            rows.serialize_element(&Row { demangled: &r.demangled, name: &r.name, targets: cells })?;
+        }
+        rows.end()
+    }
+}
+
+/// One row, its fields in key order.
+#[derive(Serialize)]
+struct Row<'a> {
+    demangled: &'a str,
+    name: &'a str,
+    targets: BTreeMap<&'a str, Cell<'a>>,
+}
+
+/// One cell: `{agprs?, entry, lds?, occupancy?, path, registers?, scratch?, sgprs?, spills?}`.
+struct Cell<'a>(&'a KernelCell);
+
+impl Serialize for Cell<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = self.0;
+        let mut m = s.serialize_map(None)?;
+        let numbers = [
+            ("agprs", c.agprs),
+            ("lds", c.lds),
+            ("occupancy", c.occupancy),
+            ("registers", c.registers),
+            ("scratch", c.scratch),
+            ("sgprs", c.sgprs),
+            ("spills", c.spills),
+        ];
+        let mut numbers = numbers.into_iter().peekable();
+        // The optional numbers, in key order around `entry` and `path`.
+        let mut until = |m: &mut S::SerializeMap, key: &str| -> Result<(), S::Error> {
+            while let Some((k, v)) = numbers.next_if(|(k, _)| *k < key) {
+                if let Some(v) = v {
+                    m.serialize_entry(k, &v)?;
+                }
+            }
+            Ok(())
+        };
+        until(&mut m, "entry")?;
+        m.serialize_entry("entry", &c.entry)?;
+        until(&mut m, "path")?;
+        m.serialize_entry("path", &c.path)?;
+        until(&mut m, "~")?;
+        m.end()
+    }
 }
 
 /// `{file, targets: [{target, format}], kernels: [{name, demangled, targets: {target: cell}}]}`
@@ -103,21 +178,7 @@ fn cell_json(c: &KernelCell) -> Value {
 /// `path` being the child indices from the root of `offload list --json`'s tree to the kernel's
 /// node.
 pub(crate) fn document(file: &str, t: &KernelTable) -> Value {
-    let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
-    let rows: Vec<Value> = t
-        .rows
-        .iter()
-        .map(|r| {
-            let mut cells = Map::new();
-            for (col, c) in t.columns.iter().zip(&r.cells) {
-                if let Some(c) = c {
-                    cells.insert(col.target.clone(), cell_json(c));
-                }
-            }
-            json!({"name": r.name, "demangled": r.demangled, "targets": cells})
-        })
-        .collect();
-    json!({"file": file, "targets": targets, "kernels": rows})
+    serde_json::to_value(Document { file, table: t }).unwrap_or(Value::Null)
 }
 
 /// `waves` is the occupancy in waves per SIMD (AMD GPUs).

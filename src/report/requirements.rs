@@ -260,10 +260,10 @@ mod tests {
     use super::*;
     use crate::tree::Span;
 
-    fn node(kind: NodeKind, fields: &[(&str, Value)]) -> Node {
+    fn node(kind: NodeKind, fields: &[(&'static str, Value)]) -> Node {
         let mut n = Node::new(kind, "x", Span::default());
         for (k, v) in fields {
-            n.field(k, v.clone(), None);
+            n.field(*k, v.clone(), None);
         }
         n
     }
