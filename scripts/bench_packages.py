@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: large packages. Three public wheels from PyPI, downloaded once into the wheel cache
+"""Benchmark: large packages. Four public wheels from PyPI, downloaded once into the wheel cache
 ($OFFLOAD_WHEEL_CACHE, else ~/.cache/offload-explorer/wheels) with `pip download --no-deps
 --only-binary=:all:`:
 
@@ -7,11 +7,14 @@
   most of them small Python sources and headers, the device code in a few large libraries);
 - a CUDA wheel of few, large members with thousands of device images (cuDNN 9.5: 545 MiB, 31
   members, 4,099 images);
-- a ROCm wheel over 100 MiB (JAX's ROCm 6.0 PJRT plugin: 117 MiB, 29 bundles, 261 code objects).
+- a ROCm wheel over 100 MiB (JAX's ROCm 6.0 PJRT plugin: 117 MiB, 29 bundles, 261 code objects);
+- a ROCm wheel of many kernels (JAX's ROCm 7 PJRT plugin 0.10.0: 131 MiB, 246 code objects,
+  23,040 kernels, in one 495 MiB library).
 
 Our `list`, `kernels`, `fit` and `sizes` run on each whole wheel (time and peak memory); on the
-CUDA wheel's largest library, unzipped, `cuobjdump --dump-resource-usage` (the NVIDIA reference
-for what `kernels` answers) runs beside our `kernels` on the same file. Printed, never asserted.
+largest library of the CUDA wheels and of the many-kernel ROCm wheel, unzipped, our `list`,
+`kernels` and `sizes` run alone, beside `cuobjdump --dump-resource-usage` (the NVIDIA reference
+for what `kernels` answers) on the CUDA ones. Printed, never asserted.
 A wheel pip cannot get (offline) is skipped with a message.
 
 With `--page`, the page instead (the release build in target/e2e-dist, `e2e/bench_packages.mjs`
@@ -36,6 +39,7 @@ WHEELS = [
     ("tensorflow==2.16.1", "CUDA, many members", "sm_89"),
     ("nvidia-cudnn-cu12==9.5.1.17", "CUDA", "sm_89"),
     ("jax-rocm60-pjrt==0.5.0", "ROCm", "gfx90a"),
+    ("jax-rocm7-pjrt==0.10.0", "ROCm, many kernels", "gfx942"),
 ]
 
 
@@ -137,7 +141,7 @@ def main():
         fit = f'"$0" fit --gpu {gpu} "$1"; test $? -le 1'
         print(row(f"offload fit --gpu {gpu}", ["sh", "-c", fit, OFFLOAD, path]))
         print(row("offload sizes", [OFFLOAD, "sizes", path]))
-        if what == "CUDA":
+        if what in ("CUDA", "CUDA, many members", "ROCm, many kernels"):
             lib = largest_library(path)
             print()
             print(f"Its largest library, unzipped ({os.path.basename(lib)}, "
@@ -145,11 +149,14 @@ def main():
             print()
             print("| command | time | peak memory |")
             print("|---|---|---|")
-            if os.path.exists(CUOBJDUMP):
+            if what.startswith("ROCm"):
+                pass
+            elif os.path.exists(CUOBJDUMP):
                 print(row("cuobjdump --dump-resource-usage", [CUOBJDUMP, "--dump-resource-usage", lib]))
             else:
                 print(f"| cuobjdump: not installed ({CUOBJDUMP}) | | |")
-            print(row("offload kernels", [OFFLOAD, "kernels", lib]))
+            for command in ("list", "kernels", "sizes"):
+                print(row(f"offload {command}", [OFFLOAD, command, lib]))
         print()
 
 
