@@ -296,4 +296,13 @@ fn a_large_member_read_back_from_a_temporary_file_gives_the_same_answers() {
     assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0, "a temporary file was left behind");
     let in_memory = answers(&wheel, "/nonexistent/offload-no-temporary-directory");
     assert_eq!(in_memory, spilled, "inflated into memory when no temporary file can be made");
+    // Over --max-decompressed: said once, and nothing is inflated or written.
+    let limited = support::exec(
+        support::ours(),
+        &["list", "--max-decompressed", "1048576", &s(&wheel)],
+        &[("TMPDIR", &s(&tmp))],
+        None,
+    );
+    assert_eq!(limited.stdout.matches("over the limit of 1048576 bytes").count(), 1, "{}", limited.stdout);
+    assert_eq!(fs::read_dir(&tmp).unwrap().count(), 0);
 }

@@ -278,14 +278,17 @@ impl Explorer<'_, '_, '_> {
             unreadable_stored(node, span);
             return;
         };
+        if !self.worth_inflating(&head, m, node, span) {
+            return;
+        }
         let piece = |offset: u64, size: u64| read(span.offset + offset, size);
         if let Some(spill) = self.spill.filter(|_| m.size >= super::SPILL_OVER && !self.opts.keep_bytes) {
-            if self.worth_inflating(&head, m, node, span) && self.spilled(spill, &piece, m, node, span, depth, level) {
+            if self.spilled(spill, &piece, m, node, span, depth, level) {
                 return;
             }
         }
         let inflate = || codec::inflate_raw_read(&piece, span.size, m.size, self.opts.max_decompressed);
-        if let Some(plain) = self.inflated(&head, &inflate, m, node, span) {
+        if let Some(plain) = self.inflated_whole(&inflate, m, node, span) {
             self.open_space(plain, span, format!("inflated {}", m.name), node, depth, level);
         }
     }
@@ -339,6 +342,18 @@ impl Explorer<'_, '_, '_> {
         if !self.worth_inflating(head, m, node, span) {
             return None;
         }
+        self.inflated_whole(inflate, m, node, span)
+    }
+
+    /// The member inflated by `inflate`, once judged worth it ([`Self::worth_inflating`]); a
+    /// failure is said on `node`.
+    fn inflated_whole(
+        &mut self,
+        inflate: &dyn Fn() -> crate::Result<Vec<u8>>,
+        m: &Member,
+        node: &mut Node,
+        span: Span,
+    ) -> Option<Vec<u8>> {
         match inflate() {
             Ok(plain) => Some(plain),
             Err(e) => {
