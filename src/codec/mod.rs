@@ -200,7 +200,6 @@ pub fn inflate_raw(data: &[u8], size: u64, limit: u64) -> Result<Vec<u8>> {
 /// [`inflate_raw`] on a stream of `stored_size` bytes that `read(offset, len)` reads a piece
 /// at a time ([`READ_CHUNK`] bytes at most, from the stream's start), so that the stored bytes
 /// are never held whole: a package member read from a file.
-#[cfg(feature = "zlib")]
 pub fn inflate_raw_read(
     read: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
     stored_size: u64,
@@ -227,12 +226,7 @@ pub fn inflate_raw_read_chunks(
     sink: &mut dyn FnMut(&[u8]),
 ) -> Result<u64> {
     let budget = checked_budget(size, limit)?;
-    let mut produced = 0u64;
-    let mut counted = |chunk: &[u8]| {
-        produced += chunk.len() as u64;
-        sink(chunk)
-    };
-    let mut out = Output { produced: 0, budget, overflow: Overflow::Fail, sink: &mut counted };
+    let mut out = Output { produced: 0, budget, overflow: Overflow::Fail, sink };
     let mut pull = |chunk: &mut [u8], at: u64| {
         let n = (chunk.len() as u64).min(stored_size.saturating_sub(at));
         if n == 0 {
@@ -248,8 +242,8 @@ pub fn inflate_raw_read_chunks(
     };
     let chunk = (READ_CHUNK as u64).min(stored_size.max(1)) as usize;
     zlib::inflate_pulled(&mut pull, chunk, true, &mut out)?;
-    check_complete(produced, size, stored_size as usize)?;
-    Ok(produced)
+    check_complete(out.produced, size, stored_size as usize)?;
+    Ok(out.produced)
 }
 
 #[cfg(not(feature = "zlib"))]
@@ -260,16 +254,6 @@ pub fn inflate_raw_read_chunks(
     _limit: u64,
     _sink: &mut dyn FnMut(&[u8]),
 ) -> Result<u64> {
-    Err(not_built_in(Method::Zlib))
-}
-
-#[cfg(not(feature = "zlib"))]
-pub fn inflate_raw_read(
-    _read: &dyn Fn(u64, u64) -> Option<Vec<u8>>,
-    _stored_size: u64,
-    _size: u64,
-    _limit: u64,
-) -> Result<Vec<u8>> {
     Err(not_built_in(Method::Zlib))
 }
 
