@@ -8,9 +8,9 @@ use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
 use offload::report::kernels::{self, KernelCell, KernelTable};
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     drop(tree);
     if a.json {
         let shown_file = shown(&a.file);
-        let doc = Document { file: &shown_file, table: &table };
+        let doc = Document::new(&shown_file, &table);
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, &doc)
             .map_err(std::io::Error::from)
@@ -91,45 +91,49 @@ pub(crate) fn table(file: &str, tree: &offload::tree::Tree, targets: &[String]) 
 }
 
 /// [`document`] written as it is serialized, without building it: a large library's is
-/// hundreds of megabytes as a `Value`. Keys come in the order a `Value` prints them (sorted).
+/// hundreds of megabytes as a `Value`. Fields are declared in the order a `Value` prints its
+/// keys (sorted), so both print the same bytes.
+#[derive(Serialize)]
 pub(crate) struct Document<'a> {
-    pub file: &'a str,
-    pub table: &'a KernelTable,
+    file: &'a str,
+    kernels: Rows<'a>,
+    targets: Vec<Column<'a>>,
 }
 
-impl Serialize for Document<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = self.table;
-        let targets: Vec<Value> = t.columns.iter().map(|c| json!({"target": c.target, "format": c.format})).collect();
-        let mut doc = s.serialize_map(Some(3))?;
-        doc.serialize_entry("file", self.file)?;
-        doc.serialize_entry("kernels", &Rows(t))?;
-        doc.serialize_entry("targets", &targets)?;
-        doc.end()
+impl<'a> Document<'a> {
+    pub(crate) fn new(file: &'a str, table: &'a KernelTable) -> Self {
+        let targets = table.columns.iter().map(|c| Column { format: &c.format, target: &c.target }).collect();
+        Document { file, kernels: Rows(table), targets }
     }
 }
 
-/// The kernel rows of a [`Document`], each `{demangled, name, targets}`.
+#[derive(Serialize)]
+struct Column<'a> {
+    format: &'a str,
+    target: &'a str,
+}
+
+/// The kernel rows of a [`Document`], serialized one at a time.
 struct Rows<'a>(&'a KernelTable);
 
 impl Serialize for Rows<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let t = self.0;
-        let mut rows = s.serialize_seq(Some(t.rows.len()))?;
-        for r in &t.rows {
-            let cells: BTreeMap<&str, Cell> = t
-                .columns
-                .iter()
-                .zip(&r.cells)
-                .filter_map(|(col, c)| c.as_ref().map(|c| (col.target.as_str(), Cell(c))))
-                .collect();
-            rows.serialize_element(&Row { demangled: &r.demangled, name: &r.name, targets: cells })?;
-        }
-        rows.end()
+        s.collect_seq(t.rows.iter().map(|r| {
+            Row {
+                demangled: &r.demangled,
+                name: &r.name,
+                targets: t
+                    .columns
+                    .iter()
+                    .zip(&r.cells)
+                    .filter_map(|(col, c)| c.as_ref().map(|c| (col.target.as_str(), Cell::of(c))))
+                    .collect(),
+            }
+        }))
     }
 }
 
-/// One row, its fields in key order.
 #[derive(Serialize)]
 struct Row<'a> {
     demangled: &'a str,
@@ -137,38 +141,40 @@ struct Row<'a> {
     targets: BTreeMap<&'a str, Cell<'a>>,
 }
 
-/// One cell: `{agprs?, entry, lds?, occupancy?, path, registers?, scratch?, sgprs?, spills?}`.
-struct Cell<'a>(&'a KernelCell);
+/// One cell; the numbers a target does not have are left out.
+#[derive(Serialize)]
+struct Cell<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agprs: Option<u64>,
+    entry: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lds: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    occupancy: Option<u64>,
+    path: &'a [usize],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    registers: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scratch: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sgprs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spills: Option<u64>,
+}
 
-impl Serialize for Cell<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let c = self.0;
-        let mut m = s.serialize_map(None)?;
-        let numbers = [
-            ("agprs", c.agprs),
-            ("lds", c.lds),
-            ("occupancy", c.occupancy),
-            ("registers", c.registers),
-            ("scratch", c.scratch),
-            ("sgprs", c.sgprs),
-            ("spills", c.spills),
-        ];
-        let mut numbers = numbers.into_iter().peekable();
-        // The optional numbers, in key order around `entry` and `path`.
-        let mut until = |m: &mut S::SerializeMap, key: &str| -> Result<(), S::Error> {
-            while let Some((k, v)) = numbers.next_if(|(k, _)| *k < key) {
-                if let Some(v) = v {
-                    m.serialize_entry(k, &v)?;
-                }
-            }
-            Ok(())
-        };
-        until(&mut m, "entry")?;
-        m.serialize_entry("entry", &c.entry)?;
-        until(&mut m, "path")?;
-        m.serialize_entry("path", &c.path)?;
-        until(&mut m, "~")?;
-        m.end()
+impl<'a> Cell<'a> {
+    fn of(c: &'a KernelCell) -> Self {
+        Cell {
+            agprs: c.agprs,
+            entry: c.entry,
+            lds: c.lds,
+            occupancy: c.occupancy,
+            path: &c.path,
+            registers: c.registers,
+            scratch: c.scratch,
+            sgprs: c.sgprs,
+            spills: c.spills,
+        }
     }
 }
 
@@ -178,7 +184,7 @@ impl Serialize for Cell<'_> {
 /// `path` being the child indices from the root of `offload list --json`'s tree to the kernel's
 /// node.
 pub(crate) fn document(file: &str, t: &KernelTable) -> Value {
-    serde_json::to_value(Document { file, table: t }).unwrap_or(Value::Null)
+    serde_json::to_value(Document::new(file, t)).unwrap_or(Value::Null)
 }
 
 /// `waves` is the occupancy in waves per SIMD (AMD GPUs).
