@@ -191,7 +191,7 @@ pub fn inflate_raw_chunks(data: &[u8], limit: u64, sink: &mut dyn FnMut(&[u8])) 
 /// declared size, at most `limit`): a stream that would expand past it fails as soon as it does.
 pub fn inflate_raw(data: &[u8], size: u64, limit: u64) -> Result<Vec<u8>> {
     let budget = checked_budget(size, limit)?;
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(first_reservation(size, data.len()));
     raw_deflate(data, budget, Overflow::Fail, &mut |chunk| push_bounded(&mut out, chunk, budget as usize))?;
     check_complete(out.len() as u64, size, data.len())?;
     Ok(out)
@@ -207,7 +207,10 @@ pub fn inflate_raw_read(
     limit: u64,
 ) -> Result<Vec<u8>> {
     let budget = checked_budget(size, limit)?;
-    let mut plain = Vec::new();
+    // Reserved once: doubling up to a 1 GiB library would hold 1.5 times it while copying, and a
+    // wasm memory never gives back what it grew to.
+    let stored = usize::try_from(stored_size).unwrap_or(usize::MAX);
+    let mut plain = Vec::with_capacity(first_reservation(size, stored));
     inflate_raw_read_chunks(read, stored_size, size, limit, &mut |chunk| {
         push_bounded(&mut plain, chunk, budget as usize)
     })?;
@@ -387,8 +390,6 @@ fn check_complete(produced: u64, expected_size: u64, input_len: usize) -> Result
     ))
 }
 
-/// Appends `chunk`, growing the buffer geometrically but never past `bound`, so a declared size
-/// is never allocated before the data is really there.
 /// How much output to reserve before decoding: the declared size when the input could
 /// plausibly expand to it, so that a large payload is written in place rather than copied at
 /// every doubling; a few bytes declaring gigabytes get only what they could plausibly hold, and
@@ -399,6 +400,8 @@ fn first_reservation(expected_size: u64, input_len: usize) -> usize {
     usize::try_from(expected_size.min(plausible)).unwrap_or(0)
 }
 
+/// Appends `chunk`, growing the buffer geometrically but never past `bound`, so a declared size
+/// is never allocated before the data is really there.
 fn push_bounded(out: &mut Vec<u8>, chunk: &[u8], bound: usize) {
     let needed = out.len() + chunk.len();
     if needed > out.capacity() {

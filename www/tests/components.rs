@@ -5,7 +5,7 @@
 
 use offload::report::kernels::{KernelCell, KernelRow, KernelTable};
 use offload::tree::NodeKind;
-use offload_www::page::bytes::{Bytes, MemoryBytes};
+use offload_www::page::bytes::{ByteSource, Bytes, MemoryBytes};
 use offload_www::page::components::dialogs::settings_dialog::{
     SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID,
 };
@@ -28,7 +28,9 @@ use offload_www::page::format::human_size;
 use offload_www::page::state::{
     Action, CompareOutcome, CompareWith, Comparison, FileRequest, FitOutcome, HexState, Nav, Unpack,
 };
-use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
+use offload_www::wire::doc::{
+    explore_bytes, explore_bytes_with, node_fields, span_contains, Doc, FieldInfo, NodeId, LEAN_KERNELS_OVER,
+};
 use offload_www::wire::settings::Settings;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -339,6 +341,7 @@ async fn inspector_shows_fields_with_offsets_raw_and_decoded_values() {
             edit: Default::default(),
             unpack: Default::default(),
             on_file: None,
+            bytes: None,
         },
     )
     .render();
@@ -829,4 +832,67 @@ async fn an_entry_of_a_bundle_listed_from_its_header_is_decompressed_on_selectio
     assert!(!settle(|| !requests.borrow().is_empty()).await);
     assert!(el.query_selector(".decompress-prompt").unwrap().is_none());
     assert!(requests.borrow().is_empty());
+}
+
+/// The explorer's side of a lean document: it has the tree, and answers for a node's fields.
+struct TreeFields(offload::tree::Tree);
+
+impl ByteSource for TreeFields {
+    fn read(&self, space: u32, _: u64, _: u32) -> futures::future::LocalBoxFuture<'static, Result<Vec<u8>, String>> {
+        Box::pin(async move { Err(format!("no bytes of space {space} here")) })
+    }
+
+    fn fields(&self, node: NodeId) -> futures::future::LocalBoxFuture<'static, Result<Vec<FieldInfo>, String>> {
+        let fields = node_fields(&self.0, node, &|_| None).ok_or_else(|| format!("no node {node}"));
+        Box::pin(async move { fields })
+    }
+}
+
+#[wasm_bindgen_test]
+async fn inspector_shows_every_field_of_a_kernel_the_document_has_only_the_name_of() {
+    use offload::tree::{ByteSpace, Node, Span, Tree};
+    // A file with more kernels than a document carries the fields of.
+    let mut image = Node::new(NodeKind::Image, "AMDGPU code object gfx90a", Span::new(0, 0, 8));
+    for k in 0..=LEAN_KERNELS_OVER {
+        let mut kernel = Node::new(NodeKind::Kernel, format!("kernel k{k}"), Span::new(0, 0, 4));
+        kernel.field("name", format!("k{k}"), None);
+        kernel.field("vgpr_count", 24u64, None);
+        kernel.field("sgpr_count", 40u64, None);
+        image.children.push(kernel);
+    }
+    let mut file = Node::new(NodeKind::File, "f", Span::new(0, 0, 8));
+    file.children.push(image);
+    let space = ByteSpace { label: "f".into(), size: 8, origin: None, data: None };
+    let tree = Tree { spaces: vec![space], root: file };
+    let doc = Rc::new(Doc::from_tree_lean(&tree, &|_| None));
+    let kernel = node(&doc, "kernel k7");
+    assert_eq!(doc.nodes[kernel].fields.len(), 1, "the document has the name alone");
+
+    let el = root();
+    let (on_action, _) = recorder();
+    Renderer::<Inspector>::with_root_and_props(
+        el.clone(),
+        InspectorProps {
+            doc: doc.clone(),
+            selected: Some(kernel),
+            on_action,
+            tab: 1,
+            marked: Vec::new(),
+            edit: Default::default(),
+            unpack: Default::default(),
+            on_file: None,
+            bytes: Some(Bytes(Rc::new(TreeFields(tree)))),
+        },
+    )
+    .render();
+    let names = || {
+        all(&el, "table.fields tbody tr[data-field]")
+            .iter()
+            .filter_map(|r| r.get_attribute("data-field"))
+            .collect::<Vec<_>>()
+    };
+    assert!(settle(|| names().len() == 3).await, "rows: {:?}", names());
+    assert_eq!(names(), ["name", "vgpr_count", "sgpr_count"]);
+    assert!(el.text_content().unwrap().contains("24"));
+    assert!(el.query_selector("p.note[role=status]").unwrap().is_none(), "no longer waiting");
 }

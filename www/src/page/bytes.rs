@@ -3,6 +3,7 @@
 //! spaces from the worker that holds them.
 
 use crate::page::client::ExplorerWorker;
+use crate::wire::doc::{FieldInfo, NodeId};
 use futures::future::LocalBoxFuture;
 use std::rc::Rc;
 use wasm_bindgen_futures::JsFuture;
@@ -11,6 +12,14 @@ use web_sys::Blob;
 pub trait ByteSource {
     /// Up to `len` bytes of `space` from `offset` (fewer at the end of what is available).
     fn read(&self, space: u32, offset: u64, len: u32) -> LocalBoxFuture<'static, Result<Vec<u8>, String>>;
+
+    /// Every field of a node the document has without them ([`NodeInfo::fields_elided`]): only
+    /// the explorer that made the document has them.
+    ///
+    /// [`NodeInfo::fields_elided`]: crate::wire::doc::NodeInfo::fields_elided
+    fn fields(&self, _node: NodeId) -> LocalBoxFuture<'static, Result<Vec<FieldInfo>, String>> {
+        Box::pin(async { Err("this view has no explorer to ask for the node's fields".to_string()) })
+    }
 }
 
 /// A shared byte source; equal when it is the same source, so that views re-read only when
@@ -49,6 +58,16 @@ impl ByteSource for FileBytes {
             match worker {
                 Some(w) => w.read(space, offset, len).await,
                 None => Err("the explorer was stopped; open the file again to see decompressed bytes".into()),
+            }
+        })
+    }
+
+    fn fields(&self, node: NodeId) -> LocalBoxFuture<'static, Result<Vec<FieldInfo>, String>> {
+        let worker = self.worker.clone();
+        Box::pin(async move {
+            match worker {
+                Some(w) => w.fields(node).await,
+                None => Err("the explorer was stopped; open the file again to see this node's fields".into()),
             }
         })
     }

@@ -10,7 +10,7 @@
 //! which gloo-worker's bridge does not expose while a worker is busy, and because gloo-worker
 //! starts workers from `blob:` URLs, which the page's Content-Security-Policy does not allow.
 
-use crate::wire::doc::DecodedKernels;
+use crate::wire::doc::{DecodedKernels, FieldInfo, NodeId};
 use crate::wire::download::Refusal;
 use crate::wire::messages::{decode, encode, Answer, CompanionFile, FromWorker, Job, Report, ToWorker};
 use crate::wire::settings::Settings;
@@ -49,6 +49,7 @@ struct Shared {
     compares: Waiting<Diff>,
     fits: Waiting<Fit>,
     decoded: Waiting<DecodedKernels>,
+    fields: Waiting<Vec<FieldInfo>>,
     next_request: u32,
 }
 
@@ -86,6 +87,7 @@ impl ExplorerWorker {
             compares: HashMap::new(),
             fits: HashMap::new(),
             decoded: HashMap::new(),
+            fields: HashMap::new(),
             next_request: 0,
         }));
         let on_report: Rc<dyn Fn(Report)> = Rc::new(on_report);
@@ -188,6 +190,11 @@ impl ExplorerWorker {
         self.ask(|s| &mut s.replies, |request| ToWorker::Read { request, space, offset, len }).await
     }
 
+    /// Every field of node `node` of the document, sent without them.
+    pub async fn fields(&self, node: NodeId) -> Result<Vec<FieldInfo>, String> {
+        self.ask(|s| &mut s.fields, |request| ToWorker::Fields { request, node }).await
+    }
+
     /// Sends the message `message` makes for a new request number and waits for the answer,
     /// which [`route`] hands to the requests `waiting` keeps.
     async fn ask<T>(
@@ -265,6 +272,8 @@ fn route(shared: &RefCell<Shared>, request: u32, answer: Answer) {
         Answer::NotFitted(message) => reply(shared, |s| &mut s.fits, request, Err(message)),
         Answer::KernelsDecoded(d) => reply(shared, |s| &mut s.decoded, request, Ok(*d)),
         Answer::NotDecoded(message) => reply(shared, |s| &mut s.decoded, request, Err(message)),
+        Answer::Fields(f) => reply(shared, |s| &mut s.fields, request, Ok(f)),
+        Answer::FieldsFailed(message) => reply(shared, |s| &mut s.fields, request, Err(message)),
     }
 }
 

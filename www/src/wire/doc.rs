@@ -65,6 +65,9 @@ pub struct NodeInfo {
     pub diagnostics: Vec<Diagnostic>,
     /// Worst severity among this node's and its descendants' diagnostics.
     pub worst: Option<Severity>,
+    /// Only some of the node's fields are here (see [`LEAN_KERNELS_OVER`]): the explorer has
+    /// the others, and the inspector asks it for them ([`node_fields`]).
+    pub fields_elided: bool,
 }
 
 impl NodeInfo {
@@ -144,10 +147,22 @@ impl Doc {
     /// span (used for the raw bytes of small fields); the caller decides where space 0's bytes
     /// come from: the worker reads them from the file's `Blob`, [`Doc::of_bytes`] from memory.
     pub fn from_tree(tree: &Tree, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Doc {
+        Doc::flattened(tree, Flatten { read, fold_arguments: folds_arguments(tree), lean_kernels: false })
+    }
+
+    /// [`Doc::from_tree`] for the explorer's document: kernel nodes come without most of their
+    /// fields when there are over [`LEAN_KERNELS_OVER`] of them (asked for with [`node_fields`]
+    /// when one is inspected).
+    pub fn from_tree_lean(tree: &Tree, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Doc {
+        let lean_kernels = count_kind(&tree.root, NodeKind::Kernel) > LEAN_KERNELS_OVER;
+        Doc::flattened(tree, Flatten { read, fold_arguments: folds_arguments(tree), lean_kernels })
+    }
+
+    fn flattened(tree: &Tree, how: Flatten) -> Doc {
         let mut nodes = Vec::new();
-        let arguments = count_kernel_arguments(&tree.root);
-        let fold = arguments > FOLD_ARGUMENTS_OVER;
-        flatten(&tree.root, None, 0, &mut nodes, &Flatten { read, fold_arguments: fold });
+        let fold = how.fold_arguments;
+        flatten(&tree.root, None, 0, &mut nodes, &how);
+        let arguments = if fold { count_kind(&tree.root, NodeKind::KernelArgument) } else { 0 };
         if fold {
             nodes[0].diagnostics.push(Diagnostic {
                 severity: Severity::Note,
@@ -307,16 +322,70 @@ fn space_infos(tree: &Tree) -> Vec<SpaceInfo> {
 /// field of their kernel: as nodes, they are most of the document and slow every view down.
 pub const FOLD_ARGUMENTS_OVER: usize = 20_000;
 
-/// How [`flatten`] builds the nodes: where small fields' raw bytes come from, and whether kernel
-/// arguments become a field of their kernel.
+/// Files with more kernel nodes than this send them to the page with their `name` field only.
+/// JAX's ROCm 7 plugin has 138,240 (23,040 kernels on 6 targets), whose 3.2 million fields were
+/// 300 of the document's 367 MB: building, sending and reading it took most of the page's time
+/// and gigabytes of its memory, for fields a person reads one kernel at a time.
+pub const LEAN_KERNELS_OVER: usize = 2_000;
+
+/// The field every kernel node keeps in a lean document: the Code view and downloads find a
+/// kernel by it.
+const KEPT_KERNEL_FIELD: &str = "name";
+
+/// How [`flatten`] builds the nodes: where small fields' raw bytes come from, whether kernel
+/// arguments become a field of their kernel, and whether kernels keep only their name.
 struct Flatten<'a> {
     read: &'a dyn Fn(Span) -> Option<Vec<u8>>,
     fold_arguments: bool,
+    lean_kernels: bool,
 }
 
-fn count_kernel_arguments(node: &Node) -> usize {
-    let own = usize::from(node.kind == NodeKind::KernelArgument);
-    node.children.iter().map(count_kernel_arguments).fold(own, usize::saturating_add)
+fn count_kind(node: &Node, kind: NodeKind) -> usize {
+    let own = usize::from(node.kind == kind);
+    node.children.iter().map(|c| count_kind(c, kind)).fold(own, usize::saturating_add)
+}
+
+/// Whether `tree` has so many kernel arguments that they become fields of their kernels.
+fn folds_arguments(tree: &Tree) -> bool {
+    count_kind(&tree.root, NodeKind::KernelArgument) > FOLD_ARGUMENTS_OVER
+}
+
+/// Every field of node `id` of the document [`Doc::from_tree_lean`] makes of `tree` (with the
+/// same raw bytes, from `read`): what the inspector shows of a node sent without them. `None`
+/// when there is no such node. Walks the tree in the document's order, without building it.
+pub fn node_fields(tree: &Tree, id: NodeId, read: &dyn Fn(Span) -> Option<Vec<u8>>) -> Option<Vec<FieldInfo>> {
+    let how = Flatten { read, fold_arguments: folds_arguments(tree), lean_kernels: false };
+    let mut next = 0;
+    find_in_order(&tree.root, id, &mut next, &how)
+}
+
+/// The fields of the node numbered `id` in pre-order from `next` (folded kernels' arguments not
+/// counted, as [`flatten`] does not make nodes of them).
+fn find_in_order(node: &Node, id: NodeId, next: &mut NodeId, how: &Flatten) -> Option<Vec<FieldInfo>> {
+    if *next == id {
+        return Some(field_infos(node, how));
+    }
+    *next += 1;
+    if how.fold_arguments && foldable(node) {
+        return None;
+    }
+    node.children.iter().find_map(|child| find_in_order(child, id, next, how))
+}
+
+/// A node's fields as the document carries them: with raw bytes when small, with the
+/// `arguments` field of a folded kernel, and only the name of a kernel in a lean document.
+fn field_infos(node: &Node, how: &Flatten) -> Vec<FieldInfo> {
+    let lean = how.lean_kernels && node.kind == NodeKind::Kernel;
+    let mut fields: Vec<FieldInfo> = node
+        .fields
+        .iter()
+        .filter(|f| !lean || f.name == KEPT_KERNEL_FIELD)
+        .map(|f| FieldInfo { field: f.clone(), raw: f.span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(how.read) })
+        .collect();
+    if how.fold_arguments && foldable(node) && !lean {
+        fields.push(arguments_field(node));
+    }
+    fields
 }
 
 /// A kernel whose children are all arguments without findings of their own: its arguments can
@@ -340,14 +409,8 @@ fn arguments_field(node: &Node) -> FieldInfo {
 fn flatten(node: &Node, parent: Option<NodeId>, depth: u32, out: &mut Vec<NodeInfo>, how: &Flatten) -> NodeId {
     let id = out.len();
     let fold = how.fold_arguments && foldable(node);
-    let mut fields: Vec<FieldInfo> = node
-        .fields
-        .iter()
-        .map(|f| FieldInfo { field: f.clone(), raw: f.span.filter(|s| s.size <= RAW_FIELD_LIMIT).and_then(how.read) })
-        .collect();
-    if fold {
-        fields.push(arguments_field(node));
-    }
+    let fields = field_infos(node, how);
+    let fields_elided = fields.len() < node.fields.len() + usize::from(fold);
     out.push(NodeInfo {
         kind: node.kind,
         label: node.label.clone(),
@@ -359,6 +422,7 @@ fn flatten(node: &Node, parent: Option<NodeId>, depth: u32, out: &mut Vec<NodeIn
         fields,
         diagnostics: node.diagnostics.clone(),
         worst: node.worst_severity(),
+        fields_elided,
     });
     for child in node.children.iter().filter(|_| !fold) {
         let c = flatten(child, Some(id), depth + 1, out, how);
@@ -417,22 +481,61 @@ mod tests {
         }
     }
 
+    /// A file of one image with `kernels` kernels of `arguments` arguments each; each kernel has
+    /// a name, a register count and an index, the first two with a span.
+    fn file(kernels: usize, arguments: usize) -> Tree {
+        let mut image = Node::new(NodeKind::Image, "AMDGPU code object gfx90a", Span::new(0, 0, 8));
+        for k in 0..kernels {
+            let mut kernel = Node::new(NodeKind::Kernel, format!("kernel k{k}"), Span::new(0, 0, 4));
+            kernel.field("name", format!("k{k}"), Some(Span::new(0, 1, 2)));
+            kernel.field("vgpr_count", k as u64, Some(Span::new(0, 3, 1)));
+            kernel.field("index", k as u64, None);
+            for a in 0..arguments {
+                let label = format!("argument {a}: global_buffer (8 bytes at {})", a * 8);
+                kernel.children.push(Node::new(NodeKind::KernelArgument, label, Span::new(0, 0, 2)));
+            }
+            image.children.push(kernel);
+        }
+        let mut root = Node::new(NodeKind::File, "f", Span::new(0, 0, 8));
+        root.children.push(image);
+        Tree { spaces: Vec::new(), root }
+    }
+
+    /// Raw bytes as the worker reads them: here, the span's offset repeated.
+    fn raw(span: Span) -> Option<Vec<u8>> {
+        Some(vec![span.offset as u8; span.size as usize])
+    }
+
+    #[test]
+    fn a_lean_document_sends_kernels_with_their_name_and_the_explorer_has_every_field() {
+        // Few kernels: the explorer's document is the whole one.
+        let few = file(LEAN_KERNELS_OVER, 2);
+        assert_eq!(Doc::from_tree_lean(&few, &raw), Doc::from_tree(&few, &raw));
+
+        // Many, with and without their arguments folded into a field.
+        for arguments in [2, FOLD_ARGUMENTS_OVER / LEAN_KERNELS_OVER + 1] {
+            let tree = file(LEAN_KERNELS_OVER + 1, arguments);
+            let (lean, whole) = (Doc::from_tree_lean(&tree, &raw), Doc::from_tree(&tree, &raw));
+            assert_eq!(lean.nodes.len(), whole.nodes.len());
+            assert_eq!(lean.kernels, whole.kernels, "the Kernels view's table is whole");
+            for (id, (l, w)) in lean.nodes.iter().zip(&whole.nodes).enumerate() {
+                assert_eq!((l.kind, &l.label, l.span, l.subtree_end), (w.kind, &w.label, w.span, w.subtree_end));
+                assert_eq!(node_fields(&tree, id, &raw).as_ref(), Some(&w.fields), "node {id}");
+                if l.kind == NodeKind::Kernel {
+                    assert!(l.fields_elided, "node {id}");
+                    let names: Vec<&str> = l.fields.iter().map(|f| f.field.name.as_ref()).collect();
+                    assert_eq!(names, ["name"], "node {id}");
+                    assert_eq!(l.fields[0], w.fields[0], "node {id}: the name, with its raw bytes");
+                } else {
+                    assert!(!l.fields_elided && l.fields == w.fields, "node {id}");
+                }
+            }
+            assert_eq!(node_fields(&tree, lean.nodes.len(), &raw), None, "past the last node");
+        }
+    }
+
     #[test]
     fn kernel_arguments_fold_into_their_kernels_only_in_files_with_very_many() {
-        fn file(kernels: usize, arguments: usize) -> Tree {
-            let mut image = Node::new(NodeKind::Image, "AMDGPU code object gfx90a", Span::new(0, 0, 8));
-            for k in 0..kernels {
-                let mut kernel = Node::new(NodeKind::Kernel, format!("kernel k{k}"), Span::new(0, 0, 4));
-                for a in 0..arguments {
-                    let label = format!("argument {a}: global_buffer (8 bytes at {})", a * 8);
-                    kernel.children.push(Node::new(NodeKind::KernelArgument, label, Span::new(0, 0, 2)));
-                }
-                image.children.push(kernel);
-            }
-            let mut root = Node::new(NodeKind::File, "f", Span::new(0, 0, 8));
-            root.children.push(image);
-            Tree { spaces: Vec::new(), root }
-        }
         let small = Doc::from_tree(&file(3, 4), &|_| None);
         assert_eq!(small.nodes.iter().filter(|n| n.kind == NodeKind::KernelArgument).count(), 12);
         assert!(small.nodes[0].diagnostics.is_empty());

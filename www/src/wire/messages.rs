@@ -8,7 +8,7 @@
 //! enum: [`Report`]s about the tab's file, which the page's session turns into actions as they
 //! are, and [`Answer`]s to numbered requests, which the page's client hands to whoever asked.
 
-use crate::wire::doc::{DecodedKernels, Doc};
+use crate::wire::doc::{DecodedKernels, Doc, FieldInfo};
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::edit::Verified;
 pub use crate::wire::loading::Loading;
@@ -38,6 +38,9 @@ pub enum ToWorker {
     },
     /// Send the bytes `offset..offset+len` of a byte space of the explored file.
     Read { request: u32, space: u32, offset: u64, len: u32 },
+    /// Send every field of a node of the document that came without them
+    /// ([`crate::wire::doc::NodeInfo::fields_elided`]): `Fields` or `FieldsFailed`.
+    Fields { request: u32, node: usize },
     /// Apply an edit to the current file; on success the result becomes the current file.
     Edit { edit: Edit, settings: Settings },
     /// Check the hash of the compressed bundle at this path of the current file.
@@ -302,6 +305,9 @@ pub enum Answer {
     NotFitted(String),
     KernelsDecoded(Box<DecodedKernels>),
     NotDecoded(String),
+    /// A node's fields, in the document's order.
+    Fields(Vec<FieldInfo>),
+    FieldsFailed(String),
 }
 
 /// JS values that cannot be serialized — the `Blob`s of files (references, not copies) and a

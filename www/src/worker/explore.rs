@@ -2,7 +2,7 @@
 //! needs is read, however large the file), explored by the core, flattened into the page's
 //! document; the tree and the file are kept for what the page asks next.
 
-use crate::wire::doc::{DecodedKernels, Doc};
+use crate::wire::doc::{self, DecodedKernels, Doc, FieldInfo, NodeId};
 use crate::wire::messages::{CompanionFile, Loading, Report};
 use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
@@ -277,18 +277,31 @@ fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
 
 /// Turns a new tree into the page's document, timed from `started`.
 pub(crate) fn document(tree: &Tree, file: &Blob, size: u64, started: f64) -> Doc {
-    // Raw bytes of small fields: of the file by blocks, else held in the tree.
     let blocks = FieldBlocks::new(file, size);
-    let read_raw = |span: Span| -> Option<Vec<u8>> {
-        if span.space == 0 {
-            blocks.read(span)
-        } else {
-            tree.bytes(&[], span).map(<[u8]>::to_vec)
-        }
-    };
-    let mut doc = Doc::from_tree(tree, &read_raw);
+    let mut doc = Doc::from_tree_lean(tree, &|span| raw_bytes(tree, &blocks, span));
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
     doc
+}
+
+/// Raw bytes of a small field: of the file by blocks, else held in the tree.
+fn raw_bytes(tree: &Tree, blocks: &FieldBlocks, span: Span) -> Option<Vec<u8>> {
+    if span.space == 0 {
+        blocks.read(span)
+    } else {
+        tree.bytes(&[], span).map(<[u8]>::to_vec)
+    }
+}
+
+/// Every field of node `node` of the document sent for the kept file, with their raw bytes as
+/// the document has them: for a node sent without them ([`NodeInfo::fields_elided`]).
+///
+/// [`NodeInfo::fields_elided`]: crate::wire::doc::NodeInfo::fields_elided
+pub(crate) fn node_fields(kept: &RefCell<Option<Explored>>, node: NodeId) -> Result<Vec<FieldInfo>, String> {
+    let kept = kept.borrow();
+    let kept = kept.as_ref().ok_or("the file has not been explored")?;
+    let blocks = FieldBlocks::new(&kept.file, kept.file.size() as u64);
+    doc::node_fields(&kept.tree, node, &|span| raw_bytes(&kept.tree, &blocks, span))
+        .ok_or_else(|| format!("the explored file has no node {node}"))
 }
 
 /// The file's bytes for small fields, read a block at a time: the fields of one node lie

@@ -70,6 +70,9 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
                 .and_then(|k| k.read(space, offset, len));
             answer(request, read.map_or_else(Answer::ReadFailed, Answer::Bytes));
         }
+        Ok(ToWorker::Fields { request, node }) => {
+            answer(request, explore::node_fields(kept, node).map_or_else(Answer::FieldsFailed, Answer::Fields));
+        }
         // Made by the editor worker, like edits (see `editing`).
         Ok(ToWorker::Prepare { request, job: Job::DeviceArchive { target } }) => {
             editing::device_archive(kept, request, target)

@@ -95,7 +95,7 @@ pub fn TabView(props: &TabViewProps) -> Html {
                 <CodeView doc={doc.clone()} selected={tab.selected} hex={tab.hex.clone()} bytes={props.bytes.clone()} on_action={on_action.clone()} />
             },
             View::Inspector => html! {
-                <Inspector doc={doc.clone()} selected={tab.selected} on_action={on_action.clone()}
+                <Inspector doc={doc.clone()} selected={tab.selected} on_action={on_action.clone()} bytes={Some(props.bytes.clone())}
                     tab={tab.id} marked={marked.clone()} edit={tab.edit.clone()} unpack={tab.unpack.clone()} on_file={Some(props.on_file.clone())} />
             },
         }

@@ -1,6 +1,7 @@
 //! The inspector: the selected node's place, its fields (offset, size, decoded value, raw bytes
 //! as a hex dump) and its diagnostics. Clicking a field's offset shows its bytes in the hex view.
 
+use crate::page::bytes::Bytes;
 use crate::page::code::subject;
 use crate::page::components::download::download_button::DownloadButton;
 use crate::page::components::edit::edit_panel::EditPanel;
@@ -32,11 +33,53 @@ pub struct InspectorProps {
     /// Where edits go; without it the inspector only shows.
     #[prop_or_default]
     pub on_file: Option<Callback<FileRequest>>,
+    /// Who has the fields of nodes the document came without
+    /// ([`crate::wire::doc::NodeInfo::fields_elided`]).
+    #[prop_or_default]
+    pub bytes: Option<Bytes>,
+}
+
+/// The fields of a node sent without them, as the explorer's answer stands.
+#[derive(Clone, PartialEq)]
+enum Asked {
+    Waiting,
+    Got(Rc<Vec<FieldInfo>>),
+    Failed(String),
+}
+
+/// The fields to show of node `id` of `doc`: its own, or for a node the document has only some
+/// of (a kernel of a file with thousands), all of them once the explorer sends them, with where
+/// that request stands. The node the answer is for is kept beside it, so that a late answer for
+/// a node no longer selected is not shown for another.
+#[hook]
+fn use_fields(doc: &Rc<Doc>, id: Option<NodeId>, bytes: Option<Bytes>) -> (Rc<Vec<FieldInfo>>, Option<Asked>) {
+    let asked = use_state(|| None::<(NodeId, Asked)>);
+    let elided = id.filter(|&i| doc.nodes.get(i).is_some_and(|n| n.fields_elided));
+    {
+        let asked = asked.clone();
+        use_effect_with((elided, bytes, doc.clone()), move |(elided, bytes, _)| {
+            if let (Some(node), Some(bytes)) = (*elided, bytes.clone()) {
+                asked.set(Some((node, Asked::Waiting)));
+                wasm_bindgen_futures::spawn_local(async move {
+                    let answer = bytes.0.fields(node).await;
+                    asked.set(Some((node, answer.map_or_else(Asked::Failed, |f| Asked::Got(Rc::new(f))))));
+                });
+            }
+        });
+    }
+    let own = || Rc::new(id.and_then(|i| doc.nodes.get(i)).map(|n| n.fields.clone()).unwrap_or_default());
+    match (elided, (*asked).clone()) {
+        (Some(node), Some((for_node, Asked::Got(fields)))) if for_node == node => (fields, None),
+        (Some(node), Some((for_node, state))) if for_node == node => (own(), Some(state)),
+        (Some(_), _) => (own(), Some(Asked::Waiting)),
+        (None, _) => (own(), None),
+    }
 }
 
 #[function_component]
 pub fn Inspector(props: &InspectorProps) -> Html {
     let doc = &props.doc;
+    let (fields, asked) = use_fields(doc, props.selected, props.bytes.clone());
     let Some((id, n)) = props.selected.and_then(|id| doc.nodes.get(id).map(|n| (id, n))) else {
         return html! {
             <section class="panel inspector" aria-labelledby="inspector-title">
@@ -45,7 +88,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
             </section>
         };
     };
-    let space = &doc.spaces[n.span.space as usize];
+    let space = doc.spaces.get(n.span.space as usize).map_or("unknown", |s| s.label.as_str());
     html! {
         <section class="panel inspector" aria-labelledby="inspector-title">
             <h2 id="inspector-title" class="panel-title">{"Inspector"}</h2>
@@ -57,7 +100,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
             </h3>
             <dl class="node-facts">
                 <dt>{"Kind"}</dt><dd><span class={classes!("swatch", format!("kind-{}", n.kind.as_str()))} aria-hidden="true"></span>{ n.kind.as_str() }</dd>
-                <dt>{"Byte space"}</dt><dd>{ format!("{} ({})", n.span.space, space.label) }</dd>
+                <dt>{"Byte space"}</dt><dd>{ format!("{} ({space})", n.span.space) }</dd>
                 <dt>{"Offset"}</dt><dd>{ format!("{} ({})", hex_offset(n.span.offset), n.span.offset) }</dd>
                 <dt>{"Size"}</dt><dd>{ format!("{} ({} bytes)", human_size(n.span.size), n.span.size) }</dd>
                 <dt>{"End"}</dt><dd>{ hex_offset(n.span.end()) }</dd>
@@ -71,12 +114,13 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 <button type="button" class="show-code" title="Show this image's code in the Code view (7)"
                     onclick={props.on_action.reform(|_: MouseEvent| Action::ShowView(View::Code))}>{"Code"}</button>
             }
-            if n.fields.is_empty() {
+            { asked_note(asked.as_ref()) }
+            if fields.is_empty() {
                 <p class="empty">{"No fields."}</p>
             } else {
                 <div class="table-scroll">
                     <table class="fields">
-                        <caption>{ format!("Fields ({})", n.fields.len()) }</caption>
+                        <caption>{ format!("Fields ({})", fields.len()) }</caption>
                         <thead>
                             <tr>
                                 <th scope="col">{"Field"}</th>
@@ -86,7 +130,7 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                             </tr>
                         </thead>
                         <tbody>
-                            { for n.fields.iter().map(|info| field_rows(info, id, &props.on_action)) }
+                            { for fields.iter().map(|info| field_rows(info, id, &props.on_action)) }
                         </tbody>
                     </table>
                 </div>
@@ -107,6 +151,17 @@ pub fn Inspector(props: &InspectorProps) -> Html {
                 <EditPanel doc={doc.clone()} node={id} tab={props.tab} edit={props.edit.clone()} on_file={on_file.clone()} />
             }
         </section>
+    }
+}
+
+/// Where asking the explorer for the node's other fields stands, when it was asked.
+fn asked_note(asked: Option<&Asked>) -> Html {
+    match asked {
+        Some(Asked::Waiting) => html! { <p class="note muted" role="status">{"Reading this node's other fields…"}</p> },
+        Some(Asked::Failed(why)) => {
+            html! { <p class="note error" role="alert">{ format!("This node's other fields could not be read: {why}") }</p> }
+        }
+        Some(Asked::Got(_)) | None => html! {},
     }
 }
 
