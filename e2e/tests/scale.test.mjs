@@ -131,5 +131,11 @@ test('a wheel of 12,500 members: progress at once, first targets early, every ke
   const decompressed = join(WORK, 'bundle.hipfb');
   must(OFFLOAD, ['decompress', '--output', decompressed, join(FIXTURES, 'hip_elf_2arch_compressed.hipfb')]);
   assert.deepEqual(shownBytes, [...readFileSync(decompressed).subarray(kernel.offset, kernel.offset + 16)]);
+  // With 3,600 kernel nodes, the page's document has their names only: the inspector asks the
+  // explorer for the rest, and shows the kernel's fields as the CLI lists them.
+  const vgprs = page.locator('.inspector tr[data-field="vgpr_count"] td.value');
+  await vgprs.waitFor({ timeout: 30_000 });
+  assert.match(await vgprs.textContent(), new RegExp(`^${kernel.fields.vgpr_count}\\b`));
+  assert.equal(await page.locator('.inspector tr[data-field]').count(), Object.keys(kernel.fields).length);
   assert.deepEqual(problems, []);
 });
