@@ -7,7 +7,8 @@
 //! depend on the order members are explored in: every image decoded (`verify_all`, so no
 //! listing budget is spent member after member), no `.kpack` archive among the members (they
 //! are companions of the others), and the members' declared sizes within what the package may
-//! decompress. Each member opens its byte spaces numbered from where the package's own end
+//! decompress, and the members besides the largest enough to be worth a worker of their own
+//! ([`SHARE_REST_OVER`]). Each member opens its byte spaces numbered from where the package's own end
 //! (placeholders stand for those); the merge puts them back in member order, so spaces are
 //! numbered as one worker numbers them.
 //!
@@ -97,6 +98,9 @@ pub fn plan<'a, R: ReadRef<'a>>(input: R, opts: &Options, workers: usize) -> Opt
         return None;
     }
     let explorable = explorable(&listing.members);
+    if !worth_sharing(&listing.members, &explorable) {
+        return None;
+    }
     let mut by_size = explorable.clone();
     by_size.sort_by_key(|&i| core::cmp::Reverse(listing.members[i].stored_size));
     let mut shares: Vec<(u64, Vec<usize>)> = (0..workers).map(|_| (0, Vec::new())).collect();
@@ -259,6 +263,21 @@ fn own_listing(input: Window<'_, '_>) -> Option<Listing> {
     }
 }
 
+/// Members other than the largest below this share of its stored bytes are not worth a worker:
+/// exploring them beside it saves less than sending its tree from a share worker to the one
+/// that merges costs (JAX's ROCm 7 plugin: 39 KiB beside a 131 MiB library of 138,240 kernel
+/// nodes, whose tree took 2 s to send).
+const SHARE_REST_OVER: u64 = 16;
+
+/// Whether the members besides the largest hold enough stored bytes ([`SHARE_REST_OVER`]) to
+/// be explored on another worker while it is.
+fn worth_sharing(members: &[Member], explorable: &[usize]) -> bool {
+    let stored = |i: &usize| members[*i].stored_size;
+    let largest = explorable.iter().map(stored).max().unwrap_or(0);
+    let all = explorable.iter().map(stored).fold(0u64, u64::saturating_add);
+    all.saturating_sub(largest) >= largest / SHARE_REST_OVER
+}
+
 /// The members explored: files, readable, with bytes (as [`Explorer::package`] picks them).
 fn explorable(members: &[Member]) -> Vec<usize> {
     (members.iter().enumerate()).filter(|(_, m)| m.is_explorable() && m.stored_size > 0).map(|(i, _)| i).collect()
@@ -291,6 +310,27 @@ mod tests {
             }
         }
         assert!(shared >= 8, "only {shared} package fixtures were shared");
+    }
+
+    /// A package of one large member and a few small ones is explored by one worker: the small
+    /// ones would save less than sending the large one's tree costs.
+    #[test]
+    fn a_package_dominated_by_one_member_is_not_shared() {
+        let members = |stored: &[u64]| -> Vec<Member> {
+            let member = |(i, &s): (usize, &u64)| {
+                let mut m = Member::new(alloc::format!("m{i}"), EntryKind::File, (0, 0), 0, s * 3);
+                m.stored_size = s;
+                m
+            };
+            stored.iter().enumerate().map(member).collect()
+        };
+        let all = |m: &[Member]| (0..m.len()).collect::<Vec<_>>();
+        let dominated = members(&[137_306_294, 32_060, 3_525, 2_407]);
+        assert!(!worth_sharing(&dominated, &all(&dominated)), "JAX's ROCm 7 plugin");
+        let framework = members(&[402_124_750, 82_754_380, 5_091_450, 3_323_436]);
+        assert!(worth_sharing(&framework, &all(&framework)), "TensorFlow's wheel");
+        let even = members(&[1600, 100]);
+        assert!(worth_sharing(&even, &all(&even)), "a sixteenth beside the largest");
     }
 
     /// Shares split members by stored size, largest first, to the lightest worker; each share
