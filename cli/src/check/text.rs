@@ -50,7 +50,7 @@ pub fn report(files: &[FileCheck], verbose: bool) -> String {
             write_check(&mut out, c, verbose);
         }
         if !notes.is_empty() {
-            let _ = writeln!(out, "  {} (not failures):", plural(notes.len(), "improvement or addition"));
+            let _ = writeln!(out, "  improved or new, not failures ({}):", notes.len());
             let shown = if verbose { notes.len() } else { SHOWN.min(notes.len()) };
             for n in &notes[..shown] {
                 let _ = writeln!(out, "    {}: {}", n.library, n.message);

@@ -1,7 +1,8 @@
 //! A baseline: what a release held (each library's targets, kernels and their resources),
 //! recorded by `offload check --write-baseline` so that a later `--baseline` run fails only on
 //! what got worse — a library, a target or a kernel lost, registers or spills up beyond a
-//! tolerance — and reports what got better. Old spills, already shipped, do not fail a build.
+//! tolerance, scratch up (how spills show in a cubin, whose resources count no spills) — and
+//! reports what got better. Old spills, already shipped, do not fail a build.
 //!
 //! Libraries are matched by name (a wheel's member path, or the file's name); kernels by their
 //! mangled name; targets by the kernel table's column name. A kernel built twice for one
@@ -116,7 +117,7 @@ pub fn record(file: &str, libraries: &[Library]) -> FileBaseline {
 pub fn compare(old: &FileBaseline, new: &FileBaseline, tolerance: &Tolerance) -> Vec<Finding> {
     let mut out = Vec::new();
     for was in &old.libraries {
-        match new.libraries.iter().find(|l| l.library == was.library) {
+        match counterpart(old, was, new) {
             None => out.push(Finding::new(
                 Rule::BaselineLibrary,
                 Level::Error,
@@ -126,7 +127,7 @@ pub fn compare(old: &FileBaseline, new: &FileBaseline, tolerance: &Tolerance) ->
             Some(now) => compare_library(was, now, tolerance, &mut out),
         }
     }
-    for now in new.libraries.iter().filter(|l| !old.libraries.iter().any(|o| o.library == l.library)) {
+    for now in new.libraries.iter().filter(|l| !old.libraries.iter().any(|o| counterpart(old, o, new) == Some(*l))) {
         out.push(Finding::new(
             Rule::BaselineLibrary,
             Level::Note,
@@ -135,6 +136,16 @@ pub fn compare(old: &FileBaseline, new: &FileBaseline, tolerance: &Tolerance) ->
         ));
     }
     out
+}
+
+/// The library of `new` that `was` (a library of `old`) is compared with: the one of the same
+/// name, or, for a file that is its own library (not a package), the new file itself, whose
+/// name may have changed (`libfoo.so.1` → `libfoo.so.2`).
+fn counterpart<'n>(old: &FileBaseline, was: &LibraryBaseline, new: &'n FileBaseline) -> Option<&'n LibraryBaseline> {
+    new.libraries.iter().find(|l| l.library == was.library).or_else(|| {
+        let whole = |f: &FileBaseline, l: &LibraryBaseline| f.libraries.len() == 1 && l.library == f.file;
+        new.libraries.first().filter(|l| whole(old, was) && whole(new, l))
+    })
 }
 
 fn compare_library(was: &LibraryBaseline, now: &LibraryBaseline, tol: &Tolerance, out: &mut Vec<Finding>) {
@@ -190,6 +201,7 @@ fn compare_resources(
     let pairs = [
         (Rule::BaselineRegisters, "registers", before.registers, after.registers, tol.registers),
         (Rule::BaselineSpills, "spills", before.spills, after.spills, tol.spills),
+        (Rule::BaselineScratch, "scratch bytes", before.scratch, after.scratch, tol.scratch),
     ];
     for (rule, what, b, a, tolerance) in pairs {
         let (Some(b), Some(a)) = (b, a) else { continue };

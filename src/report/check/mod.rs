@@ -45,10 +45,11 @@ pub enum Rule {
     BaselineKernel,
     BaselineRegisters,
     BaselineSpills,
+    BaselineScratch,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 13] = [
+    pub const ALL: [Rule; 14] = [
         Rule::RequiredTarget,
         Rule::Served,
         Rule::KernelMissing,
@@ -62,6 +63,7 @@ impl Rule {
         Rule::BaselineKernel,
         Rule::BaselineRegisters,
         Rule::BaselineSpills,
+        Rule::BaselineScratch,
     ];
 
     pub fn id(self) -> &'static str {
@@ -79,6 +81,7 @@ impl Rule {
             Rule::BaselineKernel => "baseline-kernel",
             Rule::BaselineRegisters => "baseline-registers",
             Rule::BaselineSpills => "baseline-spills",
+            Rule::BaselineScratch => "baseline-scratch",
         }
     }
 
@@ -98,6 +101,9 @@ impl Rule {
             Rule::BaselineKernel => "No kernel of the baseline is lost on any of its targets.",
             Rule::BaselineRegisters => "Registers do not rise over the baseline beyond the tolerance.",
             Rule::BaselineSpills => "Spills do not rise over the baseline beyond the tolerance.",
+            Rule::BaselineScratch => {
+                "Scratch (local) memory does not rise over the baseline beyond the tolerance: how CUDA spills show."
+            }
         }
     }
 }
@@ -224,12 +230,22 @@ fn baseline_checks(
     tol: &policy::Tolerance,
 ) -> Vec<Checked> {
     let mut checks: Vec<Checked> = Vec::new();
-    for l in old.libraries.iter().map(|l| &l.library).chain(new.libraries.iter().map(|l| &l.library)) {
-        if !checks.iter().any(|c| c.library == *l) {
-            checks.push(Checked::new("baseline".into(), l, None));
+    // Findings name the library as the baseline does, except those of libraries only the new
+    // file has; a file that is its own library is named as it is now.
+    let renamed = |l: &str| -> String {
+        if old.libraries.len() == 1 && l == old.file {
+            new.file.clone()
+        } else {
+            l.into()
+        }
+    };
+    for l in new.libraries.iter().map(|l| l.library.clone()).chain(old.libraries.iter().map(|l| renamed(&l.library))) {
+        if !checks.iter().any(|c| c.library == l) {
+            checks.push(Checked::new("baseline".into(), &l, None));
         }
     }
-    for f in baseline::compare(old, new, tol) {
+    for mut f in baseline::compare(old, new, tol) {
+        f.library = renamed(&f.library);
         if let Some(c) = checks.iter_mut().find(|c| c.library == f.library) {
             c.findings.push(f);
         }

@@ -9,7 +9,7 @@
 //! | `complete = "required"` | which targets every kernel of a library must be on: `required` (the required targets, the default), `all` (every target the library has), `off` |
 //! | `[[limits]]` `target = "gfx9*"`, `vendor = "amd"`, `registers`, `spills`, `scratch`, `lds`, `min_waves` | per-kernel limits, for the kernels of the targets (glob) or vendor (`amd`, `nvidia`) named, or all; later tables win over earlier ones for the keys they set |
 //! | `[[exceptions]]` `kernel = "*flash_fwd*"`, `target`, `vendor`, the same limit keys, `ignore = true` | per-kernel limits (a glob on the demangled or the mangled name), applied last; `ignore` leaves the kernel out of the limits |
-//! | `[baseline]` `registers = 8`, `spills = 0` | how far registers or spills may rise over the baseline before it is a regression |
+//! | `[baseline]` `registers = 8`, `spills = 0`, `scratch = 0` | how far registers, spills or scratch bytes may rise over the baseline before it is a regression |
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -157,6 +157,8 @@ limits_of!(Exception);
 pub struct Tolerance {
     pub registers: u64,
     pub spills: u64,
+    /// Bytes per work-item.
+    pub scratch: u64,
 }
 
 /// A required target and how it may be served.
