@@ -7,7 +7,7 @@
 
 pub mod api;
 mod bundler;
-mod check;
+pub(crate) mod check;
 mod codec;
 mod diff;
 mod disasm;
