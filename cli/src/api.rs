@@ -149,7 +149,7 @@ pub type CheckLimits = offload::report::check::policy::Limits;
 pub fn sizes(source: &Source, drop: &[String]) -> Outcome<Answer> {
     let tree = source.explore(&Options { keep_bytes: false, ..Options::default() })?;
     let measured = sizes_report::sizes(&tree);
-    let document = if drop.is_empty() {
+    let mut document = if drop.is_empty() {
         crate::sizes::document(&source.shown(), &measured, None)
     } else {
         let (bytes, name) = (source.bytes()?, source.name());
@@ -157,6 +157,7 @@ pub fn sizes(source: &Source, drop: &[String]) -> Outcome<Answer> {
         let after = crate::sizes::device_stored(&dropped.bytes, &name, &Options::default());
         crate::sizes::document(&source.shown(), &measured, Some((&dropped, after, drop, None)))
     };
+    document["identical"] = crate::sizes::Advice::of(&tree).json();
     Ok(source.answer(document, &tree))
 }
 

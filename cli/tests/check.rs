@@ -273,6 +273,9 @@ fn unbundled(library: &Path, work: &Path) -> Vec<(String, Vec<u8>, u64)> {
     out
 }
 
+/// A generic family and instruction bytes.
+type FamilyAndCode<'a> = (&'static str, &'a [u8]);
+
 /// `sizes --identical` on cupy-rocm-5-0 (three libraries, one bundle each, nine processors):
 /// its groups are those a comparison of the unbundled code objects' `.text` bytes gives.
 #[test]
@@ -306,7 +309,7 @@ fn advisor_groups_on_a_rocm_wheel_equal_a_byte_comparison() {
         let objects = unbundled(&unpacked.join(format!("{lib}.cpython-311-x86_64-linux-gnu.so")), &work);
         assert_eq!(objects.len(), 9, "{lib}");
         // Same family and same instruction bytes: one group.
-        let mut groups: BTreeMap<(&str, &[u8]), Vec<(&str, u64)>> = BTreeMap::new();
+        let mut groups: BTreeMap<FamilyAndCode<'_>, Vec<(&str, u64)>> = BTreeMap::new();
         for (target, text, size) in &objects {
             if let Some(family) = offload::ids::generic_family_of(target) {
                 groups.entry((family, text)).or_default().push((target, *size));

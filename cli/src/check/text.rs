@@ -67,11 +67,14 @@ pub fn report(files: &[FileCheck], verbose: bool) -> String {
     out
 }
 
+/// A group of findings: rule id and target.
+type GroupKey<'a> = (&'static str, Option<&'a str>);
+
 fn write_check(out: &mut String, c: &Checked, verbose: bool) {
     let errors: Vec<&Finding> = c.findings.iter().filter(|f| f.level == Level::Error).collect();
     let _ = writeln!(out, "  ✗ {}: {} ({})", c.library, c.name, plural(errors.len(), "error"));
     // Groups by rule and target, in the order first met.
-    let mut groups: Vec<((&str, Option<&str>), Vec<&Finding>)> = Vec::new();
+    let mut groups: Vec<(GroupKey<'_>, Vec<&Finding>)> = Vec::new();
     for f in errors {
         let key = (f.rule.id(), f.target.as_deref());
         match groups.iter_mut().find(|(k, _)| *k == key) {

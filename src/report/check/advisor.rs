@@ -52,11 +52,14 @@ struct Code {
     size: u64,
 }
 
+/// A container's images by (family, code hash).
+type SameCode = BTreeMap<(String, String), Vec<Code>>;
+
 /// The groups of a file, most bytes saved first.
 pub fn identical_code(tree: &Tree) -> Vec<Identical> {
     let found = targets::collect(tree);
     // Per container, per (family, hash): the images.
-    let mut by_container: BTreeMap<Vec<usize>, BTreeMap<(String, String), Vec<Code>>> = BTreeMap::new();
+    let mut by_container: BTreeMap<Vec<usize>, SameCode> = BTreeMap::new();
     for t in &found {
         let Some(code) = code_of(tree, t) else { continue };
         let container = container_path(tree, &t.path);
