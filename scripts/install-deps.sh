@@ -32,4 +32,6 @@ need_cargo
 need_rust_target wasm32-unknown-unknown
 need_rust_components rustfmt clippy
 "$ROOT/scripts/install-nvidia.sh" || say "warning: the NVIDIA toolchain is not installed; the NVIDIA differential tests will say they are skipped" >&2
+# cli/tests/check.rs validates `offload check`'s JUnit and SARIF reports against their schemas.
+"$ROOT/scripts/install-report-schemas.sh" || say "warning: the report validators are not installed; cli/tests/check.rs will say its schema checks are skipped" >&2
 say "ok (clang-offload-bundler $("$LLVM_BIN/clang-offload-bundler" --version | grep -o 'version [0-9.]*'))"

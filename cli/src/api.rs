@@ -109,11 +109,47 @@ pub fn fit(source: &Source, gpus: &[String]) -> Outcome<Answer> {
     Ok(source.answer(crate::fit::document(&source.shown(), &fits), &tree))
 }
 
+/// `offload check --json PATH --require ... [limits] [--baseline FILE]`: the checks of one
+/// source; `policy` is a policy file's TOML text (empty for none), flags override it. The
+/// answer's failure is set when the file does not read completely or the policy is wrong.
+pub fn check(
+    source: &Source,
+    policy: &str,
+    require: &[String],
+    limits: CheckLimits,
+    baseline: Option<&str>,
+) -> Outcome<Answer> {
+    use offload::report::check::{self as gate, baseline::Baseline, policy::Policy, Judge};
+    let mut parsed: Policy = toml::from_str(policy).map_err(|e| Failure::new(format!("policy: {e}")))?;
+    if !require.is_empty() {
+        parsed.require = require.to_vec();
+    }
+    let problems = parsed.problems();
+    if !problems.is_empty() {
+        return Err(Failure::new(format!("policy: {}", problems.join("; "))));
+    }
+    let old: Option<Baseline> = baseline
+        .map(|text| serde_json::from_str(text).map_err(|e| Failure::new(format!("baseline: {e}"))))
+        .transpose()?;
+    let tree = source.explore(&every_image())?;
+    let judge =
+        Judge { policy: &parsed, flags: &limits, baseline: old.as_ref().and_then(|b| b.for_file(&source.name())) };
+    let (checked, recorded) = gate::check(&tree, &source.shown(), &source.name(), &judge)
+        .map_err(|e| Failure::new(format!("require: {e}")))?;
+    let mut document = crate::check::document(std::slice::from_ref(&checked));
+    document["baseline"] = serde_json::to_value(Baseline { version: gate::baseline::VERSION, files: vec![recorded] })
+        .map_err(|e| Failure::new(e.to_string()))?;
+    Ok(source.answer(document, &tree))
+}
+
+/// The limits `check` takes as flags.
+pub type CheckLimits = offload::report::check::policy::Limits;
+
 /// `offload sizes --json [--drop T ...]` (never written anywhere: no `-o`).
 pub fn sizes(source: &Source, drop: &[String]) -> Outcome<Answer> {
     let tree = source.explore(&Options { keep_bytes: false, ..Options::default() })?;
     let measured = sizes_report::sizes(&tree);
-    let document = if drop.is_empty() {
+    let mut document = if drop.is_empty() {
         crate::sizes::document(&source.shown(), &measured, None)
     } else {
         let (bytes, name) = (source.bytes()?, source.name());
@@ -121,6 +157,7 @@ pub fn sizes(source: &Source, drop: &[String]) -> Outcome<Answer> {
         let after = crate::sizes::device_stored(&dropped.bytes, &name, &Options::default());
         crate::sizes::document(&source.shown(), &measured, Some((&dropped, after, drop, None)))
     };
+    document["identical"] = crate::sizes::Advice::of(&tree).json();
     Ok(source.answer(document, &tree))
 }
 

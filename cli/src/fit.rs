@@ -56,6 +56,10 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
         for f in &fits {
             print_fit(&shown(&a.file), f, a.mangled, a.verbose);
         }
+        // Kernels a library has for some targets and not others: why a GPU may run only part.
+        let table = offload::report::kernels::collect(&tree);
+        let holes = offload::report::check::holes::holes(&tree, &table, &name);
+        print!("{}", crate::kernels::holes_text(&holes, a.verbose, a.mangled, "--verbose"));
     }
     // A file that did not read completely was not completely answered for.
     if let Some(failure) = Failure::in_tree(&shown(&a.file), &tree) {

@@ -7,6 +7,7 @@ use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
 use offload::explore::Options;
+use offload::report::check::holes;
 use offload::report::kernels::{self, KernelCell, KernelTable};
 use serde::ser::Serializer;
 use serde::Serialize;
@@ -26,6 +27,10 @@ pub struct KernelsArgs {
     /// Print kernel names as the images name them (mangled C++ or Rust symbols), not demangled.
     #[arg(long)]
     pub mangled: bool,
+    /// List the kernels missing on some targets of their library (by default only counted:
+    /// "52 kernels missing on gfx1100 of 12 targets").
+    #[arg(long)]
+    pub holes: bool,
     /// Only these targets (a column's name, `gfx90a:xnack+`, or its processor, `gfx90a`);
     /// repeat or separate with commas.
     #[arg(long = "target", value_delimiter = ',')]
@@ -34,6 +39,27 @@ pub struct KernelsArgs {
     pub kpack: crate::kpack::KpackArgs,
     #[command(flatten)]
     pub limits: Limits,
+}
+
+/// The holes of each library: a line per target that lacks kernels ("2 kernels missing on
+/// gfx1100 of 3 targets"), and with `list` the kernels themselves. Empty when there are none.
+pub(crate) fn holes_text(holes: &[holes::LibraryHoles], list: bool, mangled: bool, option: &str) -> String {
+    let mut out = String::new();
+    for h in holes {
+        out.push_str(&format!("holes in {} ({} kernels, {} targets):\n", h.library, h.kernels, h.targets));
+        for (line, m) in h.lines().iter().zip(&h.missing) {
+            out.push_str(&format!("  {line}\n"));
+            if list {
+                for k in &m.kernels {
+                    out.push_str(&format!("    {}\n", if mangled { &k.name } else { &k.demangled }));
+                }
+            }
+        }
+    }
+    if !holes.is_empty() && !list {
+        out.push_str(&format!("({option} lists the kernels)\n"));
+    }
+    out
 }
 
 /// Whether the column named `column` is one the user asked for with `wanted`.
@@ -50,6 +76,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let table = table(&shown(&a.file), &tree, &a.targets)?;
+    let holes = holes::holes(&tree, &table, &name);
     // The tree is as large as the table again: only its errors are still needed.
     let failure = Failure::in_tree(&shown(&a.file), &tree);
     drop(tree);
@@ -64,6 +91,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
             .map_err(|e| Failure::new(format!("writing the document: {e}")))?;
     } else {
         print_table(&table, a.mangled).map_err(|e| Failure::new(format!("writing the table: {e}")))?;
+        print!("{}", holes_text(&holes, a.holes, a.mangled, "--holes"));
     }
     failure.map_or(Ok(()), Err)
 }

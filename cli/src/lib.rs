@@ -7,6 +7,7 @@
 
 pub mod api;
 mod bundler;
+pub(crate) mod check;
 mod codec;
 mod diff;
 mod disasm;
@@ -83,6 +84,9 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Will the file run on these GPUs? Per library and kernel, the image that would load and why; exit 0 yes, 1 no, 2 trouble.
     Fit(fit::FitArgs),
+    /// A release gate: required targets, every kernel on them, per-kernel limits, and (with
+    /// --baseline) no regression; text, --json, --junit, --sarif. Exit 0 pass, 1 fail, 2 trouble.
+    Check(check::CheckArgs),
     /// Will the libraries of this Python environment (or of these directories) run on this
     /// machine's GPUs? Per installed distribution and GPU; exit 0 yes, 1 no, 2 trouble.
     Doctor(doctor::DoctorArgs),
@@ -216,6 +220,8 @@ pub fn run(args: Vec<String>) -> u8 {
         Command::Diff(a) => return diff::exit_code(diff::run(&a)),
         // `fit` answers with its exit status too: 0 runs, 1 does not, 2 trouble.
         Command::Fit(a) => return diff::exit_code(fit::run(&a).map(|runs| !runs)),
+        // So does `check`: 0 pass, 1 fail, 2 trouble.
+        Command::Check(a) => return check::exit_code(&a),
         // So does `doctor`, for a whole environment.
         Command::Doctor(a) => return doctor::run(&a),
     };

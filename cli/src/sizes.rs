@@ -8,6 +8,7 @@ use crate::Limits;
 use clap::Args;
 use offload::edit::{self, Dropped};
 use offload::explore::{self, Options};
+use offload::report::check::advisor;
 use offload::report::sizes::{self, Sizes, TargetSize};
 use offload::util::bytes::human_size;
 use serde_json::{json, Value};
@@ -24,6 +25,10 @@ pub struct SizesArgs {
     /// an entry ID): the exact size of the file without every one of their images.
     #[arg(long, value_delimiter = ',')]
     pub drop: Vec<String>,
+    /// Decode every device image (decompressing every compressed container) to find code that
+    /// is identical across processors: what a generic target, or one cubin, would save.
+    #[arg(long)]
+    pub identical: bool,
     /// Write the file without the `--drop` targets here.
     #[arg(short, long, requires = "drop")]
     pub output: Option<PathBuf>,
@@ -42,9 +47,10 @@ pub fn run(a: &SizesArgs) -> Outcome<()> {
     let name = file_name(&a.file);
     let file = open_lazy(&a.file)?;
     // Sizes are read from spans and fields: decompressed bytes are dropped once read.
-    let options = Options { keep_bytes: false, ..a.limits.options() };
+    let options = Options { keep_bytes: false, verify_all: a.identical, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let measured = sizes::sizes(&tree);
+    let advice = Advice::of(&tree);
     let dropped = match a.drop.is_empty() {
         true => None,
         false => Some(drop(a, &name)?),
@@ -57,10 +63,12 @@ pub fn run(a: &SizesArgs) -> Outcome<()> {
     }
     if a.json {
         let dropped = dropped.as_ref().zip(device_after).map(|(d, after)| (d, after, &a.drop[..], a.output.as_deref()));
-        let doc = document(&shown(&a.file), &measured, dropped);
+        let mut doc = document(&shown(&a.file), &measured, dropped);
+        doc["identical"] = advice.json();
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         print_table(&shown(&a.file), &measured);
+        advice.print();
         if let (Some(d), Some(after)) = (&dropped, device_after) {
             print_drop(a, &measured, d, after);
         }
@@ -90,6 +98,69 @@ pub(crate) fn drop_from(
 pub(crate) fn device_stored(bytes: &[u8], name: &str, options: &Options) -> u64 {
     let options = Options { verify_all: true, ..options.clone() };
     sizes::sizes(&explore::explore(bytes, name, &options)).device_stored()
+}
+
+/// The advisor's answer ([`advisor::identical_code`]), and how many images it could not compare
+/// (listed from a header only, without `--identical`).
+pub(crate) struct Advice {
+    pub groups: Vec<advisor::Identical>,
+    pub undecoded: usize,
+}
+
+impl Advice {
+    pub(crate) fn of(tree: &offload::tree::Tree) -> Advice {
+        Advice { groups: advisor::identical_code(tree), undecoded: offload::report::kernels::undecoded_images(tree) }
+    }
+
+    /// `{groups: [{vendor, build_for, targets, containers, images, image_bytes, saved}],
+    /// saved, images_not_compared}`.
+    pub(crate) fn json(&self) -> Value {
+        json!({
+            "groups": self.groups,
+            "saved": self.groups.iter().map(|g| g.saved).sum::<u64>(),
+            "images_not_compared": self.undecoded,
+        })
+    }
+
+    fn print(&self) {
+        for line in self.lines() {
+            println!("{line}");
+        }
+    }
+
+    /// "gfx1010, gfx1011, gfx1012: 3 identical code objects in 1 container, 18.3 MiB; one
+    /// gfx10-1-generic build would save 12.2 MiB".
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.groups.is_empty() {
+            let saved: u64 = self.groups.iter().map(|g| g.saved).sum();
+            out.push(format!(
+                "identical code across targets (instruction bytes equal; image bytes, decompressed): {} could be saved",
+                human_size(saved)
+            ));
+        }
+        for g in &self.groups {
+            let (what, how) = match g.vendor {
+                offload::report::targets::Vendor::Nvidia => ("cubins", format!("{} alone serves them", g.build_for)),
+                _ => ("code objects", format!("one {} build would save {}", g.build_for, human_size(g.saved))),
+            };
+            let containers =
+                if g.containers == 1 { "1 container".to_string() } else { format!("{} containers", g.containers) };
+            out.push(format!(
+                "  {}: {} identical {what} in {containers}, {}; {how}",
+                g.targets.join(", "),
+                g.images,
+                human_size(g.image_bytes)
+            ));
+        }
+        if self.undecoded > 0 {
+            out.push(format!(
+                "identical code: {} images listed from their headers only were not compared (--identical decodes every image)",
+                self.undecoded
+            ));
+        }
+        out
+    }
 }
 
 fn target_json(t: &TargetSize) -> Value {

@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _offload
 
-__all__ = ["Error", "list", "targets", "kernels", "fit", "sizes", "diff", "doctor"]
+__all__ = ["Error", "list", "targets", "kernels", "fit", "sizes", "check", "diff", "doctor"]
 
 _builtin_list = list
 
@@ -123,6 +123,42 @@ def sizes(file: Any, drop: Union[str, Sequence[str], None] = None) -> Dict[str, 
     is written.
     """
     return _answer(_offload.sizes(*_source(file), _strings(drop, "drop")))
+
+
+def check(
+    file: Any,
+    require: Union[str, Sequence[str], None] = None,
+    policy: Union[str, "os.PathLike[str]", None] = None,
+    baseline: Union[Dict[str, Any], str, "os.PathLike[str]", None] = None,
+    max_registers: Optional[int] = None,
+    max_spills: Optional[int] = None,
+    max_scratch: Optional[int] = None,
+    max_lds: Optional[int] = None,
+    min_waves: Optional[int] = None,
+) -> Dict[str, Any]:
+    """A release gate: ``offload check --json FILE [--require T] [--policy P] [--baseline B]``.
+
+    ``policy`` is the path of an ``offload-check.toml``; ``baseline`` the path of one written by
+    ``--write-baseline`` or the ``baseline`` of an earlier ``check`` result. Returns ``{passed,
+    files: [{file, passed, checks: [{name, library, passed, findings}]}], baseline}``.
+    """
+    import json
+    import os
+
+    policy_text = ""
+    if policy is not None:
+        with open(os.fspath(policy), encoding="utf-8") as f:
+            policy_text = f.read()
+    baseline_text = None
+    if isinstance(baseline, dict):
+        baseline_text = json.dumps(baseline)
+    elif baseline is not None:
+        with open(os.fspath(baseline), encoding="utf-8") as f:
+            baseline_text = f.read()
+    limits = (max_registers, max_spills, max_scratch, max_lds, min_waves)
+    return _answer(
+        _offload.check(*_source(file), policy_text, _strings(require, "require"), limits, baseline_text)
+    )
 
 
 def diff(old: Any, new: Any) -> Dict[str, Any]:

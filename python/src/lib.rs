@@ -82,6 +82,27 @@ fn sizes(py: Python<'_>, path: Option<PathBuf>, data: Option<Vec<u8>>, name: Str
     reply(released(py, || api::sizes(&source(path, data, name)?, &drop)))
 }
 
+/// `offload check --json`: the policy's TOML text, required targets, the limits (registers,
+/// spills, scratch, lds, min_waves) and a baseline's JSON text; the document also holds the
+/// file's own `baseline`.
+#[pyfunction]
+#[pyo3(signature = (path, data, name, policy, require, limits, baseline))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn check(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    data: Option<Vec<u8>>,
+    name: String,
+    policy: String,
+    require: Vec<String>,
+    limits: (Option<u64>, Option<u64>, Option<u64>, Option<u64>, Option<u64>),
+    baseline: Option<String>,
+) -> Reply {
+    let (registers, spills, scratch, lds, min_waves) = limits;
+    let limits = api::CheckLimits { registers, spills, scratch, lds, min_waves };
+    reply(released(py, || api::check(&source(path, data, name)?, &policy, &require, limits, baseline.as_deref())))
+}
+
 /// `offload diff --json OLD NEW`; each side is (path, bytes, name).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -128,6 +149,7 @@ fn _offload(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(doctor, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;

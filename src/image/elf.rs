@@ -23,6 +23,8 @@ use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::Endianness;
 
 const CONTEXT: &str = "ELF header";
+/// `sh_flags` bit of a section holding instructions.
+const SHF_EXECINSTR: u64 = 0x4;
 
 /// One section: its header fields and, when the file holds them, its bytes.
 #[derive(Clone, Debug)]
@@ -137,6 +139,25 @@ impl<'a> Elf<'a> {
 
     pub fn section(&self, name: &str) -> Option<&Section<'a>> {
         self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// The instruction bytes of the image, for telling images whose code is identical apart:
+    /// the size and the XXH3-64 hash of every executable (`SHF_EXECINSTR`) section, name and
+    /// bytes, in section order (an AMDGPU code object's `.text`; a cubin's `.text.<kernel>`).
+    /// Headers, notes and metadata, which name the processor, are left out. `None` when the
+    /// file has no executable section with bytes.
+    pub fn code_digest(&self) -> Option<(u64, u64)> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+        let mut size = 0u64;
+        for s in self.sections.iter().filter(|s| s.flags & SHF_EXECINSTR != 0) {
+            let Some(data) = s.data else { continue };
+            // The name's length first, so that a name and bytes never read as another pair.
+            hasher.update(&(s.name.len() as u64).to_le_bytes());
+            hasher.update(s.name.as_bytes());
+            hasher.update(data);
+            size = size.saturating_add(data.len() as u64);
+        }
+        (size > 0).then(|| (size, hasher.digest()))
     }
 
     /// Every note, and the first error met in each note area (the notes before it are kept).

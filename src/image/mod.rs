@@ -94,6 +94,16 @@ fn identify_elf(data: &[u8]) -> (&'static str, String) {
     }
 }
 
+/// `code_bytes` and `code_hash` (16 hex digits): what [`elf::Elf::code_digest`] says of the
+/// image's instructions, so that reports over a tree whose bytes were dropped can still tell
+/// which images hold the same code ([`crate::report::check::advisor`]).
+fn add_code_digest(elf: &elf::Elf<'_>, node: &mut Node) {
+    if let Some((size, hash)) = elf.code_digest() {
+        node.field("code_bytes", size, None);
+        node.field("code_hash", format!("{hash:016x}"), None);
+    }
+}
+
 /// The node of a device image lying at `span`: its format, what its format module reads from
 /// it, and its kernels; `None` when the bytes are no image format we know.
 pub fn describe(data: &[u8], span: Span) -> Option<Node> {
@@ -107,8 +117,14 @@ pub fn describe(data: &[u8], span: Span) -> Option<Node> {
     }
     if format == amdgpu::FORMAT || format == cubin::FORMAT {
         match elf::Elf::parse(data) {
-            Ok(elf) if format == amdgpu::FORMAT => amdgpu::describe(&elf, &mut node, span),
-            Ok(elf) => cubin::describe(&elf, &mut node, span),
+            Ok(elf) => {
+                if format == amdgpu::FORMAT {
+                    amdgpu::describe(&elf, &mut node, span);
+                } else {
+                    cubin::describe(&elf, &mut node, span);
+                }
+                add_code_digest(&elf, &mut node);
+            }
             Err(e) => {
                 node.diag(Severity::Error, format!("unreadable ELF: {e}"), Some(span.sub(e.offset, 1)));
             }

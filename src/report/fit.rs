@@ -224,7 +224,7 @@ fn file_name(tree: &Tree) -> String {
 /// fatbin, section, archive member or file above it (an offload binary is one of several in
 /// its section, which together are the choice); in a kpack'd binary, the HIP fatbin wrapper
 /// whose key names the code objects; alone, the kpack archive.
-fn container_path(tree: &Tree, entry: &[usize]) -> Vec<usize> {
+pub fn container_path(tree: &Tree, entry: &[usize]) -> Vec<usize> {
     for len in (0..entry.len()).rev() {
         let Some(node) = tree.node_at(&entry[..len]) else { continue };
         if matches!(
@@ -279,8 +279,8 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// The `format` of the first image node at or below an entry.
-fn image_node<'t>(tree: &'t Tree, entry: &[usize]) -> Option<(&'t Node, Vec<usize>)> {
+/// The first image node at or below an entry (not an empty one), and its path.
+pub fn image_node<'t>(tree: &'t Tree, entry: &[usize]) -> Option<(&'t Node, Vec<usize>)> {
     fn first<'t>(node: &'t Node, path: &mut Vec<usize>) -> Option<&'t Node> {
         if node.kind == NodeKind::Image && node.text("format").is_some_and(|f| f != "empty") {
             return Some(node);
