@@ -10,6 +10,7 @@ mod bundler;
 mod codec;
 mod diff;
 mod disasm;
+mod disasm_flow;
 pub mod doctor;
 mod extract;
 pub mod fail;
