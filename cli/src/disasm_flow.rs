@@ -43,31 +43,44 @@ struct Analysed {
 
 pub fn run(a: &DisasmArgs, file: &str) -> Outcome<()> {
     let kernel = a.kernel.as_deref();
-    let mut analysed: Vec<Analysed> = Vec::new();
-    for_each_image(a, file, &mut |image, bytes| {
-        // Images that are not AMDGPU code objects the disassembler reads have no flow.
-        if let Ok(listing) = Listing::of_code_object(bytes) {
-            let x = analyse(image, listing, bytes, kernel);
-            if !x.functions.is_empty() {
-                analysed.push(x);
-            }
-        }
-        Ok(())
-    })?;
-    if analysed.is_empty() {
-        let what = kernel.map_or(String::from("an AMDGPU code object"), |k| format!("a kernel named {k}"));
-        return Err(Failure::new(format!("{file}: no {what} to analyse")));
-    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = |e: std::io::Error| Failure::new(format!("writing the analysis: {e}"));
     let flow = &a.flow;
+    let mut images: Vec<Value> = Vec::new();
+    let mut clusters = 0usize;
+    if flow.dot {
+        write_dot_start(&mut out).map_err(written)?;
+    }
+    // Each image is analysed, printed (or turned into its JSON) and dropped before the next
+    // is decoded: a package of thousands of code objects is never held whole.
+    for_each_image(a, file, &mut |image, bytes| {
+        // Images that are not AMDGPU code objects the disassembler reads have no flow.
+        let Ok(listing) = Listing::of_code_object(bytes) else { return Ok(()) };
+        let x = analyse(image, listing, bytes, kernel);
+        if x.functions.is_empty() {
+            return Ok(());
+        }
+        if flow.dot {
+            clusters = write_dot_clusters(&mut out, &x, clusters).map_err(written)?;
+        } else if a.json {
+            images.push(image_json(&x, flow, kernel.is_some()));
+        } else {
+            write_text(&mut out, &x, flow, kernel.is_some(), images.len() + clusters > 0).map_err(written)?;
+            clusters += 1;
+        }
+        Ok(())
+    })?;
+    if images.is_empty() && clusters == 0 {
+        let what = kernel.map_or(String::from("an AMDGPU code object"), |k| format!("a kernel named {k}"));
+        return Err(Failure::new(format!("{file}: no {what} to analyse")));
+    }
     let done = if flow.dot {
-        write_dot(&mut out, &analysed)
+        writeln!(out, "}}")
     } else if a.json {
-        let doc = json!({"file": file, "images": analysed.iter().map(|x| image_json(x, flow, kernel.is_some())).collect::<Vec<_>>()});
+        let doc = json!({"file": file, "images": images});
         serde_json::to_writer_pretty(&mut out, &doc).map_err(std::io::Error::from).and_then(|_| writeln!(out))
     } else {
-        write_text(&mut out, &analysed, flow, kernel.is_some())
+        Ok(())
     };
     done.and_then(|_| out.flush()).map_err(written)
 }
@@ -93,9 +106,15 @@ fn header(out: &mut dyn Write, image: &Image) -> std::io::Result<()> {
     }
 }
 
-fn write_text(out: &mut dyn Write, analysed: &[Analysed], args: &FlowArgs, one_kernel: bool) -> std::io::Result<()> {
-    for (i, x) in analysed.iter().enumerate() {
-        if i > 0 {
+fn write_text(
+    out: &mut dyn Write,
+    x: &Analysed,
+    args: &FlowArgs,
+    one_kernel: bool,
+    after: bool,
+) -> std::io::Result<()> {
+    {
+        if after {
             writeln!(out)?;
         }
         header(out, &x.image)?;
@@ -313,49 +332,53 @@ fn pressure_json(listing: &Listing, flow: &Flow, allocation: Option<&Allocation>
     v
 }
 
-/// One `digraph`, a cluster per function: blocks as boxes (address range, instruction count,
-/// exit), taken edges solid, fall-through and call-return edges dashed, back edges bold,
-/// unreachable blocks grey.
-fn write_dot(out: &mut dyn Write, analysed: &[Analysed]) -> std::io::Result<()> {
+/// The start of the one `digraph` of `--dot`.
+fn write_dot_start(out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "digraph cfg {{")?;
-    writeln!(out, "  node [shape=box, fontname=\"monospace\"];")?;
-    let mut cluster = 0;
-    for x in analysed {
-        for (flow, _) in &x.functions {
-            let id = |b: usize| format!("f{cluster}_b{b}");
-            writeln!(out, "  subgraph cluster_{cluster} {{")?;
-            let title = format!("{} ({})", demangle(&flow.name), x.image.target);
-            writeln!(out, "    label=\"{}\";", escape(&title))?;
-            for (b, block) in flow.blocks.iter().enumerate() {
-                let header = flow.loops.iter().any(|l| l.header == b);
-                let label = format!(
-                    "{:#x}-{:#x}\\n{} instructions, {}{}",
-                    block.address,
-                    block.end_address,
-                    block.end - block.first,
-                    block.exit.as_str(),
-                    if header { "\\nloop header" } else { "" }
-                );
-                let style = if block.reachable { "" } else { ", style=filled, fillcolor=lightgrey" };
-                writeln!(out, "    {} [label=\"{label}\"{style}];", id(b))?;
-            }
-            for (b, block) in flow.blocks.iter().enumerate() {
-                for e in &block.successors {
-                    let Some(to) = e.to else { continue };
-                    let back = flow.loops.iter().any(|l| l.header == to && l.latches.contains(&b));
-                    let style = match (back, e.kind) {
-                        (true, _) => "style=bold, color=red",
-                        (false, flow::EdgeKind::Taken) => "style=solid",
-                        (false, _) => "style=dashed",
-                    };
-                    writeln!(out, "    {} -> {} [{style}];", id(b), id(to))?;
-                }
-            }
-            writeln!(out, "  }}")?;
-            cluster += 1;
+    writeln!(out, "  node [shape=box, fontname=\"monospace\"];")
+}
+
+/// A cluster per function of one image, numbered from `cluster`: blocks as boxes (address
+/// range, instruction count, exit), taken edges solid, fall-through and call-return edges
+/// dashed, back edges bold red, unreachable blocks grey. Gives the next cluster number.
+fn write_dot_clusters(out: &mut dyn Write, x: &Analysed, mut cluster: usize) -> std::io::Result<usize> {
+    for (flow, _) in &x.functions {
+        let id = |b: usize| format!("f{cluster}_b{b}");
+        writeln!(out, "  subgraph cluster_{cluster} {{")?;
+        let title = match x.image.target.as_str() {
+            "" => demangle(&flow.name),
+            target => format!("{} ({target})", demangle(&flow.name)),
+        };
+        writeln!(out, "    label=\"{}\";", escape(&title))?;
+        for (b, block) in flow.blocks.iter().enumerate() {
+            let header = flow.loops.iter().any(|l| l.header == b);
+            let label = format!(
+                "{:#x}-{:#x}\\n{} instructions, {}{}",
+                block.address,
+                block.end_address,
+                block.end - block.first,
+                block.exit.as_str(),
+                if header { "\\nloop header" } else { "" }
+            );
+            let style = if block.reachable { "" } else { ", style=filled, fillcolor=lightgrey" };
+            writeln!(out, "    {} [label=\"{label}\"{style}];", id(b))?;
         }
+        for (b, block) in flow.blocks.iter().enumerate() {
+            for e in &block.successors {
+                let Some(to) = e.to else { continue };
+                let back = flow.loops.iter().any(|l| l.header == to && l.latches.contains(&b));
+                let style = match (back, e.kind) {
+                    (true, _) => "style=bold, color=red",
+                    (false, flow::EdgeKind::Taken) => "style=solid",
+                    (false, _) => "style=dashed",
+                };
+                writeln!(out, "    {} -> {} [{style}];", id(b), id(to))?;
+            }
+        }
+        writeln!(out, "  }}")?;
+        cluster += 1;
     }
-    writeln!(out, "}}")
+    Ok(cluster)
 }
 
 fn escape(text: &str) -> String {
