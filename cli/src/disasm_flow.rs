@@ -346,7 +346,7 @@ fn write_dot_clusters(out: &mut dyn Write, x: &Analysed, mut cluster: usize) -> 
         let id = |b: usize| format!("f{cluster}_b{b}");
         writeln!(out, "  subgraph cluster_{cluster} {{")?;
         let title = match x.image.target.as_str() {
-            "" => demangle(&flow.name),
+            "" => demangle(&flow.name).into_owned(),
             target => format!("{} ({target})", demangle(&flow.name)),
         };
         writeln!(out, "    label=\"{}\";", escape(&title))?;
