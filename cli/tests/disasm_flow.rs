@@ -33,7 +33,8 @@ fn cfg_text_names_blocks_edges_and_the_loop() {
 
 #[test]
 fn cfg_json_and_dot() {
-    let doc: Value = serde_json::from_str(&ok(&["disasm", "--cfg", "--json", "tests/disasm/flow/branchy_gfx1100.co"])).unwrap();
+    let doc: Value =
+        serde_json::from_str(&ok(&["disasm", "--cfg", "--json", "tests/disasm/flow/branchy_gfx1100.co"])).unwrap();
     let function = &doc["images"][0]["functions"][0];
     assert_eq!(function["name"], "branchy");
     let blocks = function["cfg"]["blocks"].as_array().unwrap();
@@ -61,7 +62,8 @@ fn pressure_text_and_per_instruction_lines() {
     let row = one.lines().find(|l| l.contains("v_add_u32_e32 v5, v4, v1")).expect(&one);
     let counts: Vec<&str> = row.split_whitespace().take(3).collect();
     assert_eq!(counts, ["4", "0", "3"], "{row}");
-    let doc: Value = serde_json::from_str(&ok(&["disasm", "--pressure", "--json", "--kernel", "loop_kernel", LOOP])).unwrap();
+    let doc: Value =
+        serde_json::from_str(&ok(&["disasm", "--pressure", "--json", "--kernel", "loop_kernel", LOOP])).unwrap();
     let pressure = &doc["images"][0]["functions"][0]["pressure"];
     assert_eq!(pressure["peak"]["vgprs"]["count"], 4);
     assert_eq!(pressure["peak"]["vgprs"]["loop"], 0x1310);
@@ -112,10 +114,16 @@ fn peaks_never_exceed_the_allocation_in_real_wheels() {
                 }
                 kernels += 1;
                 for (i, file) in ["vgprs", "sgprs", "agprs"].iter().enumerate() {
-                    let (Some(peak), Some(have)) = (pressure["peak"][file]["count"].as_u64(), allocated[file].as_u64()) else {
+                    let (Some(peak), Some(have)) = (pressure["peak"][file]["count"].as_u64(), allocated[file].as_u64())
+                    else {
                         continue;
                     };
-                    assert!(peak <= have, "{prefix} {} {}: peak {peak} {file} above {have}", image["target"], function["name"]);
+                    assert!(
+                        peak <= have,
+                        "{prefix} {} {}: peak {peak} {file} above {have}",
+                        image["target"],
+                        function["name"]
+                    );
                     if i < 2 && have > 0 {
                         ratios[i].push(peak as f64 / have as f64);
                     }
