@@ -38,15 +38,17 @@ pub struct DisasmArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub flow: crate::disasm_flow::FlowArgs,
+    #[command(flatten)]
     pub kpack: crate::kpack::KpackArgs,
     #[command(flatten)]
     pub limits: Limits,
 }
 
 /// Where a listed image is: the containers around it and its target.
-struct Image {
-    target: String,
-    chain: String,
+pub(crate) struct Image {
+    pub(crate) target: String,
+    pub(crate) chain: String,
 }
 
 /// What one image gives: a listing, PTX text, or a note that it cannot be disassembled.
@@ -62,6 +64,9 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
     let shown_file = shown(&a.file);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = |e: std::io::Error| Failure::new(format!("writing the listing: {e}"));
+    if a.flow.wanted() {
+        return crate::disasm_flow::run(a, &shown_file);
+    }
     if !a.json && a.kernel.is_none() {
         // Every line of every code object: printed as it is decoded, never held whole.
         let mut first = true;
@@ -89,7 +94,11 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
 
 /// Calls `visit` with each device image of the file the user asked for and its bytes, in file
 /// order.
-fn for_each_image(a: &DisasmArgs, file: &str, visit: &mut dyn FnMut(Image, &[u8]) -> Outcome<()>) -> Outcome<()> {
+pub(crate) fn for_each_image(
+    a: &DisasmArgs,
+    file: &str,
+    visit: &mut dyn FnMut(Image, &[u8]) -> Outcome<()>,
+) -> Outcome<()> {
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.to_string());
     let lazy = open_lazy(&a.file)?;
     let size = lazy.len().map_err(|()| Failure::new(format!("{file}: cannot read its size")))?;
@@ -283,7 +292,7 @@ fn looks_like_ptx(bytes: &[u8]) -> bool {
 
 /// Whether a label or PTX function `name` is the kernel the user named (as the image names it,
 /// or demangled, or demangled up to its parameter list).
-fn names_kernel(name: &str, wanted: &str) -> bool {
+pub(crate) fn names_kernel(name: &str, wanted: &str) -> bool {
     if name == wanted {
         return true;
     }

@@ -11,6 +11,7 @@ pub(crate) mod check;
 mod codec;
 mod diff;
 mod disasm;
+mod disasm_flow;
 pub mod doctor;
 mod extract;
 pub mod fail;

@@ -15,6 +15,7 @@
 //! - [`operands`]: registers, inline constants and literals, shared by the groups.
 //! - [`descriptor`]: the 64-byte kernel descriptor (`<kernel>.kd`) as `.amdhsa_*` directives.
 //! - [`listing`]: a code object's `.text` with its symbols, printed as `llvm-objdump -d` does.
+//! - [`flow`]: basic blocks, loops and register pressure of each function of a listing.
 //!
 //! A word no group decodes is printed as llvm-objdump prints it, `.long 0x…`, and the listing
 //! goes on at the next dword. Decoding never panics: every dword read is checked.
@@ -22,6 +23,7 @@
 use alloc::string::String;
 
 pub mod descriptor;
+pub mod flow;
 pub mod listing;
 mod memory;
 pub mod operands;

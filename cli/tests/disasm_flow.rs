@@ -1,0 +1,142 @@
+//! `offload disasm --cfg`, `--dot` and `--pressure`: on the hand-written kernels of
+//! tests/disasm/flow (what each output says of blocks, loops and peaks known by construction),
+//! and over every kernel of the cached real ROCm wheels (cupy-rocm-5-0, jax-rocm60-pjrt,
+//! jax-rocm7-pjrt): the peak of live VGPRs, AGPRs and SGPRs never exceeds what the metadata
+//! allocates, with the distribution of peak/allocated printed. A wheel missing from the cache
+//! is skipped with a message (they are downloaded by scripts/disasm_agreement.py and the other
+//! differential tests, never here).
+//!
+//!     cargo test --release -p offload-cli --test disasm_flow -- --nocapture
+
+mod support;
+
+use serde_json::Value;
+use std::path::PathBuf;
+use support::{offload_in, root, wheels, Out};
+
+fn ok(args: &[&str]) -> String {
+    let out: Out = offload_in(&root(), args);
+    assert!(out.ok(), "offload {}: {}", args.join(" "), out.stderr);
+    out.stdout
+}
+
+const LOOP: &str = "tests/disasm/flow/loop_gfx900.co";
+
+#[test]
+fn cfg_text_names_blocks_edges_and_the_loop() {
+    let text = ok(&["disasm", "--cfg", LOOP]);
+    assert!(text.contains("kernel loop_kernel at 0x1300"), "{text}");
+    assert!(text.contains("3 blocks, 3 edges, 1 loops, 0 unreachable"), "{text}");
+    assert!(text.contains("block 1 0x1310-0x132c 6 instructions, conditional -> 1 (taken), 2 (fallthrough)"), "{text}");
+    assert!(text.contains("loop at 0x1310: header 1, blocks 1, back edges from 1, depth 0"), "{text}");
+}
+
+#[test]
+fn cfg_json_and_dot() {
+    let doc: Value =
+        serde_json::from_str(&ok(&["disasm", "--cfg", "--json", "tests/disasm/flow/branchy_gfx1100.co"])).unwrap();
+    let function = &doc["images"][0]["functions"][0];
+    assert_eq!(function["name"], "branchy");
+    let blocks = function["cfg"]["blocks"].as_array().unwrap();
+    let reachable: Vec<bool> = blocks.iter().map(|b| b["reachable"].as_bool().unwrap()).collect();
+    assert_eq!(reachable, [true, true, true, true, false]);
+    assert_eq!(blocks[0]["successors"][0]["kind"], "taken");
+    assert_eq!(blocks[0]["successors"][0]["block"], 2);
+    assert_eq!(blocks[3]["mix"]["vector memory"], 1);
+    assert_eq!(function["mix"]["branch"], 2);
+
+    let dot = ok(&["disasm", "--dot", LOOP]);
+    assert!(dot.starts_with("digraph cfg {"), "{dot}");
+    assert!(dot.contains("f0_b1 -> f0_b1 [style=bold, color=red];"), "{dot}");
+    assert!(dot.trim_end().ends_with('}'), "{dot}");
+}
+
+#[test]
+fn pressure_text_and_per_instruction_lines() {
+    let text = ok(&["disasm", "--pressure", LOOP]);
+    assert!(
+        text.contains("peak 4 VGPRs at 0x1318, inside the loop at 0x1310; 8 allocated; peak 4 SGPRs at 0x1300; 16 allocated; 10 waves per SIMD"),
+        "{text}"
+    );
+    let one = ok(&["disasm", "--pressure", "--kernel", "loop_kernel", LOOP]);
+    let row = one.lines().find(|l| l.contains("v_add_u32_e32 v5, v4, v1")).expect(&one);
+    let counts: Vec<&str> = row.split_whitespace().take(3).collect();
+    assert_eq!(counts, ["4", "0", "3"], "{row}");
+    let doc: Value =
+        serde_json::from_str(&ok(&["disasm", "--pressure", "--json", "--kernel", "loop_kernel", LOOP])).unwrap();
+    let pressure = &doc["images"][0]["functions"][0]["pressure"];
+    assert_eq!(pressure["peak"]["vgprs"]["count"], 4);
+    assert_eq!(pressure["peak"]["vgprs"]["loop"], 0x1310);
+    assert_eq!(pressure["lines"].as_array().unwrap().len(), 14);
+}
+
+/// A cached wheel whose file name starts with `prefix`, or `None` (with a message).
+fn cached_wheel(prefix: &str) -> Option<PathBuf> {
+    let found = std::fs::read_dir(wheels::cache_dir()).ok()?.flatten().map(|e| e.path()).find(|p| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        name.starts_with(prefix) && name.ends_with(".whl")
+    });
+    if found.is_none() {
+        println!("SKIPPED {prefix}: not in the wheel cache {}", wheels::cache_dir().display());
+    }
+    found
+}
+
+/// peak / allocated, in tenths, counted.
+fn histogram(ratios: &[f64]) -> String {
+    let mut buckets = [0usize; 11];
+    for r in ratios {
+        buckets[((r * 10.0).floor() as usize).min(10)] += 1;
+    }
+    let mut out = String::new();
+    for (i, n) in buckets.iter().enumerate() {
+        let range = if i == 10 { String::from("100%    ") } else { format!("{:>3}-{:>3}%", i * 10, i * 10 + 9) };
+        out.push_str(&format!("  {range} {n:>7}\n"));
+    }
+    out
+}
+
+#[test]
+fn peaks_never_exceed_the_allocation_in_real_wheels() {
+    let mut ratios = [Vec::new(), Vec::new()];
+    let mut checked = 0;
+    for prefix in ["cupy_rocm_5_0-", "jax_rocm60_pjrt-", "jax_rocm7_pjrt-"] {
+        let Some(wheel) = cached_wheel(prefix) else { continue };
+        let path = wheel.to_string_lossy().into_owned();
+        let doc: Value = serde_json::from_str(&ok(&["disasm", "--pressure", "--json", &path])).unwrap();
+        let mut kernels = 0;
+        for image in doc["images"].as_array().unwrap() {
+            for function in image["functions"].as_array().unwrap() {
+                let pressure = &function["pressure"];
+                let allocated = &pressure["allocated"];
+                if allocated.is_null() {
+                    continue;
+                }
+                kernels += 1;
+                for (i, file) in ["vgprs", "sgprs", "agprs"].iter().enumerate() {
+                    let (Some(peak), Some(have)) = (pressure["peak"][file]["count"].as_u64(), allocated[file].as_u64())
+                    else {
+                        continue;
+                    };
+                    assert!(
+                        peak <= have,
+                        "{prefix} {} {}: peak {peak} {file} above {have}",
+                        image["target"],
+                        function["name"]
+                    );
+                    if i < 2 && have > 0 {
+                        ratios[i].push(peak as f64 / have as f64);
+                    }
+                }
+            }
+        }
+        println!("{prefix}: {kernels} kernels, none above its allocation");
+        checked += kernels;
+    }
+    if checked == 0 {
+        println!("SKIPPED: no ROCm wheel in the cache; nothing was checked");
+        return;
+    }
+    println!("peak VGPRs / allocated over {} kernels:\n{}", ratios[0].len(), histogram(&ratios[0]));
+    println!("peak SGPRs / allocated over {} kernels:\n{}", ratios[1].len(), histogram(&ratios[1]));
+}

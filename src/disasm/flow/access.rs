@@ -1,0 +1,496 @@
+//! Which registers an instruction reads and writes, from the text the decoder prints.
+//!
+//! The decoder's text names every explicit operand in encoding order (llvm-objdump's syntax),
+//! so the read and write sets follow from the mnemonic and the operands' positions; the rules
+//! per encoding group are below. Registers counted: VGPRs `v0`–`v255`, AGPRs `a0`–`a255`, SGPRs
+//! `s0`–`s105` and `vcc` (its halves as SGPRs 106 and 107, where the hardware puts them in the
+//! SGPR file and where the metadata's `sgpr_count` counts them). `exec`, `m0`, `scc`, `ttmp*`,
+//! `null`, constants and literals are not register-file registers and are left out.
+//!
+//! | instructions | written | read |
+//! |---|---|---|
+//! | most SALU, VALU, SMEM loads, VMEM/DS/FLAT loads, image loads and samples | the first operand | the rest |
+//! | `v_*_co_*`, `v_addc`/`v_subb*`, `v_div_scale_*`, `v_mad_u64_u32`, `v_mad_i64_i32` | the first two (the second is the carry or condition out) | the rest |
+//! | `s_cmp*`, `s_bitcmp*`, `s_cmpk_*`, `s_setreg*`, stores, `exp`, `s_setpc_b64`, GFX10+ `v_cmpx_*` | nothing | every operand |
+//! | atomics | the first operand when they return a value (`glc`; `sc0` on gfx940+; `th:TH_ATOMIC_RETURN` on GFX12) | every operand |
+//! | DS: `ds_read*`, `ds_load*`, `*_rtn*`, `ds_swizzle`, `ds_(b)permute`, `ds_append`, `ds_consume`, `ds_ordered_count` | the first operand | the rest; other DS operations write nothing |
+//! | accumulating or partial writes: `v_mac`/`v_fmac`/`*dot*c`, `v_writelane`, `v_smfmac*`, `s_cmov*`, `s_cmovk`, `s_addk`, `s_mulk`, `s_bitset*`, `s_fmac*`, `v_swap*`, `v_permlane*`, `*_d16*` loads, SDWA `UNUSED_PRESERVE`, true16 halves `v0.l`/`v0.h` | the first operand | the first operand too |
+//! | `s_cbranch_vccz`/`vccnz`, `v_div_fmas_*` | as above | `vcc` as well (implicit) |
+//! | `v_dual_*` (VOPD) | each half's first operand | each half's rest |
+//!
+//! A branch's target operand is an address or a label, not a register, and is skipped.
+
+use alloc::vec::Vec;
+
+use crate::disasm::{Generation, Isa};
+
+/// A register file the pressure is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum File {
+    Vgpr,
+    Agpr,
+    /// `s0`–`s105`, and `vcc_lo`/`vcc_hi` as 106/107.
+    Sgpr,
+}
+
+/// `count` consecutive registers of `file` from `first`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub file: File,
+    pub first: u16,
+    pub count: u16,
+}
+
+/// SGPR numbers of `vcc_lo` and `vcc_hi` in the sets (their encoding values).
+pub const VCC_LO: u16 = 106;
+pub const SGPR_SLOTS: u16 = 128;
+pub const VECTOR_SLOTS: u16 = 256;
+
+/// A set of registers of each counted file, as bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegSet {
+    v: [u64; 4],
+    a: [u64; 4],
+    s: [u64; 2],
+}
+
+impl RegSet {
+    fn words(&mut self, file: File) -> &mut [u64] {
+        match file {
+            File::Vgpr => &mut self.v,
+            File::Agpr => &mut self.a,
+            File::Sgpr => &mut self.s,
+        }
+    }
+
+    /// Adds the registers of `range` (those past the file's end are dropped).
+    pub fn insert(&mut self, range: Range) {
+        let words = self.words(range.file);
+        let end = (u32::from(range.first) + u32::from(range.count)).min(words.len() as u32 * 64);
+        for r in u32::from(range.first)..end {
+            words[(r / 64) as usize] |= 1 << (r % 64);
+        }
+    }
+
+    pub fn remove(&mut self, range: Range) {
+        let words = self.words(range.file);
+        let end = (u32::from(range.first) + u32::from(range.count)).min(words.len() as u32 * 64);
+        for r in u32::from(range.first)..end {
+            words[(r / 64) as usize] &= !(1 << (r % 64));
+        }
+    }
+
+    pub fn union_with(&mut self, other: &RegSet) {
+        for (a, b) in self.v.iter_mut().zip(other.v) {
+            *a |= b;
+        }
+        for (a, b) in self.a.iter_mut().zip(other.a) {
+            *a |= b;
+        }
+        for (a, b) in self.s.iter_mut().zip(other.s) {
+            *a |= b;
+        }
+    }
+
+    /// How many registers of `file` are in the set.
+    pub fn count(&self, file: File) -> u32 {
+        let words: &[u64] = match file {
+            File::Vgpr => &self.v,
+            File::Agpr => &self.a,
+            File::Sgpr => &self.s,
+        };
+        words.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Whether register `index` of `file` is in the set.
+    pub fn contains(&self, file: File, index: u16) -> bool {
+        let words: &[u64] = match file {
+            File::Vgpr => &self.v,
+            File::Agpr => &self.a,
+            File::Sgpr => &self.s,
+        };
+        words.get(usize::from(index / 64)).is_some_and(|w| w & (1 << (index % 64)) != 0)
+    }
+}
+
+/// The registers one instruction writes (`defs`) and reads (`uses`). A partial or accumulating
+/// write is in both, so that it does not end the register's earlier value's life.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    pub defs: Vec<Range>,
+    pub uses: Vec<Range>,
+}
+
+/// How the instruction is run, where the text alone does not say.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    pub isa: Isa,
+    /// Wave64: an implicit `vcc` is two SGPRs, else only `vcc_lo`.
+    pub wave64: bool,
+}
+
+/// The registers the instruction printed as `text` writes and reads; `has_target`: its last
+/// operand is a branch target.
+pub fn access(text: &str, has_target: bool, mode: Mode) -> Access {
+    let mut out = Access::default();
+    if let Some((first, second)) = text.split_once(" :: ") {
+        // VOPD: two independent halves, each "mnemonic dst, srcs".
+        add_half(&mut out, first, false, mode);
+        add_half(&mut out, second, false, mode);
+        return out;
+    }
+    add_half(&mut out, text, has_target, mode);
+    out
+}
+
+fn add_half(out: &mut Access, text: &str, has_target: bool, mode: Mode) {
+    let (mnemonic, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let mut operands = split_operands(rest);
+    if has_target {
+        operands.pop();
+    }
+    let rule = rule(mnemonic, text, &operands, mode.isa);
+    for (i, operand) in operands.iter().enumerate() {
+        let is_def = i < rule.defs;
+        let mut ranges = Vec::new();
+        registers(operand, &mut ranges);
+        let half = operand.contains(".l") || operand.contains(".h");
+        for range in ranges {
+            if is_def {
+                out.defs.push(range);
+                if rule.def_is_read || half {
+                    out.uses.push(range);
+                }
+            } else {
+                out.uses.push(range);
+            }
+        }
+    }
+    if implicit_vcc(mnemonic) {
+        let count = if mode.wave64 { 2 } else { 1 };
+        out.uses.push(Range { file: File::Sgpr, first: VCC_LO, count });
+    }
+}
+
+/// What the leading operands of an instruction are.
+struct Rule {
+    /// How many leading operands are written.
+    defs: usize,
+    /// The written operands are read too (a partial or accumulating write).
+    def_is_read: bool,
+}
+
+fn rule(mnemonic: &str, text: &str, operands: &[&str], isa: Isa) -> Rule {
+    let writes = |defs: usize| Rule { defs, def_is_read: false };
+    let accumulates = Rule { defs: 1, def_is_read: true };
+    let name = strip_form(mnemonic);
+    if name.starts_with("s_") {
+        return scalar_rule(name, text);
+    }
+    if let Some(memory) = memory_rule(name, text) {
+        return memory;
+    }
+    if name.starts_with("v_cmpx") && isa.generation() >= Generation::Gfx10 {
+        return writes(0); // GFX10+ v_cmpx writes only exec
+    }
+    if writes_carry(name, operands) {
+        return writes(2);
+    }
+    let partial = text.contains("UNUSED_PRESERVE");
+    if partial
+        || name.contains("mac_")
+        || name.contains("fmac")
+        || is_dot_c(name)
+        || name.starts_with("v_writelane")
+        || name.starts_with("v_smfmac")
+        || name.starts_with("v_swap")
+        || name.starts_with("v_permlane")
+        || name.starts_with("v_movreld")
+    {
+        return accumulates;
+    }
+    if name == "v_nop" || name == "v_illegal" || name.starts_with("v_clrexcp") || name == "exp" {
+        return writes(0);
+    }
+    writes(1)
+}
+
+/// `v_dot2c_f32_f16`, `v_dot4c_i32_i8`, `v_dot8c_i32_i4`: the accumulator is the destination.
+fn is_dot_c(name: &str) -> bool {
+    ["v_dot2c_", "v_dot4c_", "v_dot8c_"].iter().any(|p| name.starts_with(p))
+}
+
+/// The mnemonic without its encoding suffix (`_e32`, `_e64`, `_sdwa`, `_dpp`, `_e64_dpp`).
+fn strip_form(mnemonic: &str) -> &str {
+    for suffix in ["_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp"] {
+        if let Some(base) = mnemonic.strip_suffix(suffix) {
+            return base;
+        }
+    }
+    mnemonic
+}
+
+/// VALU instructions whose second operand is a carry or condition out (VOP3b, or VOP2 with
+/// `vcc` printed): the carry ops always; the unsuffixed `v_add_u32`/`v_sub_u32`/`v_subrev_u32`
+/// only in their four-operand (GFX8) form, since GFX9 reuses the names without a carry.
+fn writes_carry(name: &str, operands: &[&str]) -> bool {
+    let always = name.contains("_co_")
+        || name.starts_with("v_addc_")
+        || name.starts_with("v_subb_")
+        || name.starts_with("v_subbrev_")
+        || name.starts_with("v_div_scale_")
+        || name == "v_mad_u64_u32"
+        || name == "v_mad_i64_i32";
+    let gfx8_form = matches!(name, "v_add_u32" | "v_sub_u32" | "v_subrev_u32") && operands.len() == 4;
+    always || gfx8_form
+}
+
+fn scalar_rule(name: &str, text: &str) -> Rule {
+    let writes = |defs: usize| Rule { defs, def_is_read: false };
+    let reads_only = name.starts_with("s_cmp")
+        || name.starts_with("s_bitcmp")
+        || name.starts_with("s_setreg")
+        || name.starts_with("s_set_gpr_idx")
+        || name.starts_with("s_setpc")
+        || name.starts_with("s_rfe")
+        || name.starts_with("s_waitcnt_")
+        || name.contains("_store")
+        || name.starts_with("s_cbranch")
+        || name.starts_with("s_branch")
+        || name.starts_with("s_movreld");
+    if reads_only {
+        return writes(0);
+    }
+    if name.contains("_atomic_") {
+        return Rule { defs: usize::from(returns(text)), def_is_read: true };
+    }
+    let accumulating = name.starts_with("s_cmov")
+        || name.starts_with("s_addk")
+        || name.starts_with("s_mulk")
+        || name.starts_with("s_bitset")
+        || name.starts_with("s_fmac")
+        || name.starts_with("s_subvector_loop");
+    Rule { defs: 1, def_is_read: accumulating }
+}
+
+/// Whether an atomic returns the old value into its first operand.
+fn returns(text: &str) -> bool {
+    text.split([' ', ',']).any(|t| t == "glc" || t == "sc0" || t == "th:TH_ATOMIC_RETURN")
+}
+
+/// The rule of a memory instruction (DS, MUBUF, MTBUF, FLAT, GLOBAL, SCRATCH, MIMG), or `None`
+/// for other encodings.
+fn memory_rule(name: &str, text: &str) -> Option<Rule> {
+    let writes = |defs: usize| Rule { defs, def_is_read: false };
+    if let Some(ds) = name.strip_prefix("ds_") {
+        let result = ["read", "load", "swizzle", "permute", "bpermute", "append", "consume", "ordered_count"]
+            .iter()
+            .any(|p| ds.starts_with(p))
+            || ds.contains("_rtn");
+        let partial = ds.contains("_d16");
+        return Some(Rule { defs: usize::from(result), def_is_read: partial });
+    }
+    let vmem = ["buffer_", "tbuffer_", "global_", "flat_", "scratch_", "image_"].iter().any(|p| name.starts_with(p));
+    if !vmem {
+        return None;
+    }
+    if name.contains("atomic") {
+        return Some(Rule { defs: usize::from(returns(text)), def_is_read: true });
+    }
+    let stores = name.contains("store") || name.contains("_lds_") || name.ends_with("_lds");
+    let loads_to_lds = text.split(' ').any(|t| t == "lds");
+    // Cache control (`buffer_wbinvl1`, `global_inv`, …) has no operands: the rule does not matter.
+    if stores || loads_to_lds {
+        return Some(writes(0));
+    }
+    Some(Rule { defs: 1, def_is_read: name.contains("_d16") })
+}
+
+/// Instructions that read `vcc` without naming it.
+fn implicit_vcc(mnemonic: &str) -> bool {
+    mnemonic.starts_with("s_cbranch_vcc") || mnemonic.starts_with("v_div_fmas_")
+}
+
+/// The comma-separated operands of `rest` (after the mnemonic), split outside brackets and
+/// parentheses; the modifiers after the last operand (`offset:16 glc`, `dmask:0xf a16`) are
+/// cut off at the first space outside brackets.
+pub fn split_operands(rest: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(rest[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = rest[start..].trim_start();
+    let mut depth = 0i32;
+    let mut end = last.len();
+    for (i, c) in last.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ' ' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    // `exp mrt0 v0, …`: a single-word first operand group keeps its words (only the last
+    // group has modifiers after it).
+    if !last.is_empty() {
+        out.push(&last[..end]);
+    }
+    out
+}
+
+/// Appends the counted registers an operand names: `v7`, `s[4:5]`, `a[0:15]`, `-|v1|`,
+/// `[v4, v5]` (NSA addresses), `vcc`, `vcc_lo`, `v1.h`.
+pub fn registers(operand: &str, out: &mut Vec<Range>) {
+    let bytes = operand.as_bytes();
+    let word_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        if !word_char(bytes[i]) || (i > 0 && (word_char(bytes[i - 1]) || bytes[i - 1] == b'.' || bytes[i - 1] == b':'))
+        {
+            i += 1;
+            continue;
+        }
+        let end = (i..bytes.len()).find(|&j| !word_char(bytes[j])).unwrap_or(bytes.len());
+        let word = &operand[i..end];
+        match word {
+            "vcc" => out.push(Range { file: File::Sgpr, first: VCC_LO, count: 2 }),
+            "vcc_lo" => out.push(Range { file: File::Sgpr, first: VCC_LO, count: 1 }),
+            "vcc_hi" => out.push(Range { file: File::Sgpr, first: VCC_LO + 1, count: 1 }),
+            "v" | "s" | "a" if bytes.get(end) == Some(&b'[') => {
+                if let Some((range, after)) = bracket_range(operand, end, word) {
+                    out.push(range);
+                    i = after;
+                    continue;
+                }
+            }
+            _ => {
+                if let Some(range) = single(word) {
+                    out.push(range);
+                }
+            }
+        }
+        i = end;
+    }
+}
+
+fn file_of(prefix: &str) -> Option<File> {
+    match prefix {
+        "v" => Some(File::Vgpr),
+        "a" => Some(File::Agpr),
+        "s" => Some(File::Sgpr),
+        _ => None,
+    }
+}
+
+/// `v12`, `s3`, `a0`.
+fn single(word: &str) -> Option<Range> {
+    let (prefix, digits) = word.split_at(1);
+    let file = file_of(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let first: u16 = digits.parse().ok()?;
+    in_file(file, first, 1)
+}
+
+/// `[4:7]` after a file prefix, at byte `open` of `operand`: the range and where it ends.
+fn bracket_range(operand: &str, open: usize, prefix: &str) -> Option<(Range, usize)> {
+    let close = open + operand[open..].find(']')?;
+    let (lo, hi) = operand[open + 1..close].split_once(':')?;
+    let (lo, hi): (u16, u16) = (lo.trim().parse().ok()?, hi.trim().parse().ok()?);
+    let count = hi.checked_sub(lo)?.checked_add(1)?;
+    Some((in_file(file_of(prefix)?, lo, count)?, close + 1))
+}
+
+/// A range that lies inside its file's numbering, or `None`.
+fn in_file(file: File, first: u16, count: u16) -> Option<Range> {
+    let slots = if file == File::Sgpr { VCC_LO } else { VECTOR_SLOTS };
+    (u32::from(first) + u32::from(count) <= u32::from(slots)).then_some(Range { file, first, count })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    const GFX9: Mode = Mode { isa: Isa::Gfx90a, wave64: true };
+    const GFX11: Mode = Mode { isa: Isa::Gfx1100, wave64: false };
+
+    fn v(first: u16, count: u16) -> Range {
+        Range { file: File::Vgpr, first, count }
+    }
+    fn s(first: u16, count: u16) -> Range {
+        Range { file: File::Sgpr, first, count }
+    }
+    fn a(first: u16, count: u16) -> Range {
+        Range { file: File::Agpr, first, count }
+    }
+
+    #[test]
+    fn the_first_operand_is_written_and_the_rest_read() {
+        let got = access("v_add_f32_e32 v0, s1, v[2:3]", false, GFX9);
+        assert_eq!(got, Access { defs: vec![v(0, 1)], uses: vec![s(1, 1), v(2, 2)] });
+        let load = access("global_load_dwordx4 v[4:7], v[0:1], off offset:16", false, GFX9);
+        assert_eq!(load, Access { defs: vec![v(4, 4)], uses: vec![v(0, 2)] });
+    }
+
+    #[test]
+    fn stores_compares_and_carries() {
+        let store = access("buffer_store_dword v1, v2, s[0:3], 0 offen", false, GFX9);
+        assert_eq!(store, Access { defs: vec![], uses: vec![v(1, 1), v(2, 1), s(0, 4)] });
+        let cmp = access("s_cmp_eq_u32 s4, 0", false, GFX9);
+        assert_eq!(cmp.defs, vec![]);
+        let carry = access("v_addc_co_u32_e32 v1, vcc, v2, v3, vcc", false, GFX9);
+        assert_eq!(carry.defs, vec![v(1, 1), s(106, 2)]);
+        assert_eq!(carry.uses, vec![v(2, 1), v(3, 1), s(106, 2)]);
+        let cmpx = access("v_cmpx_eq_u32_e64 s0, v1", false, GFX11);
+        assert_eq!(cmpx, Access { defs: vec![], uses: vec![s(0, 1), v(1, 1)] });
+    }
+
+    #[test]
+    fn modifiers_are_not_registers() {
+        let image = access("image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf a16", false, GFX9);
+        assert_eq!(image.uses, vec![v(4, 2), s(8, 8), s(16, 4)]);
+        let mfma = access("v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15] cbsz:1 abid:1", false, GFX9);
+        assert_eq!(mfma.defs, vec![a(0, 16)]);
+        let nsa = access("image_sample v[0:3], [v4, v6], s[8:15], s[16:19] dmask:0xf", false, GFX11);
+        assert_eq!(nsa.uses, vec![v(4, 1), v(6, 1), s(8, 8), s(16, 4)]);
+        let exp = access("exp mrt0 v0, v1, off, off done vm", false, GFX9);
+        assert_eq!(exp, Access { defs: vec![], uses: vec![v(0, 1), v(1, 1)] });
+    }
+
+    #[test]
+    fn atomics_write_only_when_they_return() {
+        let no_return = access("global_atomic_add v[0:1], v2, off", false, GFX9);
+        assert_eq!(no_return.defs, vec![]);
+        let returns = access("global_atomic_add v3, v[0:1], v2, off glc", false, GFX9);
+        assert_eq!(returns.defs, vec![v(3, 1)]);
+    }
+
+    #[test]
+    fn implicit_vcc_and_branch_targets() {
+        let branch = access("s_cbranch_vccz 12", true, GFX11);
+        assert_eq!(branch, Access { defs: vec![], uses: vec![s(106, 1)] });
+        let call = access("s_swappc_b64 s[30:31], s[4:5]", false, GFX9);
+        assert_eq!(call, Access { defs: vec![s(30, 2)], uses: vec![s(4, 2)] });
+    }
+
+    #[test]
+    fn vopd_halves() {
+        let dual = access("v_dual_mov_b32 v0, v1 :: v_dual_add_f32 v2, v3, v4", false, GFX11);
+        assert_eq!(dual, Access { defs: vec![v(0, 1), v(2, 1)], uses: vec![v(1, 1), v(3, 1), v(4, 1)] });
+    }
+}

@@ -1,0 +1,228 @@
+//! Control flow and register pressure (`offload::disasm::flow`):
+//!
+//! - hand-written kernels assembled by llvm-mc 22 (`tests/disasm/flow/`, `generate.sh`) whose
+//!   blocks, edges, loops, unreachable blocks and register peaks are known by construction;
+//! - over every function of the compiled fixtures (`tests/disasm/*.co`, `tests/images/*.co`):
+//!   the blocks cover the function's lines in order, and the CFG's taken edges are exactly the
+//!   branch targets the listing prints;
+//! - over every kernel of those fixtures: the peak of live VGPRs, AGPRs and SGPRs never exceeds
+//!   what the metadata allocates; the distribution of peak/allocated is printed.
+//!
+//! The same never-above check over the real ROCm wheels is `cli/tests/disasm_flow.rs`.
+//!
+//!     cargo test --release -p offload --test disasm_flow -- --nocapture
+
+use std::path::{Path, PathBuf};
+
+use offload::disasm::flow::{self, Allocation, EdgeKind, Exit, File, Flow};
+use offload::disasm::Listing;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn code_object(path: &Path) -> (Vec<u8>, Listing) {
+    let bytes =
+        std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e} (tests/disasm/flow/generate.sh)", path.display()));
+    let listing = Listing::of_code_object(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (bytes, listing)
+}
+
+/// The one kernel of a hand-written code object, analysed, with its allocation.
+fn only_kernel(name: &str) -> (Listing, Flow, Allocation) {
+    let (bytes, listing) = code_object(&root().join("tests/disasm/flow").join(name));
+    let functions = flow::functions(&listing);
+    assert_eq!(functions.len(), 1, "{name}: {functions:?}");
+    let (kernel, _, lines) = functions.into_iter().next().unwrap();
+    let allocation = flow::budget::allocations(&bytes, &listing.processor, listing.isa)
+        .into_iter()
+        .find(|a| a.kernel == kernel)
+        .unwrap_or_else(|| panic!("{name}: no allocation for {kernel}"));
+    let wave64 = allocation.wave_size == 64;
+    let analysed = flow::analyze(&listing, &kernel, lines, wave64);
+    (listing, analysed, allocation)
+}
+
+/// The address of the kernel's line whose text starts with `text`.
+fn address_of(listing: &Listing, flow: &Flow, text: &str) -> u64 {
+    let lines = &listing.lines[flow.lines.clone()];
+    lines.iter().find(|l| l.text.starts_with(text)).unwrap_or_else(|| panic!("no line {text}")).address
+}
+
+fn peak_address(listing: &Listing, flow: &Flow, file: File) -> u64 {
+    listing.lines[flow.peak(file).line].address
+}
+
+/// (successor block, kind) of each edge out of block `b`.
+fn successors(flow: &Flow, b: usize) -> Vec<(Option<usize>, EdgeKind)> {
+    flow.blocks[b].successors.iter().map(|e| (e.to, e.kind)).collect()
+}
+
+#[test]
+fn a_counted_loop() {
+    let (listing, flow, allocation) = only_kernel("loop_gfx900.co");
+    assert_eq!(flow.blocks.len(), 3);
+    assert_eq!(successors(&flow, 0), [(Some(1), EdgeKind::Fallthrough)]);
+    assert_eq!(successors(&flow, 1), [(Some(1), EdgeKind::Taken), (Some(2), EdgeKind::Fallthrough)]);
+    assert_eq!(flow.blocks[2].exit, Exit::End);
+    assert_eq!(flow.loops.len(), 1);
+    assert_eq!(
+        (flow.loops[0].header, flow.loops[0].body.clone(), flow.loops[0].latches.clone()),
+        (1, vec![1], vec![1])
+    );
+    assert!(flow.blocks.iter().all(|b| b.reachable));
+
+    assert_eq!(flow.peak(File::Vgpr).count, 4);
+    assert_eq!(peak_address(&listing, &flow, File::Vgpr), address_of(&listing, &flow, "v_add_u32_e32 v5, v4, v1"));
+    assert_eq!(flow.peak(File::Sgpr).count, 4);
+    assert_eq!(peak_address(&listing, &flow, File::Sgpr), flow.address);
+    assert_eq!(flow.peak(File::Agpr).count, 0);
+    let summary = flow.summary(&listing, Some(&allocation));
+    let header = flow.blocks[1].address;
+    assert!(
+        summary.starts_with(&format!(
+            "peak 4 VGPRs at {:#x}, inside the loop at {header:#x}; 8 allocated",
+            flow.blocks[1].address + 8
+        )),
+        "{summary}"
+    );
+    assert!(summary.ends_with("; 10 waves per SIMD"), "{summary}");
+}
+
+#[test]
+fn an_if_else_and_an_unreachable_block() {
+    let (listing, flow, _) = only_kernel("branchy_gfx1100.co");
+    assert_eq!(flow.blocks.len(), 5);
+    assert_eq!(successors(&flow, 0), [(Some(2), EdgeKind::Taken), (Some(1), EdgeKind::Fallthrough)]);
+    assert_eq!(successors(&flow, 1), [(Some(3), EdgeKind::Taken)]);
+    assert_eq!(successors(&flow, 2), [(Some(3), EdgeKind::Fallthrough)]);
+    assert_eq!((flow.blocks[3].exit, flow.blocks[4].exit), (Exit::End, Exit::End));
+    assert_eq!(flow.blocks[3].predecessors, [1, 2]);
+    let reachable: Vec<bool> = flow.blocks.iter().map(|b| b.reachable).collect();
+    assert_eq!(reachable, [true, true, true, true, false]);
+    assert!(flow.loops.is_empty());
+
+    assert_eq!(flow.peak(File::Vgpr).count, 2);
+    assert_eq!(peak_address(&listing, &flow, File::Vgpr), address_of(&listing, &flow, "v_mov_b32_e32 v2, 0"));
+    // wave32: vcc is vcc_lo alone.
+    assert_eq!(flow.peak(File::Sgpr).count, 4);
+    assert_eq!(peak_address(&listing, &flow, File::Sgpr), address_of(&listing, &flow, "s_and_saveexec_b32"));
+}
+
+#[test]
+fn agprs_of_a_matrix_kernel() {
+    let (listing, flow, allocation) = only_kernel("agpr_gfx90a.co");
+    assert_eq!(flow.blocks.len(), 1);
+    assert_eq!(flow.peak(File::Agpr).count, 16);
+    assert_eq!(peak_address(&listing, &flow, File::Agpr), address_of(&listing, &flow, "v_accvgpr_write_b32 a15, 0"));
+    let mfma = address_of(&listing, &flow, "v_mfma_f32_16x16x1f32");
+    let at = listing.lines[flow.lines.clone()].iter().position(|l| l.address == mfma).unwrap();
+    assert_eq!(flow.pressure[at].agprs, 16);
+    assert_eq!(flow.peak(File::Vgpr).count, 3);
+    assert_eq!(peak_address(&listing, &flow, File::Vgpr), address_of(&listing, &flow, "v_mov_b32_e32 v5, s1"));
+    assert_eq!(allocation.vgprs, Some(24));
+}
+
+/// Every code object the fixtures hold for the disassembler.
+fn fixtures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["tests/disasm", "tests/images", "tests/disasm/flow"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "co") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 20, "fixtures: {out:?}");
+    out
+}
+
+#[test]
+fn edges_are_the_branch_targets_the_listing_prints() {
+    let mut checked = 0;
+    for path in fixtures() {
+        let (_, listing) = code_object(&path);
+        for (name, _, lines) in flow::functions(&listing) {
+            let flow = flow::analyze(&listing, &name, lines.clone(), true);
+            let code = &listing.lines[lines.clone()];
+            let at = format!("{} {name}", path.display());
+            // The blocks cover the lines in order, each edge starts where its block ends.
+            let mut next = 0;
+            for block in &flow.blocks {
+                assert_eq!(block.first, next, "{at}");
+                assert!(block.end > block.first, "{at}");
+                next = block.end;
+                for e in block.successors.iter().filter(|e| e.kind != EdgeKind::Taken) {
+                    assert_eq!(e.address, block.end_address, "{at}");
+                }
+                for e in &block.successors {
+                    if let Some(to) = e.to {
+                        assert_eq!(flow.blocks[to].address, e.address, "{at}");
+                    }
+                }
+            }
+            assert_eq!(next, code.len(), "{at}");
+            // Taken edges, as (branch address, target) pairs, equal the listing's targets.
+            let mut printed: Vec<(u64, u64)> = code.iter().filter_map(|l| l.target.map(|t| (l.address, t))).collect();
+            let mut taken: Vec<(u64, u64)> = flow
+                .blocks
+                .iter()
+                .flat_map(|b| {
+                    let last = code[b.end - 1].address;
+                    b.successors.iter().filter(|e| e.kind == EdgeKind::Taken).map(move |e| (last, e.address))
+                })
+                .collect();
+            printed.sort();
+            taken.sort();
+            assert_eq!(taken, printed, "{at}");
+            checked += printed.len();
+        }
+    }
+    println!("{checked} branch edges equal the listing's targets");
+    assert!(checked > 100, "only {checked} branches in the fixtures");
+}
+
+/// peak / allocated, in tenths, counted: the distribution printed by the tests.
+pub fn histogram(ratios: &[f64]) -> String {
+    let mut buckets = [0usize; 11];
+    for r in ratios {
+        buckets[((r * 10.0).floor() as usize).min(10)] += 1;
+    }
+    let mut out = String::new();
+    for (i, n) in buckets.iter().enumerate() {
+        let range = if i == 10 { String::from("100%     ") } else { format!("{:>3}-{:>3}%", i * 10, i * 10 + 9) };
+        out.push_str(&format!("  {range} {n:>6} {}\n", "#".repeat((n * 50).div_ceil(ratios.len().max(1)))));
+    }
+    out
+}
+
+#[test]
+fn peaks_never_exceed_the_allocation() {
+    let mut ratios = [Vec::new(), Vec::new()];
+    for path in fixtures() {
+        let (bytes, listing) = code_object(&path);
+        let allocations = flow::budget::allocations(&bytes, &listing.processor, listing.isa);
+        for (name, _, lines) in flow::functions(&listing) {
+            let Some(allocation) = allocations.iter().find(|a| a.kernel == name) else { continue };
+            let flow = flow::analyze(&listing, &name, lines, allocation.wave_size == 64);
+            let at = format!("{} {name}", path.display());
+            for (i, (file, allocated)) in
+                [(File::Vgpr, allocation.vgprs), (File::Sgpr, allocation.sgprs), (File::Agpr, allocation.agprs)]
+                    .into_iter()
+                    .enumerate()
+            {
+                let Some(allocated) = allocated else { continue };
+                let peak = u32::from(flow.peak(file).count);
+                assert!(peak <= allocated, "{at}: peak {peak} {file:?} above the {allocated} allocated");
+                if i < 2 && allocated > 0 {
+                    ratios[i].push(f64::from(peak) / f64::from(allocated));
+                }
+            }
+        }
+    }
+    assert!(ratios[0].len() >= 50, "only {} kernels with an allocation", ratios[0].len());
+    println!("peak VGPRs / allocated over {} fixture kernels:\n{}", ratios[0].len(), histogram(&ratios[0]));
+    println!("peak SGPRs / allocated over {} fixture kernels:\n{}", ratios[1].len(), histogram(&ratios[1]));
+}
