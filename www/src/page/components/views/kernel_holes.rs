@@ -4,7 +4,6 @@
 //! which opens to the kernels themselves. The holes are the core's
 //! ([`offload::report::check::holes`]), found on the table the view shows.
 
-use crate::page::components::views::kernels_view::shown_name_of;
 use offload::report::check::holes::LibraryHoles;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -20,6 +19,15 @@ pub struct KernelHolesProps {
 pub fn missing_cells(holes: &[LibraryHoles]) -> BTreeSet<(String, String)> {
     let per_target = holes.iter().flat_map(|h| h.missing.iter());
     per_target.flat_map(|m| m.kernels.iter().map(|k| (m.target.clone(), k.name.clone()))).collect()
+}
+
+/// The name a kernel is shown by: `demangled`, or `name` where it did not demangle.
+pub fn shown_name_of<'a>(name: &'a str, demangled: &'a str) -> &'a str {
+    if demangled.is_empty() {
+        name
+    } else {
+        demangled
+    }
 }
 
 /// The line a target's holes show: "libx.so: 52 kernels missing on gfx1100 of 12 targets".

@@ -14,7 +14,7 @@
 //! Above the table, the kernel × target holes of the table shown ([`KernelHoles`]); a kernel's
 //! cells on a target of its library that lacks it are marked "missing".
 
-use crate::page::components::views::kernel_holes::{missing_cells, KernelHoles};
+use crate::page::components::views::kernel_holes::{missing_cells, shown_name_of, KernelHoles};
 use crate::page::format::{human_size, thousands};
 use crate::page::state::{Action, FileRequest, KernelsDecoding, TabId};
 use crate::wire::doc::{Doc, NodeId};
@@ -92,15 +92,6 @@ pub struct KernelsViewProps {
 /// The name a row shows: demangled (the mangled symbol where it did not demangle).
 pub fn shown_name(row: &KernelRow) -> &str {
     shown_name_of(&row.name, &row.demangled)
-}
-
-/// The name a kernel is shown by: `demangled`, or `name` where it did not demangle.
-pub fn shown_name_of<'a>(name: &'a str, demangled: &'a str) -> &'a str {
-    if demangled.is_empty() {
-        name
-    } else {
-        demangled
-    }
 }
 
 /// The rows to draw, as indices into `rows`: those whose mangled or demangled name contains `filter` (in any case of its
