@@ -1,4 +1,5 @@
-//! `offload list`: the tree, one line per node, then the table of device targets; or JSON. A
+//! `offload list`: the tree, one line per node, then the table of device targets and the
+//! kernels missing on some targets of their library; or JSON. A
 //! package is summarised instead ([`summary`]) unless `--tree` asks for the tree; `--jsonl`
 //! writes JSON lines ([`jsonl`]).
 
@@ -10,6 +11,8 @@ use crate::io::{open_lazy, shown};
 use crate::json::ListDocument;
 use crate::ListArgs;
 use offload::explore::Options;
+use offload::report::check::holes;
+use offload::report::kernels;
 use offload::report::targets::{self, Target};
 use offload::tree::{Node, Tree};
 use offload::util::bytes::human_size;
@@ -32,10 +35,15 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
         jsonl::write(&mut BufWriter::new(io::stdout().lock()), &shown(&a.file), &tree, &found).map_err(written)?;
     } else if let Some(summary) = (!a.tree).then(|| summary::Summary::of(&tree, &found)).flatten() {
         let mut out = BufWriter::new(io::stdout().lock());
-        summary::print(&mut out, &name, tree.root.span.size, &summary).and_then(|()| out.flush()).map_err(written)?;
+        let holes = holes::holes(&tree, &kernels::collect(&tree), &name);
+        summary::print(&mut out, &name, tree.root.span.size, &summary, &holes)
+            .and_then(|()| out.flush())
+            .map_err(written)?;
     } else {
         print_tree(&tree);
         print_targets(&found);
+        let holes = holes::holes(&tree, &kernels::collect(&tree), &name);
+        summary::print_holes(&mut io::stdout().lock(), &holes).map_err(written)?;
         print_diagnostics(&tree);
     }
     Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)

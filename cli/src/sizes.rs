@@ -128,31 +128,11 @@ impl Advice {
         }
     }
 
-    /// "gfx1010, gfx1011, gfx1012: 3 identical code objects in 1 container, 18.3 MiB; one
-    /// gfx10-1-generic build would save 12.2 MiB".
+    /// The advisor's headline and a line per group ([`advisor::Identical::line`]), then how
+    /// many images were not compared.
     pub(crate) fn lines(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if !self.groups.is_empty() {
-            let saved: u64 = self.groups.iter().map(|g| g.saved).sum();
-            out.push(format!(
-                "identical code across targets (instruction bytes equal; image bytes, decompressed): {} could be saved",
-                human_size(saved)
-            ));
-        }
-        for g in &self.groups {
-            let (what, how) = match g.vendor {
-                offload::report::targets::Vendor::Nvidia => ("cubins", format!("{} alone serves them", g.build_for)),
-                _ => ("code objects", format!("one {} build would save {}", g.build_for, human_size(g.saved))),
-            };
-            let containers =
-                if g.containers == 1 { "1 container".to_string() } else { format!("{} containers", g.containers) };
-            out.push(format!(
-                "  {}: {} identical {what} in {containers}, {}; {how}",
-                g.targets.join(", "),
-                g.images,
-                human_size(g.image_bytes)
-            ));
-        }
+        let mut out: Vec<String> = advisor::headline(&self.groups).into_iter().collect();
+        out.extend(self.groups.iter().map(|g| format!("  {}", g.line())));
         if self.undecoded > 0 {
             out.push(format!(
                 "identical code: {} images listed from their headers only were not compared (--identical decodes every image)",

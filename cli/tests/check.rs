@@ -181,6 +181,89 @@ fn hip_release_with_a_kernel_dropped_and_a_spill_fails_on_exactly_those() {
     second_release_fails_on_exactly(&scratch, &v1, &v2, "gfx90a,gfx1100", expected);
 }
 
+/// The kernels `kernels --json` has on some machine-code targets of `file` and not on
+/// `target`: (target, demangled) for each target.
+fn absent_from_json(file: &Path) -> BTreeSet<(String, String)> {
+    let o = offload(&["kernels", "--json", &s(file)]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let rows = doc["kernels"].as_array().unwrap();
+    let targets: BTreeSet<String> =
+        rows.iter().flat_map(|r| r["targets"].as_object().unwrap().keys().cloned()).collect();
+    let mut out = BTreeSet::new();
+    for r in rows {
+        let on = r["targets"].as_object().unwrap();
+        for t in targets.iter().filter(|t| !on.contains_key(*t)) {
+            out.insert((t.clone(), r["demangled"].as_str().unwrap().to_string()));
+        }
+    }
+    out
+}
+
+/// `kernels --holes`'s answer: its count lines ("1 kernel missing on gfx1100 of 2 targets")
+/// prefixed by their library, and each listed kernel with the target it is missing on.
+fn kernels_holes(file: &Path) -> (Vec<String>, BTreeSet<(String, String)>) {
+    let o = offload(&["kernels", "--holes", &s(file)]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let (mut lines, mut missing) = (Vec::new(), BTreeSet::new());
+    let (mut library, mut target) = (String::new(), String::new());
+    // The table comes first; the holes follow their first heading.
+    let start = o.stdout.find("\nholes in ").map_or(o.stdout.len(), |at| at + 1);
+    for line in o.stdout[start..].lines() {
+        if let Some(rest) = line.strip_prefix("holes in ") {
+            library = rest.split(" (").next().unwrap().to_string();
+        } else if let Some(kernel) = line.strip_prefix("    ") {
+            missing.insert((target.clone(), kernel.to_string()));
+        } else if let Some(count) = line.strip_prefix("  ").filter(|l| l.contains(" missing on ")) {
+            target = count.split(" missing on ").nth(1).unwrap().split(" of ").next().unwrap().to_string();
+            lines.push(format!("{library}: {count}"));
+        }
+    }
+    (lines, missing)
+}
+
+/// The holes lines of `list`'s output: those under its holes heading.
+fn list_holes(file: &Path) -> Vec<String> {
+    let o = offload(&["list", &s(file)]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let mut lines = o.stdout.lines().skip_while(|l| !l.starts_with("kernels missing on some targets"));
+    lines.next();
+    lines.take_while(|l| l.starts_with("  ")).map(|l| l.trim_start().to_string()).collect()
+}
+
+#[test]
+fn list_counts_the_holes_kernels_lists() {
+    let scratch = Scratch::new("check", "list_holes");
+    let Some(v1) = hip_library(&scratch, "librelease.so.1", &[]) else { return };
+    let Some(v2) = hip_library(&scratch, "librelease.so.2", &["-DDROP_SCALE_ON_GFX1100"]) else { return };
+    // The first release has every kernel everywhere: no holes, no heading.
+    assert!(absent_from_json(&v1).is_empty());
+    assert!(list_holes(&v1).is_empty());
+    assert!(!offload(&["list", &s(&v1)]).stdout.contains("missing on"));
+    // The second lacks on gfx1100 what the kernel table shows absent there, and `list` says
+    // what `kernels` counts, a line per library and target.
+    let absent = absent_from_json(&v2);
+    assert_eq!(absent, [("gfx1100".to_string(), "scale(float*, float)".to_string())].into());
+    let (lines, missing) = kernels_holes(&v2);
+    assert_eq!(missing, absent);
+    assert_eq!(lines, ["librelease.so.2: 1 kernel missing on gfx1100 of 2 targets"]);
+    assert_eq!(list_holes(&v2), lines);
+    // In a wheel the library is its member, and the package summary counts its holes too.
+    if Command::new("zip").arg("-v").output().is_ok_and(|o| o.status.success()) {
+        let dir = scratch.path("wheel");
+        std::fs::create_dir_all(dir.join("pkg")).unwrap();
+        std::fs::copy(&v2, dir.join("pkg/librelease.so.2")).unwrap();
+        let wheel = scratch.path("release-2-py3-none-any.whl");
+        let zip = Command::new("zip").current_dir(&dir).args(["-q", "-r"]).arg(&wheel).arg("pkg").status().unwrap();
+        assert!(zip.success());
+        let (in_wheel, _) = kernels_holes(&wheel);
+        assert_eq!(in_wheel, ["pkg/librelease.so.2: 1 kernel missing on gfx1100 of 2 targets"]);
+        assert_eq!(list_holes(&wheel), in_wheel);
+    } else {
+        println!("skipping the wheel: zip is not installed");
+    }
+}
+
 #[test]
 fn cuda_release_with_a_kernel_dropped_and_a_spill_fails_on_exactly_those() {
     let scratch = Scratch::new("check", "cuda_release");

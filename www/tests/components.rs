@@ -896,3 +896,66 @@ async fn inspector_shows_every_field_of_a_kernel_the_document_has_only_the_name_
     assert!(el.text_content().unwrap().contains("24"));
     assert!(el.query_selector("p.note[role=status]").unwrap().is_none(), "no longer waiting");
 }
+
+/// A kernel node named `name`, as the core's AMDGPU decoder makes them (name and VGPRs).
+fn kernel_node(name: &str) -> offload::tree::Node {
+    let mut k = offload::tree::Node::new(NodeKind::Kernel, name, offload::tree::Span::new(0, 0, 1));
+    k.field("name", name, None).field("vgpr_count", 8u64, None);
+    k
+}
+
+/// A wheel member `name` holding an AMDGPU code object per (target, kernels).
+fn member_node(name: &str, images: &[(&str, &[&str])]) -> offload::tree::Node {
+    use offload::tree::{Node, Span};
+    let mut m = Node::new(NodeKind::PackageMember, name, Span::new(0, 0, 1));
+    m.field("name", name, None);
+    for (target, kernels) in images {
+        let mut i = Node::new(NodeKind::Image, "AMDGPU code object", Span::new(0, 0, 1));
+        i.field("format", "AMDGPU code object", None).field("target_id", *target, None);
+        i.children = kernels.iter().map(|k| kernel_node(k)).collect();
+        m.children.push(i);
+    }
+    m
+}
+
+#[wasm_bindgen_test]
+async fn kernels_view_counts_the_kernels_missing_on_a_target_of_their_library_and_marks_their_cells() {
+    use offload::tree::{Node, Span, Tree};
+    // lib/a.so lacks k2 and k3 on gfx1100; lib/b.so has no gfx1100 at all, so k4 is no hole.
+    let mut root_node = Node::new(NodeKind::File, "w.whl", Span::new(0, 0, 1));
+    root_node.children.push(member_node("lib/a.so", &[("gfx90a", &["k1", "k2", "k3"]), ("gfx1100", &["k1"])]));
+    root_node.children.push(member_node("lib/b.so", &[("gfx90a", &["k1", "k4"])]));
+    let doc = Rc::new(Doc::from_tree(&Tree { spaces: Vec::new(), root: root_node }, &|_| None));
+    let el = root();
+    Renderer::<KernelsView>::with_root_and_props(
+        el.clone(),
+        KernelsViewProps {
+            doc,
+            selected: None,
+            on_action: Callback::noop(),
+            tab: 1,
+            on_file: Callback::noop(),
+            decoding: None,
+        },
+    )
+    .render();
+    assert!(settle(|| el.query_selector(".kernel-holes").unwrap().is_some()).await);
+    let lines: Vec<String> = all(&el, ".kernel-hole summary").iter().map(|s| s.text_content().unwrap()).collect();
+    assert_eq!(lines, ["lib/a.so: 2 kernels missing on gfx1100 of 2 targets"]);
+    // The line opens to the kernels.
+    let details = el.query_selector(".kernel-hole").unwrap().unwrap();
+    assert!(!details.has_attribute("open"));
+    el.query_selector(".kernel-hole summary").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert!(settle(|| details.has_attribute("open")).await);
+    let kernels: Vec<String> = all(&el, ".hole-kernels li").iter().map(|k| k.text_content().unwrap()).collect();
+    assert_eq!(kernels, ["k2", "k3"]);
+    // Their gfx1100 cells say so; k4's, whose library has no gfx1100, stay plain.
+    let marked: Vec<String> = all(&el, "td.missing")
+        .iter()
+        .filter(|td| td.text_content().unwrap() == "missing")
+        .map(|td| td.closest("tr").unwrap().unwrap().get_attribute("data-kernel").unwrap())
+        .collect();
+    assert_eq!(marked, ["k2", "k3"]);
+    assert!(all(&el, "tr[data-kernel='k4'] td.missing").is_empty());
+    assert!(all(&el, "tr[data-kernel='k1'] td.missing").is_empty());
+}

@@ -6,12 +6,15 @@
 //!    by vendor as "Runs on" groups them (`AMD gfx90a, gfx942; NVIDIA sm_80, compute_90`);
 //! 3. the members without device code, counted, not listed;
 //! 4. the whole file's "runs on" lines (vendor, target, images, bytes);
-//! 5. the diagnostics grouped ([`group_diagnostics`]).
+//! 5. kernel × target holes: a line per library and target lacking kernels the library has
+//!    on its other targets ([`offload::report::check::holes`]), as `offload kernels` counts them;
+//! 6. the diagnostics grouped ([`group_diagnostics`]).
 //!
 //! A member here is a member that is not itself a package: the members of a conda's
 //! `pkg-*.tar.zst` or of a `.deb`'s `data.tar.xz` are counted and listed in their place. A
 //! member's device code is every image below it, in archives inside it too.
 
+use offload::report::check::holes::LibraryHoles;
 use offload::report::runs_on::{self, RunsOn};
 use offload::report::targets::Target;
 use offload::tree::{Diagnostic, Node, NodeKind, Severity, Span, Tree};
@@ -358,8 +361,8 @@ fn single(g: &Group) -> String {
     format!("{}{at}: {} ({}){member}", g.severity.as_str(), g.example, g.label)
 }
 
-/// Prints the summary of the file `name` of `size` bytes.
-pub fn print(out: &mut impl Write, name: &str, size: u64, s: &Summary) -> io::Result<()> {
+/// Prints the summary of the file `name` of `size` bytes, with its libraries' `holes`.
+pub fn print(out: &mut impl Write, name: &str, size: u64, s: &Summary, holes: &[LibraryHoles]) -> io::Result<()> {
     writeln!(out, "{}", header(name, size, s))?;
     writeln!(out)?;
     let others = s.member_count - s.members.len();
@@ -378,7 +381,24 @@ pub fn print(out: &mut impl Write, name: &str, size: u64, s: &Summary) -> io::Re
     }
     writeln!(out)?;
     print_runs_on(out, &s.runs_on)?;
+    print_holes(out, holes)?;
     print_diagnostics(out, &s.diagnostics)
+}
+
+/// The holes, a line per library and target: "libx.so: 52 kernels missing on gfx1100 of 12
+/// targets". Nothing when no library has any.
+pub fn print_holes(out: &mut impl Write, holes: &[LibraryHoles]) -> io::Result<()> {
+    if holes.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "kernels missing on some targets of their library (`offload kernels --holes` lists them):")?;
+    for h in holes {
+        for line in h.lines() {
+            writeln!(out, "  {}: {line}", h.library)?;
+        }
+    }
+    Ok(())
 }
 
 /// The whole file's "runs on" lines: vendor, target, images, bytes, and the line's note.

@@ -19,6 +19,7 @@ use crate::ids::generic_family_of;
 use crate::report::fit::{container_path, image_node};
 use crate::report::targets::{self, target_name, vendor_of, Vendor};
 use crate::tree::{Tree, Value};
+use crate::util::bytes::human_size;
 use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -41,6 +42,42 @@ pub struct Identical {
     pub image_bytes: u64,
     /// What one build instead of several would save: every image but one per container.
     pub saved: u64,
+}
+
+impl Identical {
+    /// "gfx1010, gfx1011, gfx1012: 3 identical code objects in 1 container, 18.3 MiB; one
+    /// gfx10-1-generic build would save 12.2 MiB", or for cubins "sm_86, sm_89: 2 identical
+    /// cubins in 1 container, 1.2 MiB; sm_86 alone serves them": what `offload sizes` prints
+    /// and the page shows.
+    pub fn line(&self) -> String {
+        let (what, how) = match self.vendor {
+            Vendor::Nvidia => ("cubins", alloc::format!("{} alone serves them", self.build_for)),
+            _ => ("code objects", alloc::format!("one {} build would save {}", self.build_for, human_size(self.saved))),
+        };
+        let containers = if self.containers == 1 {
+            "1 container".to_string()
+        } else {
+            alloc::format!("{} containers", self.containers)
+        };
+        alloc::format!(
+            "{}: {} identical {what} in {containers}, {}; {how}",
+            self.targets.join(", "),
+            self.images,
+            human_size(self.image_bytes)
+        )
+    }
+}
+
+/// The line above the groups: what every group together would save, when there are any.
+pub fn headline(groups: &[Identical]) -> Option<String> {
+    if groups.is_empty() {
+        return None;
+    }
+    let saved = groups.iter().map(|g| g.saved).fold(0, u64::saturating_add);
+    Some(alloc::format!(
+        "identical code across targets (instruction bytes equal; image bytes, decompressed): {} could be saved",
+        human_size(saved)
+    ))
 }
 
 /// One image the advisor compares.

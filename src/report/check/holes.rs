@@ -86,6 +86,13 @@ pub fn library_of(tree: &Tree, path: &[usize], file: &str) -> String {
 /// `table` (the whole tree's kernel table) split into one table per library, in the order
 /// libraries first appear; a library keeps only its own columns.
 pub fn by_library(tree: &Tree, table: &KernelTable, file: &str) -> Vec<Library> {
+    by_library_with(table, |image| library_of(tree, image, file))
+}
+
+/// `table` split into one table per library as [`by_library`] does, the library of a cell
+/// named by `library_of` from its image's path (child indices from the root): for a caller
+/// that holds the tree in another shape (the page's flat document).
+pub fn by_library_with(table: &KernelTable, mut library_of: impl FnMut(&[usize]) -> String) -> Vec<Library> {
     let mut order: Vec<String> = Vec::new();
     // For each library: its tables' rows, built from the cells whose path lies in it.
     let mut parts: BTreeMap<String, KernelTable> = BTreeMap::new();
@@ -101,7 +108,7 @@ pub fn by_library(tree: &Tree, table: &KernelTable, file: &str) -> Vec<Library> 
             let lib = match cache.get(image) {
                 Some(l) => l.clone(),
                 None => {
-                    let l = library_of(tree, image, file);
+                    let l = library_of(image);
                     cache.insert(image.to_vec(), l.clone());
                     l
                 }
@@ -187,7 +194,13 @@ pub fn holes_of(library: &Library) -> LibraryHoles {
 /// The holes of every library of an explored file whose kernel table is `table`: only the
 /// libraries that have some.
 pub fn holes(tree: &Tree, table: &KernelTable, file: &str) -> Vec<LibraryHoles> {
-    by_library(tree, table, file).iter().map(holes_of).filter(|h| !h.missing.is_empty()).collect()
+    holes_with(table, |image| library_of(tree, image, file))
+}
+
+/// The holes of every library of `table`, each cell's library named by `library_of` from its
+/// image's path ([`by_library_with`]): only the libraries that have some.
+pub fn holes_with(table: &KernelTable, library_of: impl FnMut(&[usize]) -> String) -> Vec<LibraryHoles> {
+    by_library_with(table, library_of).iter().map(holes_of).filter(|h| !h.missing.is_empty()).collect()
 }
 
 #[cfg(test)]

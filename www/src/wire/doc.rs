@@ -9,6 +9,8 @@
 //! [`Diagnostic`], [`Target`]): only the arena's links are the page's.
 
 use offload::edit::NodePath;
+use offload::report::check::advisor::Identical;
+use offload::report::check::holes::{self, LibraryHoles};
 use offload::report::kernels::KernelTable;
 use offload::report::runs_on::RunsOn;
 use offload::report::sizes::Sizes;
@@ -132,6 +134,9 @@ pub struct Doc {
     pub runs_on: RunsOn,
     /// What each target costs ([`offload::report::sizes::sizes`]).
     pub sizes: Sizes,
+    /// Device code identical across processors, and what one generic build would save
+    /// ([`offload::report::check::advisor::identical_code`]): the size view's advisor.
+    pub identical: Vec<Identical>,
     /// Time the worker spent exploring, in microseconds (an integer, so that `Doc` stays `Eq`).
     pub explore_us: u64,
 }
@@ -182,6 +187,7 @@ impl Doc {
             undecoded_images: offload::report::kernels::undecoded_images(tree),
             runs_on: offload::report::runs_on::summarize(tree),
             sizes: offload::report::sizes::sizes(tree),
+            identical: offload::report::check::advisor::identical_code(tree),
             explore_us: 0,
         };
         let targets = offload::report::targets::collect(tree);
@@ -194,6 +200,25 @@ impl Doc {
     /// [`Doc::from_tree`] for a file held in memory whole (`input`, the bytes of space 0).
     pub fn of_bytes(tree: &Tree, input: &[u8]) -> Doc {
         Doc::from_tree(tree, &|span| tree.bytes(input, span).map(<[u8]>::to_vec))
+    }
+
+    /// The library the node at `path` belongs to, as `offload kernels` names it: the package
+    /// member on the path, or the file ([`holes::library_of`] on the core's tree). A path
+    /// this document lacks (an image decoded only for the Kernels view) is named by its
+    /// nearest node that it has.
+    pub fn library_of(&self, path: &[usize]) -> String {
+        let Some(at) = self.nearest_at(path) else { return self.name.clone() };
+        let mut chain = self.ancestors(at);
+        chain.reverse();
+        chain.push(at);
+        let named = |n: NodeId| (self.nodes[n].kind == NodeKind::PackageMember).then(|| self.text(n, "name")).flatten();
+        chain.into_iter().find_map(named).map_or_else(|| self.name.clone(), str::to_string)
+    }
+
+    /// The kernel × target holes of `table` (this document's, or every image's once decoded),
+    /// each library's as the core finds them ([`holes::holes_with`]).
+    pub fn holes(&self, table: &KernelTable) -> Vec<LibraryHoles> {
+        holes::holes_with(table, |image| self.library_of(image))
     }
 
     /// Parents of `id`, nearest first.

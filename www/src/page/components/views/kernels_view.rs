@@ -10,7 +10,11 @@
 //! change, not per scroll. Where a listing left images undecoded, the count says so and offers
 //! to decode them all (the file explored again in the worker with every image decompressed and
 //! dropped once read), and the table then holds the kernels of every image.
+//!
+//! Above the table, the kernel × target holes of the table shown ([`KernelHoles`]); a kernel's
+//! cells on a target of its library that lacks it are marked "missing".
 
+use crate::page::components::views::kernel_holes::{missing_cells, shown_name_of, KernelHoles};
 use crate::page::format::{human_size, thousands};
 use crate::page::state::{Action, FileRequest, KernelsDecoding, TabId};
 use crate::wire::doc::{Doc, NodeId};
@@ -87,11 +91,7 @@ pub struct KernelsViewProps {
 
 /// The name a row shows: demangled (the mangled symbol where it did not demangle).
 pub fn shown_name(row: &KernelRow) -> &str {
-    if row.demangled.is_empty() {
-        &row.name
-    } else {
-        &row.demangled
-    }
+    shown_name_of(&row.name, &row.demangled)
 }
 
 /// The rows to draw, as indices into `rows`: those whose mangled or demangled name contains `filter` (in any case of its
@@ -205,6 +205,15 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
             visible_rows(rows, filter, *sort)
         })
     };
+    // Holes of the table shown: found again once every image is decoded.
+    let holes = {
+        let (table, doc) = (decoded.clone(), props.doc.clone());
+        use_memo((decoded.is_some(), props.doc.clone()), move |_| {
+            let holes = doc.holes(table.as_ref().map_or(&doc.kernels, |d| &d.table));
+            let cells = missing_cells(&holes);
+            (Rc::new(holes), cells)
+        })
+    };
     let (first, count) = window(order.len(), scroll.0, scroll.1);
     let above = first as f64 * ROW_HEIGHT;
     let below = (order.len() - first - count) as f64 * ROW_HEIGHT;
@@ -281,6 +290,7 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
                 <input type="search" class="kernel-filter" placeholder="Filter by name" aria-label="Filter kernels by name (demangled or mangled)"
                     value={(*filter).clone()} oninput={on_filter} />
             </div>
+            <KernelHoles holes={holes.0.clone()} />
             <div class="table-scroll" onscroll={on_scroll}>
                 <table class="kernels" aria-rowcount={(order.len() + 2).to_string()}>
                     <thead>
@@ -337,6 +347,12 @@ pub fn KernelsView(props: &KernelsViewProps) -> Html {
                                         let title = (*metric == Metric::Waves)
                                             .then(|| here.and_then(|n| props.doc.text(n, "occupancy_limited_by")).map(|l| format!("limited by {l}")))
                                             .flatten();
+                                        let target = &table.columns[column].target;
+                                        if cell.is_none() && holes.1.contains(&(target.clone(), row.name.clone())) {
+                                            let title = format!("missing on {target}: its library has it on other targets");
+                                            let text = if m == 0 { "missing" } else { "" };
+                                            return html! { <td class={classes!(class, "missing")} {title}>{ text }</td> };
+                                        }
                                         match (value, cell) {
                                             (Some(v), Some(_)) => html! {
                                                 <td {class} {title}>

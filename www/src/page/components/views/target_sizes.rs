@@ -3,7 +3,10 @@
 //! its images sit in compressed containers. Ticking targets answers "what if I drop these?"
 //! with the estimate, and one button makes that edit ([`Edit::DropTargets`]): the worker
 //! removes every image of them, reads the result back, and the new version shows the exact size.
+//! Below the table, the generic-target advisor ([`GenericAdvisor`]): code identical across
+//! processors, and what one build would save.
 
+use crate::page::components::views::generic_advisor::GenericAdvisor;
 use crate::page::format::human_size;
 use crate::page::state::{FileRequest, TabId};
 use crate::wire::doc::Doc;
@@ -128,6 +131,7 @@ pub fn TargetSizes(props: &TargetSizesProps) -> Html {
                     </button>
                 </div>
             }
+            <GenericAdvisor groups={props.doc.identical.clone()} undecoded={props.doc.undecoded_images} />
         </section>
     }
 }
