@@ -1,10 +1,12 @@
 //! What passes between the page and the disassembler worker (`bin/disasm.rs`), which the page
 //! starts the first time its Code view opens: a device image's bytes go over, its listing comes
-//! back, ready to draw (every line's text, words and class; branch targets as line numbers).
+//! back, ready to draw (every line's text, words and class; branch targets as line numbers),
+//! with each function's control flow and register pressure ([`CodeFlow`]).
 //!
 //! Only plain data here: nothing of the disassembler itself, so that the page's binary, which
 //! uses these types, does not carry it.
 
+pub use offload::disasm::flow::{EdgeKind, Exit};
 use serde::{Deserialize, Serialize};
 
 /// What the page asks of the disassembler.
@@ -51,6 +53,8 @@ pub struct CodeListing {
     pub processor: String,
     pub labels: Vec<CodeLabel>,
     pub lines: Vec<CodeLine>,
+    /// Each function's blocks, loops and live registers, in address order.
+    pub flows: Vec<CodeFlow>,
 }
 
 /// A label (a kernel, a function, a named place in the code) and the line it stands before.
@@ -85,6 +89,120 @@ pub struct CodeTarget {
     /// instruction).
     pub line: Option<u32>,
     pub label: Option<String>,
+}
+
+/// One function's control flow and register pressure (`offload::disasm::flow`), as the Code
+/// view's block outline, pressure column and strip draw them. Kept compact: the live counts
+/// are one array of small integers per register file, not a struct per line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeFlow {
+    pub name: String,
+    /// Its lines in [`CodeListing::lines`]: `first..end`.
+    pub first: u32,
+    pub end: u32,
+    pub blocks: Vec<FlowBlock>,
+    pub loops: Vec<FlowLoop>,
+    /// Retreating edges into cycles with no single header.
+    pub irreducible: u32,
+    /// An indirect jump leaves a block: a block called unreachable may be reached through it.
+    pub indirect: bool,
+    /// Live VGPRs, AGPRs and SGPRs at each of its lines.
+    pub vgprs: Vec<u16>,
+    pub agprs: Vec<u16>,
+    pub sgprs: Vec<u16>,
+    /// The first line (in the listing) where each file's peak is reached: VGPRs, AGPRs, SGPRs.
+    pub peaks: [u32; 3],
+    /// `peak 212 VGPRs at 0x1f40, inside the loop at 0x1c00; 256 allocated; 2 waves per SIMD`,
+    /// as `offload disasm --pressure` prints it.
+    pub summary: String,
+    /// Whether the metadata or a descriptor names it a kernel (it has an allocation).
+    pub kernel: bool,
+}
+
+/// A basic block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowBlock {
+    /// Its lines in [`CodeListing::lines`]: `first..end`.
+    pub first: u32,
+    pub end: u32,
+    pub address: u64,
+    /// The address just past its last instruction.
+    pub end_address: u64,
+    pub exit: Exit,
+    pub successors: Vec<FlowEdge>,
+    pub reachable: bool,
+    /// How many loops hold it.
+    pub loop_depth: u16,
+    /// The header block of the innermost loop holding it.
+    pub loop_header: Option<u32>,
+}
+
+/// An edge out of a block: to a block of the function, or out of it (`to` is `None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowEdge {
+    pub kind: EdgeKind,
+    pub to: Option<u32>,
+    pub address: u64,
+}
+
+/// A natural loop: its header block, the blocks whose edges go back to it, how many blocks it
+/// has and how many loops hold it (0: outermost).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowLoop {
+    pub header: u32,
+    pub latches: Vec<u32>,
+    pub blocks: u32,
+    pub depth: u32,
+}
+
+/// Which register file a pressure count is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegFile {
+    Vgpr,
+    Agpr,
+    Sgpr,
+}
+
+impl RegFile {
+    pub const ALL: [RegFile; 3] = [RegFile::Vgpr, RegFile::Agpr, RegFile::Sgpr];
+
+    /// Its plural name: `VGPRs`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RegFile::Vgpr => "VGPRs",
+            RegFile::Agpr => "AGPRs",
+            RegFile::Sgpr => "SGPRs",
+        }
+    }
+}
+
+impl CodeFlow {
+    /// Live registers of `file` at each of its lines.
+    pub fn counts(&self, file: RegFile) -> &[u16] {
+        match file {
+            RegFile::Vgpr => &self.vgprs,
+            RegFile::Agpr => &self.agprs,
+            RegFile::Sgpr => &self.sgprs,
+        }
+    }
+
+    /// The line (in the listing) where `file`'s peak is first reached, and the count there.
+    pub fn peak(&self, file: RegFile) -> (usize, u16) {
+        let line = self.peaks[file as usize] as usize;
+        let count = line.checked_sub(self.first as usize).and_then(|i| self.counts(file).get(i));
+        (line, count.copied().unwrap_or(0))
+    }
+
+    /// Whether line `line` (in the listing) is one of its lines.
+    pub fn holds(&self, line: usize) -> bool {
+        (self.first as usize..self.end as usize).contains(&line)
+    }
+
+    /// The block holding line `line` (in the listing).
+    pub fn block_of(&self, line: usize) -> Option<usize> {
+        let b = self.blocks.partition_point(|b| b.first as usize <= line).checked_sub(1)?;
+        (line < self.blocks[b].end as usize).then_some(b)
+    }
 }
 
 /// A PTX module's text, by line, and where each function starts.
@@ -124,6 +242,24 @@ impl CodeListing {
         (from, to.unwrap_or(self.lines.len()))
     }
 
+    /// The function whose lines hold line `line`.
+    pub fn flow_of_line(&self, line: usize) -> Option<usize> {
+        let f = self.flows.partition_point(|f| f.first as usize <= line).checked_sub(1)?;
+        self.flows[f].holds(line).then_some(f)
+    }
+
+    /// The function named `name`.
+    pub fn flow_named(&self, name: &str) -> Option<usize> {
+        self.flows.iter().position(|f| f.name == name)
+    }
+
+    /// Live VGPRs, AGPRs and SGPRs at line `line`, when a function holds it.
+    pub fn pressure_at(&self, line: usize) -> Option<[u16; 3]> {
+        let flow = &self.flows[self.flow_of_line(line)?];
+        let i = line - flow.first as usize;
+        Some(RegFile::ALL.map(|file| flow.counts(file).get(i).copied().unwrap_or(0)))
+    }
+
     /// How many lines of `[from, to)` are of each class: `Class::ALL`'s order, then the dwords
     /// that did not decode.
     pub fn mix(&self, from: usize, to: usize) -> Vec<u32> {
@@ -154,6 +290,7 @@ mod tests {
                 CodeLabel { name: "a".into(), address: 0x100, line: 0 },
                 CodeLabel { name: "b".into(), address: 0x10c, line: 2 },
             ],
+            flows: Vec::new(),
             lines: vec![
                 line(0x100, 8, Some(0)),
                 line(0x108, 4, Some(6)),
