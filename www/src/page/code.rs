@@ -143,6 +143,15 @@ pub fn strip_bars(counts: &[u16], first: usize, most: usize) -> Vec<Bar> {
         .collect()
 }
 
+/// The bar of [`strip_bars`] whose run holds the `index`th of `lines` lines, drawn as `bars`
+/// bars: the last bar whose run starts at or before it.
+pub fn bar_of(index: usize, lines: usize, bars: usize) -> usize {
+    if lines == 0 || bars == 0 {
+        return 0;
+    }
+    (((index.min(lines - 1) + 1) * bars - 1) / lines).min(bars - 1)
+}
+
 /// The label named `name`, for a kernel selected in another view.
 pub fn label_named(listing: &CodeListing, name: &str) -> Option<usize> {
     listing.labels.iter().position(|l| l.name == name)
@@ -254,6 +263,13 @@ mod tests {
         // Fewer lines than bars: one bar per line.
         assert_eq!(strip_bars(&[3, 5], 0, 300), [Bar { count: 3, line: 0 }, Bar { count: 5, line: 1 }]);
         assert!(strip_bars(&[], 0, 300).is_empty());
+        // Each line falls in the bar whose run holds it.
+        for (lines, bars) in [(1000, 300), (7, 7), (301, 300), (5, 3)] {
+            for i in 0..lines {
+                let b = bar_of(i, lines, bars);
+                assert!(b * lines / bars <= i && i < (b + 1) * lines / bars, "{i} of {lines} in bar {b} of {bars}");
+            }
+        }
     }
 
     #[test]
