@@ -111,9 +111,13 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
             on_action.emit(Action::SelectSpan { node, span: Span::new(span.space, l.offset, u64::from(l.size)) });
         })
     };
+    // The block folded or unfolded is brought into view, so the reader sees what changed.
     let toggle_fold = {
-        let (folds, listing) = (folds.clone(), listing.clone());
-        Callback::from(move |first: usize| folds.set(Rc::new(toggled(&listing, &folds, first))))
+        let (folds, listing, ask_reveal) = (folds.clone(), listing.clone(), ask_reveal.clone());
+        Callback::from(move |first: usize| {
+            folds.set(Rc::new(toggled(&listing, &folds, first)));
+            ask_reveal(Place::Line(first));
+        })
     };
     let onclick = {
         let (select_line, toggle_fold) = (select_line.clone(), toggle_fold.clone());

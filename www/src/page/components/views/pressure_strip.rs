@@ -82,7 +82,8 @@ fn line_under_pointer(e: &MouseEvent, bars: &[Bar]) -> Option<usize> {
 }
 
 /// The strip: a bar per run of lines, as tall as its highest count, on a scale up to the peak;
-/// the peak's bar marked over the whole height; the selected line's bar outlined.
+/// the peak's bar marked over the whole height (drawn last, so a click on it is the peak's);
+/// the selected line's bar outlined.
 fn strip(
     listing: &CodeListing,
     flow: &CodeFlow,
@@ -110,15 +111,15 @@ fn strip(
             viewBox={format!("0 0 {} {top}", bars.len().max(1))} preserveAspectRatio="none" data-peak-line={peak_line.to_string()}
             data-bars={bars.len().to_string()} {onclick}>
             <title>{ label }</title>
+            { for bars.iter().enumerate().map(|(i, bar)| html! {
+                <rect class="pressure-bar" x={i.to_string()} y={(top - bar.count.min(top)).to_string()} width="1"
+                    height={bar.count.min(top).to_string()} data-line={bar.line.to_string()} />
+            }) }
             if let Some(b) = peak_bar {
                 <rect class="pressure-peak" x={b.to_string()} y="0" width="1" height={top.to_string()} data-line={peak_line.to_string()}>
                     <title>{ format!("peak {peak} {} at {:#x}", file.name(), at(peak_line)) }</title>
                 </rect>
             }
-            { for bars.iter().enumerate().map(|(i, bar)| html! {
-                <rect class="pressure-bar" x={i.to_string()} y={(top - bar.count.min(top)).to_string()} width="1"
-                    height={bar.count.min(top).to_string()} data-line={bar.line.to_string()} />
-            }) }
             if let Some(b) = cursor {
                 <rect class="pressure-cursor" x={b.to_string()} y="0" width="1" height={top.to_string()} />
             }
