@@ -6,10 +6,10 @@
 use offload::report::kernels::{KernelCell, KernelRow, KernelTable};
 use offload::tree::NodeKind;
 use offload_www::page::bytes::{Bytes, MemoryBytes};
+use offload_www::page::code::{rows, FlowState, Flows};
 use offload_www::page::components::dialogs::settings_dialog::{
     SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID,
 };
-use offload_www::page::code::rows;
 use offload_www::page::components::views::code_listing::{CodeListingProps, CodeListingView};
 use offload_www::page::components::views::compare_view::{
     choices, CompareControl, CompareControlProps, CompareView, CompareViewProps,
@@ -30,9 +30,9 @@ use offload_www::page::format::human_size;
 use offload_www::page::state::{
     Action, CompareOutcome, CompareWith, Comparison, FileRequest, FitOutcome, HexState, Nav, Unpack,
 };
-use offload_www::worker::code::code_listing;
 use offload_www::wire::doc::{explore_bytes, explore_bytes_with, span_contains, Doc, NodeId};
 use offload_www::wire::settings::Settings;
+use offload_www::worker::code::{code_flow, code_listing};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -856,7 +856,16 @@ async fn code_listing_outlines_blocks_draws_pressure_and_selects_the_peak() {
     let peak = theirs.peak(File::Vgpr);
     let peak_line = &core.lines[peak.line];
 
-    let listing = Rc::new(code_listing(LOOP, 0).unwrap());
+    // The flow of its one function, as the worker answers when the view asks for it.
+    let (listing, held) = code_listing(LOOP, 0).unwrap();
+    let listing = Rc::new(listing);
+    let id = listing.id;
+    let flows = Flows::from([((id, 0), FlowState::Ready(Rc::new(code_flow(&held, 0).unwrap())))]);
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let on_want_flow = {
+        let asked = asked.clone();
+        Callback::from(move |wanted: (u32, usize)| asked.borrow_mut().push(wanted))
+    };
     let (on_action, log) = recorder();
     let el = root();
     let span = offload::tree::Span::new(0, 0, LOOP.len() as u64);
@@ -871,10 +880,13 @@ async fn code_listing_outlines_blocks_draws_pressure_and_selects_the_peak() {
             kernel: Some(name.clone()),
             hex: HexState::default(),
             on_action,
+            flows: Rc::new(flows),
+            on_want_flow,
         },
     )
     .render();
     assert!(settle(|| !all(&el, "#code-blocks .flow-block").is_empty()).await);
+    assert_eq!(asked.borrow().first(), Some(&(id, 0)), "the view asks for the kernel's flow");
 
     // A row per block, the loop's header and body marked, the facts counted.
     let blocks = all(&el, "#code-blocks .flow-block");
@@ -890,16 +902,21 @@ async fn code_listing_outlines_blocks_draws_pressure_and_selects_the_peak() {
 
     // The line as the CLI prints it (no allocation given here: the kernel has its descriptor's).
     let summary = el.query_selector("button.pressure-summary").unwrap().unwrap();
-    assert!(summary.text_content().unwrap().starts_with(&format!("peak {} VGPRs at {:#x}", peak.count, peak_line.address)));
+    assert!(summary
+        .text_content()
+        .unwrap()
+        .starts_with(&format!("peak {} VGPRs at {:#x}", peak.count, peak_line.address)));
     // Each instruction's live registers; the strip a bar per instruction of this small kernel.
-    let live: Vec<String> = all(&el, "#code-list .code-line .live-v").iter().map(|c| c.text_content().unwrap()).collect();
+    let live: Vec<String> =
+        all(&el, "#code-list .code-line .live-v").iter().map(|c| c.text_content().unwrap()).collect();
     let counts: Vec<String> = theirs.pressure.iter().map(|p| p.vgprs.to_string()).take(live.len()).collect();
     assert_eq!(live, counts);
     assert_eq!(all(&el, "svg.pressure-strip rect.pressure-bar").len(), theirs.pressure.len());
 
     // A click on the strip's peak selects that instruction's bytes.
     click_on(&el.query_selector("svg.pressure-strip rect.pressure-peak").unwrap().unwrap());
-    let want = Action::SelectSpan { node: 0, span: offload::tree::Span::new(0, peak_line.file_offset, peak_line.size as u64) };
+    let want =
+        Action::SelectSpan { node: 0, span: offload::tree::Span::new(0, peak_line.file_offset, peak_line.size as u64) };
     assert_eq!(log.borrow().last(), Some(&want));
     assert!(settle(|| el.query_selector("#code-list .code-line.selected").unwrap().is_some()).await);
     let selected = el.query_selector("#code-list .code-line.selected").unwrap().unwrap();

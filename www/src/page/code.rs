@@ -3,11 +3,12 @@
 //! pressure strip's bars, and the classes' names for its colours and legend. Tested natively;
 //! `components/views/code_view.rs` draws it.
 
-use crate::wire::code::{CodeListing, CLASSES};
-use std::collections::BTreeMap;
+use crate::wire::code::{CodeFlow, CodeListing, CLASSES};
 use crate::wire::doc::{Doc, NodeId};
 use offload::disasm::Class;
 use offload::tree::NodeKind;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// What kind of code an image holds, as far as the Code view is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +114,18 @@ pub fn fold_hiding(folds: &Folds, line: usize) -> Option<usize> {
     (line < end).then_some(first)
 }
 
+/// A function's control flow and pressure as far as the page has it: asked of the worker when
+/// the view first shows the function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlowState {
+    Pending,
+    Ready(Rc<CodeFlow>),
+    Failed(String),
+}
+
+/// The flows asked for, by listing id and function index.
+pub type Flows = HashMap<(u32, usize), FlowState>;
+
 /// One bar of the pressure strip: the highest count over a run of lines, and the first line
 /// (in the listing) where it is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,7 +226,8 @@ mod tests {
                 CodeLabel { name: "b".into(), address: 8, line: 2 },
             ],
             lines: vec![line(0), line(4), line(8)],
-            flows: Vec::new(),
+            functions: Vec::new(),
+            id: 1,
         }
     }
 

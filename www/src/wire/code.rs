@@ -1,7 +1,9 @@
 //! What passes between the page and the disassembler worker (`bin/disasm.rs`), which the page
 //! starts the first time its Code view opens: a device image's bytes go over, its listing comes
-//! back, ready to draw (every line's text, words and class; branch targets as line numbers),
-//! with each function's control flow and register pressure ([`CodeFlow`]).
+//! back, ready to draw (every line's text, words and class; branch targets as line numbers,
+//! each function's lines). A function's control flow and register pressure ([`CodeFlow`]) is
+//! asked for when the view shows it: the worker keeps the last listing it made for that, so a
+//! code object of fifty kernels costs the analysis of the one looked at.
 //!
 //! Only plain data here: nothing of the disassembler itself, so that the page's binary, which
 //! uses these types, does not carry it.
@@ -20,6 +22,9 @@ pub enum ToDisasm {
         bytes: Vec<u8>,
         file_offset: u64,
     },
+    /// The control flow and pressure of function `function` (an index in
+    /// [`CodeListing::functions`]) of the listing `listing` (its [`CodeListing::id`]).
+    Flow { request: u32, listing: u32, function: u32 },
     /// Split this PTX text by its `.entry` and `.func` directives.
     Ptx {
         request: u32,
@@ -41,6 +46,10 @@ pub enum FromDisasm {
         request: u32,
         ptx: PtxText,
     },
+    Flow {
+        request: u32,
+        flow: CodeFlow,
+    },
     Failed {
         request: u32,
         message: String,
@@ -50,11 +59,21 @@ pub enum FromDisasm {
 /// A code object's `.text`, decoded: its labels and lines in address order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeListing {
+    /// Which listing of the worker's this is, to ask for its functions' flow.
+    pub id: u32,
     pub processor: String,
     pub labels: Vec<CodeLabel>,
     pub lines: Vec<CodeLine>,
-    /// Each function's blocks, loops and live registers, in address order.
-    pub flows: Vec<CodeFlow>,
+    /// Its functions (kernels and the functions they call), in address order.
+    pub functions: Vec<CodeFunction>,
+}
+
+/// A function of a listing: a `STT_FUNC` symbol and its lines `first..end`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeFunction {
+    pub name: String,
+    pub first: u32,
+    pub end: u32,
 }
 
 /// A label (a kernel, a function, a named place in the code) and the line it stands before.
@@ -203,6 +222,12 @@ impl CodeFlow {
         let b = self.blocks.partition_point(|b| b.first as usize <= line).checked_sub(1)?;
         (line < self.blocks[b].end as usize).then_some(b)
     }
+
+    /// Live VGPRs, AGPRs and SGPRs at line `line` (in the listing), when it is one of its lines.
+    pub fn pressure_at(&self, line: usize) -> Option<[u16; 3]> {
+        let i = line.checked_sub(self.first as usize).filter(|_| self.holds(line))?;
+        Some(RegFile::ALL.map(|file| self.counts(file).get(i).copied().unwrap_or(0)))
+    }
 }
 
 /// A PTX module's text, by line, and where each function starts.
@@ -243,21 +268,14 @@ impl CodeListing {
     }
 
     /// The function whose lines hold line `line`.
-    pub fn flow_of_line(&self, line: usize) -> Option<usize> {
-        let f = self.flows.partition_point(|f| f.first as usize <= line).checked_sub(1)?;
-        self.flows[f].holds(line).then_some(f)
+    pub fn function_of_line(&self, line: usize) -> Option<usize> {
+        let f = self.functions.partition_point(|f| f.first as usize <= line).checked_sub(1)?;
+        (line < self.functions[f].end as usize).then_some(f)
     }
 
     /// The function named `name`.
-    pub fn flow_named(&self, name: &str) -> Option<usize> {
-        self.flows.iter().position(|f| f.name == name)
-    }
-
-    /// Live VGPRs, AGPRs and SGPRs at line `line`, when a function holds it.
-    pub fn pressure_at(&self, line: usize) -> Option<[u16; 3]> {
-        let flow = &self.flows[self.flow_of_line(line)?];
-        let i = line - flow.first as usize;
-        Some(RegFile::ALL.map(|file| flow.counts(file).get(i).copied().unwrap_or(0)))
+    pub fn function_named(&self, name: &str) -> Option<usize> {
+        self.functions.iter().position(|f| f.name == name)
     }
 
     /// How many lines of `[from, to)` are of each class: `Class::ALL`'s order, then the dwords
@@ -285,12 +303,16 @@ mod tests {
 
     fn listing() -> CodeListing {
         CodeListing {
+            id: 1,
             processor: "gfx90a".into(),
             labels: vec![
                 CodeLabel { name: "a".into(), address: 0x100, line: 0 },
                 CodeLabel { name: "b".into(), address: 0x10c, line: 2 },
             ],
-            flows: Vec::new(),
+            functions: vec![
+                CodeFunction { name: "a".into(), first: 0, end: 2 },
+                CodeFunction { name: "b".into(), first: 2, end: 4 },
+            ],
             lines: vec![
                 line(0x100, 8, Some(0)),
                 line(0x108, 4, Some(6)),
@@ -318,6 +340,11 @@ mod tests {
         assert_eq!(l.lines_of_label(1), (2, 4));
         assert_eq!(l.label_of_line(1), Some(0));
         assert_eq!(l.label_of_line(3), Some(1));
+        assert_eq!(
+            (0..5).map(|i| l.function_of_line(i)).collect::<Vec<_>>(),
+            [Some(0), Some(0), Some(1), Some(1), None]
+        );
+        assert_eq!(l.function_named("b"), Some(1));
         let mix = l.mix(0, 4);
         assert_eq!((mix[0], mix[6], mix[CLASSES]), (1, 2, 1));
     }

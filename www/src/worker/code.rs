@@ -1,17 +1,26 @@
 //! The disassembler worker's work, free of the browser: a code object's listing
-//! ([`offload::disasm::Listing`]) made into what the Code view draws, with each function's
-//! control flow and register pressure ([`offload::disasm::flow`]), and a PTX module split by
-//! function. Only the disassembler worker (`bin/disasm.rs`) calls this, so the disassembler's
+//! ([`offload::disasm::Listing`]) made into what the Code view draws, a function's control flow
+//! and register pressure ([`offload::disasm::flow`]), and a PTX module split by function. Only the disassembler worker (`bin/disasm.rs`) calls this, so the disassembler's
 //! code is in its binary alone.
 
 use crate::wire::code::{
-    CodeFlow, CodeLabel, CodeLine, CodeListing, CodeTarget, FlowBlock, FlowEdge, FlowLoop, PtxFunction, PtxText,
+    CodeFlow, CodeFunction, CodeLabel, CodeLine, CodeListing, CodeTarget, FlowBlock, FlowEdge, FlowLoop, PtxFunction,
+    PtxText,
 };
 use offload::disasm::flow::{self, Allocation, File, Flow};
 use offload::disasm::{Class, Line, Listing};
+use std::ops::Range;
 
-/// Disassembles the code object `bytes`, which starts at `file_offset` of its byte space.
-pub fn code_listing(bytes: &[u8], file_offset: u64) -> Result<CodeListing, String> {
+/// A code object's listing as the worker keeps it, to analyse its functions when asked.
+pub struct Analysable {
+    listing: Listing,
+    functions: Vec<(String, u64, Range<usize>)>,
+    allocations: Vec<Allocation>,
+}
+
+/// Disassembles the code object `bytes`, which starts at `file_offset` of its byte space: what
+/// the view draws, and what the worker keeps to answer for its functions' flow.
+pub fn code_listing(bytes: &[u8], file_offset: u64) -> Result<(CodeListing, Analysable), String> {
     let listing = Listing::of_code_object(bytes).map_err(|e| e.to_string())?;
     let lines: Vec<CodeLine> = listing.lines.iter().map(|line| code_line(&listing, line, file_offset)).collect();
     let labels = listing
@@ -23,28 +32,30 @@ pub fn code_listing(bytes: &[u8], file_offset: u64) -> Result<CodeListing, Strin
             line: listing.lines.partition_point(|l| l.address < s.address) as u32,
         })
         .collect();
-    let flows = code_flows(&listing, bytes);
-    Ok(CodeListing { processor: listing.processor.clone(), labels, lines, flows })
-}
-
-/// Every function's control flow and pressure, beside what its kernel is allocated, as
-/// `offload disasm --cfg --pressure` computes them.
-fn code_flows(listing: &Listing, bytes: &[u8]) -> Vec<CodeFlow> {
-    let allocations = flow::budget::allocations(bytes, &listing.processor, listing.isa);
-    let mut flows: Vec<CodeFlow> = flow::functions(listing)
-        .into_iter()
-        .filter(|(_, _, lines)| !lines.is_empty())
-        .map(|(name, _, lines)| {
-            let allocation = allocations.iter().find(|a| a.kernel == name);
-            let wave64 = allocation.is_none_or(|a| a.wave_size != 32);
-            code_flow(listing, &flow::analyze(listing, &name, lines, wave64), allocation)
-        })
+    let mut functions = flow::functions(&listing);
+    functions.retain(|(_, _, lines)| !lines.is_empty());
+    functions.sort_by_key(|(_, _, lines)| lines.start);
+    let shown = functions
+        .iter()
+        .map(|(name, _, lines)| CodeFunction { name: name.clone(), first: lines.start as u32, end: lines.end as u32 })
         .collect();
-    flows.sort_by_key(|f| f.first);
-    flows
+    let allocations = flow::budget::allocations(bytes, &listing.processor, listing.isa);
+    let code = CodeListing { id: 0, processor: listing.processor.clone(), labels, lines, functions: shown };
+    Ok((code, Analysable { listing, functions, allocations }))
 }
 
-fn code_flow(listing: &Listing, flow: &Flow, allocation: Option<&Allocation>) -> CodeFlow {
+/// The control flow and pressure of function `function` (an index in
+/// [`CodeListing::functions`]), beside what its kernel is allocated, as `offload disasm --cfg
+/// --pressure` computes them.
+pub fn code_flow(held: &Analysable, function: usize) -> Option<CodeFlow> {
+    let (name, _, lines) = held.functions.get(function)?;
+    let allocation = held.allocations.iter().find(|a| &a.kernel == name);
+    let wave64 = allocation.is_none_or(|a| a.wave_size != 32);
+    let flow = flow::analyze(&held.listing, name, lines.clone(), wave64);
+    Some(flow_of(&held.listing, &flow, allocation))
+}
+
+fn flow_of(listing: &Listing, flow: &Flow, allocation: Option<&Allocation>) -> CodeFlow {
     let start = flow.lines.start as u32;
     let blocks = flow
         .blocks
@@ -160,7 +171,7 @@ mod tests {
     #[test]
     fn a_code_object_is_listed_with_its_labels_and_where_its_bytes_are() {
         let co = include_bytes!("../../../tests/images/hip_kernels_gfx90a.co");
-        let listing = code_listing(co, 0x1000).unwrap();
+        let (listing, _) = code_listing(co, 0x1000).unwrap();
         assert_eq!(listing.processor, "gfx90a");
         let labels: Vec<(&str, u64)> = listing.labels.iter().map(|l| (l.name.as_str(), l.address)).collect();
         // As llvm-objdump -d prints them.
@@ -188,9 +199,10 @@ mod tests {
         // Assembled with a known loop (tests/disasm/flow/loop_gfx900.s): 3 blocks, the middle
         // one a loop on itself, the VGPR peak (4) at `v_add_u32_e32 v5, v4, v1` inside it.
         let co = include_bytes!("../../../tests/disasm/flow/loop_gfx900.co");
-        let listing = code_listing(co, 0).unwrap();
-        assert_eq!(listing.flows.len(), 1);
-        let flow = &listing.flows[0];
+        let (listing, held) = code_listing(co, 0).unwrap();
+        assert_eq!(listing.functions.len(), 1);
+        let flow = code_flow(&held, 0).unwrap();
+        assert!(code_flow(&held, 1).is_none());
         assert_eq!((flow.name.as_str(), flow.kernel), ("loop_kernel", true));
         let lines = (flow.end - flow.first) as usize;
         assert!(flow.vgprs.len() == lines && flow.agprs.len() == lines && flow.sgprs.len() == lines);
@@ -205,7 +217,8 @@ mod tests {
         assert_eq!((flow.blocks[0].loop_depth, flow.blocks[0].loop_header), (0, None));
         let (line, count) = flow.peak(RegFile::Vgpr);
         assert_eq!((listing.lines[line].text.as_str(), count), ("v_add_u32_e32 v5, v4, v1", 4));
-        assert_eq!(listing.pressure_at(line).map(|p| p[0]), Some(4));
+        assert_eq!(flow.pressure_at(line).map(|p| p[0]), Some(4));
+        assert_eq!(flow.pressure_at(flow.end as usize), None);
         assert_eq!(flow.block_of(line), Some(1));
         let header = flow.blocks[1].address;
         let at = listing.lines[line].address;
@@ -215,12 +228,17 @@ mod tests {
     #[test]
     fn every_function_of_a_compiled_code_object_has_its_flow() {
         let co = include_bytes!("../../../tests/images/hip_kernels_gfx90a.co");
-        let listing = code_listing(co, 0).unwrap();
-        let names: Vec<&str> = listing.flows.iter().map(|f| f.name.as_str()).collect();
+        let (listing, held) = code_listing(co, 0).unwrap();
+        let names: Vec<&str> = listing.functions.iter().map(|f| f.name.as_str()).collect();
         let labels: Vec<&str> = listing.labels.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, labels);
-        for (f, flow) in listing.flows.iter().enumerate() {
-            assert_eq!(listing.flow_of_line(flow.first as usize), Some(f));
+        for (f, function) in listing.functions.iter().enumerate() {
+            let flow = code_flow(&held, f).unwrap();
+            assert_eq!(
+                (flow.name.as_str(), flow.first, flow.end),
+                (function.name.as_str(), function.first, function.end)
+            );
+            assert_eq!(listing.function_of_line(flow.first as usize), Some(f));
             let (peak, _) = flow.peak(RegFile::Vgpr);
             assert!(flow.holds(peak), "{}: its peak is one of its lines", flow.name);
         }

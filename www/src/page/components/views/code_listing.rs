@@ -14,11 +14,12 @@ use super::instruction_mix::InstructionMix;
 use super::pressure_strip::PressureStrip;
 use super::virtual_rows::{clicked, page_rows, VirtualRows};
 use crate::page::code::{
-    class_slot, fold_hiding, folded_rows, label_named, row_of_label, row_of_line, Folds, Row, CLASS_SLUGS,
+    class_slot, fold_hiding, folded_rows, label_named, row_of_label, row_of_line, FlowState, Flows, Folds, Row,
+    CLASS_SLUGS,
 };
 use crate::page::format::thousands;
 use crate::page::state::{Action, HexState};
-use crate::wire::code::CodeListing;
+use crate::wire::code::{CodeFlow, CodeListing};
 use crate::wire::doc::NodeId;
 use offload::tree::Span;
 use std::rc::Rc;
@@ -41,6 +42,9 @@ pub struct CodeListingProps {
     pub kernel: Option<String>,
     pub hex: HexState,
     pub on_action: Callback<Action>,
+    /// The functions' flows the page has, and how to ask for one (listing id, function).
+    pub flows: Rc<Flows>,
+    pub on_want_flow: Callback<(u32, usize)>,
 }
 
 /// What to bring into view: a line or a label (made a row with the rows as they are then, so a
@@ -65,6 +69,25 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
         }
     });
     let rows: Rc<Vec<Row>> = (*rows).clone();
+    // The function whose blocks and pressure are shown: the selection's, else the kernel's,
+    // else the first; its flow is asked of the worker the first time.
+    let function = line
+        .and_then(|l| listing.function_of_line(l))
+        .or_else(|| props.kernel.as_deref().and_then(|k| listing.function_named(k)))
+        .or((!listing.functions.is_empty()).then_some(0));
+    {
+        let on_want_flow = props.on_want_flow.clone();
+        use_effect_with((listing.id, function), move |&(id, function)| {
+            if let Some(f) = function {
+                on_want_flow.emit((id, f));
+            }
+        });
+    }
+    let state = function.and_then(|f| props.flows.get(&(listing.id, f)));
+    let flow: Option<Rc<CodeFlow>> = match state {
+        Some(FlowState::Ready(flow)) => Some(flow.clone()),
+        _ => None,
+    };
     let ask_reveal = {
         let reveal = reveal.clone();
         move |place: Place| reveal.set((Some(place), reveal.1.wrapping_add(1)))
@@ -85,7 +108,8 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
     // A byte selected in the hex view selects its instruction; a kernel selected elsewhere is
     // scrolled to.
     {
-        let (line, show_line, ask_reveal, listing) = (line.clone(), show_line.clone(), ask_reveal.clone(), listing.clone());
+        let (line, show_line, ask_reveal, listing) =
+            (line.clone(), show_line.clone(), ask_reveal.clone(), listing.clone());
         let cursor = props
             .hex
             .cursor
@@ -113,9 +137,10 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
     };
     // The block folded or unfolded is brought into view, so the reader sees what changed.
     let toggle_fold = {
-        let (folds, listing, ask_reveal) = (folds.clone(), listing.clone(), ask_reveal.clone());
+        let (folds, flow, ask_reveal) = (folds.clone(), flow.clone(), ask_reveal.clone());
         Callback::from(move |first: usize| {
-            folds.set(Rc::new(toggled(&listing, &folds, first)));
+            let Some(flow) = &flow else { return };
+            folds.set(Rc::new(toggled(flow, &folds, first)));
             ask_reveal(Place::Line(first));
         })
     };
@@ -144,10 +169,10 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
         })
     };
     let render = {
-        let (listing, rows, line) = (listing.clone(), rows.clone(), *line);
+        let (listing, rows, line, flow) = (listing.clone(), rows.clone(), *line, flow.clone());
         Callback::from(move |row: usize| match rows.get(row) {
             Some(Row::Label(k)) => label_row(&listing, *k),
-            Some(Row::Line(i)) => line_row(&listing, *i, line == Some(*i)),
+            Some(Row::Line(i)) => line_row(&listing, flow.as_deref(), *i, line == Some(*i)),
             Some(Row::Folded { first, end }) => folded_row(*first, *end),
             None => Html::default(),
         })
@@ -165,12 +190,6 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
     let mix_label = line
         .and_then(|l| listing.label_of_line(l))
         .or_else(|| props.kernel.as_deref().and_then(|k| label_named(listing, k)));
-    // The function whose blocks and pressure are shown: the selection's, else the kernel's,
-    // else the first.
-    let flow = line
-        .and_then(|l| listing.flow_of_line(l))
-        .or_else(|| props.kernel.as_deref().and_then(|k| listing.flow_named(k)))
-        .or((!listing.flows.is_empty()).then_some(0));
     let reveal_row = reveal.0.map(|place| match place {
         Place::Line(at) => row_of_line(listing, &rows, at),
         Place::Label(k) => row_of_label(listing, &rows, k),
@@ -189,12 +208,13 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
             </div>
             <CodeLegend />
             <InstructionMix listing={listing.clone()} label={mix_label} />
-            if let Some(f) = flow {
+            { flow_status(listing, function, state) }
+            if let Some(f) = flow.clone() {
                 <PressureStrip listing={listing.clone()} flow={f} selected={*line} on_select={select_line.clone()} />
             }
             <div class="code-main">
                 if let Some(f) = flow {
-                    <FlowOutline listing={listing.clone()} flow={f} selected={*line} folds={folds_now}
+                    <FlowOutline flow={f} selected={*line} folds={folds_now}
                         on_select={select_line.clone()} on_fold={toggle_fold} />
                 }
                 <VirtualRows count={rows.len()} {render} reveal={(reveal_row, reveal.1)} id={CODE_LIST_ID}
@@ -204,14 +224,25 @@ pub fn CodeListingView(props: &CodeListingProps) -> Html {
     }
 }
 
-/// `folds` with the block starting at line `first` folded, or unfolded when it was.
-fn toggled(listing: &CodeListing, folds: &Folds, first: usize) -> Folds {
+/// While a function's flow is being computed, or when it could not be, a line saying so.
+fn flow_status(listing: &CodeListing, function: Option<usize>, state: Option<&FlowState>) -> Html {
+    let name = function.and_then(|f| listing.functions.get(f)).map_or("", |f| f.name.as_str());
+    match state {
+        Some(FlowState::Pending) => {
+            html! { <p class="code-status" role="status">{ format!("Finding the blocks and live registers of {name}…") }</p> }
+        }
+        Some(FlowState::Failed(e)) => {
+            html! { <p class="note error" role="alert">{ format!("The blocks and live registers of {name} could not be found: {e}") }</p> }
+        }
+        _ => Html::default(),
+    }
+}
+
+/// `folds` with the block of `flow` starting at line `first` folded, or unfolded when it was.
+fn toggled(flow: &CodeFlow, folds: &Folds, first: usize) -> Folds {
     let mut next = folds.clone();
     if next.remove(&first).is_none() {
-        let block = listing.flow_of_line(first).and_then(|f| {
-            let flow = &listing.flows[f];
-            flow.block_of(first).map(|b| &flow.blocks[b])
-        });
+        let block = flow.block_of(first).map(|b| &flow.blocks[b]);
         if let Some(b) = block.filter(|b| b.first as usize == first) {
             next.insert(first, b.end as usize);
         }
@@ -229,7 +260,7 @@ fn label_row(listing: &CodeListing, k: usize) -> Html {
     }
 }
 
-fn line_row(listing: &CodeListing, index: usize, selected: bool) -> Html {
+fn line_row(listing: &CodeListing, flow: Option<&CodeFlow>, index: usize, selected: bool) -> Html {
     let l = &listing.lines[index];
     let slot = class_slot(l.class);
     let class = classes!(
@@ -237,12 +268,12 @@ fn line_row(listing: &CodeListing, index: usize, selected: bool) -> Html {
         "code-line",
         format!("code-class-{}", CLASS_SLUGS[slot]),
         selected.then_some("selected"),
-        starts_block(listing, index).then_some("block-start"),
+        flow.is_some_and(|f| starts_block(f, index)).then_some("block-start"),
     );
     html! {
         <div {class} data-line={index.to_string()} data-address={format!("{:x}", l.address)} data-offset={l.offset.to_string()}
             data-size={l.size.to_string()} aria-selected={selected.to_string()}>
-            { live_registers(listing.pressure_at(index)) }
+            { live_registers(flow.and_then(|f| f.pressure_at(index))) }
             <span class="code-address">{ format!("{:12x}:", l.address) }</span>
             <span class="code-words">{ &l.words }</span>
             <span class="code-text">{ &l.text }</span>
@@ -258,14 +289,13 @@ fn line_row(listing: &CodeListing, index: usize, selected: bool) -> Html {
     }
 }
 
-/// Whether line `index` starts a block other than its function's first.
-fn starts_block(listing: &CodeListing, index: usize) -> bool {
-    let Some(f) = listing.flow_of_line(index) else { return false };
-    let flow = &listing.flows[f];
+/// Whether line `index` starts a block of `flow` other than its first.
+fn starts_block(flow: &CodeFlow, index: usize) -> bool {
     index != flow.first as usize && flow.block_of(index).is_some_and(|b| flow.blocks[b].first as usize == index)
 }
 
-/// The pressure column: live VGPRs, AGPRs and SGPRs at an instruction (blank outside functions).
+/// The pressure column: live VGPRs, AGPRs and SGPRs at an instruction (blank outside the
+/// function shown).
 fn live_registers(live: Option<[u16; 3]>) -> Html {
     let Some([v, a, s]) = live else { return html! { <span class="code-live" aria-hidden="true"></span> } };
     html! {

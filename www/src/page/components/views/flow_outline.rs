@@ -8,7 +8,7 @@
 use super::virtual_rows::{clicked, VirtualRows};
 use crate::page::code::Folds;
 use crate::page::format::thousands;
-use crate::wire::code::{CodeFlow, CodeListing, EdgeKind, FlowBlock, FlowEdge};
+use crate::wire::code::{CodeFlow, EdgeKind, FlowBlock, FlowEdge};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -16,9 +16,8 @@ pub const BLOCK_LIST_ID: &str = "code-blocks";
 
 #[derive(Properties, PartialEq)]
 pub struct FlowOutlineProps {
-    pub listing: Rc<CodeListing>,
-    /// The function shown: an index in [`CodeListing::flows`].
-    pub flow: usize,
+    /// The function shown.
+    pub flow: Rc<CodeFlow>,
     /// The selected line: its block is marked and kept in view.
     pub selected: Option<usize>,
     pub folds: Rc<Folds>,
@@ -30,17 +29,17 @@ pub struct FlowOutlineProps {
 
 #[function_component]
 pub fn FlowOutline(props: &FlowOutlineProps) -> Html {
-    let current = props.listing.flows.get(props.flow).and_then(|f| props.selected.and_then(|l| f.block_of(l)));
+    let flow = &props.flow;
+    let current = props.selected.and_then(|l| flow.block_of(l));
     let reveal = use_state_eq(|| (None::<usize>, 0u32));
     {
         let reveal = reveal.clone();
-        use_effect_with((props.flow, current), move |&(_, current)| {
+        use_effect_with((flow.first, current), move |&(_, current)| {
             if current.is_some() {
                 reveal.set((current, reveal.1.wrapping_add(1)));
             }
         });
     }
-    let Some(flow) = props.listing.flows.get(props.flow) else { return Html::default() };
     let onclick = {
         let (on_select, on_fold) = (props.on_select.clone(), props.on_fold.clone());
         Callback::from(move |e: MouseEvent| {
@@ -52,8 +51,8 @@ pub fn FlowOutline(props: &FlowOutlineProps) -> Html {
         })
     };
     let render = {
-        let (listing, f, folds) = (props.listing.clone(), props.flow, props.folds.clone());
-        Callback::from(move |b: usize| block_row(&listing.flows[f], b, current == Some(b), &folds))
+        let (flow, folds) = (flow.clone(), props.folds.clone());
+        Callback::from(move |b: usize| block_row(&flow, b, current == Some(b), &folds))
     };
     html! {
         <aside class="flow-outline" aria-label={format!("Blocks of {}", flow.name)}>

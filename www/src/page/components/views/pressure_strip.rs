@@ -21,8 +21,8 @@ const MOST_BARS: usize = 320;
 #[derive(Properties, PartialEq)]
 pub struct PressureStripProps {
     pub listing: Rc<CodeListing>,
-    /// The function shown: an index in [`CodeListing::flows`].
-    pub flow: usize,
+    /// The function shown.
+    pub flow: Rc<CodeFlow>,
     /// The selected line, marked on the strip when it is in the function.
     pub selected: Option<usize>,
     /// Selects a line (an index in the listing).
@@ -32,22 +32,19 @@ pub struct PressureStripProps {
 #[function_component]
 pub fn PressureStrip(props: &PressureStripProps) -> Html {
     let file = use_state_eq(|| RegFile::Vgpr);
-    let Some(flow) = props.listing.flows.get(props.flow) else { return Html::default() };
-    let bars = use_memo((props.listing.clone(), props.flow, *file), |(listing, f, file)| {
-        listing.flows.get(*f).map(|flow| strip_bars(flow.counts(*file), flow.first as usize, MOST_BARS))
-    });
+    let flow = &props.flow;
+    let bars =
+        use_memo((flow.clone(), *file), |(flow, file)| strip_bars(flow.counts(*file), flow.first as usize, MOST_BARS));
     let (peak_line, _) = flow.peak(RegFile::Vgpr);
     let on_summary = props.on_select.reform(move |_: MouseEvent| peak_line);
     let on_strip = {
         let (on_select, bars) = (props.on_select.clone(), bars.clone());
         Callback::from(move |e: MouseEvent| {
-            let bars: &[Bar] = bars.as_deref().unwrap_or_default();
-            if let Some(line) = clicked(&e, "data-line").or_else(|| line_under_pointer(&e, bars)) {
+            if let Some(line) = clicked(&e, "data-line").or_else(|| line_under_pointer(&e, &bars)) {
                 on_select.emit(line);
             }
         })
     };
-    let bars: &[Bar] = bars.as_deref().unwrap_or_default();
     let choose = {
         let file = file.clone();
         Callback::from(move |e: Event| {
@@ -66,7 +63,7 @@ pub fn PressureStrip(props: &PressureStripProps) -> Html {
                     { for RegFile::ALL.iter().map(|f| html! { <option value={f.name()} selected={*f == *file}>{ f.name() }</option> }) }
                 </select>
             </div>
-            { strip(&props.listing, flow, *file, bars, props.selected, on_strip) }
+            { strip(&props.listing, flow, *file, &bars, props.selected, on_strip) }
         </div>
     }
 }
@@ -104,8 +101,7 @@ fn strip(
         thousands(lines as u64),
         at(peak_line)
     );
-    let cursor =
-        selected.filter(|&l| flow.holds(l)).map(|l| bar_of(l - flow.first as usize, lines, bars.len().max(1)));
+    let cursor = selected.filter(|&l| flow.holds(l)).map(|l| bar_of(l - flow.first as usize, lines, bars.len().max(1)));
     html! {
         <svg class={classes!("pressure-strip", format!("pressure-{}", file.name().to_lowercase()))} role="img" aria-label={label.clone()}
             viewBox={format!("0 0 {} {top}", bars.len().max(1))} preserveAspectRatio="none" data-peak-line={peak_line.to_string()}
