@@ -10,7 +10,6 @@ mod bundler;
 mod codec;
 mod diff;
 mod disasm;
-mod disasm_flow;
 pub mod doctor;
 mod extract;
 pub mod fail;
