@@ -6,6 +6,8 @@
 //! NVIDIA images: a PTX entry prints its text (`--kernel`: that entry's function); a cubin's SASS
 //! has no public encoding, so the command says so and points to `offload kernels`.
 
+pub mod flow;
+
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown, LazyFile};
 use crate::Limits;
@@ -38,7 +40,7 @@ pub struct DisasmArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub flow: crate::disasm_flow::FlowArgs,
+    pub flow: flow::FlowArgs,
     #[command(flatten)]
     pub kpack: crate::kpack::KpackArgs,
     #[command(flatten)]
@@ -65,7 +67,7 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = |e: std::io::Error| Failure::new(format!("writing the listing: {e}"));
     if a.flow.wanted() {
-        return crate::disasm_flow::run(a, &shown_file);
+        return flow::run(a, &shown_file);
     }
     if !a.json && a.kernel.is_none() {
         // Every line of every code object: printed as it is decoded, never held whole.

@@ -11,7 +11,6 @@ pub(crate) mod check;
 mod codec;
 mod diff;
 mod disasm;
-mod disasm_flow;
 pub mod doctor;
 mod extract;
 pub mod fail;

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { join } from 'node:path';
-import { LLVM_BIN, ROOT, dropFile, must, openPage, shot, startSite } from '../support.mjs';
+import { LLVM_BIN, OFFLOAD, ROOT, dropFile, must, openPage, shot, startSite } from '../support.mjs';
 
 const CODE_OBJECT = join(ROOT, 'tests/images/hip_kernels_gfx90a.co');
+// Assembled with a known loop and register peak (tests/disasm/flow/loop_gfx900.s).
+const LOOP_OBJECT = join(ROOT, 'tests/disasm/flow/loop_gfx900.co');
 const problems = [];
 let site;
 
@@ -139,6 +141,119 @@ test('the Code view lists a code object, linked with the hex view, and its worke
     } else {
       assert.match(await selectedLine(page).locator('.code-text').textContent(), /^\.long 0x|^s_c?branch/);
     }
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/** What `offload disasm --cfg --pressure --json` says of the one kernel of `file`. */
+function cliFlow(file) {
+  const doc = JSON.parse(must(OFFLOAD, ['disasm', '--cfg', '--pressure', '--json', file]));
+  assert.equal(doc.images.length, 1);
+  assert.equal(doc.images[0].functions.length, 1);
+  return doc.images[0].functions[0];
+}
+
+/** The bytes of the instruction at `address` as llvm-objdump prints its words (little-endian
+ * dwords), lower-case hex. */
+function objdumpBytes(file, address) {
+  const out = must(join(LLVM_BIN, 'llvm-objdump'), ['-d', file]);
+  const m = out.match(new RegExp(`// ${address.toString(16).toUpperCase().padStart(12, '0')}: ((?:[0-9A-F]{8} ?)+)`));
+  assert.ok(m, `llvm-objdump prints an instruction at ${address.toString(16)}`);
+  return m[1].trim().split(' ').flatMap((w) => [6, 4, 2, 0].map((i) => w.slice(i, i + 2).toLowerCase()));
+}
+
+test('the Code view outlines the blocks and loops the CLI finds, and a click on the pressure peak selects its instruction and bytes', async () => {
+  const theirs = cliFlow(LOOP_OBJECT);
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems, { serviceWorkers: 'block' });
+  try {
+    await dropFile(page, LOOP_OBJECT);
+    await page.locator('[role=treeitem] > .row', { hasText: 'AMDGPU code object gfx900' }).click();
+    await page.locator('.inspector button', { hasText: 'Code' }).click();
+    const panel = page.locator('section.code-panel');
+    const outline = panel.locator('#code-blocks');
+    await outline.locator('.flow-block').first().waitFor();
+    // Beside the hex view, to see the bytes a click selects.
+    await page.getByRole('button', { name: 'Restore the layout (Code maximised)' }).click();
+    await page.locator('#pane-hex').waitFor();
+    await outline.locator('.flow-block').first().waitFor();
+
+    // Every block the CLI finds, with its range, its loop (header address and depth), whether
+    // it heads a loop and whether it is reachable.
+    const { blocks, loops } = theirs.cfg;
+    const shown = await outline.locator('.flow-block').evaluateAll((rows) => rows.map((r) => ({
+      address: parseInt(r.dataset.address, 16),
+      end: parseInt(r.dataset.end, 16),
+      loop: r.dataset.loop === undefined ? null : parseInt(r.dataset.loop, 16),
+      depth: Number(r.dataset.loopDepth),
+      header: r.classList.contains('loop-header'),
+      reachable: !r.classList.contains('unreachable'),
+    })));
+    assert.deepEqual(shown, blocks.map((b, i) => ({
+      address: b.address, end: b.end, loop: b.loop, depth: b.loop_depth,
+      header: loops.some((l) => l.header === i), reachable: b.reachable,
+    })));
+    assert.ok(loops.length >= 1, 'the fixture has a loop');
+    const edges = blocks.reduce((n, b) => n + b.successors.length, 0);
+    const unreachable = blocks.filter((b) => !b.reachable).length;
+    assert.equal(await panel.locator('.flow-facts').textContent(),
+      `${blocks.length} blocks, ${edges} edges, ${loops.length} loop${loops.length === 1 ? '' : 's'}, ${unreachable} unreachable`);
+    const header = outline.locator(`.flow-block[data-block="${loops[0].header}"]`);
+    assert.match(await header.locator('.flow-loop').textContent(), new RegExp(`header, depth ${blocks[loops[0].header].loop_depth}`));
+
+    // The pressure line reads as the CLI prints it, and the strip is drawn.
+    const summary = panel.locator('button.pressure-summary');
+    assert.equal(await summary.textContent(), theirs.pressure.summary);
+    const strip = panel.locator('svg.pressure-strip');
+    const bars = await strip.locator('rect.pressure-bar').count();
+    assert.equal(bars, Math.min(theirs.instructions, 320), 'a bar per instruction, up to the strip\'s width');
+    const box = await strip.boundingBox();
+    assert.ok(box.width > 100 && box.height > 10, `the strip is drawn (${box.width}x${box.height})`);
+
+    // A click on the peak in the strip selects the instruction at the CLI's peak, shows its live
+    // count in the pressure column and its bytes in the hex view.
+    const peak = theirs.pressure.peak.vgprs;
+    await strip.locator('rect.pressure-peak').click();
+    const selected = panel.locator('#code-list .code-line.selected');
+    await selected.waitFor();
+    assert.equal(parseInt(await selected.getAttribute('data-address'), 16), peak.address);
+    assert.equal(Number(await selected.locator('.live-v').textContent()), peak.count);
+    const offset = Number(await selected.getAttribute('data-offset'));
+    const bytes = objdumpBytes(LOOP_OBJECT, peak.address);
+    const marked = page.locator('#hex-grid .byte.in-mark');
+    await marked.first().waitFor();
+    assert.deepEqual(await marked.evaluateAll((bs) => bs.map((b) => Number(b.dataset.offset))),
+      bytes.map((_, i) => offset + i));
+    assert.deepEqual(await marked.allTextContents(), bytes, 'the hex view shows the instruction\'s bytes');
+    // The peak's block is marked in the outline; the strip marks the selection.
+    const peakBlock = blocks.findIndex((b) => b.address <= peak.address && peak.address < b.end);
+    await outline.locator(`.flow-block.selected[data-block="${peakBlock}"]`).waitFor();
+    await strip.locator('rect.pressure-cursor').waitFor();
+    await shot(page, 'code-view-flow');
+
+    // An edge jumps to the block it goes to.
+    const jump = blocks.findIndex((b) => b.successors.some((e) => e.block !== null && e.block !== peakBlock));
+    const to = blocks[jump].successors.find((e) => e.block !== null && e.block !== peakBlock).block;
+    await outline.locator(`.flow-block[data-block="${jump}"] button.flow-edge[data-to="${to}"]`).click();
+    await panel.locator(`#code-list .code-line.selected[data-address="${blocks[to].address.toString(16)}"]`).waitFor();
+
+    // The line's peak selects it again.
+    await summary.click();
+    await panel.locator(`#code-list .code-line.selected[data-address="${peak.address.toString(16)}"]`).waitFor();
+
+    // Folding a block leaves its first line and one row for the rest; unfolding gives them back.
+    const list = panel.locator('#code-list');
+    const rows = Number(await list.getAttribute('data-rows'));
+    const last = blocks.length - 1;
+    await outline.getByRole('button', { name: `Fold block ${last}` }).click();
+    const folded = list.locator('.code-folded');
+    await folded.waitFor();
+    assert.equal(await folded.textContent(), `… ${blocks[last].instructions - 1} more instructions folded`);
+    assert.equal(Number(await list.getAttribute('data-rows')), rows - blocks[last].instructions + 2);
+    await folded.click();
+    await folded.waitFor({ state: 'detached' });
+    assert.equal(Number(await list.getAttribute('data-rows')), rows);
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -6,9 +6,11 @@
 use offload::report::kernels::{KernelCell, KernelRow, KernelTable};
 use offload::tree::NodeKind;
 use offload_www::page::bytes::{ByteSource, Bytes, MemoryBytes};
+use offload_www::page::code::{rows, FlowState, Flows};
 use offload_www::page::components::dialogs::settings_dialog::{
     SavedSettings, SettingsDialog, SettingsDialogProps, DECOMPRESSED_ID, DEPTH_ID, VERIFY_ID,
 };
+use offload_www::page::components::views::code_listing::{CodeListingProps, CodeListingView};
 use offload_www::page::components::views::compare_view::{
     choices, CompareControl, CompareControlProps, CompareView, CompareViewProps,
 };
@@ -32,6 +34,7 @@ use offload_www::wire::doc::{
     explore_bytes, explore_bytes_with, node_fields, span_contains, Doc, FieldInfo, NodeId, LEAN_KERNELS_OVER,
 };
 use offload_www::wire::settings::Settings;
+use offload_www::worker::code::{code_flow, code_listing};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -958,4 +961,115 @@ async fn kernels_view_counts_the_kernels_missing_on_a_target_of_their_library_an
     assert_eq!(marked, ["k2", "k3"]);
     assert!(all(&el, "tr[data-kernel='k4'] td.missing").is_empty());
     assert!(all(&el, "tr[data-kernel='k1'] td.missing").is_empty());
+}
+
+/// A click as a user's: bubbling, so the list's one handler hears it (SVG shapes have no
+/// `click()`).
+fn click_on(el: &Element) {
+    let init = web_sys::MouseEventInit::new();
+    init.set_bubbles(true);
+    let event = web_sys::MouseEvent::new_with_mouse_event_init_dict("click", &init).unwrap();
+    el.dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn code_listing_outlines_blocks_draws_pressure_and_selects_the_peak() {
+    use offload::disasm::flow::{self, File};
+    use offload::disasm::Listing;
+    // Assembled with a known loop (tests/disasm/flow/loop_gfx900.s); the core's own analysis
+    // is what the view is held to.
+    const LOOP: &[u8] = include_bytes!("../../tests/disasm/flow/loop_gfx900.co");
+    let core = Listing::of_code_object(LOOP).unwrap();
+    let (name, _, lines) = flow::functions(&core).remove(0);
+    let theirs = flow::analyze(&core, &name, lines, true);
+    let peak = theirs.peak(File::Vgpr);
+    let peak_line = &core.lines[peak.line];
+
+    // The flow of its one function, as the worker answers when the view asks for it.
+    let (listing, held) = code_listing(LOOP, 0).unwrap();
+    let listing = Rc::new(listing);
+    let id = listing.id;
+    let flows = Flows::from([((id, 0), FlowState::Ready(Rc::new(code_flow(&held, 0).unwrap())))]);
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let on_want_flow = {
+        let asked = asked.clone();
+        Callback::from(move |wanted: (u32, usize)| asked.borrow_mut().push(wanted))
+    };
+    let (on_action, log) = recorder();
+    let el = root();
+    let span = offload::tree::Span::new(0, 0, LOOP.len() as u64);
+    Renderer::<CodeListingView>::with_root_and_props(
+        el.clone(),
+        CodeListingProps {
+            rows: Rc::new(rows(&listing)),
+            listing,
+            image: 0,
+            span,
+            selected: None,
+            kernel: Some(name.clone()),
+            hex: HexState::default(),
+            on_action,
+            flows: Rc::new(flows),
+            on_want_flow,
+        },
+    )
+    .render();
+    assert!(settle(|| !all(&el, "#code-blocks .flow-block").is_empty()).await);
+    assert_eq!(asked.borrow().first(), Some(&(id, 0)), "the view asks for the kernel's flow");
+
+    // A row per block, the loop's header and body marked, the facts counted.
+    let blocks = all(&el, "#code-blocks .flow-block");
+    assert_eq!(blocks.len(), theirs.blocks.len());
+    for (row, block) in blocks.iter().zip(&theirs.blocks) {
+        assert_eq!(row.get_attribute("data-address").unwrap(), format!("{:x}", block.address));
+    }
+    let header = theirs.loops[0].header;
+    assert!(blocks[header].class_list().contains("loop-header"));
+    assert_eq!(all(&el, "#code-blocks .flow-block.loop-header").len(), theirs.loops.len());
+    let facts = el.query_selector(".flow-facts").unwrap().unwrap().text_content().unwrap();
+    assert!(facts.starts_with(&format!("{} blocks,", theirs.blocks.len())), "{facts}");
+
+    // The line as the CLI prints it (no allocation given here: the kernel has its descriptor's).
+    let summary = el.query_selector("button.pressure-summary").unwrap().unwrap();
+    assert!(summary
+        .text_content()
+        .unwrap()
+        .starts_with(&format!("peak {} VGPRs at {:#x}", peak.count, peak_line.address)));
+    // Each instruction's live registers; the strip a bar per instruction of this small kernel.
+    let live: Vec<String> =
+        all(&el, "#code-list .code-line .live-v").iter().map(|c| c.text_content().unwrap()).collect();
+    let counts: Vec<String> = theirs.pressure.iter().map(|p| p.vgprs.to_string()).take(live.len()).collect();
+    assert_eq!(live, counts);
+    assert_eq!(all(&el, "svg.pressure-strip rect.pressure-bar").len(), theirs.pressure.len());
+
+    // A click on the strip's peak selects that instruction's bytes.
+    click_on(&el.query_selector("svg.pressure-strip rect.pressure-peak").unwrap().unwrap());
+    let want =
+        Action::SelectSpan { node: 0, span: offload::tree::Span::new(0, peak_line.file_offset, peak_line.size as u64) };
+    assert_eq!(log.borrow().last(), Some(&want));
+    // The kernel's first line was selected; the peak's is now.
+    let selected_address =
+        || el.query_selector("#code-list .code-line.selected").unwrap().and_then(|l| l.get_attribute("data-address"));
+    let peak_address = format!("{:x}", peak_line.address);
+    assert!(settle(|| selected_address().as_deref() == Some(peak_address.as_str())).await, "{:?}", selected_address());
+    assert!(settle(|| el.query_selector("svg.pressure-strip rect.pressure-cursor").unwrap().is_some()).await);
+
+    // An edge goes to its block: the exit block's first line is selected.
+    let exit = theirs.blocks.len() - 1;
+    let edge = el.query_selector(&format!("#code-blocks button.flow-edge[data-to='{exit}']")).unwrap().unwrap();
+    edge.unchecked_into::<HtmlElement>().click();
+    let first = &core.lines[theirs.lines.start + theirs.blocks[exit].first];
+    assert!(matches!(log.borrow().last(), Some(Action::SelectSpan { span, .. }) if span.offset == first.file_offset));
+
+    // Folding a block hides all but its first line in one row; clicking that row unfolds it.
+    let rows_now = || el.query_selector("#code-list").unwrap().unwrap().get_attribute("data-rows").unwrap();
+    let before = rows_now();
+    let fold = el.query_selector(&format!("#code-blocks button[aria-label='Fold block {exit}']")).unwrap().unwrap();
+    fold.unchecked_into::<HtmlElement>().click();
+    assert!(settle(|| el.query_selector("#code-list .code-folded").unwrap().is_some()).await);
+    let hidden = theirs.blocks[exit].end - theirs.blocks[exit].first - 1;
+    assert_eq!(rows_now().parse::<usize>().unwrap(), before.parse::<usize>().unwrap() - hidden + 1);
+    click_on(&el.query_selector("#code-list .code-folded").unwrap().unwrap());
+    assert!(settle(|| el.query_selector("#code-list .code-folded").unwrap().is_none()).await);
+    assert_eq!(rows_now(), before);
 }

@@ -5,7 +5,7 @@
 //! The worker is started from `www/disasm_worker.js`, relative to the page's base URL, so that
 //! the site works from any sub-path.
 
-use crate::wire::code::{CodeListing, FromDisasm, PtxText, ToDisasm};
+use crate::wire::code::{CodeFlow, CodeListing, FromDisasm, PtxText, ToDisasm};
 use crate::wire::js::describe_error;
 use crate::wire::messages::{decode, encode};
 use futures::channel::oneshot;
@@ -22,6 +22,7 @@ const DISASM_SCRIPT: &str = "disasm_worker.js";
 pub enum Answer {
     Listing(CodeListing),
     Ptx(PtxText),
+    Flow(CodeFlow),
 }
 
 type Reply = oneshot::Sender<Result<Answer, String>>;
@@ -50,7 +51,15 @@ thread_local! {
 pub async fn code_listing(bytes: Vec<u8>, file_offset: u64) -> Result<CodeListing, String> {
     match ask(|request| ToDisasm::CodeObject { request, bytes, file_offset }).await? {
         Answer::Listing(listing) => Ok(listing),
-        Answer::Ptx(_) => Err("the disassembler answered with PTX".into()),
+        _ => Err("the disassembler answered with something else than a listing".into()),
+    }
+}
+
+/// The control flow and pressure of function `function` of the listing `listing` (its id).
+pub async fn code_flow(listing: u32, function: u32) -> Result<CodeFlow, String> {
+    match ask(|request| ToDisasm::Flow { request, listing, function }).await? {
+        Answer::Flow(flow) => Ok(flow),
+        _ => Err("the disassembler answered with something else than a function's flow".into()),
     }
 }
 
@@ -58,7 +67,7 @@ pub async fn code_listing(bytes: Vec<u8>, file_offset: u64) -> Result<CodeListin
 pub async fn ptx_text(bytes: Vec<u8>) -> Result<PtxText, String> {
     match ask(|request| ToDisasm::Ptx { request, bytes }).await? {
         Answer::Ptx(ptx) => Ok(ptx),
-        Answer::Listing(_) => Err("the disassembler answered with a listing".into()),
+        _ => Err("the disassembler answered with something else than PTX".into()),
     }
 }
 
@@ -129,6 +138,7 @@ fn heard(shared: &Rc<RefCell<Shared>>, worker: &Worker, data: JsValue) {
         }
         Ok(FromDisasm::Listing { request, listing }) => (request, Ok(Answer::Listing(listing))),
         Ok(FromDisasm::Ptx { request, ptx }) => (request, Ok(Answer::Ptx(ptx))),
+        Ok(FromDisasm::Flow { request, flow }) => (request, Ok(Answer::Flow(flow))),
         Ok(FromDisasm::Failed { request, message }) => (request, Err(message)),
         Err(_) => return,
     };

@@ -1,10 +1,14 @@
 //! What passes between the page and the disassembler worker (`bin/disasm.rs`), which the page
 //! starts the first time its Code view opens: a device image's bytes go over, its listing comes
-//! back, ready to draw (every line's text, words and class; branch targets as line numbers).
+//! back, ready to draw (every line's text, words and class; branch targets as line numbers,
+//! each function's lines). A function's control flow and register pressure ([`CodeFlow`]) is
+//! asked for when the view shows it: the worker keeps the last listing it made for that, so a
+//! code object of fifty kernels costs the analysis of the one looked at.
 //!
 //! Only plain data here: nothing of the disassembler itself, so that the page's binary, which
 //! uses these types, does not carry it.
 
+pub use offload::disasm::flow::{EdgeKind, Exit};
 use serde::{Deserialize, Serialize};
 
 /// What the page asks of the disassembler.
@@ -18,6 +22,9 @@ pub enum ToDisasm {
         bytes: Vec<u8>,
         file_offset: u64,
     },
+    /// The control flow and pressure of function `function` (an index in
+    /// [`CodeListing::functions`]) of the listing `listing` (its [`CodeListing::id`]).
+    Flow { request: u32, listing: u32, function: u32 },
     /// Split this PTX text by its `.entry` and `.func` directives.
     Ptx {
         request: u32,
@@ -39,6 +46,10 @@ pub enum FromDisasm {
         request: u32,
         ptx: PtxText,
     },
+    Flow {
+        request: u32,
+        flow: CodeFlow,
+    },
     Failed {
         request: u32,
         message: String,
@@ -48,9 +59,21 @@ pub enum FromDisasm {
 /// A code object's `.text`, decoded: its labels and lines in address order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeListing {
+    /// Which listing of the worker's this is, to ask for its functions' flow.
+    pub id: u32,
     pub processor: String,
     pub labels: Vec<CodeLabel>,
     pub lines: Vec<CodeLine>,
+    /// Its functions (kernels and the functions they call), in address order.
+    pub functions: Vec<CodeFunction>,
+}
+
+/// A function of a listing: a `STT_FUNC` symbol and its lines `first..end`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeFunction {
+    pub name: String,
+    pub first: u32,
+    pub end: u32,
 }
 
 /// A label (a kernel, a function, a named place in the code) and the line it stands before.
@@ -85,6 +108,126 @@ pub struct CodeTarget {
     /// instruction).
     pub line: Option<u32>,
     pub label: Option<String>,
+}
+
+/// One function's control flow and register pressure (`offload::disasm::flow`), as the Code
+/// view's block outline, pressure column and strip draw them. Kept compact: the live counts
+/// are one array of small integers per register file, not a struct per line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeFlow {
+    pub name: String,
+    /// Its lines in [`CodeListing::lines`]: `first..end`.
+    pub first: u32,
+    pub end: u32,
+    pub blocks: Vec<FlowBlock>,
+    pub loops: Vec<FlowLoop>,
+    /// Retreating edges into cycles with no single header.
+    pub irreducible: u32,
+    /// An indirect jump leaves a block: a block called unreachable may be reached through it.
+    pub indirect: bool,
+    /// Live VGPRs, AGPRs and SGPRs at each of its lines.
+    pub vgprs: Vec<u16>,
+    pub agprs: Vec<u16>,
+    pub sgprs: Vec<u16>,
+    /// The first line (in the listing) where each file's peak is reached: VGPRs, AGPRs, SGPRs.
+    pub peaks: [u32; 3],
+    /// `peak 212 VGPRs at 0x1f40, inside the loop at 0x1c00; 256 allocated; 2 waves per SIMD`,
+    /// as `offload disasm --pressure` prints it.
+    pub summary: String,
+    /// Whether the metadata or a descriptor names it a kernel (it has an allocation).
+    pub kernel: bool,
+}
+
+/// A basic block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowBlock {
+    /// Its lines in [`CodeListing::lines`]: `first..end`.
+    pub first: u32,
+    pub end: u32,
+    pub address: u64,
+    /// The address just past its last instruction.
+    pub end_address: u64,
+    pub exit: Exit,
+    pub successors: Vec<FlowEdge>,
+    pub reachable: bool,
+    /// How many loops hold it.
+    pub loop_depth: u16,
+    /// The header block of the innermost loop holding it.
+    pub loop_header: Option<u32>,
+}
+
+/// An edge out of a block: to a block of the function, or out of it (`to` is `None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowEdge {
+    pub kind: EdgeKind,
+    pub to: Option<u32>,
+    pub address: u64,
+}
+
+/// A natural loop: its header block, the blocks whose edges go back to it, how many blocks it
+/// has and how many loops hold it (0: outermost).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowLoop {
+    pub header: u32,
+    pub latches: Vec<u32>,
+    pub blocks: u32,
+    pub depth: u32,
+}
+
+/// Which register file a pressure count is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegFile {
+    Vgpr,
+    Agpr,
+    Sgpr,
+}
+
+impl RegFile {
+    pub const ALL: [RegFile; 3] = [RegFile::Vgpr, RegFile::Agpr, RegFile::Sgpr];
+
+    /// Its plural name: `VGPRs`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RegFile::Vgpr => "VGPRs",
+            RegFile::Agpr => "AGPRs",
+            RegFile::Sgpr => "SGPRs",
+        }
+    }
+}
+
+impl CodeFlow {
+    /// Live registers of `file` at each of its lines.
+    pub fn counts(&self, file: RegFile) -> &[u16] {
+        match file {
+            RegFile::Vgpr => &self.vgprs,
+            RegFile::Agpr => &self.agprs,
+            RegFile::Sgpr => &self.sgprs,
+        }
+    }
+
+    /// The line (in the listing) where `file`'s peak is first reached, and the count there.
+    pub fn peak(&self, file: RegFile) -> (usize, u16) {
+        let line = self.peaks[file as usize] as usize;
+        let count = line.checked_sub(self.first as usize).and_then(|i| self.counts(file).get(i));
+        (line, count.copied().unwrap_or(0))
+    }
+
+    /// Whether line `line` (in the listing) is one of its lines.
+    pub fn holds(&self, line: usize) -> bool {
+        (self.first as usize..self.end as usize).contains(&line)
+    }
+
+    /// The block holding line `line` (in the listing).
+    pub fn block_of(&self, line: usize) -> Option<usize> {
+        let b = self.blocks.partition_point(|b| b.first as usize <= line).checked_sub(1)?;
+        (line < self.blocks[b].end as usize).then_some(b)
+    }
+
+    /// Live VGPRs, AGPRs and SGPRs at line `line` (in the listing), when it is one of its lines.
+    pub fn pressure_at(&self, line: usize) -> Option<[u16; 3]> {
+        let i = line.checked_sub(self.first as usize).filter(|_| self.holds(line))?;
+        Some(RegFile::ALL.map(|file| self.counts(file).get(i).copied().unwrap_or(0)))
+    }
 }
 
 /// A PTX module's text, by line, and where each function starts.
@@ -124,6 +267,17 @@ impl CodeListing {
         (from, to.unwrap_or(self.lines.len()))
     }
 
+    /// The function whose lines hold line `line`.
+    pub fn function_of_line(&self, line: usize) -> Option<usize> {
+        let f = self.functions.partition_point(|f| f.first as usize <= line).checked_sub(1)?;
+        (line < self.functions[f].end as usize).then_some(f)
+    }
+
+    /// The function named `name`.
+    pub fn function_named(&self, name: &str) -> Option<usize> {
+        self.functions.iter().position(|f| f.name == name)
+    }
+
     /// How many lines of `[from, to)` are of each class: `Class::ALL`'s order, then the dwords
     /// that did not decode.
     pub fn mix(&self, from: usize, to: usize) -> Vec<u32> {
@@ -149,10 +303,15 @@ mod tests {
 
     fn listing() -> CodeListing {
         CodeListing {
+            id: 1,
             processor: "gfx90a".into(),
             labels: vec![
                 CodeLabel { name: "a".into(), address: 0x100, line: 0 },
                 CodeLabel { name: "b".into(), address: 0x10c, line: 2 },
+            ],
+            functions: vec![
+                CodeFunction { name: "a".into(), first: 0, end: 2 },
+                CodeFunction { name: "b".into(), first: 2, end: 4 },
             ],
             lines: vec![
                 line(0x100, 8, Some(0)),
@@ -181,6 +340,11 @@ mod tests {
         assert_eq!(l.lines_of_label(1), (2, 4));
         assert_eq!(l.label_of_line(1), Some(0));
         assert_eq!(l.label_of_line(3), Some(1));
+        assert_eq!(
+            (0..5).map(|i| l.function_of_line(i)).collect::<Vec<_>>(),
+            [Some(0), Some(0), Some(1), Some(1), None]
+        );
+        assert_eq!(l.function_named("b"), Some(1));
         let mix = l.mix(0, 4);
         assert_eq!((mix[0], mix[6], mix[CLASSES]), (1, 2, 1));
     }

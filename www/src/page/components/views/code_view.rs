@@ -3,12 +3,13 @@
 //! a cubin said to be beyond reach (SASS has no public encoding; its resources are in the
 //! Kernels view). The image's bytes are read like the hex view reads them and handed to the
 //! disassembler worker, which the first listing starts (`page::disasm_client`); answers are kept
-//! for the images already seen.
+//! for the images already seen. A function's control flow and pressure are asked of the worker
+//! when the listing first shows the function, and kept while the view is.
 
 use super::code_listing::CodeListingView;
 use super::ptx_view::PtxView;
 use crate::page::bytes::{ByteSource, Bytes};
-use crate::page::code::{rows, subject, CodeFormat, Row};
+use crate::page::code::{rows, subject, CodeFormat, FlowState, Flows, Row};
 use crate::page::disasm_client;
 use crate::page::format::human_size;
 use crate::page::state::{Action, HexState, View};
@@ -94,6 +95,13 @@ pub fn CodeView(props: &CodeViewProps) -> Html {
             });
         });
     }
+    let flows = use_mut_ref(Flows::new);
+    let redraw = use_force_update();
+    let want_flow = {
+        let (flows, redraw) = (flows.clone(), redraw.clone());
+        Callback::from(move |(listing, function): (u32, usize)| ask_flow(&flows, &redraw, listing, function))
+    };
+    let flows_now = Rc::new(flows.borrow().clone());
     let body = match &subject {
         None => html! {
             <p class="empty">{"Select an AMDGPU code object, a PTX image or one of their kernels (in the tree, the summary's targets or the Kernels view) to see its code."}</p>
@@ -117,7 +125,8 @@ pub fn CodeView(props: &CodeViewProps) -> Html {
                         let keep = props.selected.filter(|&n| doc.is_within(n, s.image));
                         html! {
                             <CodeListingView key={format!("{}-{}", span.space, span.offset)} listing={listing.clone()} rows={rows.clone()} image={s.image} {span}
-                                selected={keep} kernel={s.kernel.clone()} hex={props.hex.clone()} on_action={props.on_action.clone()} />
+                                selected={keep} kernel={s.kernel.clone()} hex={props.hex.clone()} on_action={props.on_action.clone()}
+                                flows={flows_now.clone()} on_want_flow={want_flow.clone()} />
                         }
                     }
                     Content::Ptx(ptx) => html! {
@@ -137,6 +146,29 @@ pub fn CodeView(props: &CodeViewProps) -> Html {
             { body }
         </section>
     }
+}
+
+/// Asks the worker for the flow of `function` of listing `listing`, unless it was asked already;
+/// the flows of other listings are dropped.
+fn ask_flow(flows: &Rc<RefCell<Flows>>, redraw: &UseForceUpdateHandle, listing: u32, function: usize) {
+    {
+        let mut held = flows.borrow_mut();
+        if held.contains_key(&(listing, function)) {
+            return;
+        }
+        held.retain(|&(id, _), _| id == listing);
+        held.insert((listing, function), FlowState::Pending);
+    }
+    redraw.force_update();
+    let (flows, redraw) = (flows.clone(), redraw.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let state = match disasm_client::code_flow(listing, function as u32).await {
+            Ok(flow) => FlowState::Ready(Rc::new(flow)),
+            Err(e) => FlowState::Failed(e),
+        };
+        flows.borrow_mut().insert((listing, function), state);
+        redraw.force_update();
+    });
 }
 
 /// Reads the image's bytes and has the worker list them.

@@ -1,7 +1,7 @@
 //! The views of an explored file and what they are made of: the tree, the summary (targets,
 //! diagnostics, container chain, limits explored with), the layout map, the hex view (with its
 //! space picker and go-to box), the inspector, the kernels table, the code of a device image
-//! (listing, legend, instruction mix, PTX by function), and what a tab shows before its file is
+//! (listing, legend, instruction mix, block outline, pressure strip, PTX by function), and what a tab shows before its file is
 //! explored (progress, failure, cancellation).
 //!
 //! Imports: views use other views, the inspector uses the edit forms (`super::edit`) and the
@@ -17,6 +17,7 @@ pub mod decompress_prompt;
 pub mod diagnostics_list;
 pub mod explored_with;
 pub mod fit_view;
+pub mod flow_outline;
 pub mod generic_advisor;
 pub mod goto_offset;
 pub mod hex_view;
@@ -26,6 +27,7 @@ pub mod kernel_holes;
 pub mod kernels_view;
 pub mod layout_map;
 pub mod loading;
+pub mod pressure_strip;
 pub mod progress;
 pub mod ptx_view;
 pub mod runs_on_view;

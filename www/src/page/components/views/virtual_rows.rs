@@ -111,3 +111,11 @@ fn bring_into_view(scroller: &NodeRef, first: &UseStateHandle<usize>, row: usize
 pub fn page_rows(list: &Element) -> usize {
     ((f64::from(list.client_height()) / ROW_HEIGHT).floor() as usize).saturating_sub(1).max(1)
 }
+
+/// The number in attribute `name` of the clicked element or the nearest one around it: rows
+/// and their parts say what a click on them means through `data-` attributes, so one handler on
+/// the list serves every row drawn.
+pub fn clicked(e: &MouseEvent, name: &str) -> Option<usize> {
+    let target: Element = wasm_bindgen::JsCast::dyn_into(e.target()?).ok()?;
+    target.closest(&format!("[{name}]")).ok().flatten()?.get_attribute(name)?.parse().ok()
+}

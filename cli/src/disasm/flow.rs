@@ -3,7 +3,7 @@
 //! (text, `--json`, and `--dot` for Graphviz). The images and kernels are chosen as for the
 //! listing (`--target`, `--kernel`); the analysis is `offload::disasm::flow`.
 
-use crate::disasm::{for_each_image, DisasmArgs, Image};
+use super::{for_each_image, DisasmArgs, Image};
 use crate::fail::{Failure, Outcome};
 use clap::Args;
 use offload::disasm::flow::{self, Allocation, File, Flow};
@@ -89,7 +89,7 @@ fn analyse(image: Image, listing: Listing, bytes: &[u8], kernel: Option<&str>) -
     let allocations = flow::budget::allocations(bytes, &listing.processor, listing.isa);
     let functions = flow::functions(&listing)
         .into_iter()
-        .filter(|(name, _, _)| kernel.is_none_or(|k| crate::disasm::names_kernel(name, k)))
+        .filter(|(name, _, _)| kernel.is_none_or(|k| super::names_kernel(name, k)))
         .map(|(name, _, lines)| {
             let allocation = allocations.iter().find(|al| al.kernel == name).cloned();
             let wave64 = allocation.as_ref().is_none_or(|al| al.wave_size != 32);
