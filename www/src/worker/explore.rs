@@ -8,7 +8,6 @@ use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
 use crate::worker::kept::{take_companions, BlobReader, Explored};
 use crate::worker::outbox::report;
-use crate::worker::spill;
 use object::read::ReadCache;
 use offload::edit::NodePath;
 use offload::explore::Options;
@@ -162,14 +161,14 @@ pub(crate) fn explore_to_keep(
             name,
             &options,
             &joined,
-            Hooks { observer: None, read_owned: Some(&read), spill: Some(&spill::spill) },
+            Hooks { observer: None, read_owned: Some(&read), spill: None },
         ),
         Exploring::Observed(observer) => explore_hooked(
             &cache,
             name,
             &options,
             &joined,
-            Hooks { observer: Some(observer), read_owned: Some(&read), spill: Some(&spill::spill) },
+            Hooks { observer: Some(observer), read_owned: Some(&read), spill: None },
         ),
     };
     drop(joined);
@@ -259,7 +258,7 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
         }
     };
     let read = owned_reads(&file);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: Some(&spill::spill) };
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None };
     let tree = explore_hooked(&cache, &name, &options, &Companion::all(&companions), hooks);
     Ok(DecodedKernels {
         table: kernels::collect(&tree),

@@ -32,8 +32,6 @@ mod outbox;
 mod prepare;
 #[cfg(target_arch = "wasm32")]
 mod shares;
-#[cfg(target_arch = "wasm32")]
-mod spill;
 
 #[cfg(target_arch = "wasm32")]
 use crate::wire::messages::{decode, Answer, FromWorker, Job, Report, ToWorker};
@@ -59,21 +57,11 @@ pub fn run() {
 #[cfg(target_arch = "wasm32")]
 fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
     match decode::<ToWorker>(message) {
-        // Large members are inflated into a private file, opened first (asynchronously).
         Ok(ToWorker::Explore { name, file, companions, settings }) => match explore::read_companions(&companions) {
-            Ok(companions) => {
-                let kept = kept.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    spill::prepare().await;
-                    shares::explore_file(&name, file, companions, &settings, &kept);
-                });
-            }
+            Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
             Err(message) => report(Report::Failed { message }),
         },
-        Ok(ToWorker::ExploreShare { file, settings, share }) => wasm_bindgen_futures::spawn_local(async move {
-            spill::prepare().await;
-            shares::explore_share(file, &settings, &share);
-        }),
+        Ok(ToWorker::ExploreShare { file, settings, share }) => shares::explore_share(file, &settings, &share),
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept
                 .borrow()

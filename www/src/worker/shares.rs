@@ -15,7 +15,6 @@ use crate::worker::explore::{document, explore_file_alone, explorer_options, own
 use crate::worker::kept::{BlobReader, Explored};
 use crate::worker::nested::Nested;
 use crate::worker::outbox::{post, report};
-use crate::worker::spill;
 use object::read::ReadCache;
 use offload::explore::shares::{self, Plan, Share, ShareMember};
 use offload::explore::{Hooks, Options, Progress};
@@ -256,7 +255,7 @@ pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[ShareMembe
     let read = owned_reads(&file);
     let mut since = FoundSince::default();
     let mut observer = |p: &Progress, member: &Node| since.member(p, member);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: Some(&spill::spill) };
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None };
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
     post(&FromWorker::Share(FromShare::Explored(found)));
 }
