@@ -24,6 +24,7 @@ BATCH = 20000
 S_NOP = 0xBF800000
 
 FAMILIES = [
+    ("Gfx803", "gfx803"), ("Gfx810", "gfx810"),
     ("Gfx900", "gfx900"), ("Gfx906", "gfx906"), ("Gfx908", "gfx908"), ("Gfx90a", "gfx90a"),
     ("Gfx942", "gfx942"), ("Gfx950", "gfx950"), ("Gfx1010", "gfx1010"), ("Gfx1030", "gfx1030"),
     ("Gfx1100", "gfx1100"), ("Gfx1150", "gfx1150"), ("Gfx1200", "gfx1200"),
@@ -81,8 +82,9 @@ def _batch(mcpu, candidates):
 # Encodings: fields -> dwords.
 
 def gen_of(mcpu):
-    n = int(re.match(r"gfx(\d+)", mcpu).group(1)[:2]) if len(mcpu) == 7 else 9
-    return {9: 9, 10: 10, 11: 11, 12: 12}.get(n, 9)
+    if len(mcpu) == 7:
+        return {10: 10, 11: 11, 12: 12}.get(int(mcpu[3:5]), 9)
+    return 8 if mcpu.startswith("gfx8") else 9
 
 
 def vop1(op, f):
@@ -98,7 +100,7 @@ def vopc(op, f):
 
 
 def vop3_for(gen):
-    top = 0x34 if gen == 9 else 0x35
+    top = 0x34 if gen <= 9 else 0x35
 
     def vop3(op, f):
         w0 = (top << 26 | op << 16 | f.get("clamp", 0) << 15 | f.get("opsel", 0) << 11 | f.get("abs", 0) << 8
@@ -265,11 +267,12 @@ class Form:
         self.opsel = {}      # op_sel bit -> (list length, position) when printed in op_sel:[...]
         self.opsel_half = {}  # op_sel bit -> token index that becomes .h
         self.notes = {}      # field -> notes after (a VGPR, an SGPR, an odd VGPR)
+        self.vdst_zero = False  # no operands, and a nonzero vdst field makes the word invalid
 
 
 def no_vop3_literal(mcpu, enc):
-    """GFX9 VOP3 has no literal (and llvm-objdump 22 crashes on one)."""
-    return enc == "vop3" and gen_of(mcpu) == 9
+    """GFX8 and GFX9 VOP3 have no literal (and llvm-objdump 22 crashes on one)."""
+    return enc == "vop3" and gen_of(mcpu) <= 9
 
 
 def learn_bases(mcpu, enc, encode, nops, fields):
@@ -285,8 +288,11 @@ def learn_bases(mcpu, enc, encode, nops, fields):
             keys.append((op, b, True))
     texts = run(mcpu, cands)
     found = {}
+    interp = set()
     for (op, b, lit), t in zip(keys, texts):
-        if t is None or t.startswith(EXCLUDED):
+        if t is not None and t.startswith(INTERP):
+            interp.add(op)
+        if t is None or t.startswith(INTERP):
             continue
         carry = "sdst" in b
         if carry and not re.search(r"\bs(%d|\[%d:%d\])(,|$)" % (SDST, SDST, SDST + 1), t):
@@ -296,17 +302,40 @@ def learn_bases(mcpu, enc, encode, nops, fields):
         if (op not in found or (carry and "sdst" not in found[op][0])
                 or ("/*" in found[op][2] and "/*" not in t and carry == ("sdst" in found[op][0]))):
             found[op] = (b, lit, t)
+    if enc in ("vop1", "vop3"):
+        # Opcodes without operands (`v_nop`, `v_clrexcp`) decode only with vdst 0.
+        cands, keys = [], []
+        for op in range(nops):
+            if op not in found:
+                b = dict(bases(enc, fields)[0], vdst=0)
+                cands.append(encode(op, b))
+                keys.append((op, b))
+        for (op, b), t in zip(keys, run(mcpu, cands)):
+            if t is not None and " " not in t and not t.startswith(INTERP):
+                found[op] = (b, False, t)
+    if interp:
+        # Interpolation in VOP3 form: src0 holds the attribute (bits 5:0), its channel (7:6)
+        # and `high` (8), src1 the VGPR (or, for v_interp_mov, the parameter).
+        b = {"vdst": VDST, "src0": 24, "src1": 256 + SRC["src1"], "src2": 256 + SRC["src2"]}
+        ops = sorted(interp)
+        for op, t in zip(ops, run(mcpu, [encode(op, b) for op in ops])):
+            if t is not None:
+                found[op] = (dict(b), False, t)
     return found
 
 
-# Interpolation in VOP3 form names attributes; not decoded here.
-EXCLUDED = ("v_interp_",)
+# Interpolation in VOP3 form names attributes (`attr3.y`), learned with a base of its own.
+INTERP = ("v_interp_",)
+ATTR = re.compile(r"^attr(\d+)\.([xyzw])$")
+PARAM = re.compile(r"^(p10|p20|p0|invalid_param_\d+)$")
+PARAMS = ["p10", "p20", "p0"]
 
 
 def parse_base(b, lit, text, fields):
     form = Form()
     form.mnemonic, ops, form.suffix = split_text(text)
     form.literal_operand = lit
+    form.vdst_zero = b.get("vdst") == 0
     expected = {}
     for f in fields + ["sdst"]:
         if f not in b:
@@ -318,9 +347,14 @@ def parse_base(b, lit, text, fields):
             expected[SDST] = f
         else:
             expected[v & 0xFF if v >= 256 else v] = f
+    interp = form.mnemonic.startswith(INTERP)
     for tok in ops:
         r = reg_token(tok)
-        if r and r[1] in expected:
+        if interp and ATTR.match(tok):
+            form.tokens.append(("attr",))
+        elif interp and PARAM.match(tok):
+            form.tokens.append(("param",))
+        elif r and r[1] in expected:
             form.tokens.append((expected[r[1]], r[0], r[2], r[3]))
         elif lit and tok == "0x%x" % PROBE_LITERAL:
             form.tokens.append(("fixed", "@literal"))
@@ -360,14 +394,15 @@ def learn(mcpu, enc):
             if not width8:
                 probes.append(("s", SRC[field] if file == "s" else 24))
                 for v, l in TYPE_PROBES:
-                    if v == 255 and (lit or no_vop3_literal(mcpu, enc)):
+                    if v == 255 and no_vop3_literal(mcpu, enc):
                         continue
                     probes.append(("l", l) if v == 255 else ("i", v))
             for kind, val in probes:
                 f = dict(b)
                 f[field] = 255 if kind == "l" else val
-                extra = [val] if kind == "l" else []
-                cands.append(encode(op, f) + tail + extra)
+                # With a literal operand (v_madak's K) a literal source is that same dword.
+                extra = [val] if kind == "l" else tail
+                cands.append(encode(op, f) + extra)
                 keys.append((op, field, kind, val))
     texts = run(mcpu, cands)
     results = {}
@@ -404,6 +439,10 @@ def learn(mcpu, enc):
             # The closest type; the checker reports what it misses.
             ty = max(TYPES, key=lambda c: sum(model(c, v, l) == s for v, l, s in sig))
             MISSES.append((mcpu, enc, form.mnemonic, field, [s for s in sig if model(ty, s[0], s[1]) != s[2]][:3]))
+        if not sig and field == "src1":
+            # A VGPR-only src1 (VOP2, VOPC) reads constants only in SDWA, where its type is
+            # src0's.
+            ty = form.types.get("src0")
         form.types[field] = ty or "B32"
     learn_dst_notes(mcpu, encode, forms)
     if enc == "vop3":
@@ -429,7 +468,7 @@ def learn_dst_notes(mcpu, encode, forms):
 
 MISSES = []
 MOD_BITS = [("abs", 1), ("abs", 2), ("abs", 4), ("neg", 1), ("neg", 2), ("neg", 4), ("clamp", 1), ("omod", 1),
-            ("omod", 2), ("omod", 3), ("opsel", 1), ("opsel", 2), ("opsel", 4), ("opsel", 8)]
+            ("omod", 2), ("omod", 3), ("opsel", 1), ("opsel", 2), ("opsel", 4), ("opsel", 8), ("high", 1)]
 
 
 def learn_modifiers(mcpu, encode, forms):
@@ -439,9 +478,13 @@ def learn_modifiers(mcpu, encode, forms):
             bits = [m for m in MOD_BITS if m[0] in ("clamp", "omod", "neg")]
         else:
             bits = MOD_BITS
+        if ("attr",) not in form.tokens:
+            bits = [m for m in bits if m[0] != "high"]
         for name, val in bits:
             f = dict(b)
             f[name] = val
+            if name == "high":
+                f["src0"] = b["src0"] | 256
             cands.append(encode(op, f) + ([PROBE_LITERAL] if lit else []))
             keys.append((op, name, val))
     texts = run(mcpu, cands)
@@ -475,6 +518,11 @@ def form_text(form, b):
     for t in form.tokens:
         if t[0] == "fixed":
             out.append("0x%x" % PROBE_LITERAL if t[1] == "@literal" else t[1])
+        elif t[0] == "attr":
+            out.append("attr%d.%s" % (b["src0"] & 63, "xyzw"[(b["src0"] >> 6) & 3]))
+        elif t[0] == "param":
+            v = b["src1"]
+            out.append(PARAMS[v] if v < 3 else "invalid_param_%d" % v)
         else:
             field, file, count, half = t
             v = b[field]
@@ -489,6 +537,10 @@ def form_text(form, b):
 # Rust output.
 
 def rust_operand(form, tok, enc):
+    if tok[0] == "attr":
+        return "Operand::Attr"
+    if tok[0] == "param":
+        return "Operand::Param"
     if tok[0] == "fixed":
         if tok[1] == "@literal":
             return "Operand::Literal"
@@ -525,6 +577,8 @@ def mods_code(form):
             rj |= 1 << i
         elif s == "plain":
             pl |= 1 << i
+    if form.vdst_zero:
+        rj |= 1 << len(MOD_BITS)
     length = max([l for l, _ in form.opsel.values()] or [0])
     pos = [form.opsel.get(1 << i, (0, 0xF))[1] for i in range(4)]
     half = [form.opsel_half.get(1 << i, 0xF) for i in range(4)]
@@ -709,7 +763,8 @@ def learn_sdwa(mcpu, enc):
     ops = list(range(count))
     base = DPP_SRC0 | 6 << 8 | 6 << 16 | (0 if enc == "vop1" else 6 << 24)
     # In VOPC bits 13-14 are sdst, and bit 15 (sd) is learned like a modifier: v_cmpx rejects it.
-    probes = [b for b in SDWA_PROBES if not (enc == "vopc" and b in (13, 14))]
+    # GFX8 has no sdst: its VOPC bits 13-15 are clamp and omod as in VOP1 and VOP2.
+    probes = [b for b in SDWA_PROBES if not (enc == "vopc" and b in (13, 14) and gen_of(mcpu) >= 9)]
     plain = run(mcpu, [encode(op, dict(fields, src0=256 + DPP_SRC0)) for op in ops])
     sdwa = run(mcpu, [encode(op, dict(fields, src0=249)) + [base] for op in ops])
     mods = run(mcpu, [encode(op, dict(fields, src0=249)) + [base | 1 << b] for op in ops for b in probes])

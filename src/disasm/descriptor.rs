@@ -94,7 +94,7 @@ enum Rsrc3 {
 
 fn rsrc3_layout(isa: Isa) -> Rsrc3 {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 => Rsrc3::Absent,
+        Isa::Gfx803 | Isa::Gfx810 | Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 => Rsrc3::Absent,
         Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => Rsrc3::Accum,
         Isa::Gfx1010 | Isa::Gfx1030 => Rsrc3::Gfx10,
         Isa::Gfx1100 | Isa::Gfx1150 => Rsrc3::Gfx11,

@@ -8,7 +8,7 @@
 //! | VOP2 | `0` op[30:25] vdst[24:17] vsrc1[16:9] src0[8:0] | literal when src0 = 255 |
 //! | VOPC | `0111110` op[24:17] vsrc1[16:9] src0[8:0] | literal |
 //! | VOP1 | `0111111` vdst[24:17] op[16:9] src0[8:0] | literal |
-//! | VOP3 (GFX9 `110100`, GFX10+ `110101`) | op[25:16] clamp[15] op_sel[14:11] abs[10:8] vdst[7:0] | neg[31:29] omod[28:27] src2[26:18] src1[17:9] src0[8:0] |
+//! | VOP3 (GFX8, GFX9 `110100`, GFX10+ `110101`) | op[25:16] clamp[15] op_sel[14:11] abs[10:8] vdst[7:0] | neg[31:29] omod[28:27] src2[26:18] src1[17:9] src0[8:0] |
 //! | VOP3b (carry out) | op[25:16] clamp[15] sdst[14:8] vdst[7:0] | as VOP3 |
 //!
 //! VOP3 takes a literal (third dword) from GFX10 on. GFX9 VOP3 opcodes 0x380 and up are VOP3P
@@ -57,6 +57,11 @@ pub(super) enum Operand {
     Fixed(&'static str),
     /// A constant operand that is always the literal dword (`v_madmk_f32`'s K).
     Literal,
+    /// An interpolation attribute and channel (`attr3.y`) from src0: attribute in bits 5:0,
+    /// channel in 7:6 (bit 8 is `high`).
+    Attr,
+    /// `v_interp_mov`'s parameter from src1: `p10`, `p20`, `p0`, or `invalid_param_N`.
+    Param,
     /// The `vdst` field: VGPRs, AGPRs, or SGPRs for comparisons and lane reads; `odd_note` is
     /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs.
     Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str },
@@ -80,8 +85,10 @@ pub(super) enum DstFile {
 /// How an opcode prints: operands in order, then the modifiers.
 ///
 /// `print` and `reject` are masks over the VOP3 modifier bits in this order: abs of src0–2 (0–2),
-/// neg of src0–2 (3–5), clamp (6), omod 1, 2, 3 (7–9), op_sel bits 0–3 (10–13). A set bit in
-/// `reject` makes the word invalid; a bit in neither is ignored.
+/// neg of src0–2 (3–5), clamp (6), omod 1, 2, 3 (7–9), op_sel bits 0–3 (10–13), an interpolation's
+/// `high` (14, src0 bit 8 of a form with an [`Operand::Attr`]), and a nonzero `vdst` field (15;
+/// `reject` only, for opcodes without operands such as `v_nop`). A set bit in `reject` makes the
+/// word invalid; a bit in neither is ignored.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Form {
     pub operands: &'static [Operand],
@@ -133,7 +140,7 @@ struct Fields {
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let w0 = words.get(0)?;
     let generation = isa.generation();
-    let vop3_prefix = if generation == Generation::Gfx9 { 0x34 } else { 0x35 };
+    let vop3_prefix = if generation <= Generation::Gfx9 { 0x34 } else { 0x35 };
     let (table, opcode, fields, encoding) = if w0 >> 25 == 0x3F {
         (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0), Some(dpp::Encoding::Vop1))
     } else if w0 >> 25 == 0x3E {
@@ -194,7 +201,7 @@ fn decode_sdwa(
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
 fn is_extension(generation: Generation, src0: u32) -> bool {
     match generation {
-        Generation::Gfx9 => matches!(src0, 249 | 250),
+        Generation::Gfx8 | Generation::Gfx9 => matches!(src0, 249 | 250),
         _ => matches!(src0, 233 | 234 | 249 | 250),
     }
 }
@@ -227,6 +234,12 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
 fn modifier_bits(form: &Form, fields: &Fields) -> u16 {
     let has_carry = form.operands.iter().any(|o| matches!(o, Operand::Carry { .. }));
     let mut bits = 0u16;
+    if fields.vdst != 0 {
+        bits |= 1 << 15;
+    }
+    if fields.src[0] & 0x100 != 0 && form.operands.iter().any(|o| matches!(o, Operand::Attr)) {
+        bits |= 1 << 14;
+    }
     if !fields.short {
         if !has_carry {
             bits |= (fields.abs & 7) as u16;
@@ -267,6 +280,16 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 literal_used = true;
                 format!("{:#x}", words.get(literal_index)?)
             }
+            Operand::Attr => {
+                let channel = ["x", "y", "z", "w"][((fields.src[0] >> 6) & 3) as usize];
+                format!("attr{}.{channel}", fields.src[0] & 0x3F)
+            }
+            Operand::Param => match fields.src[1] {
+                0 => String::from("p10"),
+                1 => String::from("p20"),
+                2 => String::from("p0"),
+                value => format!("invalid_param_{value}"),
+            },
             Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
             Operand::Dst { file, count, half, odd_note } => {
                 let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
@@ -332,6 +355,8 @@ fn note_for(generation: Generation, value: u32, count: u8, notes: [&'static str;
     let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
     match value {
         _ if value == null => "",
+        // GFX8 prints its special source registers without a note.
+        230 | 231 | 235..=239 | 251..=253 if generation == Generation::Gfx8 => "",
         256..=511 if count >= 2 && value % 2 == 1 => notes[2],
         256..=511 => notes[0],
         0..=127 | 230 | 231 | 235..=239 | 251..=254 => notes[1],
@@ -366,6 +391,8 @@ fn scalar_destination(generation: Generation, value: u32, count: u8) -> Option<S
     match value {
         128..=208 | 240..=248 => Some(inline_text(Ty::NoImm, value)),
         0..=127 => scalar_tuple(generation, value, count),
+        // GFX8 and GFX9 name the special source registers as destinations too.
+        230 | 235..=239 | 251..=253 if generation <= Generation::Gfx9 => scalar_tuple(generation, value, count),
         _ => None,
     }
 }
@@ -379,7 +406,16 @@ fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String>
         _ => 4,
     };
     let first = if (108..=123).contains(&value) { value - 108 } else { value };
-    if value < 128 && first % align != 0 {
+    if generation == Generation::Gfx8 && (108..=111).contains(&value) && count >= 2 {
+        // GFX8's `tba` and `tma` pairs.
+        return (value % 2 == 0 && count == 2).then(|| scalar(generation, value, 2)).flatten();
+    }
+    let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
+    if value < 128 && first % align != 0 && value != null {
+        return None;
+    }
+    if count >= 2 && value == 231 {
+        // src_flat_scratch_base_hi has no 64-bit form.
         return None;
     }
     let m0 = if generation >= Generation::Gfx11 { 125 } else { 124 };
@@ -494,8 +530,11 @@ fn with_modifiers(body: String, shown: u16, index: u8, constant: bool) -> String
     }
 }
 
-/// The words after the operands: `op_sel:[…]`, `clamp`, `mul:2`/`mul:4`/`div:2`.
+/// The words after the operands: `high`, `op_sel:[…]`, `clamp`, `mul:2`/`mul:4`/`div:2`.
 fn push_modifiers(text: &mut String, form: &Form, shown: u16) {
+    if shown & (1 << 14) != 0 {
+        text.push_str(" high");
+    }
     let op_sel = (shown >> 10) & 0xF;
     if op_sel != 0 && form.op_sel_len > 0 {
         let mut entries = [0u8; 8];

@@ -149,9 +149,10 @@ fn label_row(listing: &CodeListing, k: usize) -> Html {
 }
 
 fn line_row(l: &CodeLine, index: usize, selected: bool) -> Html {
-    let slot = class_slot(l.class);
-    let class =
-        classes!("code-row", "code-line", format!("code-class-{}", CLASS_SLUGS[slot]), selected.then_some("selected"));
+    // A run of zeros has no class: it is not an instruction.
+    let kind =
+        if l.zeros { String::from("code-zeros") } else { format!("code-class-{}", CLASS_SLUGS[class_slot(l.class)]) };
+    let class = classes!("code-row", "code-line", kind, selected.then_some("selected"));
     html! {
         <div {class} data-line={index.to_string()} data-address={format!("{:x}", l.address)} data-offset={l.offset.to_string()}
             data-size={l.size.to_string()} aria-selected={selected.to_string()}>
