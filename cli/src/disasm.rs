@@ -259,7 +259,7 @@ fn disassemble(bytes: &[u8], options: listing::Options) -> Disassembled {
                 let descriptors = descriptors(bytes, listing.isa);
                 Disassembled::Code(Box::new(listing), descriptors)
             }
-            Err(_) => Disassembled::NoEncoding("not a GFX9-GFX12 code object the disassembler reads"),
+            Err(_) => Disassembled::NoEncoding("not a GFX8-GFX12 code object the disassembler reads"),
         };
     }
     if is_cubin(bytes) {

@@ -135,6 +135,7 @@ F64_HIGH = {0x3FE00000: "0.5", 0xBFE00000: "-0.5", 0x3FF00000: "1.0", 0xBFF00000
 F16_INLINE = {0x3800: "0.5", 0xB800: "-0.5", 0x3C00: "1.0", 0xBC00: "-1.0", 0x4000: "2.0", 0xC000: "-2.0",
               0x4400: "4.0", 0xC400: "-4.0", 0x3118: "0.15915494"}
 FLOATS = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"]
+BF16_INLINE = {0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22}
 F16_BITS = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400]
 
 
@@ -176,6 +177,13 @@ def model(ty, value, literal):
         if int_inline16(low) or low in F16_INLINE:
             return "lit(0x%x)" % v
         return "0x%x" % low
+    if ty == "V2H":
+        return "lit(0x%x)" % v if (int_inline32(v) or v in F16_INLINE) else "0x%x" % v
+    if ty == "V2B":
+        return "lit(0x%x)" % v if (int_inline32(v) or v in BF16_INLINE) else "0x%x" % v
+    if ty == "BF":
+        low = v & 0xFFFF
+        return "lit(0x%x)" % v if (int_inline16(low) or low in BF16_INLINE) else "0x%x" % v
     if ty == "NoImm":
         if v <= 64:
             return str(v)
@@ -185,7 +193,7 @@ def model(ty, value, literal):
     return None
 
 
-TYPES = ["B32", "B64", "I64", "F16", "I16"]
+TYPES = ["B32", "B64", "I64", "F16", "I16", "V2H", "V2B", "BF"]
 TYPE_PROBES = [(240, None), (241, None), (248, None), (128, None), (200, None)] + [
     (255, v) for v in [0, 5, 64, 65, 0xFFFFFFFF, 0xFFFFFFEF, 0xFFFF, 0xFFF0, 0x3800, 0x3C00, 0x3118, 0x3F800000,
                        0x3E22F983, 0x3FF00000, 0xBFE00000, 0x12345678, 0x10005, 0x13C00]]
@@ -268,11 +276,12 @@ class Form:
         self.opsel_half = {}  # op_sel bit -> token index that becomes .h
         self.notes = {}      # field -> notes after (a VGPR, an SGPR, an odd VGPR)
         self.vdst_zero = False  # no operands, and a nonzero vdst field makes the word invalid
+        self.high = {}       # field -> "invalid" or the note of a VGPR above v127 (32-bit forms)
 
 
 def no_vop3_literal(mcpu, enc):
-    """GFX8 and GFX9 VOP3 have no literal (and llvm-objdump 22 crashes on one)."""
-    return enc == "vop3" and gen_of(mcpu) <= 9
+    """GFX8 and GFX9 VOP3 have no literal (and llvm-objdump 22 crashes on one), but gfx950."""
+    return enc == "vop3" and gen_of(mcpu) <= 9 and mcpu != "gfx950"
 
 
 def learn_bases(mcpu, enc, encode, nops, fields):
@@ -445,9 +454,36 @@ def learn(mcpu, enc):
             ty = form.types.get("src0")
         form.types[field] = ty or "B32"
     learn_dst_notes(mcpu, encode, forms)
+    if enc in ("vop1", "vop2", "vopc"):
+        learn_high(mcpu, encode, forms)
     if enc == "vop3":
         learn_modifiers(mcpu, encode, forms)
     return {op: f for op, (f, b, lit) in forms.items()}
+
+
+def learn_high(mcpu, encode, forms):
+    """What a VGPR above v127 does to each VGPR operand of a 32-bit form: GFX12's 16-bit
+    operations take v0-v127 only there, and llvm-objdump rejects the word (a destination) or
+    names the register with a `…_Lo128` note (a source)."""
+    cands, keys = [], []
+    for op, (form, b, lit) in forms.items():
+        tail = [PROBE_LITERAL] if lit else []
+        for field in ("vdst", "src0", "src1"):
+            i = token_of(form, field)
+            if i is None or form.tokens[i][1] != "v" or form.tokens[i][2] != 1:
+                continue
+            f = dict(b)
+            f[field] = 200 if field == "vdst" else 256 + 200
+            cands.append(encode(op, f) + tail)
+            keys.append((op, field, i))
+    for (op, field, i), t in zip(keys, run(mcpu, cands)):
+        form = forms[op][0]
+        if t is None:
+            form.high[field] = "invalid"
+            continue
+        ops = split_text(t)[1]
+        if i < len(ops) and "Lo128" in note_of(ops[i]):
+            form.high[field] = note_of(ops[i])
 
 
 def learn_dst_notes(mcpu, encode, forms):
@@ -549,17 +585,20 @@ def rust_operand(form, tok, enc):
     h = "true" if half else "false"
     if field == "vdst":
         kind = {"s": "Scalar", "a": "Agpr"}.get(file, "Vgpr")
-        return "Operand::Dst { file: DstFile::%s, count: %d, half: %s, odd_note: %s }" % (
-            kind, count, h, rust_str(form.notes.get("vdst", ("", "", ""))[2]))
+        return "Operand::Dst { file: DstFile::%s, count: %d, half: %s, odd_note: %s, high_invalid: %s }" % (
+            kind, count, h, rust_str(form.notes.get("vdst", ("", "", ""))[2]),
+            "true" if form.high.get("vdst") == "invalid" else "false")
     if field == "sdst":
         return "Operand::Carry { count: %d }" % count
     index = int(field[3])
     acc = form.accept.get(field, {"v"})
     mask = (1 if "v" in acc else 0) | (2 if "s" in acc else 0) | (4 if "i" in acc else 0) | (8 if "l" in acc else 0)
-    notes = form.notes.get(field, ("", "", ""))
-    return "Operand::Src { index: %d, count: %d, half: %s, agpr: %s, ty: Ty::%s, accept: %d, notes: [%s] }" % (
+    high = form.high.get(field, "")
+    notes = tuple(form.notes.get(field, ("", "", ""))) + ("" if high == "invalid" else high,)
+    return ("Operand::Src { index: %d, count: %d, half: %s, agpr: %s, ty: Ty::%s, accept: %d, notes: [%s], "
+            "high_invalid: %s }") % (
         index, count, h, "true" if file == "a" else "false", form.types.get(field, "B32"), mask,
-        ", ".join(rust_str(n) for n in notes))
+        ", ".join(rust_str(n) for n in notes), "true" if high == "invalid" else "false")
 
 
 def rust_str(s):

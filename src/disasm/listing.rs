@@ -132,7 +132,7 @@ impl<'a> Text<'a> {
         let processor = processor_name(elf.flags & EF_AMDGPU_MACH)
             .ok_or_else(|| Error::new(48, CONTEXT, "a known EF_AMDGPU_MACH", format!("e_flags {:#x}", elf.flags)))?;
         let isa = Isa::for_processor(processor).ok_or_else(|| {
-            Error::new(48, CONTEXT, "a GFX9, GFX10, GFX11 or GFX12 processor", String::from(processor))
+            Error::new(48, CONTEXT, "a GFX8, GFX9, GFX10, GFX11 or GFX12 processor", String::from(processor))
         })?;
         let text =
             elf.section(".text").ok_or_else(|| Error::new(0, CONTEXT, "a .text section", String::from("none")))?;

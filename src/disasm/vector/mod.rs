@@ -46,6 +46,13 @@ pub(super) enum Ty {
     F16,
     /// 16-bit integers: the float inline constants print as their half-precision bits.
     I16,
+    /// Packed 16-bit floats: a literal is inline when a 32-bit integer constant or an f16 one
+    /// (with a zero high half); otherwise printed whole.
+    V2H,
+    /// Packed bfloat16: as [`Ty::V2H`] with the bf16 constants.
+    V2B,
+    /// bfloat16: the literal's low half decides, the whole literal prints.
+    BF,
     /// An operand that must be a register: a constant prints with `/*Invalid immediate*/`.
     NoImm,
 }
@@ -63,15 +70,27 @@ pub(super) enum Operand {
     /// `v_interp_mov`'s parameter from src1: `p10`, `p20`, `p0`, or `invalid_param_N`.
     Param,
     /// The `vdst` field: VGPRs, AGPRs, or SGPRs for comparisons and lane reads; `odd_note` is
-    /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs.
-    Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str },
+    /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs;
+    /// `high_invalid`: in the plain 32-bit encoding a VGPR above v127 makes the word invalid
+    /// (GFX12's 16-bit operations).
+    Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str, high_invalid: bool },
     /// The VOP3b carry-out `sdst` field.
     Carry { count: u8 },
     /// Source `index` (0–2): `count` registers (AGPRs rather than VGPRs when `agpr`), constants
     /// read as `ty`; `accept` is a mask of VGPR (1), SGPR (2), inline constant (4), literal (8).
-    /// `notes` are the `/*Invalid register …*/` llvm-objdump appends after a VGPR, an SGPR, and a
-    /// VGPR tuple at an odd number ("" for none).
-    Src { index: u8, count: u8, half: bool, agpr: bool, ty: Ty, accept: u8, notes: [&'static str; 3] },
+    /// `notes` are the `/*Invalid register …*/` llvm-objdump appends after a VGPR, an SGPR, a
+    /// VGPR tuple at an odd number, and, in the plain 32-bit encoding, a VGPR above v127 (GFX12's
+    /// `…_Lo128`) ("" for none); `high_invalid`: such a VGPR makes the word invalid there.
+    Src {
+        index: u8,
+        count: u8,
+        half: bool,
+        agpr: bool,
+        ty: Ty,
+        accept: u8,
+        notes: [&'static str; 4],
+        high_invalid: bool,
+    },
 }
 
 /// The register file of a destination.
@@ -265,6 +284,8 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
     let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print } | fields.shown;
     let literal_index = fields.size;
     let mut literal_used = false;
+    // A 32-bit word without an extension (DPP and SDWA have rules of their own).
+    let plain32 = fields.short && fields.size == 1;
     let mut text = String::from(mnemonic);
     for (i, operand) in form.operands.iter().enumerate() {
         text.push_str(if i == 0 { " " } else { ", " });
@@ -291,7 +312,10 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 value => format!("invalid_param_{value}"),
             },
             Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
-            Operand::Dst { file, count, half, odd_note } => {
+            Operand::Dst { file, count, half, odd_note, high_invalid } => {
+                if high_invalid && plain32 && fields.vdst >= 128 {
+                    return None;
+                }
                 let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
                 let mut text = vgpr(file, fields.vdst, count, half && !plain, fields.short, half_high);
                 if count >= 2 && fields.vdst % 2 == 1 {
@@ -300,8 +324,12 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 text
             }
             Operand::Carry { count } => scalar_tuple(generation, fields.sdst, count)?,
-            Operand::Src { index, count, half, agpr, ty, accept, notes } => {
+            Operand::Src { index, count, half, agpr, ty, accept, notes, high_invalid } => {
                 let value = *fields.src.get(usize::from(index))?;
+                let high = plain32 && value >= 256 + 128;
+                if high && high_invalid {
+                    return None;
+                }
                 if value == 255 {
                     literal_used = true;
                 }
@@ -316,7 +344,10 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     &fields,
                     half_high,
                 )?;
-                body.push_str(note_for(generation, value, count, notes));
+                match notes[3] {
+                    note if high && !note.is_empty() => body.push_str(note),
+                    _ => body.push_str(note_for(generation, value, count, [notes[0], notes[1], notes[2]])),
+                }
                 if fields.sext & (1 << index) != 0 {
                     body = format!("sext({body})");
                 }
@@ -355,11 +386,13 @@ fn note_for(generation: Generation, value: u32, count: u8, notes: [&'static str;
     let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
     match value {
         _ if value == null => "",
-        // GFX8 prints its special source registers without a note.
-        230 | 231 | 235..=239 | 251..=253 if generation == Generation::Gfx8 => "",
+        // An operand that takes VGPRs or LDS-direct takes src_lds_direct without a note.
+        254 if notes[1].contains("OrLds") => "",
+        // The special source registers print without a note.
+        230 | 231 | 235..=239 | 251..=253 => "",
         256..=511 if count >= 2 && value % 2 == 1 => notes[2],
         256..=511 => notes[0],
-        0..=127 | 230 | 231 | 235..=239 | 251..=254 => notes[1],
+        0..=127 | 254 => notes[1],
         _ => "",
     }
 }
@@ -391,8 +424,9 @@ fn scalar_destination(generation: Generation, value: u32, count: u8) -> Option<S
     match value {
         128..=208 | 240..=248 => Some(inline_text(Ty::NoImm, value)),
         0..=127 => scalar_tuple(generation, value, count),
-        // GFX8 and GFX9 name the special source registers as destinations too.
-        230 | 235..=239 | 251..=253 if generation <= Generation::Gfx9 => scalar_tuple(generation, value, count),
+        // The special source registers are named as destinations too.
+        230 | 235..=239 | 251..=253 => scalar_tuple(generation, value, count),
+        231 | 254 if count == 1 => scalar_tuple(generation, value, count),
         _ => None,
     }
 }
@@ -471,6 +505,17 @@ const F64_HIGH: [(u32, &str); 8] = [
 ];
 
 const F16_INLINE: [u32; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
+const BF16_INLINE: [u32; 9] = [0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22];
+
+/// Whether a literal equals a 32-bit integer inline constant (-16–64).
+fn is_inline_int32(value: u32) -> bool {
+    value <= 64 || value >= 0xFFFF_FFF0
+}
+
+/// Whether a 16-bit value equals a 16-bit integer inline constant (-16–64).
+fn is_inline_int16(value: u32) -> bool {
+    value <= 64 || (0xFFF0..=0xFFFF).contains(&value)
+}
 
 fn name_of(table: &[(u32, &'static str)], value: u32) -> Option<&'static str> {
     table.iter().find(|(bits, _)| *bits == value).map(|(_, name)| *name)
@@ -500,6 +545,12 @@ fn literal_text(ty: Ty, value: u32) -> String {
                 format!("{low:#x}")
             }
         }
+        Ty::V2H if is_inline_int32(value) || F16_INLINE.contains(&value) => format!("lit({value:#x})"),
+        Ty::V2B if is_inline_int32(value) || BF16_INLINE.contains(&value) => format!("lit({value:#x})"),
+        Ty::BF if is_inline_int16(value & 0xFFFF) || BF16_INLINE.contains(&(value & 0xFFFF)) => {
+            format!("lit({value:#x})")
+        }
+        Ty::V2H | Ty::V2B | Ty::BF => format!("{value:#x}"),
         Ty::NoImm => {
             let name = match value {
                 0..=64 => format!("{value}"),
