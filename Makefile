@@ -55,7 +55,7 @@ unit:
 
 # How many instruction texts of `offload disasm` equal llvm-objdump 22's, per processor: over the
 # code objects compiled for each family in tests/disasm/ (held to tests/disasm/agreement.txt),
-# then over a ROCm wheel from PyPI (printed; skipped offline). `make bench` runs three wheels.
+# then over a ROCm wheel from PyPI (printed; skipped offline). `make bench` runs four (GFX8 too).
 disasm-agreement:
 	cargo test --release -p offload --test disasm_agreement -- --nocapture
 	python3 scripts/disasm_agreement.py --quick

@@ -11,7 +11,7 @@ use offload::disasm::{decode, Isa};
 fn main() {
     let processor = std::env::args().nth(1).unwrap_or_else(|| String::from("gfx90a"));
     let Some(isa) = Isa::for_processor(&processor) else {
-        eprintln!("disasm_words: {processor} is not a GFX9-GFX12 processor");
+        eprintln!("disasm_words: {processor} is not a GFX8-GFX12 processor");
         std::process::exit(2);
     };
     let stdin = std::io::stdin();

@@ -225,7 +225,7 @@ STEPS = [
      "memory of the browser's own processes (all of them, an empty page's about 0.9 GiB included), "
      "sampled every 50 ms.", False),
     ("disasm.md", "disasm", "AMDGPU disassembly against llvm-objdump 22",
-     "`scripts/disasm_agreement.py`: every GFX9-GFX12 code object of three ROCm wheels from PyPI "
+     "`scripts/disasm_agreement.py`: every GFX8-GFX12 code object of four ROCm wheels from PyPI "
      "(cached; skipped when offline) is listed by `offload disasm` and `llvm-objdump -d`; per "
      "processor, the instructions whose text equals llvm-objdump's, out of all; the most frequent "
      "mismatches with their words; and both tools' time over all the code objects and on the "

@@ -5,8 +5,9 @@ ROCm wheels from PyPI, per processor: instructions whose text is llvm-objdump's,
 The wheels are downloaded once into the wheel cache ($OFFLOAD_WHEEL_CACHE, else
 ~/.cache/offload-explorer/wheels) with `pip download --no-deps --only-binary=:all:`; a wheel pip
 cannot get (offline) is skipped with a message. Every device image is extracted with
-`offload extract`; each GFX9-GFX12 code object is listed by both tools and their lines are
-compared by address. Every mismatch is written to target/disasm-mismatches.txt (its words,
+`offload extract`; each GFX8-GFX12 code object is listed by both tools and their lines are
+compared by address: instruction lines, and the `...` lines of skipped zero runs (keyed by where
+the run starts); a line we print where llvm-objdump prints none counts against us too. Every mismatch is written to target/disasm-mismatches.txt (its words,
 ours, llvm-objdump's); the first few per processor are printed. Also printed: the time both
 tools took over all the code objects, and on the largest one, as a ratio.
 
@@ -27,20 +28,34 @@ from bench_packages import wheel  # noqa: E402
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
 OBJDUMP = os.path.join(LLVM_BIN, "llvm-objdump")
 QUICK = ["jax-rocm60-plugin==0.5.0"]
-FULL = QUICK + ["jax-rocm60-pjrt==0.5.0", "cupy-rocm-5-0==13.3.0"]
+# The cupy ROCm wheels carry GFX8 (gfx801, gfx802, gfx803) code objects as well.
+FULL = QUICK + ["jax-rocm60-pjrt==0.5.0", "cupy-rocm-5-0==13.3.0", "cupy-rocm-4-3==13.3.0"]
 # An instruction line: tab, text, padding, `// ADDRESS: WORDS`, and a branch target's label.
 LINE = re.compile(r"^\t(.*?)\s*// ([0-9A-F]{12}): ([0-9A-F ]+?)(?: <.*>)?$")
+LABEL = re.compile(r"^([0-9a-f]{16}) <.*>:$")
+ZEROS = "\t\t..."
 SHOWN_PER_PROCESSOR = 5
-FAMILIES = ("gfx9", "gfx10", "gfx11", "gfx12")
+FAMILIES = ("gfx8", "gfx9", "gfx10", "gfx11", "gfx12")
 
 
 def instructions(text):
-    """{address: (text, words)} of a listing."""
+    """{address: (text, words)} of a listing; a run of zeros (`...`) is keyed by where it starts
+    (after the line or label before it), with the text `...`."""
     out = {}
+    after = 0
     for line in text.splitlines():
         m = LINE.match(line)
         if m:
-            out[int(m.group(2), 16)] = (m.group(1).rstrip(), m.group(3))
+            address = int(m.group(2), 16)
+            out[address] = (m.group(1).rstrip(), m.group(3))
+            words = m.group(3).split()
+            after = address + sum(len(w) // 2 for w in words)
+        elif line == ZEROS:
+            out.setdefault(after, ("...", ""))
+        else:
+            label = LABEL.match(line)
+            if label:
+                after = int(label.group(1), 16)
     return out
 
 
@@ -82,6 +97,11 @@ def compare(path, tally, mismatches, times):
             t[0] += 1
         else:
             mismatches[processor].append((os.path.basename(path), address, words, got[0] if got else "(none)", text))
+    for address in mine.keys() - theirs.keys():
+        # A line of ours where llvm-objdump has none (a run of zeros it skips, say).
+        t[1] += 1
+        text, words = mine[address]
+        mismatches[processor].append((os.path.basename(path), address, words, text, "(none)"))
     times.append((os.path.getsize(path), path, ref_time, our_time))
 
 

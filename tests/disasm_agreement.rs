@@ -17,11 +17,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use offload::disasm::{descriptor, Line, Listing};
+use offload::disasm::listing::Options;
+use offload::disasm::{descriptor, Line, LineKind, Listing};
 
 /// The processors generate.sh compiles for.
-const PROCESSORS: [&str; 11] =
-    ["gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1030", "gfx1100", "gfx1151", "gfx1201"];
+const PROCESSORS: [&str; 12] = [
+    "gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1030", "gfx1100", "gfx1151",
+    "gfx1201",
+];
+/// The processors generate.sh assembles tests/disasm/zeros.s for.
+const ZEROS: [&str; 4] = ["gfx803", "gfx900", "gfx1030", "gfx1100"];
 /// Differences listed per processor, unless `DISASM_SHOWN` says how many.
 const SHOWN_PER_PROCESSOR: usize = 25;
 
@@ -281,6 +286,31 @@ fn disassembly_agrees_with_llvm_objdump() {
         "agreement below the floor of tests/disasm/agreement.txt:\n{}",
         below_floor.join("\n")
     );
+}
+
+/// Runs of zero bytes (tests/disasm/zeros.s): `llvm-objdump -d` skips them as `...` lines and
+/// `-d -z` decodes them; so do our listing and its streamed text, word for word. The code before
+/// the first symbol gets a `<.text>` label, a symbol inside an instruction starts decoding again,
+/// and the last partial dword is printed as `.byte`.
+#[test]
+fn zero_runs_are_printed_as_llvm_objdump_prints_them() {
+    for processor in ZEROS {
+        let data = read(&format!("zeros_{processor}.co"));
+        for (zeroes, suffix) in [(false, "objdump"), (true, "objdump-z")] {
+            let reference = read_text(&format!("zeros_{processor}.{suffix}.txt"));
+            let options = Options { disassemble_zeroes: zeroes };
+            let listing = Listing::of_code_object_with(&data, options).unwrap_or_else(|e| panic!("{processor}: {e}"));
+            assert_eq!(listing.objdump_text(), reference, "{processor} {suffix}");
+            let mut streamed = String::new();
+            offload::disasm::listing::write_objdump_with(&data, options, &mut |t| streamed.push_str(t)).unwrap();
+            assert_eq!(streamed, reference, "{processor} {suffix}: streamed");
+            let zeros: Vec<&Line> = listing.lines.iter().filter(|l| l.kind == LineKind::Zeros).collect();
+            assert_eq!(zeros.len(), if zeroes { 0 } else { reference.matches("\t\t...").count() }, "{processor}");
+            for line in zeros {
+                assert!(line.size >= 8 && line.size % 4 == 0 && line.class.is_none() && listing.words(line).is_empty());
+            }
+        }
+    }
 }
 
 /// llvm-objdump's descriptor blocks: `<NAME.kd>` → the lines after that header line.

@@ -39,6 +39,10 @@ pub struct DisasmArgs {
     /// words, text, class, branch target).
     #[arg(long)]
     pub json: bool,
+    /// Decode runs of zero bytes like any other code, as `llvm-objdump -z` does, instead of
+    /// printing `...` for a run of 8 or more zero bytes.
+    #[arg(short = 'z', long = "disassemble-zeroes")]
+    pub disassemble_zeroes: bool,
     #[command(flatten)]
     pub flow: flow::FlowArgs,
     #[command(flatten)]
@@ -64,6 +68,7 @@ enum Disassembled {
 
 pub fn run(a: &DisasmArgs) -> Outcome<()> {
     let shown_file = shown(&a.file);
+    let options = listing::Options { disassemble_zeroes: a.disassemble_zeroes };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = |e: std::io::Error| Failure::new(format!("writing the listing: {e}"));
     if a.flow.wanted() {
@@ -73,7 +78,7 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
         // Every line of every code object: printed as it is decoded, never held whole.
         let mut first = true;
         for_each_image(a, &shown_file, &mut |image, bytes| {
-            stream(&mut out, &image, bytes, first).map_err(written)?;
+            stream(&mut out, &image, bytes, first, options).map_err(written)?;
             first = false;
             Ok(())
         })?;
@@ -81,7 +86,7 @@ pub fn run(a: &DisasmArgs) -> Outcome<()> {
     }
     let mut results = Vec::new();
     for_each_image(a, &shown_file, &mut |image, bytes| {
-        results.push((image, disassemble(bytes)));
+        results.push((image, disassemble(bytes, options)));
         Ok(())
     })?;
     let results = narrow_to_kernel(results, a.kernel.as_deref(), &shown_file)?;
@@ -126,7 +131,13 @@ pub(crate) fn for_each_image(
 }
 
 /// One image's header line and listing, written as it is decoded.
-fn stream(out: &mut dyn Write, image: &Image, bytes: &[u8], first: bool) -> std::io::Result<()> {
+fn stream(
+    out: &mut dyn Write,
+    image: &Image,
+    bytes: &[u8],
+    first: bool,
+    options: listing::Options,
+) -> std::io::Result<()> {
     if !first {
         writeln!(out)?;
     }
@@ -134,7 +145,7 @@ fn stream(out: &mut dyn Write, image: &Image, bytes: &[u8], first: bool) -> std:
     if is_amdgpu_elf(bytes) {
         writeln!(out)?;
         let mut failed = None;
-        let listed = listing::write_objdump(bytes, &mut |text| {
+        let listed = listing::write_objdump_with(bytes, options, &mut |text| {
             if failed.is_none() {
                 failed = out.write_all(text.as_bytes()).err();
             }
@@ -146,7 +157,7 @@ fn stream(out: &mut dyn Write, image: &Image, bytes: &[u8], first: bool) -> std:
             return Ok(());
         }
     }
-    match disassemble(bytes) {
+    match disassemble(bytes, options) {
         Disassembled::Code(listing, _) => write_listing(out, &listing, &[], None),
         Disassembled::Ptx(text) => writeln!(out, "{text}"),
         Disassembled::NoEncoding(why) => writeln!(out, "  ({why})"),
@@ -252,14 +263,14 @@ fn chosen(file: &str, tree: &offload::tree::Tree, names: &[String]) -> Outcome<V
     Ok(picked.into_iter().map(|t| (image(t), t.span)).collect())
 }
 
-fn disassemble(bytes: &[u8]) -> Disassembled {
+fn disassemble(bytes: &[u8], options: listing::Options) -> Disassembled {
     if is_amdgpu_elf(bytes) {
-        return match Listing::of_code_object(bytes) {
+        return match Listing::of_code_object_with(bytes, options) {
             Ok(listing) => {
                 let descriptors = descriptors(bytes, listing.isa);
                 Disassembled::Code(Box::new(listing), descriptors)
             }
-            Err(_) => Disassembled::NoEncoding("not a GFX9-GFX12 code object the disassembler reads"),
+            Err(_) => Disassembled::NoEncoding("not a GFX8-GFX12 code object the disassembler reads"),
         };
     }
     if is_cubin(bytes) {
@@ -428,6 +439,8 @@ fn line_json(listing: &Listing, line: &Line) -> Value {
     let mut v = json!({
         "address": line.address,
         "offset": line.file_offset,
+        "size": line.size,
+        "kind": line.kind.as_str(),
         "words": listing.words(line),
         "text": line.text,
         "class": line.class.map(|c| c.as_str()),
@@ -442,8 +455,10 @@ fn line_json(listing: &Listing, line: &Line) -> Value {
 /// `{file, images: [{image, target, processor?, labels?, lines?, ptx?, note?}]}`; a label is
 /// `{name, demangled, address, size, descriptor}` (`descriptor`: its `.kd` as llvm-objdump -D
 /// prints it, null for a label that is not a kernel); a line is
-/// `{address, offset, words, text, class, target?, target_label?}` (`class` null for a word
-/// that did not decode; `offset` within the code object).
+/// `{address, offset, size, kind, words, text, class, target?, target_label?}` (`kind`:
+/// `instruction`, `undecoded` for a word printed as `.long`, or `zeros` for a run of `size` zero
+/// bytes llvm-objdump prints as `...`, whose `words` are empty; `class` null for the last two;
+/// `offset` within the code object).
 fn document(file: &str, results: &[(Image, Disassembled)], kernel: Option<&str>) -> Value {
     let images: Vec<Value> = results
         .iter()

@@ -3,7 +3,7 @@
     scripts/disasm/check_memory.py gfx90a [N]     # N random candidates per encoding (default 2000)
     scripts/disasm/check_memory.py all [N]
 
-For each encoding (DS, flat, scratch, global, MUBUF, MTBUF) the opcode is drawn from the
+For each encoding (DS, flat, scratch, global, MUBUF, MTBUF, EXP, LDSDIR, MIMG) the opcode is drawn from the
 generated table and every other bit at random; each field is zeroed half the time, since
 llvm-mc rejects nonzero fields an opcode does not use. Prints, per processor and encoding, how
 many of the words llvm-mc decodes we print identically, how many we decode that llvm-mc rejects,
@@ -18,9 +18,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gen_memory import GEN, ISAS, LAYOUTS, pack, run  # noqa: E402
+from gen_vector import run as objdump_run  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 TABLES = os.path.join(ROOT, "src/disasm/memory/tables.rs")
+IMAGE_TABLES = os.path.join(ROOT, "src/disasm/memory/image_tables.rs")
 
 
 def table_ops():
@@ -33,6 +35,11 @@ def table_ops():
     for m in re.finditer(r"fn (\w+)\(isa: Isa\) -> &'static \[Op\] \{(.*?)\n\}", text, re.S):
         for arm in re.finditer(r"Isa::(\w+) => (\w+),", m.group(2)):
             out[(m.group(1), arm.group(1).lower())] = statics.get(arm.group(2), [])
+    text = open(IMAGE_TABLES).read()
+    statics = {m.group(1): [int(c) for c in re.findall(r"ImageOp\((\d+),", m.group(2))]
+               for m in re.finditer(r"static (\w+): &\[ImageOp\] = &\[(.*?)\];", text, re.S)}
+    for arm in re.finditer(r"Isa::(\w+) => \((\w+),", text):
+        out[("mimg", arm.group(1).lower())] = statics.get(arm.group(2), [])
     return out
 
 
@@ -62,7 +69,8 @@ def candidates(cpu, n, rng):
     ops = table_ops()
     out = {}
     groups = [("ds", "ds", None), ("flat", "flat", 0), ("scratch", "flat", 1), ("global", "flat", 2),
-              ("mubuf", "mubuf", None), ("mtbuf", "mtbuf", None), ("exp", "exp", None), ("ldsdir", "ldsdir", None)]
+              ("mubuf", "mubuf", None), ("mtbuf", "mtbuf", None), ("exp", "exp", None), ("ldsdir", "ldsdir", None),
+              ("mimg", "mimg", None)]
     for group, kind, seg in groups:
         layout = LAYOUTS[gen].get(kind)
         # EXP and LDSDIR have no opcode table: their "opcode" field is drawn whole.
@@ -92,17 +100,14 @@ def ours(cpu, cands):
     return out
 
 
-NOP = {9: 0xBF800000, 10: 0xBF800000, 11: 0xBF800000, 12: 0xBF800000}
+NOP = {8: 0xBF800000, 9: 0xBF800000, 10: 0xBF800000, 11: 0xBF800000, 12: 0xBF800000}
 
 
 def reference(cpu, cands):
-    """llvm-mc's answers; two `s_nop 0` after each candidate keep the stream aligned when a
-    rejected candidate's later dwords decode as the start of an instruction."""
-    nop = [NOP[GEN[cpu]]]
-    stream = []
-    for c in cands:
-        stream += [c, nop, nop]
-    return run(cpu, stream)[::3]
+    """llvm-objdump's answers, read back by address (`gen_vector.run`: two `s_nop 0` after each
+    candidate keep the stream aligned when a rejected candidate's later dwords decode as the
+    start of an instruction)."""
+    return objdump_run(cpu, cands)
 
 
 def recheck(cpu, cands, theirs, mine, limit=150):
@@ -138,7 +143,7 @@ def check(cpu, n, seed=1, show=6):
 
 ALIAS = {"gfx1201": "gfx1200", "gfx1101": "gfx1100", "gfx940": "gfx942", "gfx1031": "gfx1030"}
 LINE = re.compile(r"^\t(\S.*?)\s*// [0-9A-F]+: ((?:[0-9A-F]{8} ?)+)$")
-MEMORY_TOPS = {9: {0x36, 0x37, 0x38, 0x3A, 0x31}, 10: {0x36, 0x37, 0x38, 0x3A, 0x3E},
+MEMORY_TOPS = {8: {0x36, 0x37, 0x38, 0x3A, 0x31, 0x3C}, 9: {0x36, 0x37, 0x38, 0x3A, 0x31, 0x3C}, 10: {0x36, 0x37, 0x38, 0x3A, 0x3E},
                11: {0x36, 0x37, 0x38, 0x3A, 0x3E, 0x33}, 12: {0x36, 0x3B, 0x31, 0x3E, 0x33}}
 
 

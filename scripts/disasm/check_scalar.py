@@ -29,9 +29,10 @@ def valid_opcodes(family, kind):
     """The opcodes of `kind` the generated tables give `family`."""
     text = open(TABLES).read()
     fn = re.search(r"fn %s\(isa: Isa\).*?\n    match isa \{\n(.*?)\n    \}" % kind, text, re.S).group(1)
-    for line in fn.splitlines():
-        if "Isa::%s " % family in line + " " or "Isa::%s," % family in line or "Isa::%s =>" % family in line:
-            name = line.split("=>")[1].strip().rstrip(",")
+    # An arm may span lines once rustfmt has wrapped its patterns.
+    for patterns, static in re.findall(r"((?:Isa::\w+\s*\|\s*)*Isa::\w+)\s*=>\s*(\w+)", fn):
+        if family in re.findall(r"Isa::(\w+)", patterns):
+            name = static
             break
     body = re.search(r"static %s: .*?= &\[\n(.*?)\n\];" % name, text, re.S).group(1)
     return [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r"\((0x[0-9a-f]+), \"[^\"]*\", \"([^\"]*)\"", body)]
@@ -100,8 +101,11 @@ def smem_candidate(gen_no, op, rng):
         word1 = (word1 & ~(0x7f << 25)) | ((124 if gen_no >= 11 else 125) << 25)
     if rng.random() < 0.3:
         word1 &= ~0x1fffff & 0xffffffff
-    if gen_no == 9:
+    if gen_no <= 9:
         w0 = 0xC0000000 | (op << 18) | (rng.getrandbits(18) & ~(1 << 13))
+        if gen_no == 8 and rng.random() < 0.5:
+            # An SGPR offset names a register in bits 6:0; the rest of the dword is spare.
+            word1 &= 0xff
     elif gen_no == 12:
         w0 = 0xF4000000 | (rng.getrandbits(26) & ~(0x3f << 13)) | (op << 13)
     else:

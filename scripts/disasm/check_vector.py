@@ -3,9 +3,9 @@
     python3 scripts/disasm/check_vector.py gfx90a [N]     # N random candidates per encoding
     python3 scripts/disasm/check_vector.py all [N]        # every family
 
-For each encoding (VOP1, VOP2, VOPC, VOP3, and the SDWA/DPP16/DPP8 forms; `ONLY=dpp,dpp8` picks some) it builds N candidates with
-random opcodes and fields (modifiers set with some probability, a literal dword when a source
-names one), decodes them with `examples/disasm_words.rs` and with llvm-objdump, and prints per
+For each encoding (VOP1, VOP2, VOPC, VOP3, the SDWA/DPP16/DPP8 forms, and VINTRP; `ONLY=dpp,dpp8`
+picks some) it builds N candidates with random opcodes and fields (modifiers set with some
+probability, a literal dword when a source names one), decodes them with `examples/disasm_words.rs` and with llvm-objdump, and prints per
 encoding: words llvm-objdump decodes, how many of those we print identically, the words we
 decode that it rejects, and the first mismatches with their words.
 """
@@ -53,7 +53,7 @@ def vopc(gen):
 
 def vop3(gen):
     nops = 0x380 if gen == 9 else 1024
-    top = 0x34 if gen == 9 else 0x35
+    top = 0x34 if gen <= 9 else 0x35
 
     def maybe(bits):
         return random.getrandbits(bits) if random.random() < 0.25 else 0
@@ -104,7 +104,15 @@ def dpp8(gen):
     return w + [random.getrandbits(32)]
 
 
-ENCODINGS = {"vop1": vop1, "vop2": vop2, "vopc": vopc, "vop3": vop3, "sdwa": sdwa, "dpp": dpp, "dpp8": dpp8}
+def vintrp(gen):
+    """A VINTRP word (GFX8-GFX10): its top bits and any other bits."""
+    return [(0x32 if gen == 10 else 0x35) << 26 | random.getrandbits(26)]
+
+
+ENCODINGS = {"vop1": vop1, "vop2": vop2, "vopc": vopc, "vop3": vop3, "sdwa": sdwa, "dpp": dpp, "dpp8": dpp8,
+             "vintrp": vintrp}
+# The families with VINTRP.
+VINTRP = ("gfx803", "gfx810", "gfx900", "gfx906", "gfx908", "gfx1010", "gfx1030")
 
 
 def with_literal(words):
@@ -137,7 +145,9 @@ def check(mcpu, n, show):
     gen = gen_of(mcpu)
     random.seed(mcpu)
     for name, make in ENCODINGS.items():
-        if (name == "sdwa" and gen >= 11) or (name == "dpp8" and gen == 9):
+        if (name == "sdwa" and gen >= 11) or (name == "dpp8" and gen <= 9):
+            continue
+        if name == "vintrp" and mcpu not in VINTRP:
             continue
         if ONLY and name not in ONLY:
             continue

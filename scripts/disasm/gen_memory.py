@@ -4,7 +4,7 @@ Taken from AMD's published ISA documents and confirmed by flipping bits under ll
 """
 
 GEN = {
-    "gfx900": 9, "gfx906": 9, "gfx908": 9, "gfx90a": 9, "gfx942": 9, "gfx950": 9,
+    "gfx803": 8, "gfx810": 8, "gfx900": 9, "gfx906": 9, "gfx908": 9, "gfx90a": 9, "gfx942": 9, "gfx950": 9,
     "gfx1010": 10, "gfx1030": 10, "gfx1100": 11, "gfx1150": 11, "gfx1200": 12,
 }
 ISAS = list(GEN)
@@ -12,6 +12,7 @@ ISAS = list(GEN)
 DS9 = dict(words=2, fixed=[(0, 26, 6, 0x36)], op=(0, 17, 8), gds=(0, 16, 1), acc=(0, 25, 1),
            off0=(0, 0, 8), off1=(0, 8, 8), addr=(1, 0, 8), data0=(1, 8, 8), data1=(1, 16, 8), vdst=(1, 24, 8))
 DS10 = dict(DS9, op=(0, 18, 8), gds=(0, 17, 1), acc=None)
+DS8 = DS9
 
 FLAT9 = dict(words=2, fixed=[(0, 26, 6, 0x37)], offset=(0, 0, 13), lds=(0, 13, 1), seg=(0, 14, 2), glc=(0, 16, 1),
              slc=(0, 17, 1), op=(0, 18, 7), sc1=(0, 25, 1), addr=(1, 0, 8), data=(1, 8, 8), saddr=(1, 16, 7),
@@ -26,6 +27,7 @@ FLAT12 = dict(words=3, fixed=[(0, 26, 6, 0x3B)], saddr=(0, 0, 7), nv=(0, 7, 1), 
 MUBUF9 = dict(words=2, fixed=[(0, 26, 6, 0x38)], offset=(0, 0, 12), offen=(0, 12, 1), idxen=(0, 13, 1),
               glc=(0, 14, 1), sc1=(0, 15, 1), lds=(0, 16, 1), slc=(0, 17, 1), op=(0, 18, 7), vaddr=(1, 0, 8),
               vdata=(1, 8, 8), srsrc=(1, 16, 5), acc=(1, 23, 1), soffset=(1, 24, 8))
+MUBUF8 = dict(MUBUF9, sc1=None, acc=None, tfe=(1, 23, 1))
 MUBUF10 = dict(MUBUF9, sc1=None, dlc=(0, 15, 1), acc=None, slc=(1, 22, 1), tfe=(1, 23, 1), op=(0, 18, 8))
 MUBUF11 = dict(words=2, fixed=[(0, 26, 6, 0x38)], offset=(0, 0, 12), slc=(0, 12, 1), dlc=(0, 13, 1),
                glc=(0, 14, 1), op=(0, 18, 8), vaddr=(1, 0, 8), vdata=(1, 8, 8), srsrc=(1, 16, 5), tfe=(1, 21, 1),
@@ -36,6 +38,7 @@ VBUF12 = dict(words=3, fixed=[(0, 26, 6, 0x31)], soffset=(0, 0, 7), nv=(0, 7, 1)
 
 MTBUF9 = dict(MUBUF9, fixed=[(0, 26, 6, 0x3A)], op=(0, 15, 4), dfmt=(0, 19, 4), nfmt=(0, 23, 3), sc1=None, lds=None,
               slc=(1, 22, 1), acc=(1, 23, 1))
+MTBUF8 = dict(MTBUF9, acc=None, tfe=(1, 23, 1))
 MTBUF10 = dict(MUBUF10, fixed=[(0, 26, 6, 0x3A)], op=(0, 16, 3), op3=(1, 21, 1), fmt=(0, 19, 7), dlc=(0, 15, 1),
                lds=None, op7=None)
 MTBUF11 = dict(MUBUF11, fixed=[(0, 26, 6, 0x3A)], op=(0, 15, 4), fmt=(0, 19, 7))
@@ -44,11 +47,16 @@ EXP9 = dict(words=2, fixed=[(0, 26, 6, 0x31)], op=(0, 0, 4), tgt=(0, 4, 6), comp
             vm=(0, 12, 1), vsrc=(1, 0, 32))
 EXP10 = dict(EXP9, fixed=[(0, 26, 6, 0x3E)])
 EXP11 = dict(EXP10, compr=None, vm=None, row_en=(0, 13, 1))
+# MIMG of GFX8 and gfx900-gfx908 (check_memory.py; the tables come from gen_image.py).
+MIMG9 = dict(words=2, fixed=[(0, 26, 6, 0x3C)], dmask=(0, 8, 4), unorm=(0, 12, 1), glc=(0, 13, 1), da=(0, 14, 1),
+             r128=(0, 15, 1), tfe=(0, 16, 1), lwe=(0, 17, 1), op=(0, 18, 7), slc=(0, 25, 1), vaddr=(1, 0, 8),
+             vdata=(1, 8, 8), srsrc=(1, 16, 5), ssamp=(1, 21, 5), d16=(1, 31, 1))
 LDSDIR = dict(words=1, fixed=[(0, 24, 8, 0xCE)], vdst=(0, 0, 8), chan=(0, 8, 2), attr=(0, 10, 6), wait=(0, 16, 4),
               op=(0, 20, 2), vsrc=(0, 23, 1))
 
 LAYOUTS = {
-    9: dict(ds=DS9, flat=FLAT9, mubuf=MUBUF9, mtbuf=MTBUF9, exp=EXP9),
+    8: dict(ds=DS8, flat=FLAT9, mubuf=MUBUF8, mtbuf=MTBUF8, exp=EXP9, mimg=MIMG9),
+    9: dict(ds=DS9, flat=FLAT9, mubuf=MUBUF9, mtbuf=MTBUF9, exp=EXP9, mimg=MIMG9),
     10: dict(ds=DS10, flat=FLAT10, mubuf=MUBUF10, mtbuf=MTBUF10, exp=EXP10),
     11: dict(ds=DS10, flat=FLAT11, mubuf=MUBUF11, mtbuf=MTBUF11, exp=EXP11, ldsdir=LDSDIR),
     12: dict(ds=DS10, flat=FLAT12, mubuf=VBUF12, exp=EXP11, ldsdir=LDSDIR),
@@ -107,12 +115,12 @@ def mnemonic(text):
 
 def off_value(gen):
     """The SADDR value printed `off`."""
-    return {9: 0x7F, 10: 0x7D}.get(gen, 0x7C)
+    return {8: 0x7F, 9: 0x7F, 10: 0x7D}.get(gen, 0x7C)
 
 
 def flat_saddr(gen):
     """The SADDR value a flat-segment instruction must carry."""
-    return 0 if gen == 9 else off_value(gen)
+    return 0 if gen <= 9 else off_value(gen)
 
 
 def sweep_ds(cpu):
@@ -146,7 +154,7 @@ def sweep_ds(cpu):
         probes.append(pack(layout, op=op, off0=1, off1=2, gds=1, **regs))
         pkeys.append((op, "gds"))
         if layout.get("acc"):
-            probes.append(pack(layout, op=op, off0=1, off1=2, acc=1, **regs))
+            probes.append(pack(layout, op=op, off0=1, off1=2, acc=1, gds=int(op in needs_gds), **regs))
             pkeys.append((op, "acc"))
     allowed = set()
     for key, text in zip(pkeys, run(cpu, probes)):
@@ -296,7 +304,7 @@ def sweep_formats(cpu):
     gen = GEN[cpu]
     layout = LAYOUTS[gen]["mtbuf"] if gen < 12 else LAYOUTS[gen]["mubuf"]
     base = dict(op=128 if gen == 12 else 4, vaddr=ADDR, vdata=DATA0, srsrc=2, soffset=6)
-    if gen == 9:
+    if gen <= 9:
         dfmt = run(cpu, [pack(layout, **base, dfmt=d, nfmt=0) for d in range(16)])
         nfmt = run(cpu, [pack(layout, **base, dfmt=1, nfmt=n) for n in range(8)])
         return [format_name(t) for t in dfmt], [format_name(t) for t in nfmt]
@@ -311,7 +319,7 @@ NAMES = [
     ("SRSRC", "mubuf", dict(), "srsrc", 24, r"^\S+ v5, off, (.*), s1$"),
     ("SOFFSET", "mubuf", dict(), "soffset", 100, r"^\S+ v5, off, s\[\d+:\d+\], (.*)$"),
 ]
-LOAD = {9: dict(flat=20, mubuf=20), 10: dict(flat=12, mubuf=12), 11: dict(flat=20, mubuf=20),
+LOAD = {8: dict(flat=20, mubuf=20), 9: dict(flat=20, mubuf=20), 10: dict(flat=12, mubuf=12), 11: dict(flat=20, mubuf=20),
         12: dict(flat=20, mubuf=20)}
 
 
@@ -411,13 +419,14 @@ def main():
     out = [HEADER + "\nuse super::Op;\nuse crate::disasm::Isa;"]
     emit("ds", {cpu: sweep_ds(cpu) for cpu in ISAS}, out)
     for seg, group in [(0, "flat"), (1, "scratch"), (2, "global")]:
-        emit(group, {cpu: sweep_flat(cpu, seg) for cpu in ISAS}, out)
+        # GFX8 has flat only.
+        emit(group, {cpu: sweep_flat(cpu, seg) for cpu in ISAS if seg == 0 or GEN[cpu] > 8}, out)
     emit("mubuf", {cpu: sweep_buffer(cpu, "mubuf") for cpu in ISAS}, out)
     emit("mtbuf", {cpu: sweep_buffer(cpu, "mtbuf") for cpu in ISAS if "mtbuf" in LAYOUTS[GEN[cpu]]}, out)
     for name, _, _, _, first, _ in NAMES:
         per_isa = {}
-        for cpu in ["gfx900", "gfx1010", "gfx1030", "gfx1100", "gfx1200"]:
-            if cpu == "gfx1010" and name != "SADDR32":
+        for cpu in ["gfx803", "gfx900", "gfx1010", "gfx1030", "gfx1100", "gfx1200"]:
+            if cpu == "gfx1010" and name != "SADDR32" or cpu == "gfx803" and name.startswith("SADDR"):
                 continue
             per_isa[cpu] = sweep_names(cpu, name)
             out.append(rust_names("%s_%s" % (name, cpu.upper()), per_isa[cpu]))

@@ -400,6 +400,8 @@ def main():
         out.append("const %s: Slot = %s;\n" % (name, text))
     out.append("\n/// The VOP3P table of a family, sorted by opcode.\n")
     out.append("pub(super) fn vop3p(isa: Isa) -> &'static [Op] {\n    match isa {\n")
+    # GFX8 has no VOP3P.
+    out.append("        Isa::Gfx803 | Isa::Gfx810 => &[],\n")
     for mcpu in FAMILIES:
         variant = "Gfx" + mcpu[3:]
         out.append("        Isa::%s => %s,\n" % (variant, tables[mcpu]))

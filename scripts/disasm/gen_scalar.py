@@ -32,6 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OUT = os.path.join(ROOT, "src", "disasm", "scalar", "tables.rs")
 
 FAMILIES = [
+    ("Gfx803", "gfx803"), ("Gfx810", "gfx810"),
     ("Gfx900", "gfx900"), ("Gfx906", "gfx906"), ("Gfx908", "gfx908"), ("Gfx90a", "gfx90a"),
     ("Gfx942", "gfx942"), ("Gfx950", "gfx950"), ("Gfx1010", "gfx1010"), ("Gfx1030", "gfx1030"),
     ("Gfx1100", "gfx1100"), ("Gfx1150", "gfx1150"), ("Gfx1200", "gfx1200"),
@@ -348,6 +349,10 @@ def sweep(mcpu, kind):
 def smem_words(mcpu, op, sdata=16, sbase=2, imm=1, soe=0, glc=0, offset=0x10, soffset=SRC0):
     """An SMEM candidate in the layout of `mcpu`'s generation."""
     gen = generation(mcpu)
+    if gen == 8:
+        # GFX8: no soe and no soffset; without imm the offset dword names the SGPR.
+        return [0xC0000000 | (op << 18) | (imm << 17) | (glc << 16) | (sdata << 6) | sbase,
+                offset if imm else soffset]
     if gen == 9:
         return [0xC0000000 | (op << 18) | (imm << 17) | (glc << 16) | (soe << 14) | (sdata << 6) | sbase,
                 offset | (soffset << 25)]
@@ -359,14 +364,15 @@ def smem_words(mcpu, op, sdata=16, sbase=2, imm=1, soe=0, glc=0, offset=0x10, so
 
 
 def generation(mcpu):
-    return {"gfx9": 9, "gfx10": 10, "gfx11": 11, "gfx12": 12}[re.match(r"gfx(9|1[0-2])", mcpu).group(0)]
+    return {"gfx8": 8, "gfx9": 9, "gfx10": 10, "gfx11": 11, "gfx12": 12}[
+        re.match(r"gfx(8|9|1[0-2])", mcpu).group(0)]
 
 
 def smem_layout(mcpu, op):
     gen = generation(mcpu)
     null = 124 if gen >= 11 else 125
-    variants = [dict(), dict(glc=1), dict(sdata=0, sbase=0, offset=0, soffset=0 if gen == 9 else null)]
-    if gen == 9:
+    variants = [dict(), dict(glc=1), dict(sdata=0, sbase=0, offset=0, soffset=0 if gen <= 9 else null)]
+    if gen <= 9:
         variants[2]["imm"] = 0
     texts = yield [smem_words(mcpu, op, **v) for v in variants]
     text = next((t for t in texts if t), None)

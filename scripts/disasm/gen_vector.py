@@ -24,6 +24,7 @@ BATCH = 20000
 S_NOP = 0xBF800000
 
 FAMILIES = [
+    ("Gfx803", "gfx803"), ("Gfx810", "gfx810"),
     ("Gfx900", "gfx900"), ("Gfx906", "gfx906"), ("Gfx908", "gfx908"), ("Gfx90a", "gfx90a"),
     ("Gfx942", "gfx942"), ("Gfx950", "gfx950"), ("Gfx1010", "gfx1010"), ("Gfx1030", "gfx1030"),
     ("Gfx1100", "gfx1100"), ("Gfx1150", "gfx1150"), ("Gfx1200", "gfx1200"),
@@ -81,8 +82,9 @@ def _batch(mcpu, candidates):
 # Encodings: fields -> dwords.
 
 def gen_of(mcpu):
-    n = int(re.match(r"gfx(\d+)", mcpu).group(1)[:2]) if len(mcpu) == 7 else 9
-    return {9: 9, 10: 10, 11: 11, 12: 12}.get(n, 9)
+    if len(mcpu) == 7:
+        return {10: 10, 11: 11, 12: 12}.get(int(mcpu[3:5]), 9)
+    return 8 if mcpu.startswith("gfx8") else 9
 
 
 def vop1(op, f):
@@ -98,7 +100,7 @@ def vopc(op, f):
 
 
 def vop3_for(gen):
-    top = 0x34 if gen == 9 else 0x35
+    top = 0x34 if gen <= 9 else 0x35
 
     def vop3(op, f):
         w0 = (top << 26 | op << 16 | f.get("clamp", 0) << 15 | f.get("opsel", 0) << 11 | f.get("abs", 0) << 8
@@ -133,6 +135,7 @@ F64_HIGH = {0x3FE00000: "0.5", 0xBFE00000: "-0.5", 0x3FF00000: "1.0", 0xBFF00000
 F16_INLINE = {0x3800: "0.5", 0xB800: "-0.5", 0x3C00: "1.0", 0xBC00: "-1.0", 0x4000: "2.0", 0xC000: "-2.0",
               0x4400: "4.0", 0xC400: "-4.0", 0x3118: "0.15915494"}
 FLOATS = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"]
+BF16_INLINE = {0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22}
 F16_BITS = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400]
 
 
@@ -174,6 +177,13 @@ def model(ty, value, literal):
         if int_inline16(low) or low in F16_INLINE:
             return "lit(0x%x)" % v
         return "0x%x" % low
+    if ty == "V2H":
+        return "lit(0x%x)" % v if (int_inline32(v) or v in F16_INLINE) else "0x%x" % v
+    if ty == "V2B":
+        return "lit(0x%x)" % v if (int_inline32(v) or v in BF16_INLINE) else "0x%x" % v
+    if ty == "BF":
+        low = v & 0xFFFF
+        return "lit(0x%x)" % v if (int_inline16(low) or low in BF16_INLINE) else "0x%x" % v
     if ty == "NoImm":
         if v <= 64:
             return str(v)
@@ -183,7 +193,7 @@ def model(ty, value, literal):
     return None
 
 
-TYPES = ["B32", "B64", "I64", "F16", "I16"]
+TYPES = ["B32", "B64", "I64", "F16", "I16", "V2H", "V2B", "BF"]
 TYPE_PROBES = [(240, None), (241, None), (248, None), (128, None), (200, None)] + [
     (255, v) for v in [0, 5, 64, 65, 0xFFFFFFFF, 0xFFFFFFEF, 0xFFFF, 0xFFF0, 0x3800, 0x3C00, 0x3118, 0x3F800000,
                        0x3E22F983, 0x3FF00000, 0xBFE00000, 0x12345678, 0x10005, 0x13C00]]
@@ -265,11 +275,13 @@ class Form:
         self.opsel = {}      # op_sel bit -> (list length, position) when printed in op_sel:[...]
         self.opsel_half = {}  # op_sel bit -> token index that becomes .h
         self.notes = {}      # field -> notes after (a VGPR, an SGPR, an odd VGPR)
+        self.vdst_zero = False  # no operands, and a nonzero vdst field makes the word invalid
+        self.high = {}       # field -> "invalid" or the note of a VGPR above v127 (32-bit forms)
 
 
 def no_vop3_literal(mcpu, enc):
-    """GFX9 VOP3 has no literal (and llvm-objdump 22 crashes on one)."""
-    return enc == "vop3" and gen_of(mcpu) == 9
+    """GFX8 and GFX9 VOP3 have no literal (and llvm-objdump 22 crashes on one), but gfx950."""
+    return enc == "vop3" and gen_of(mcpu) <= 9 and mcpu != "gfx950"
 
 
 def learn_bases(mcpu, enc, encode, nops, fields):
@@ -285,8 +297,11 @@ def learn_bases(mcpu, enc, encode, nops, fields):
             keys.append((op, b, True))
     texts = run(mcpu, cands)
     found = {}
+    interp = set()
     for (op, b, lit), t in zip(keys, texts):
-        if t is None or t.startswith(EXCLUDED):
+        if t is not None and t.startswith(INTERP):
+            interp.add(op)
+        if t is None or t.startswith(INTERP):
             continue
         carry = "sdst" in b
         if carry and not re.search(r"\bs(%d|\[%d:%d\])(,|$)" % (SDST, SDST, SDST + 1), t):
@@ -296,17 +311,40 @@ def learn_bases(mcpu, enc, encode, nops, fields):
         if (op not in found or (carry and "sdst" not in found[op][0])
                 or ("/*" in found[op][2] and "/*" not in t and carry == ("sdst" in found[op][0]))):
             found[op] = (b, lit, t)
+    if enc in ("vop1", "vop3"):
+        # Opcodes without operands (`v_nop`, `v_clrexcp`) decode only with vdst 0.
+        cands, keys = [], []
+        for op in range(nops):
+            if op not in found:
+                b = dict(bases(enc, fields)[0], vdst=0)
+                cands.append(encode(op, b))
+                keys.append((op, b))
+        for (op, b), t in zip(keys, run(mcpu, cands)):
+            if t is not None and " " not in t and not t.startswith(INTERP):
+                found[op] = (b, False, t)
+    if interp:
+        # Interpolation in VOP3 form: src0 holds the attribute (bits 5:0), its channel (7:6)
+        # and `high` (8), src1 the VGPR (or, for v_interp_mov, the parameter).
+        b = {"vdst": VDST, "src0": 24, "src1": 256 + SRC["src1"], "src2": 256 + SRC["src2"]}
+        ops = sorted(interp)
+        for op, t in zip(ops, run(mcpu, [encode(op, b) for op in ops])):
+            if t is not None:
+                found[op] = (dict(b), False, t)
     return found
 
 
-# Interpolation in VOP3 form names attributes; not decoded here.
-EXCLUDED = ("v_interp_",)
+# Interpolation in VOP3 form names attributes (`attr3.y`), learned with a base of its own.
+INTERP = ("v_interp_",)
+ATTR = re.compile(r"^attr(\d+)\.([xyzw])$")
+PARAM = re.compile(r"^(p10|p20|p0|invalid_param_\d+)$")
+PARAMS = ["p10", "p20", "p0"]
 
 
 def parse_base(b, lit, text, fields):
     form = Form()
     form.mnemonic, ops, form.suffix = split_text(text)
     form.literal_operand = lit
+    form.vdst_zero = b.get("vdst") == 0
     expected = {}
     for f in fields + ["sdst"]:
         if f not in b:
@@ -318,9 +356,14 @@ def parse_base(b, lit, text, fields):
             expected[SDST] = f
         else:
             expected[v & 0xFF if v >= 256 else v] = f
+    interp = form.mnemonic.startswith(INTERP)
     for tok in ops:
         r = reg_token(tok)
-        if r and r[1] in expected:
+        if interp and ATTR.match(tok):
+            form.tokens.append(("attr",))
+        elif interp and PARAM.match(tok):
+            form.tokens.append(("param",))
+        elif r and r[1] in expected:
             form.tokens.append((expected[r[1]], r[0], r[2], r[3]))
         elif lit and tok == "0x%x" % PROBE_LITERAL:
             form.tokens.append(("fixed", "@literal"))
@@ -360,14 +403,15 @@ def learn(mcpu, enc):
             if not width8:
                 probes.append(("s", SRC[field] if file == "s" else 24))
                 for v, l in TYPE_PROBES:
-                    if v == 255 and (lit or no_vop3_literal(mcpu, enc)):
+                    if v == 255 and no_vop3_literal(mcpu, enc):
                         continue
                     probes.append(("l", l) if v == 255 else ("i", v))
             for kind, val in probes:
                 f = dict(b)
                 f[field] = 255 if kind == "l" else val
-                extra = [val] if kind == "l" else []
-                cands.append(encode(op, f) + tail + extra)
+                # With a literal operand (v_madak's K) a literal source is that same dword.
+                extra = [val] if kind == "l" else tail
+                cands.append(encode(op, f) + extra)
                 keys.append((op, field, kind, val))
     texts = run(mcpu, cands)
     results = {}
@@ -404,11 +448,42 @@ def learn(mcpu, enc):
             # The closest type; the checker reports what it misses.
             ty = max(TYPES, key=lambda c: sum(model(c, v, l) == s for v, l, s in sig))
             MISSES.append((mcpu, enc, form.mnemonic, field, [s for s in sig if model(ty, s[0], s[1]) != s[2]][:3]))
+        if not sig and field == "src1":
+            # A VGPR-only src1 (VOP2, VOPC) reads constants only in SDWA, where its type is
+            # src0's.
+            ty = form.types.get("src0")
         form.types[field] = ty or "B32"
     learn_dst_notes(mcpu, encode, forms)
+    if enc in ("vop1", "vop2", "vopc"):
+        learn_high(mcpu, encode, forms)
     if enc == "vop3":
         learn_modifiers(mcpu, encode, forms)
     return {op: f for op, (f, b, lit) in forms.items()}
+
+
+def learn_high(mcpu, encode, forms):
+    """What a VGPR above v127 does to each VGPR operand of a 32-bit form: GFX12's 16-bit
+    operations take v0-v127 only there, and llvm-objdump rejects the word (a destination) or
+    names the register with a `…_Lo128` note (a source)."""
+    cands, keys = [], []
+    for op, (form, b, lit) in forms.items():
+        tail = [PROBE_LITERAL] if lit else []
+        for field in ("vdst", "src0", "src1"):
+            i = token_of(form, field)
+            if i is None or form.tokens[i][1] != "v" or form.tokens[i][2] != 1:
+                continue
+            f = dict(b)
+            f[field] = 200 if field == "vdst" else 256 + 200
+            cands.append(encode(op, f) + tail)
+            keys.append((op, field, i))
+    for (op, field, i), t in zip(keys, run(mcpu, cands)):
+        form = forms[op][0]
+        if t is None:
+            form.high[field] = "invalid"
+            continue
+        ops = split_text(t)[1]
+        if i < len(ops) and "Lo128" in note_of(ops[i]):
+            form.high[field] = note_of(ops[i])
 
 
 def learn_dst_notes(mcpu, encode, forms):
@@ -429,7 +504,7 @@ def learn_dst_notes(mcpu, encode, forms):
 
 MISSES = []
 MOD_BITS = [("abs", 1), ("abs", 2), ("abs", 4), ("neg", 1), ("neg", 2), ("neg", 4), ("clamp", 1), ("omod", 1),
-            ("omod", 2), ("omod", 3), ("opsel", 1), ("opsel", 2), ("opsel", 4), ("opsel", 8)]
+            ("omod", 2), ("omod", 3), ("opsel", 1), ("opsel", 2), ("opsel", 4), ("opsel", 8), ("high", 1)]
 
 
 def learn_modifiers(mcpu, encode, forms):
@@ -439,9 +514,13 @@ def learn_modifiers(mcpu, encode, forms):
             bits = [m for m in MOD_BITS if m[0] in ("clamp", "omod", "neg")]
         else:
             bits = MOD_BITS
+        if ("attr",) not in form.tokens:
+            bits = [m for m in bits if m[0] != "high"]
         for name, val in bits:
             f = dict(b)
             f[name] = val
+            if name == "high":
+                f["src0"] = b["src0"] | 256
             cands.append(encode(op, f) + ([PROBE_LITERAL] if lit else []))
             keys.append((op, name, val))
     texts = run(mcpu, cands)
@@ -475,6 +554,11 @@ def form_text(form, b):
     for t in form.tokens:
         if t[0] == "fixed":
             out.append("0x%x" % PROBE_LITERAL if t[1] == "@literal" else t[1])
+        elif t[0] == "attr":
+            out.append("attr%d.%s" % (b["src0"] & 63, "xyzw"[(b["src0"] >> 6) & 3]))
+        elif t[0] == "param":
+            v = b["src1"]
+            out.append(PARAMS[v] if v < 3 else "invalid_param_%d" % v)
         else:
             field, file, count, half = t
             v = b[field]
@@ -489,6 +573,10 @@ def form_text(form, b):
 # Rust output.
 
 def rust_operand(form, tok, enc):
+    if tok[0] == "attr":
+        return "Operand::Attr"
+    if tok[0] == "param":
+        return "Operand::Param"
     if tok[0] == "fixed":
         if tok[1] == "@literal":
             return "Operand::Literal"
@@ -497,17 +585,20 @@ def rust_operand(form, tok, enc):
     h = "true" if half else "false"
     if field == "vdst":
         kind = {"s": "Scalar", "a": "Agpr"}.get(file, "Vgpr")
-        return "Operand::Dst { file: DstFile::%s, count: %d, half: %s, odd_note: %s }" % (
-            kind, count, h, rust_str(form.notes.get("vdst", ("", "", ""))[2]))
+        return "Operand::Dst { file: DstFile::%s, count: %d, half: %s, odd_note: %s, high_invalid: %s }" % (
+            kind, count, h, rust_str(form.notes.get("vdst", ("", "", ""))[2]),
+            "true" if form.high.get("vdst") == "invalid" else "false")
     if field == "sdst":
         return "Operand::Carry { count: %d }" % count
     index = int(field[3])
     acc = form.accept.get(field, {"v"})
     mask = (1 if "v" in acc else 0) | (2 if "s" in acc else 0) | (4 if "i" in acc else 0) | (8 if "l" in acc else 0)
-    notes = form.notes.get(field, ("", "", ""))
-    return "Operand::Src { index: %d, count: %d, half: %s, agpr: %s, ty: Ty::%s, accept: %d, notes: [%s] }" % (
+    high = form.high.get(field, "")
+    notes = tuple(form.notes.get(field, ("", "", ""))) + ("" if high == "invalid" else high,)
+    return ("Operand::Src { index: %d, count: %d, half: %s, agpr: %s, ty: Ty::%s, accept: %d, notes: [%s], "
+            "high_invalid: %s }") % (
         index, count, h, "true" if file == "a" else "false", form.types.get(field, "B32"), mask,
-        ", ".join(rust_str(n) for n in notes))
+        ", ".join(rust_str(n) for n in notes), "true" if high == "invalid" else "false")
 
 
 def rust_str(s):
@@ -525,6 +616,8 @@ def mods_code(form):
             rj |= 1 << i
         elif s == "plain":
             pl |= 1 << i
+    if form.vdst_zero:
+        rj |= 1 << len(MOD_BITS)
     length = max([l for l, _ in form.opsel.values()] or [0])
     pos = [form.opsel.get(1 << i, (0, 0xF))[1] for i in range(4)]
     half = [form.opsel_half.get(1 << i, 0xF) for i in range(4)]
@@ -709,7 +802,8 @@ def learn_sdwa(mcpu, enc):
     ops = list(range(count))
     base = DPP_SRC0 | 6 << 8 | 6 << 16 | (0 if enc == "vop1" else 6 << 24)
     # In VOPC bits 13-14 are sdst, and bit 15 (sd) is learned like a modifier: v_cmpx rejects it.
-    probes = [b for b in SDWA_PROBES if not (enc == "vopc" and b in (13, 14))]
+    # GFX8 has no sdst: its VOPC bits 13-15 are clamp and omod as in VOP1 and VOP2.
+    probes = [b for b in SDWA_PROBES if not (enc == "vopc" and b in (13, 14) and gen_of(mcpu) >= 9)]
     plain = run(mcpu, [encode(op, dict(fields, src0=256 + DPP_SRC0)) for op in ops])
     sdwa = run(mcpu, [encode(op, dict(fields, src0=249)) + [base] for op in ops])
     mods = run(mcpu, [encode(op, dict(fields, src0=249)) + [base | 1 << b] for op in ops for b in probes])

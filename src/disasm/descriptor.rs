@@ -49,7 +49,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use super::Isa;
+use super::{Generation, Isa};
 use crate::error::{Error, Result};
 use crate::image::amdgpu::{processor_name, EF_AMDGPU_MACH};
 use crate::image::elf::Elf;
@@ -94,7 +94,7 @@ enum Rsrc3 {
 
 fn rsrc3_layout(isa: Isa) -> Rsrc3 {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 => Rsrc3::Absent,
+        Isa::Gfx803 | Isa::Gfx810 | Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 => Rsrc3::Absent,
         Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => Rsrc3::Accum,
         Isa::Gfx1010 | Isa::Gfx1030 => Rsrc3::Gfx10,
         Isa::Gfx1100 | Isa::Gfx1150 => Rsrc3::Gfx11,
@@ -314,7 +314,15 @@ impl KernelDescriptor {
         }
         reserved(rsrc1, 1 << 24, "kernel descriptor COMPUTE_PGM_RSRC1_BULKY reserved bit (24) set")?;
         reserved(rsrc1, 1 << 25, "kernel descriptor COMPUTE_PGM_RSRC1_CDBG_USER reserved bit (25) set")?;
-        out.field("fp16_overflow", bit(rsrc1, 26));
+        if isa.generation() == Generation::Gfx8 {
+            reserved(
+                rsrc1,
+                1 << 26,
+                "kernel descriptor COMPUTE_PGM_RSRC1 reserved bit (26) set, must be zero pre-gfx9",
+            )?;
+        } else {
+            out.field("fp16_overflow", bit(rsrc1, 26));
+        }
         reserved(rsrc1, 1 << 27, "kernel descriptor COMPUTE_PGM_RSRC1 reserved bit (27) set")?;
         reserved(rsrc1, 1 << 28, "kernel descriptor COMPUTE_PGM_RSRC1 reserved bit (28) set")?;
         if is_gfx9(isa) {
@@ -520,8 +528,9 @@ impl DescriptorSymbol<'_> {
 pub fn code_object_isa(elf: &Elf) -> Result<Isa> {
     let processor = processor_name(elf.flags & EF_AMDGPU_MACH)
         .ok_or_else(|| Error::new(48, CONTEXT, "a known EF_AMDGPU_MACH", format!("e_flags {:#x}", elf.flags)))?;
-    Isa::for_processor(processor)
-        .ok_or_else(|| Error::new(48, CONTEXT, "a GFX9, GFX10, GFX11 or GFX12 processor", String::from(processor)))
+    Isa::for_processor(processor).ok_or_else(|| {
+        Error::new(48, CONTEXT, "a GFX8, GFX9, GFX10, GFX11 or GFX12 processor", String::from(processor))
+    })
 }
 
 /// Every `.kd` object symbol of the code object `data` whose bytes are in the file, by address

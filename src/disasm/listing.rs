@@ -7,6 +7,14 @@
 //! an untyped symbol prints that symbol's name (the first by name) as its operand instead of the
 //! offset, with no comment, as llvm-objdump's AMDGPU symbolizer does. A dword that does not
 //! decode becomes `.long 0x…` and the listing goes on at the next dword.
+//!
+//! As llvm-objdump 22 does, the code is decoded one symbol at a time: from each distinct symbol
+//! address up to the next (or the end of `.text`), with a `<.text>` label of its own for code
+//! before the first symbol. An instruction that runs past the next symbol is printed whole, and
+//! decoding starts again at that symbol. Unless zeros are asked for ([`Options`], `-z`), at each
+//! position a run of at least 8 zero bytes up to the symbol's end is skipped, its length rounded
+//! down to whole dwords, and printed as one `...` line ([`LineKind::Zeros`]). The 1–3 bytes
+//! after the last whole dword of `.text` are printed as `.byte`.
 
 use alloc::format;
 use alloc::string::String;
@@ -35,22 +43,61 @@ pub struct Symbol {
     pub untyped: bool,
 }
 
-/// One line of code: a decoded instruction, or a dword printed as `.long`.
+/// One line of code: a decoded instruction, a dword printed as `.long`, or a run of zeros.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
     pub address: u64,
     /// Offset of the first byte in the code object.
     pub file_offset: u64,
-    /// 4 for `.long`; the instruction's size otherwise.
+    /// The bytes the line covers: the instruction's size; 4 for `.long` (1–3 for the `.byte`
+    /// of a last partial dword); the run's length for [`LineKind::Zeros`].
     pub size: usize,
+    /// The instruction as llvm-objdump prints it; `...` for a run of zeros.
     pub text: String,
-    /// `None` for a dword that did not decode.
+    /// `None` for a dword that did not decode and for a run of zeros.
     pub class: Option<Class>,
     pub target: Option<u64>,
     /// The branch operand was printed as the name of the untyped symbol at `target`, so the
     /// line has no `<label>` comment.
     pub target_named: bool,
+    pub kind: LineKind,
 }
+
+/// What a [`Line`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LineKind {
+    /// A decoded instruction.
+    Instruction,
+    /// Bytes that did not decode: a dword printed as `.long 0x…`, or the last 1–3 bytes of the
+    /// code as `.byte …`.
+    Undecoded,
+    /// `size` zero bytes llvm-objdump skips (without `-z`) and prints as one `...` line.
+    Zeros,
+}
+
+impl LineKind {
+    /// The kind's name in `offload disasm --json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineKind::Instruction => "instruction",
+            LineKind::Undecoded => "undecoded",
+            LineKind::Zeros => "zeros",
+        }
+    }
+}
+
+/// How a listing is made, as llvm-objdump's options say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `-z`/`--disassemble-zeroes`: decode runs of zeros like any other bytes instead of
+    /// printing `...` for them.
+    pub disassemble_zeroes: bool,
+}
+
+/// The text of a line for a run of zeros.
+const ZEROS: &str = "...";
+/// The least number of zero bytes llvm-objdump skips.
+const ZEROS_SKIPPED_FROM: usize = 8;
 
 /// A code object's `.text`, decoded.
 #[derive(Clone, Debug)]
@@ -85,7 +132,7 @@ impl<'a> Text<'a> {
         let processor = processor_name(elf.flags & EF_AMDGPU_MACH)
             .ok_or_else(|| Error::new(48, CONTEXT, "a known EF_AMDGPU_MACH", format!("e_flags {:#x}", elf.flags)))?;
         let isa = Isa::for_processor(processor).ok_or_else(|| {
-            Error::new(48, CONTEXT, "a GFX9, GFX10, GFX11 or GFX12 processor", String::from(processor))
+            Error::new(48, CONTEXT, "a GFX8, GFX9, GFX10, GFX11 or GFX12 processor", String::from(processor))
         })?;
         let text =
             elf.section(".text").ok_or_else(|| Error::new(0, CONTEXT, "a .text section", String::from("none")))?;
@@ -110,6 +157,11 @@ impl<'a> Text<'a> {
             })
             .collect();
         symbols.sort_by(|a, b| a.address.cmp(&b.address).then_with(|| a.name.cmp(&b.name)));
+        if symbols.first().is_none_or(|s| s.address != text.addr) && !code.is_empty() {
+            // llvm-objdump's stand-in for a section that has no symbol at its start.
+            let dummy = Symbol { name: String::from(".text"), address: text.addr, size: 0, untyped: false };
+            symbols.insert(0, dummy);
+        }
         Ok(Text { processor, isa, symbols, code, address: text.addr, file_offset: text.offset })
     }
 
@@ -119,23 +171,97 @@ impl<'a> Text<'a> {
         name_branch_to_label(&mut line, &self.symbols);
         line
     }
+
+    /// Every line, in order: each symbol's code from its address to the next symbol's.
+    fn lines(&self, options: Options) -> TextLines<'_, 'a> {
+        TextLines { text: self, options, symbol: 0, at: 0, end: 0 }
+    }
+}
+
+/// The lines of a [`Text`], decoded as they are asked for.
+struct TextLines<'t, 'a> {
+    text: &'t Text<'a>,
+    options: Options,
+    /// The next symbol whose code starts a region.
+    symbol: usize,
+    /// Where the next line starts and where the current region ends, as offsets in the code.
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for TextLines<'_, '_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        let text = self.text;
+        while self.at >= self.end {
+            // The next region: from the next distinct symbol address to the one after it.
+            let symbols = &text.symbols;
+            let start = symbols.get(self.symbol)?.address;
+            while symbols.get(self.symbol).is_some_and(|s| s.address == start) {
+                self.symbol += 1;
+            }
+            let end = symbols.get(self.symbol).map_or(u64::MAX, |s| s.address);
+            self.at = (start - text.address) as usize;
+            self.end = end.saturating_sub(text.address).min(text.code.len() as u64) as usize;
+        }
+        let at = self.at;
+        let here = text.address.wrapping_add(at as u64);
+        let file_offset = text.file_offset.wrapping_add(at as u64);
+        let blank = |size, text: String, kind| Line {
+            address: here,
+            file_offset,
+            size,
+            text,
+            class: None,
+            target: None,
+            target_named: false,
+            kind,
+        };
+        let line = if let Some(run) =
+            (!self.options.disassemble_zeroes).then(|| zero_run(&text.code[at..self.end])).flatten()
+        {
+            blank(run, String::from(ZEROS), LineKind::Zeros)
+        } else if text.code.len() - at < 4 {
+            let bytes = &text.code[at..];
+            let mut listed = String::from(".byte ");
+            for (i, byte) in bytes.iter().enumerate() {
+                let _ = write!(listed, "{}{byte:#04x}", if i > 0 { ", " } else { "" });
+            }
+            blank(bytes.len(), listed, LineKind::Undecoded)
+        } else {
+            text.line_at(at)
+        };
+        self.at = at + line.size;
+        Some(line)
+    }
+}
+
+/// How many bytes at the start of `bytes` llvm-objdump skips as zeros: at least 8 zero bytes,
+/// rounded down to whole dwords, or `None`.
+fn zero_run(bytes: &[u8]) -> Option<usize> {
+    let zeros = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+    (zeros >= ZEROS_SKIPPED_FROM).then_some(zeros & !3)
 }
 
 /// Writes the listing of the AMDGPU code object `data` as `llvm-objdump -d FILE` prints it after
 /// its header, a piece at a time through `emit`, decoding as it goes: a listing of millions of
 /// lines is never held whole (what `offload disasm` prints).
 pub fn write_objdump(data: &[u8], emit: &mut dyn FnMut(&str)) -> Result<()> {
+    write_objdump_with(data, Options::default(), emit)
+}
+
+/// [`write_objdump`] with llvm-objdump's `options`.
+pub fn write_objdump_with(data: &[u8], options: Options, emit: &mut dyn FnMut(&str)) -> Result<()> {
     let text = Text::of_code_object(data)?;
     let mut out = String::with_capacity(EMITTED + 512);
     out.push_str("Disassembly of section .text:\n");
     let mut labels = Labels::new(&text.symbols);
-    let mut at = 0usize;
-    while at + 4 <= text.code.len() {
-        let line = text.line_at(at);
+    for line in text.lines(options) {
+        let at = (line.address - text.address) as usize;
         labels.push_label_at(&mut out, line.address);
         push_objdump_line(&mut out, &line, &text.code[at..at + line.size], &text.symbols);
         out.push('\n');
-        at += line.size;
         if out.len() >= EMITTED {
             emit(&out);
             out.clear();
@@ -186,8 +312,18 @@ fn push_hex(out: &mut String, value: u64, digits: u32, upper: bool) {
     }
 }
 
-/// The dwords of an instruction as llvm-objdump prints them: `C00A0002 00000000`.
+/// The dwords of an instruction as llvm-objdump prints them: `C00A0002 00000000`; bytes that
+/// are not a whole dword one by one (`AB CD`).
 fn push_words(out: &mut String, bytes: &[u8]) {
+    if bytes.len() % 4 != 0 {
+        for (i, byte) in bytes.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            push_hex(out, u64::from(*byte), 2, true);
+        }
+        return;
+    }
     for (i, word) in bytes.chunks_exact(4).enumerate() {
         if i > 0 {
             out.push(' ');
@@ -215,6 +351,10 @@ const TEXT_COLUMNS: usize = 59;
 
 /// One instruction line as llvm-objdump prints it (without the newline); `bytes` are its own.
 fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Symbol]) {
+    if line.kind == LineKind::Zeros {
+        out.push_str("\t\t...");
+        return;
+    }
     out.push('\t');
     out.push_str(&line.text);
     for _ in line.text.chars().count()..TEXT_COLUMNS {
@@ -234,16 +374,17 @@ fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Sym
 }
 
 impl Listing {
-    /// Decodes `.text` of the AMDGPU code object `data`.
+    /// Decodes `.text` of the AMDGPU code object `data` as `llvm-objdump -d` does (runs of
+    /// zeros skipped).
     pub fn of_code_object(data: &[u8]) -> Result<Listing> {
+        Listing::of_code_object_with(data, Options::default())
+    }
+
+    /// Decodes `.text` of the AMDGPU code object `data` with llvm-objdump's `options`.
+    pub fn of_code_object_with(data: &[u8], options: Options) -> Result<Listing> {
         let text = Text::of_code_object(data)?;
         let mut lines = Vec::with_capacity(text.code.len() / 6);
-        let mut at = 0usize;
-        while at + 4 <= text.code.len() {
-            let line = text.line_at(at);
-            at += line.size;
-            lines.push(line);
-        }
+        lines.extend(text.lines(options));
         Ok(Listing {
             processor: String::from(text.processor),
             isa: text.isa,
@@ -260,10 +401,13 @@ impl Listing {
         self.code.get(start..start.saturating_add(line.size)).unwrap_or(&[])
     }
 
-    /// The dwords of `line` as llvm-objdump prints them: `C00A0002 00000000`.
+    /// The dwords of `line` as llvm-objdump prints them: `C00A0002 00000000` (empty for a run
+    /// of zeros, which llvm-objdump prints without its words).
     pub fn words(&self, line: &Line) -> String {
         let mut out = String::new();
-        push_words(&mut out, self.bytes_of(line));
+        if line.kind != LineKind::Zeros {
+            push_words(&mut out, self.bytes_of(line));
+        }
         out
     }
 
@@ -344,6 +488,7 @@ fn decode_line(isa: Isa, code: &[u8], at: usize, address: u64, file_offset: u64)
             class: Some(d.class),
             target: d.target,
             target_named: false,
+            kind: LineKind::Instruction,
         },
         None => {
             let word = u32::from_le_bytes([code[at], code[at + 1], code[at + 2], code[at + 3]]);
@@ -355,6 +500,7 @@ fn decode_line(isa: Isa, code: &[u8], at: usize, address: u64, file_offset: u64)
                 class: None,
                 target: None,
                 target_named: false,
+                kind: LineKind::Undecoded,
             }
         }
     }

@@ -31,7 +31,7 @@ mod packed;
 mod scalar;
 mod vector;
 
-pub use listing::{Line, Listing, Symbol};
+pub use listing::{Line, LineKind, Listing, Symbol};
 
 /// The encoding family of a processor: the unit the decoding tables are kept per.
 ///
@@ -39,6 +39,10 @@ pub use listing::{Line, Listing, Symbol};
 /// generic targets (`gfx9-generic`, …) use their family's encodings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Isa {
+    /// gfx801, gfx802, gfx803, gfx805: GFX8 (Volcanic Islands).
+    Gfx803,
+    /// gfx810: GFX8 with packed 16-bit image data (`d16`).
+    Gfx810,
     /// gfx900, gfx902, gfx904, gfx909, gfx90c, gfx9-generic.
     Gfx900,
     /// gfx906: GFX9 with the dot-product instructions.
@@ -66,6 +70,7 @@ pub enum Isa {
 /// The broad generation of an [`Isa`], for the rules that hold across a generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Generation {
+    Gfx8,
     Gfx9,
     Gfx10,
     Gfx11,
@@ -74,7 +79,9 @@ pub enum Generation {
 
 impl Isa {
     /// Every family, in the order reports list them.
-    pub const ALL: [Isa; 11] = [
+    pub const ALL: [Isa; 13] = [
+        Isa::Gfx803,
+        Isa::Gfx810,
         Isa::Gfx900,
         Isa::Gfx906,
         Isa::Gfx908,
@@ -89,9 +96,11 @@ impl Isa {
     ];
 
     /// The family of a processor name (`gfx90a`, `gfx11-generic`), or `None` for processors
-    /// outside GFX9–GFX12.
+    /// outside GFX8–GFX12.
     pub fn for_processor(processor: &str) -> Option<Isa> {
         Some(match processor {
+            "gfx801" | "gfx802" | "gfx803" | "gfx805" => Isa::Gfx803,
+            "gfx810" => Isa::Gfx810,
             "gfx900" | "gfx902" | "gfx904" | "gfx909" | "gfx90c" | "gfx9-generic" => Isa::Gfx900,
             "gfx906" => Isa::Gfx906,
             "gfx908" => Isa::Gfx908,
@@ -112,6 +121,8 @@ impl Isa {
     /// The processor the tables of this family were generated with (`llvm-mc -mcpu=`).
     pub fn processor(self) -> &'static str {
         match self {
+            Isa::Gfx803 => "gfx803",
+            Isa::Gfx810 => "gfx810",
             Isa::Gfx900 => "gfx900",
             Isa::Gfx906 => "gfx906",
             Isa::Gfx908 => "gfx908",
@@ -128,6 +139,7 @@ impl Isa {
 
     pub fn generation(self) -> Generation {
         match self {
+            Isa::Gfx803 | Isa::Gfx810 => Generation::Gfx8,
             Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => Generation::Gfx9,
             Isa::Gfx1010 | Isa::Gfx1030 => Generation::Gfx10,
             Isa::Gfx1100 | Isa::Gfx1150 => Generation::Gfx11,

@@ -75,15 +75,19 @@ pub enum Type {
 /// 32-bit operand, or `None` when it is not one.
 fn special32(generation: Generation, value: u32) -> Option<&'static str> {
     Some(match (value, generation) {
-        (102, Generation::Gfx9) => "flat_scratch_lo",
-        (103, Generation::Gfx9) => "flat_scratch_hi",
-        (104, Generation::Gfx9) => "xnack_mask_lo",
-        (105, Generation::Gfx9) => "xnack_mask_hi",
+        (102, Generation::Gfx8 | Generation::Gfx9) => "flat_scratch_lo",
+        (103, Generation::Gfx8 | Generation::Gfx9) => "flat_scratch_hi",
+        (104, Generation::Gfx8 | Generation::Gfx9) => "xnack_mask_lo",
+        (105, Generation::Gfx8 | Generation::Gfx9) => "xnack_mask_hi",
         (106, _) => "vcc_lo",
         (107, _) => "vcc_hi",
-        (124, Generation::Gfx9 | Generation::Gfx10) => "m0",
+        (108, Generation::Gfx8) => "tba_lo",
+        (109, Generation::Gfx8) => "tba_hi",
+        (110, Generation::Gfx8) => "tma_lo",
+        (111, Generation::Gfx8) => "tma_hi",
+        (124, Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10) => "m0",
         (124, _) => "null",
-        (125, Generation::Gfx9 | Generation::Gfx10) => "null",
+        (125, Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10) => "null",
         (125, Generation::Gfx11 | Generation::Gfx12) => "m0",
         (126, _) => "exec_lo",
         (127, _) => "exec_hi",
@@ -105,8 +109,10 @@ fn special32(generation: Generation, value: u32) -> Option<&'static str> {
 /// The printed name of special register pair `value` in a 64-bit operand.
 fn special64(generation: Generation, value: u32) -> Option<&'static str> {
     Some(match (value, generation) {
-        (102, Generation::Gfx9) => "flat_scratch",
-        (104, Generation::Gfx9) => "xnack_mask",
+        (102, Generation::Gfx8 | Generation::Gfx9) => "flat_scratch",
+        (104, Generation::Gfx8 | Generation::Gfx9) => "xnack_mask",
+        (108, Generation::Gfx8) => "tba",
+        (110, Generation::Gfx8) => "tma",
         (106, _) => "vcc",
         (126, _) => "exec",
         _ => return special32(generation, value),
@@ -116,8 +122,18 @@ fn special64(generation: Generation, value: u32) -> Option<&'static str> {
 /// The highest SGPR number a source operand can name directly.
 fn last_sgpr(generation: Generation) -> u32 {
     match generation {
-        Generation::Gfx9 => 101,
+        Generation::Gfx8 | Generation::Gfx9 => 101,
         _ => 105,
+    }
+}
+
+/// The value of the first trap-handler temporary, `ttmp0`: GFX8 has twelve from 112 (108–111
+/// are `tba` and `tma`), later generations sixteen from 108.
+pub fn first_ttmp(generation: Generation) -> u32 {
+    if generation == Generation::Gfx8 {
+        112
+    } else {
+        108
     }
 }
 
@@ -127,8 +143,9 @@ pub fn scalar(generation: Generation, value: u32, count: u32) -> Option<String> 
     if value <= last_sgpr(generation) {
         return Some(register(File::Sgpr, value, count));
     }
-    if (108..=123).contains(&value) {
-        return Some(register(File::Ttmp, value - 108, count));
+    let ttmp = first_ttmp(generation);
+    if (ttmp..=123).contains(&value) {
+        return Some(register(File::Ttmp, value - ttmp, count));
     }
     let name = if count >= 2 { special64(generation, value) } else { special32(generation, value) };
     name.map(String::from)

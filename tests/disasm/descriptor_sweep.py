@@ -7,7 +7,7 @@ import random
 import sys
 
 # compute_pgm_rsrc3 bits each family defines.
-RSRC3 = {"gfx900": 0, "gfx90a": 0x1003F, "gfx942": 0x1003F, "gfx1030": 0xF, "gfx1100": 0x80000FFF, "gfx1201": 0x80002FF0}
+RSRC3 = {"gfx803": 0, "gfx900": 0, "gfx90a": 0x1003F, "gfx942": 0x1003F, "gfx1030": 0xF, "gfx1100": 0x80000FFF, "gfx1201": 0x80002FF0}
 
 
 def descriptor(rng, processor, reserved_bit):

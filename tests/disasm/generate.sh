@@ -10,6 +10,10 @@
 #   kernels_sweep_<proc>.co, .kd.txt  descriptors with pseudo-random fields and, one in three, a
 #                                  reserved bit set (descriptor_sweep.py; llvm-mc), for llvm-objdump's
 #                                  directives and error messages beyond what clang emits
+#   zeros_<proc>.co                zeros.s assembled by llvm-mc: runs of zero bytes, code before
+#                                  the first symbol, a symbol inside an instruction, a last
+#                                  partial dword
+#   zeros_<proc>.objdump.txt, .objdump-z.txt  llvm-objdump -d, and -d -z, of it
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -25,7 +29,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:-$HERE}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-PROCESSORS=(gfx900 gfx906 gfx908 gfx90a gfx942 gfx950 gfx1010 gfx1030 gfx1100 gfx1151 gfx1201)
+PROCESSORS=(gfx803 gfx900 gfx906 gfx908 gfx90a gfx942 gfx950 gfx1010 gfx1030 gfx1100 gfx1151 gfx1201)
 
 export PATH="$CLANG_BIN_DIR:$PATH"
 export LC_ALL=C TZ=UTC SOURCE_DATE_EPOCH=0
@@ -39,7 +43,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -68,7 +72,7 @@ compile gfx1030_wave64 gfx1030 -mwavefrontsize64
 compile gfx942_preload gfx942 -mllvm -amdgpu-kernarg-preload-count=4
 compile gfx90a_O0 gfx90a -O0
 
-for proc in gfx900 gfx90a gfx942 gfx1030 gfx1100 gfx1201; do
+for proc in gfx803 gfx900 gfx90a gfx942 gfx1030 gfx1100 gfx1201; do
   echo "== sweep_$proc" >&2
   name=kernels_sweep_$proc
   python3 descriptor_sweep.py "$proc" 24 > "$name.s"
@@ -78,6 +82,14 @@ for proc in gfx900 gfx90a gfx942 gfx1030 gfx1100 gfx1201; do
   cp "$name.co" "$name.kd.txt" "$OUT/"
 done
 
+for proc in gfx803 gfx900 gfx1030 gfx1100; do
+  echo "== zeros_$proc" >&2
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj zeros.s -o "zeros_$proc.co"
+  llvm-objdump -d "zeros_$proc.co" | from_section > "$OUT/zeros_$proc.objdump.txt"
+  llvm-objdump -d -z "zeros_$proc.co" | from_section > "$OUT/zeros_$proc.objdump-z.txt"
+  cp "zeros_$proc.co" "$OUT/"
+done
+
 cd "$OUT"
-sha256sum -- kernels_*.co > SHA256SUMS
+sha256sum -- kernels_*.co zeros_*.co > SHA256SUMS
 echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2

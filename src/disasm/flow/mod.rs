@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use super::{Class, Listing};
+use super::{Class, LineKind, Listing};
 pub use access::{File, Mode};
 pub use blocks::{Block, Edge, EdgeKind, Exit};
 pub use budget::{Allocation, Source};
@@ -132,9 +132,10 @@ impl Flow {
 
     /// The instruction mix of lines `range` (indices in the listing): count per class, in
     /// [`Class::ALL`] order, then undecoded words under `None`; classes with no line left out.
+    /// A run of zeros (`...`) is neither.
     pub fn mix(listing: &Listing, range: Range<usize>) -> Vec<(Option<Class>, usize)> {
         let mut counts = [0usize; Class::ALL.len() + 1];
-        for line in &listing.lines[range] {
+        for line in listing.lines[range].iter().filter(|l| l.kind != LineKind::Zeros) {
             let slot = line.class.map_or(Class::ALL.len(), |c| Class::ALL.iter().position(|&k| k == c).unwrap_or(0));
             counts[slot] += 1;
         }

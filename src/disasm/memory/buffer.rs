@@ -1,6 +1,6 @@
 //! MUBUF and MTBUF (typed buffer), two dwords; GFX12 VBUFFER (both), three dwords.
 //!
-//! | dword | GFX9 | GFX10 | GFX11 |
+//! | dword | GFX8, GFX9 | GFX10 | GFX11 |
 //! |---|---|---|---|
 //! | 0 | `OFFSET` 11:0, `OFFEN` 12, `IDXEN` 13, `GLC` 14 | same, `DLC` 15 | `OFFSET` 11:0, `SLC` 12, `DLC` 13, `GLC` 14 |
 //! | 0 | MUBUF: gfx940 `SC1` 15, `LDS` 16, `SLC` 17, `OP` 24:18 | `LDS` 16, `OP` 25:18 | `OP` 25:18 |
@@ -76,14 +76,14 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let lds = !typed && generation <= Generation::Gfx10 && bits(first, 16, 1) != 0;
     // Atomics and typed buffers have no `tfe` (GFX9 and GFX10 bit 55, GFX11 bit 53).
     let tfe_bit = match generation {
-        Generation::Gfx9 => acc_bit && !has_agpr_data(isa),
+        Generation::Gfx8 | Generation::Gfx9 => acc_bit && !has_agpr_data(isa),
         Generation::Gfx11 => bits(second, 21, 1) != 0,
         _ => acc_bit,
     };
     if tfe_bit && (op.1.contains("_atomic_") || typed) {
         return None;
     }
-    if lds && !op.flag(LDS_ALLOWED) {
+    if lds && (!op.flag(LDS_ALLOWED) || tfe_bit) {
         return None;
     }
     let fields = Fields {
@@ -149,7 +149,7 @@ fn bare(isa: Isa, op: &Op, first: u32, second: u32) -> Option<Decoded> {
 /// The opcode entry: MUBUF and MTBUF have their own tables and opcode bits per generation.
 fn opcode(isa: Isa, typed: bool, first: u32, second: u32) -> Option<(&'static Op, u32)> {
     let code = match (typed, isa.generation()) {
-        (false, Generation::Gfx9) => bits(first, 18, 7),
+        (false, Generation::Gfx8 | Generation::Gfx9) => bits(first, 18, 7),
         (false, _) => bits(first, 18, 8),
         (true, Generation::Gfx10) => bits(first, 16, 3) | bits(second, 21, 1) << 3,
         (true, _) => bits(first, 15, 4),
@@ -161,7 +161,7 @@ fn opcode(isa: Isa, typed: bool, first: u32, second: u32) -> Option<(&'static Op
 /// The typed-buffer format of an MTBUF word, as llvm-mc prints it (empty for the default).
 fn format(isa: Isa, first: u32) -> String {
     match isa.generation() {
-        Generation::Gfx9 => {
+        Generation::Gfx8 | Generation::Gfx9 => {
             let dfmt = tables::DATA_FORMATS.get(bits(first, 19, 4) as usize).copied().unwrap_or("");
             let nfmt = tables::NUMBER_FORMATS.get(bits(first, 23, 3) as usize).copied().unwrap_or("");
             match (dfmt.is_empty(), nfmt.is_empty()) {

@@ -3,9 +3,9 @@
 //! | dword | bits | field |
 //! |---|---|---|
 //! | 0 | 7:0, 15:8 | `OFFSET0`, `OFFSET1` (one 16-bit `offset:` for single-address forms) |
-//! | 0 | 16 (GFX9) / 17 | `GDS` |
-//! | 0 | 24:17 (GFX9) / 25:18 | `OP` |
-//! | 0 | 25 (gfx90a+) | `ACC`: data and result are AGPRs |
+//! | 0 | 16 (GFX8, GFX9) / 17 | `GDS` |
+//! | 0 | 24:17 (GFX8, GFX9) / 25:18 | `OP` |
+//! | 0 | 25 (GFX8, GFX9) | `ACC`: data and result are AGPRs (before gfx90a printed with a note) |
 //! | 1 | 7:0, 15:8, 23:16, 31:24 | `ADDR`, `DATA0`, `DATA1`, `VDST` |
 //!
 //! A register field the opcode does not use must be zero; llvm-mc rejects the word otherwise.
@@ -27,11 +27,11 @@ const GDS_REQUIRED: u32 = 20;
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let first = words.get(0)?;
     let second = words.get(1)?;
-    let gfx9 = isa.generation() == Generation::Gfx9;
-    let (op_shift, gds_bit) = if gfx9 { (17, 16) } else { (18, 17) };
+    let generation = isa.generation();
+    let (op_shift, gds_bit) = if generation <= Generation::Gfx9 { (17, 16) } else { (18, 17) };
     let op = lookup(tables::ds(isa), bits(first, op_shift, 8))?;
     let gds = bits(first, gds_bit, 1) != 0;
-    let acc = gfx9 && bits(first, 25, 1) != 0;
+    let acc = generation <= Generation::Gfx9 && bits(first, 25, 1) != 0;
     let gds_required = op.flag(GDS_REQUIRED);
     if (gds && !op.flag(GDS_ALLOWED)) || (!gds && gds_required) || (acc && !op.flag(ACC_ALLOWED)) {
         return None;
@@ -67,6 +67,8 @@ fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
         // about odd AGPR tuples there.
         let either_file = if nibble == 0 { !op.1.contains("_rtn_") } else { op.nibble(0) == 0 && op.nibble(3) == 0 };
         out.push(match (data, acc) {
+            // The GWS operand sits in the address field but is data: AGPRs print plainly.
+            (false, true) if op.1.starts_with("ds_gws") => vector(true, value, count)?,
             (false, _) => address(isa, value, count)?,
             (true, true) if has_agpr_data(isa) && !either_file => vector(true, value, count)?,
             (true, _) => data_register(isa, acc, value, count, either_file)?,

@@ -1,7 +1,7 @@
 //! FLAT, GLOBAL and SCRATCH: two dwords on GFX9-GFX11, three on GFX12 (VFLAT, VGLOBAL,
 //! VSCRATCH).
 //!
-//! | dword | GFX9 | GFX10 | GFX11 |
+//! | dword | GFX8, GFX9 | GFX10 | GFX11 |
 //! |---|---|---|---|
 //! | 0 | `OFFSET` 12:0 (13 bits) | `OFFSET` 11:0, `DLC` 12 | `OFFSET` 12:0, `DLC` 13 |
 //! | 0 | `LDS` 13, `SEG` 15:14, `GLC` (`sc0`) 16, `SLC` (`nt`) 17 | same | `GLC` 14, `SLC` 15, `SEG` 17:16 |
@@ -12,7 +12,8 @@
 //! `SCALE_OFFSET` 16, `SVE` 17, `SCOPE` 19:18, `TH` 22:20, `DATA` 30:23; dword 2 `ADDR` 7:0,
 //! `OFFSET` 31:8 (signed).
 //!
-//! `SEG` is 0 for flat, 1 for scratch, 2 for global. A global or scratch address is a VGPR
+//! GFX8 has flat instructions only: llvm-mc reads its words as GFX9's, with no scratch or global
+//! opcodes. `SEG` is 0 for flat, 1 for scratch, 2 for global. A global or scratch address is a VGPR
 //! offset from the SGPR base `SADDR`, or a 64-bit VGPR address (global) / no VGPR (scratch) when
 //! `SADDR` is `off` (127, GFX11+ 124).
 
@@ -78,7 +79,10 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let second = words.get(1)?;
     let generation = isa.generation();
     let (segment, glc, slc, dlc, lds, offset) = match generation {
-        Generation::Gfx9 => (bits(first, 14, 2), bits(first, 16, 1), bits(first, 17, 1), 0, bits(first, 13, 1), 13),
+        // GFX8 reads as GFX9 with flat instructions only.
+        Generation::Gfx8 | Generation::Gfx9 => {
+            (bits(first, 14, 2), bits(first, 16, 1), bits(first, 17, 1), 0, bits(first, 13, 1), 13)
+        }
         Generation::Gfx10 => {
             (bits(first, 14, 2), bits(first, 16, 1), bits(first, 17, 1), bits(first, 12, 1), bits(first, 13, 1), 12)
         }
@@ -116,10 +120,15 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         vdst: bits(second, 24, 8),
         returns: glc != 0,
         sve: (generation == Generation::Gfx11 && acc_bit) || sve940,
-        agpr: generation == Generation::Gfx9 && acc_bit,
+        agpr: generation <= Generation::Gfx9 && acc_bit,
         lds: lds != 0,
     };
     if fields.agpr && (fields.lds || !op.flag(ACC_ALLOWED)) {
+        return None;
+    }
+    // Before gfx90a a global atomic that returns takes no AGPRs (a flat one prints them).
+    let atomic = op.1.contains("_atomic_");
+    if fields.agpr && fields.returns && atomic && segment == Segment::Global && !has_agpr_data(isa) {
         return None;
     }
     // gfx90a takes no `scc` on floating-point atomics.
@@ -228,11 +237,11 @@ fn sign_extend(value: u32, width: u32) -> i64 {
 fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     let generation = isa.generation();
     let off = match generation {
-        Generation::Gfx9 => 127,
+        Generation::Gfx8 | Generation::Gfx9 => 127,
         Generation::Gfx10 => 125,
         _ => 124,
     };
-    let flat_saddr = if generation == Generation::Gfx9 { 0 } else { off };
+    let flat_saddr = if generation <= Generation::Gfx9 { 0 } else { off };
     if f.segment == Segment::Flat && f.saddr != flat_saddr {
         return None;
     }

@@ -1,14 +1,16 @@
 //! The memory encodings: LDS (DS, LDSDIR), buffer (MUBUF, MTBUF, GFX12 VBUFFER), flat, global
-//! and scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH), and export (EXP).
+//! and scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH), image (MIMG, GFX8 and GFX9 before gfx90a),
+//! and export (EXP).
 //!
 //! Each encoding is told by the top bits of its first dword:
 //!
-//! | bits 31:26 | GFX9, GFX10, GFX11 | GFX12 |
+//! | bits 31:26 | GFX8, GFX9, GFX10, GFX11 | GFX12 |
 //! |---|---|---|
 //! | `110110` | DS | DS |
 //! | `110111` | FLAT (segment in bits 15:14, GFX11 17:16) | — |
 //! | `111000` | MUBUF | — |
 //! | `111010` | MTBUF | — |
+//! | `111100` | MIMG (GFX8, gfx900, gfx906, gfx908) | — |
 //! | `110001` | — (GFX9 EXP) | VBUFFER (buffer and typed buffer) |
 //! | `111011` | — | VFLAT, VSCRATCH, VGLOBAL (segment in bits 25:24) |
 //! | `110001` | GFX9: EXP | — |
@@ -29,6 +31,8 @@ mod buffer;
 mod ds;
 mod export;
 mod flat;
+mod image;
+mod image_tables;
 mod tables;
 
 /// One opcode of an encoding: its number, mnemonic, and `shape`, the operand widths and allowed
@@ -90,6 +94,10 @@ enum Scalar {
 fn scalar_operand(isa: Isa, kind: Scalar, value: u32) -> Option<String> {
     let generation = isa.generation();
     let (table, first): (&[&str], u32) = match (kind, generation) {
+        // GFX8 has neither global nor scratch instructions.
+        (Scalar::Saddr64 | Scalar::Saddr32, Generation::Gfx8) => return None,
+        (Scalar::Srsrc, Generation::Gfx8) => (tables::SRSRC_GFX803, 24),
+        (Scalar::Soffset, Generation::Gfx8) => (tables::SOFFSET_GFX803, 100),
         (Scalar::Saddr64, Generation::Gfx9) => (tables::SADDR64_GFX900, 100),
         (Scalar::Saddr64, Generation::Gfx10) => (tables::SADDR64_GFX1030, 100),
         (Scalar::Saddr64, Generation::Gfx11) => (tables::SADDR64_GFX1100, 100),
@@ -113,7 +121,9 @@ fn scalar_operand(isa: Isa, kind: Scalar, value: u32) -> Option<String> {
         return Some(String::from(name));
     }
     Some(match kind {
-        Scalar::Saddr64 => register(File::Sgpr, value & !1, 2),
+        // A 64-bit base at an odd SGPR does not decode.
+        Scalar::Saddr64 if value % 2 == 1 => return None,
+        Scalar::Saddr64 => register(File::Sgpr, value, 2),
         Scalar::Saddr32 | Scalar::Soffset => register(File::Sgpr, value, 1),
         Scalar::Srsrc if generation == Generation::Gfx12 => register(File::Sgpr, value & !3, 4),
         Scalar::Srsrc => register(File::Sgpr, value * 4, 4),
@@ -193,14 +203,17 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let generation = isa.generation();
     match (first >> 26, generation) {
         (0x36, _) => ds::decode(isa, words),
-        (0x37, Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => flat::decode(isa, words),
+        (0x37, Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => flat::decode(isa, words),
         (0x3B, Generation::Gfx12) => flat::decode_gfx12(isa, words),
-        (0x38 | 0x3A, Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => buffer::decode(isa, words),
+        (0x38 | 0x3A, Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11) => {
+            buffer::decode(isa, words)
+        }
         (0x31, Generation::Gfx12) => buffer::decode_gfx12(isa, words),
         // gfx90a, gfx940 and gfx950 have no exports.
-        (0x31, Generation::Gfx9) if !has_agpr_data(isa) => export::decode_export(isa, words),
+        (0x31, Generation::Gfx8 | Generation::Gfx9) if !has_agpr_data(isa) => export::decode_export(isa, words),
         (0x3E, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => export::decode_export(isa, words),
         (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
+        (0x3C, Generation::Gfx8 | Generation::Gfx9) => image::decode(isa, words),
         _ => None,
     }
 }

@@ -17,6 +17,8 @@
 //!
 //! Which modifier bits an opcode takes, how wide each operand is and which values each operand
 //! slot accepts were read from llvm-mc 22 by `scripts/disasm/gen_packed.py` into [`tables`].
+//!
+//! VINTRP, the one-dword interpolation of GFX8–GFX10, is in [`vintrp`].
 
 use alloc::string::String;
 
@@ -24,6 +26,7 @@ use super::operands::Type;
 use super::{Decoded, Isa, Words};
 
 mod tables;
+mod vintrp;
 mod vop3p;
 mod vopd;
 
@@ -146,6 +149,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     if vopd::is_vopd(isa, first) {
         return vopd::decode(isa, words);
+    }
+    if vintrp::is_vintrp(isa, first) {
+        return vintrp::decode(words);
     }
     None
 }

@@ -4959,6 +4959,7 @@ const S50: Slot = Slot {
 /// The VOP3P table of a family, sorted by opcode.
 pub(super) fn vop3p(isa: Isa) -> &'static [Op] {
     match isa {
+        Isa::Gfx803 | Isa::Gfx810 => &[],
         Isa::Gfx900 => VOP3P_GFX900,
         Isa::Gfx906 => VOP3P_GFX906,
         Isa::Gfx908 => VOP3P_GFX908,

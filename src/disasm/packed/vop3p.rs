@@ -18,6 +18,7 @@ const NEG_LO: [u32; 3] = [10, 11, 12];
 
 pub(super) fn is_vop3p(isa: Isa, first: u32) -> bool {
     match isa.generation() {
+        Generation::Gfx8 => false,
         Generation::Gfx9 => first >> 23 == 0x1A7,
         _ => first >> 24 == 0xCC,
     }

@@ -21,6 +21,11 @@ struct Counter {
     parts: &'static [(u32, u32)],
 }
 
+const GFX8_COUNTERS: [Counter; 3] = [
+    Counter { name: "vmcnt", parts: &[(0, 4)] },
+    Counter { name: "expcnt", parts: &[(4, 3)] },
+    Counter { name: "lgkmcnt", parts: &[(8, 4)] },
+];
 const GFX9_COUNTERS: [Counter; 3] = [
     Counter { name: "vmcnt", parts: &[(0, 4), (14, 2)] },
     Counter { name: "expcnt", parts: &[(4, 3)] },
@@ -55,6 +60,7 @@ fn counter_value(counter: &Counter, imm: u32) -> (u32, u32) {
 /// `vmcnt(0) expcnt(0) lgkmcnt(0)`.
 pub(super) fn waitcnt(generation: Generation, imm: u32) -> String {
     let counters = match generation {
+        Generation::Gfx8 => &GFX8_COUNTERS,
         Generation::Gfx9 => &GFX9_COUNTERS,
         Generation::Gfx10 => &GFX10_COUNTERS,
         Generation::Gfx11 | Generation::Gfx12 => &GFX11_COUNTERS,
@@ -209,7 +215,7 @@ pub(super) fn sendmsg(generation: Generation, names: &[(u16, &str)], imm: u32) -
         }
     }
     match generation {
-        Generation::Gfx9 | Generation::Gfx10 if imm < 0x400 && imm & 0x80 == 0 => {
+        Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10 if imm < 0x400 && imm & 0x80 == 0 => {
             format!("sendmsg({}, {}, {})", imm & 0xf, (imm >> 4) & 7, (imm >> 8) & 3)
         }
         Generation::Gfx11 | Generation::Gfx12 if imm < 0x100 => format!("sendmsg({imm}, 0, 0)"),

@@ -26,7 +26,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::operands::{inline_constant, register, scalar as plain_scalar, File, Type};
+use super::operands::{first_ttmp, inline_constant, register, scalar as plain_scalar, File, Type};
 use super::{Class, Decoded, Generation, Isa, Words};
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -266,18 +266,19 @@ fn scalar(generation: Generation, value: u32, count: u32) -> Option<String> {
         2 => 2,
         _ => 4,
     };
-    let last_sgpr = if generation == Generation::Gfx9 { 101 } else { 105 };
+    let last_sgpr = if generation <= Generation::Gfx9 { 101 } else { 105 };
     if value <= last_sgpr {
         let first = value & !(align - 1);
         // Ranges go up to s105 in every family (GFX9's s[100:103] prints).
         return (first + count - 1 <= 105).then(|| register(File::Sgpr, first, count));
     }
-    if (108..=123).contains(&value) {
-        let first = (value - 108) & !(align - 1);
+    let ttmp = first_ttmp(generation);
+    if (ttmp..=123).contains(&value) {
+        let first = (value - ttmp) & !(align - 1);
         return (first + count <= 16).then(|| register(File::Ttmp, first, count));
     }
     let null = match generation {
-        Generation::Gfx9 | Generation::Gfx10 => 125,
+        Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10 => 125,
         _ => 124,
     };
     if value == null {
@@ -293,7 +294,9 @@ fn scalar(generation: Generation, value: u32, count: u32) -> Option<String> {
     }
     match value {
         106 | 126 | 235..=239 | 251..=254 => plain_scalar(generation, value, count),
-        102 | 104 if generation == Generation::Gfx9 => plain_scalar(generation, value, count),
+        102 | 104 if generation <= Generation::Gfx9 => plain_scalar(generation, value, count),
+        // GFX8's trap handler base and memory address pairs, `tba` and `tma`.
+        108 | 110 if generation == Generation::Gfx8 => plain_scalar(generation, value, count),
         _ => None,
     }
 }
@@ -330,7 +333,7 @@ fn branch_target(words: &Words<'_>, mnemonic: &str, encoding: Encoding, simm16: 
 
 fn is_smem(generation: Generation, word: u32) -> bool {
     match generation {
-        Generation::Gfx9 => word >> 26 == 0b110000,
+        Generation::Gfx8 | Generation::Gfx9 => word >> 26 == 0b110000,
         _ => word >> 26 == 0b111101,
     }
 }
@@ -349,6 +352,8 @@ struct SmemFields {
 impl SmemFields {
     fn of(generation: Generation, word0: u32, word1: u32) -> SmemFields {
         let (opcode, offset) = match generation {
+            // GFX8's offset is 20 bits, unsigned.
+            Generation::Gfx8 => ((word0 >> 18) & 0xff, i64::from(word1 & 0xf_ffff)),
             Generation::Gfx12 => ((word0 >> 13) & 0x3f, sign_extend(word1 & 0xff_ffff, 24)),
             _ => ((word0 >> 18) & 0xff, sign_extend(word1 & 0x1f_ffff, 21)),
         };
@@ -401,7 +406,7 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
             "G" if generation == Generation::Gfx12 => {}
             "G" => modifiers.push_str(&smem_cache_bits(generation, f.word0)),
             // No offset operands: GFX9 rejects the imm bit.
-            "zO" if generation == Generation::Gfx9 && f.word0 & (1 << 17) != 0 => return None,
+            "zO" if generation <= Generation::Gfx9 && f.word0 & (1 << 17) != 0 => return None,
             "zO" => {}
             "zG" if smem_glc(generation, f.word0) => return None,
             "zG" => {}
@@ -434,8 +439,9 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
 /// SDATA: llvm prints `m0` and `exec` with a remark, as they are outside the operand's class,
 /// and three trap temporaries as the eight from the aligned one.
 fn smem_data(generation: Generation, value: u32, count: u32) -> Option<String> {
-    if count == 3 && (108..=123).contains(&value) {
-        let first = (value - 108) & !3;
+    let ttmp = first_ttmp(generation);
+    if count == 3 && (ttmp..=123).contains(&value) {
+        let first = (value - ttmp) & !3;
         return (first + 8 <= 16).then(|| {
             let range = register(File::Ttmp, first, 8);
             format!("{range}/*Invalid register, operand has 'SReg_96' register class*/")
@@ -472,6 +478,14 @@ fn smem_offset(
 ) -> Option<()> {
     let soffset_name = |v: u32| scalar(generation, v, 1);
     match generation {
+        Generation::Gfx8 => {
+            // An immediate offset, or the SGPR the offset dword names.
+            if f.word0 & (1 << 17) != 0 {
+                operands.push(signed_hex(f.offset));
+            } else {
+                operands.push(soffset_name(f.word1 & 0x7f)?);
+            }
+        }
         Generation::Gfx9 => {
             let imm = f.word0 & (1 << 17) != 0;
             let soe = f.word0 & (1 << 14) != 0;
@@ -511,7 +525,7 @@ fn smem_offset(
 /// Whether the cache bits an opcode without them must leave clear are set (GFX11: glc and dlc).
 fn smem_glc(generation: Generation, word0: u32) -> bool {
     match generation {
-        Generation::Gfx9 | Generation::Gfx10 => word0 & (1 << 16) != 0,
+        Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx10 => word0 & (1 << 16) != 0,
         Generation::Gfx11 => word0 & (3 << 13) != 0,
         Generation::Gfx12 => false,
     }
@@ -520,7 +534,7 @@ fn smem_glc(generation: Generation, word0: u32) -> bool {
 /// ` glc`, ` dlc` of GFX9–GFX11.
 fn smem_cache_bits(generation: Generation, word0: u32) -> String {
     let (glc, dlc) = match generation {
-        Generation::Gfx9 => (16, None),
+        Generation::Gfx8 | Generation::Gfx9 => (16, None),
         Generation::Gfx10 => (16, Some(14)),
         Generation::Gfx11 => (14, Some(13)),
         Generation::Gfx12 => return String::new(),

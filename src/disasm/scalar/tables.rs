@@ -4,8 +4,56 @@
 
 use super::super::Isa;
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810.
 pub(super) static SOP2_0: &[(u16, &str, &str)] = &[
+    (0x00, "s_add_u32", "D1 A1i B1i"),
+    (0x01, "s_sub_u32", "D1 A1i B1i"),
+    (0x02, "s_add_i32", "D1 A1i B1i"),
+    (0x03, "s_sub_i32", "D1 A1i B1i"),
+    (0x04, "s_addc_u32", "D1 A1i B1i"),
+    (0x05, "s_subb_u32", "D1 A1i B1i"),
+    (0x06, "s_min_i32", "D1 A1i B1i"),
+    (0x07, "s_min_u32", "D1 A1i B1i"),
+    (0x08, "s_max_i32", "D1 A1i B1i"),
+    (0x09, "s_max_u32", "D1 A1i B1i"),
+    (0x0a, "s_cselect_b32", "D1 A1i B1i"),
+    (0x0b, "s_cselect_b64", "D2 A2l B2l"),
+    (0x0c, "s_and_b32", "D1 A1i B1i"),
+    (0x0d, "s_and_b64", "D2 A2l B2l"),
+    (0x0e, "s_or_b32", "D1 A1i B1i"),
+    (0x0f, "s_or_b64", "D2 A2l B2l"),
+    (0x10, "s_xor_b32", "D1 A1i B1i"),
+    (0x11, "s_xor_b64", "D2 A2l B2l"),
+    (0x12, "s_andn2_b32", "D1 A1i B1i"),
+    (0x13, "s_andn2_b64", "D2 A2l B2l"),
+    (0x14, "s_orn2_b32", "D1 A1i B1i"),
+    (0x15, "s_orn2_b64", "D2 A2l B2l"),
+    (0x16, "s_nand_b32", "D1 A1i B1i"),
+    (0x17, "s_nand_b64", "D2 A2l B2l"),
+    (0x18, "s_nor_b32", "D1 A1i B1i"),
+    (0x19, "s_nor_b64", "D2 A2l B2l"),
+    (0x1a, "s_xnor_b32", "D1 A1i B1i"),
+    (0x1b, "s_xnor_b64", "D2 A2l B2l"),
+    (0x1c, "s_lshl_b32", "D1 A1i B1i"),
+    (0x1d, "s_lshl_b64", "D2 A2l B1i"),
+    (0x1e, "s_lshr_b32", "D1 A1i B1i"),
+    (0x1f, "s_lshr_b64", "D2 A2l B1i"),
+    (0x20, "s_ashr_i32", "D1 A1i B1i"),
+    (0x21, "s_ashr_i64", "D2 A2l B1i"),
+    (0x22, "s_bfm_b32", "D1 A1i B1i"),
+    (0x23, "s_bfm_b64", "D2 A1i B1i"),
+    (0x24, "s_mul_i32", "D1 A1i B1i"),
+    (0x25, "s_bfe_u32", "D1 A1i B1i"),
+    (0x26, "s_bfe_i32", "D1 A1i B1i"),
+    (0x27, "s_bfe_u64", "D2 A2l B1i"),
+    (0x28, "s_bfe_i64", "D2 A2l B1i"),
+    (0x29, "s_cbranch_g_fork", "A2l B2l"),
+    (0x2a, "s_absdiff_i32", "D1 A1i B1i"),
+    (0x2b, "s_rfe_restore_b64", "A2l B1i"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+pub(super) static SOP2_1: &[(u16, &str, &str)] = &[
     (0x00, "s_add_u32", "D1 A1i B1i"),
     (0x01, "s_sub_u32", "D1 A1i B1i"),
     (0x02, "s_add_i32", "D1 A1i B1i"),
@@ -62,7 +110,7 @@ pub(super) static SOP2_0: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1010, Gfx1030.
-pub(super) static SOP2_1: &[(u16, &str, &str)] = &[
+pub(super) static SOP2_2: &[(u16, &str, &str)] = &[
     (0x00, "s_add_u32", "D1 A1i B1i"),
     (0x01, "s_sub_u32", "D1 A1i B1i"),
     (0x02, "s_add_i32", "D1 A1i B1i"),
@@ -117,7 +165,7 @@ pub(super) static SOP2_1: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1100.
-pub(super) static SOP2_2: &[(u16, &str, &str)] = &[
+pub(super) static SOP2_3: &[(u16, &str, &str)] = &[
     (0x00, "s_add_u32", "D1 A1i B1i"),
     (0x01, "s_sub_u32", "D1 A1i B1i"),
     (0x02, "s_add_i32", "D1 A1i B1i"),
@@ -173,7 +221,7 @@ pub(super) static SOP2_2: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1150.
-pub(super) static SOP2_3: &[(u16, &str, &str)] = &[
+pub(super) static SOP2_4: &[(u16, &str, &str)] = &[
     (0x00, "s_add_u32", "D1 A1i B1i"),
     (0x01, "s_sub_u32", "D1 A1i B1i"),
     (0x02, "s_add_i32", "D1 A1i B1i"),
@@ -242,7 +290,7 @@ pub(super) static SOP2_3: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static SOP2_4: &[(u16, &str, &str)] = &[
+pub(super) static SOP2_5: &[(u16, &str, &str)] = &[
     (0x00, "s_add_co_u32", "D1 A1i B1i"),
     (0x01, "s_sub_co_u32", "D1 A1i B1i"),
     (0x02, "s_add_co_i32", "D1 A1i B1i"),
@@ -319,16 +367,70 @@ pub(super) static SOP2_4: &[(u16, &str, &str)] = &[
 
 pub(super) fn sop2(isa: Isa) -> &'static [(u16, &'static str, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOP2_0,
-        Isa::Gfx1010 | Isa::Gfx1030 => SOP2_1,
-        Isa::Gfx1100 => SOP2_2,
-        Isa::Gfx1150 => SOP2_3,
-        Isa::Gfx1200 => SOP2_4,
+        Isa::Gfx803 | Isa::Gfx810 => SOP2_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOP2_1,
+        Isa::Gfx1010 | Isa::Gfx1030 => SOP2_2,
+        Isa::Gfx1100 => SOP2_3,
+        Isa::Gfx1150 => SOP2_4,
+        Isa::Gfx1200 => SOP2_5,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810.
 pub(super) static SOP1_0: &[(u16, &str, &str)] = &[
+    (0x00, "s_mov_b32", "D1 A1i"),
+    (0x01, "s_mov_b64", "D2 A2l"),
+    (0x02, "s_cmov_b32", "D1 A1i"),
+    (0x03, "s_cmov_b64", "D2 A2l"),
+    (0x04, "s_not_b32", "D1 A1i"),
+    (0x05, "s_not_b64", "D2 A2l"),
+    (0x06, "s_wqm_b32", "D1 A1i"),
+    (0x07, "s_wqm_b64", "D2 A2l"),
+    (0x08, "s_brev_b32", "D1 A1i"),
+    (0x09, "s_brev_b64", "D2 A2l"),
+    (0x0a, "s_bcnt0_i32_b32", "D1 A1i"),
+    (0x0b, "s_bcnt0_i32_b64", "D1 A2l"),
+    (0x0c, "s_bcnt1_i32_b32", "D1 A1i"),
+    (0x0d, "s_bcnt1_i32_b64", "D1 A2l"),
+    (0x0e, "s_ff0_i32_b32", "D1 A1i"),
+    (0x0f, "s_ff0_i32_b64", "D1 A2l"),
+    (0x10, "s_ff1_i32_b32", "D1 A1i"),
+    (0x11, "s_ff1_i32_b64", "D1 A2l"),
+    (0x12, "s_flbit_i32_b32", "D1 A1i"),
+    (0x13, "s_flbit_i32_b64", "D1 A2l"),
+    (0x14, "s_flbit_i32", "D1 A1i"),
+    (0x15, "s_flbit_i32_i64", "D1 A2l"),
+    (0x16, "s_sext_i32_i8", "D1 A1i"),
+    (0x17, "s_sext_i32_i16", "D1 A1i"),
+    (0x18, "s_bitset0_b32", "D1 A1i"),
+    (0x19, "s_bitset0_b64", "D2 A1i"),
+    (0x1a, "s_bitset1_b32", "D1 A1i"),
+    (0x1b, "s_bitset1_b64", "D2 A1i"),
+    (0x1c, "s_getpc_b64", "D2"),
+    (0x1d, "s_setpc_b64", "A2r"),
+    (0x1e, "s_swappc_b64", "D2 A2l"),
+    (0x1f, "s_rfe_b64", "A2r"),
+    (0x20, "s_and_saveexec_b64", "D2 A2l"),
+    (0x21, "s_or_saveexec_b64", "D2 A2l"),
+    (0x22, "s_xor_saveexec_b64", "D2 A2l"),
+    (0x23, "s_andn2_saveexec_b64", "D2 A2l"),
+    (0x24, "s_orn2_saveexec_b64", "D2 A2l"),
+    (0x25, "s_nand_saveexec_b64", "D2 A2l"),
+    (0x26, "s_nor_saveexec_b64", "D2 A2l"),
+    (0x27, "s_xnor_saveexec_b64", "D2 A2l"),
+    (0x28, "s_quadmask_b32", "D1 A1i"),
+    (0x29, "s_quadmask_b64", "D2 A2l"),
+    (0x2a, "s_movrels_b32", "D1 A1r"),
+    (0x2b, "s_movrels_b64", "D2 A2r"),
+    (0x2c, "s_movreld_b32", "D1 A1i"),
+    (0x2d, "s_movreld_b64", "D2 A2l"),
+    (0x2e, "s_cbranch_join", "A1r"),
+    (0x30, "s_abs_i32", "D1 A1i"),
+    (0x32, "s_set_gpr_idx_idx", "A1i"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+pub(super) static SOP1_1: &[(u16, &str, &str)] = &[
     (0x00, "s_mov_b32", "D1 A1i"),
     (0x01, "s_mov_b64", "D2 A2l"),
     (0x02, "s_cmov_b32", "D1 A1i"),
@@ -386,7 +488,7 @@ pub(super) static SOP1_0: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1010, Gfx1030.
-pub(super) static SOP1_1: &[(u16, &str, &str)] = &[
+pub(super) static SOP1_2: &[(u16, &str, &str)] = &[
     (0x03, "s_mov_b32", "D1 A1i"),
     (0x04, "s_mov_b64", "D2 A2l"),
     (0x05, "s_cmov_b32", "D1 A1i"),
@@ -455,7 +557,7 @@ pub(super) static SOP1_1: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1100.
-pub(super) static SOP1_2: &[(u16, &str, &str)] = &[
+pub(super) static SOP1_3: &[(u16, &str, &str)] = &[
     (0x00, "s_mov_b32", "D1 A1i"),
     (0x01, "s_mov_b64", "D2 A2l"),
     (0x02, "s_cmov_b32", "D1 A1i"),
@@ -524,7 +626,7 @@ pub(super) static SOP1_2: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1150.
-pub(super) static SOP1_3: &[(u16, &str, &str)] = &[
+pub(super) static SOP1_4: &[(u16, &str, &str)] = &[
     (0x00, "s_mov_b32", "D1 A1i"),
     (0x01, "s_mov_b64", "D2 A2l"),
     (0x02, "s_cmov_b32", "D1 A1i"),
@@ -608,7 +710,7 @@ pub(super) static SOP1_3: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static SOP1_4: &[(u16, &str, &str)] = &[
+pub(super) static SOP1_5: &[(u16, &str, &str)] = &[
     (0x00, "s_mov_b32", "D1 A1i"),
     (0x01, "s_mov_b64", "D2 A2l"),
     (0x02, "s_cmov_b32", "D1 A1i"),
@@ -700,16 +802,41 @@ pub(super) static SOP1_4: &[(u16, &str, &str)] = &[
 
 pub(super) fn sop1(isa: Isa) -> &'static [(u16, &'static str, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOP1_0,
-        Isa::Gfx1010 | Isa::Gfx1030 => SOP1_1,
-        Isa::Gfx1100 => SOP1_2,
-        Isa::Gfx1150 => SOP1_3,
-        Isa::Gfx1200 => SOP1_4,
+        Isa::Gfx803 | Isa::Gfx810 => SOP1_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOP1_1,
+        Isa::Gfx1010 | Isa::Gfx1030 => SOP1_2,
+        Isa::Gfx1100 => SOP1_3,
+        Isa::Gfx1150 => SOP1_4,
+        Isa::Gfx1200 => SOP1_5,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810.
 pub(super) static SOPK_0: &[(u16, &str, &str)] = &[
+    (0x00, "s_movk_i32", "D1 Kx"),
+    (0x01, "s_cmovk_i32", "D1 Kx"),
+    (0x02, "s_cmpk_eq_i32", "D1 Kx"),
+    (0x03, "s_cmpk_lg_i32", "D1 Kx"),
+    (0x04, "s_cmpk_gt_i32", "D1 Kx"),
+    (0x05, "s_cmpk_ge_i32", "D1 Kx"),
+    (0x06, "s_cmpk_lt_i32", "D1 Kx"),
+    (0x07, "s_cmpk_le_i32", "D1 Kx"),
+    (0x08, "s_cmpk_eq_u32", "D1 Kx"),
+    (0x09, "s_cmpk_lg_u32", "D1 Kx"),
+    (0x0a, "s_cmpk_gt_u32", "D1 Kx"),
+    (0x0b, "s_cmpk_ge_u32", "D1 Kx"),
+    (0x0c, "s_cmpk_lt_u32", "D1 Kx"),
+    (0x0d, "s_cmpk_le_u32", "D1 Kx"),
+    (0x0e, "s_addk_i32", "D1 Kx"),
+    (0x0f, "s_mulk_i32", "D1 Kx"),
+    (0x10, "s_cbranch_i_fork", "D2 Ku"),
+    (0x11, "s_getreg_b32", "D1 KH"),
+    (0x12, "s_setreg_b32", "KH D1"),
+    (0x14, "s_setreg_imm32_b32", "KH L"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+pub(super) static SOPK_1: &[(u16, &str, &str)] = &[
     (0x00, "s_movk_i32", "D1 Kx"),
     (0x01, "s_cmovk_i32", "D1 Kx"),
     (0x02, "s_cmpk_eq_i32", "D1 Kx"),
@@ -734,7 +861,7 @@ pub(super) static SOPK_0: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1010, Gfx1030.
-pub(super) static SOPK_1: &[(u16, &str, &str)] = &[
+pub(super) static SOPK_2: &[(u16, &str, &str)] = &[
     (0x00, "s_movk_i32", "D1 Kx"),
     (0x01, "s_version", "KV"),
     (0x02, "s_cmovk_i32", "D1 Kx"),
@@ -765,7 +892,7 @@ pub(super) static SOPK_1: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1100, Gfx1150.
-pub(super) static SOPK_2: &[(u16, &str, &str)] = &[
+pub(super) static SOPK_3: &[(u16, &str, &str)] = &[
     (0x00, "s_movk_i32", "D1 Kx"),
     (0x01, "s_version", "KV"),
     (0x02, "s_cmovk_i32", "D1 Kx"),
@@ -796,7 +923,7 @@ pub(super) static SOPK_2: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static SOPK_3: &[(u16, &str, &str)] = &[
+pub(super) static SOPK_4: &[(u16, &str, &str)] = &[
     (0x00, "s_movk_i32", "D1 Kx"),
     (0x01, "s_version", "KV"),
     (0x02, "s_cmovk_i32", "D1 Kx"),
@@ -810,14 +937,15 @@ pub(super) static SOPK_3: &[(u16, &str, &str)] = &[
 
 pub(super) fn sopk(isa: Isa) -> &'static [(u16, &'static str, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOPK_0,
-        Isa::Gfx1010 | Isa::Gfx1030 => SOPK_1,
-        Isa::Gfx1100 | Isa::Gfx1150 => SOPK_2,
-        Isa::Gfx1200 => SOPK_3,
+        Isa::Gfx803 | Isa::Gfx810 => SOPK_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOPK_1,
+        Isa::Gfx1010 | Isa::Gfx1030 => SOPK_2,
+        Isa::Gfx1100 | Isa::Gfx1150 => SOPK_3,
+        Isa::Gfx1200 => SOPK_4,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810, Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
 pub(super) static SOPC_0: &[(u16, &str, &str)] = &[
     (0x00, "s_cmp_eq_i32", "A1i B1i"),
     (0x01, "s_cmp_lg_i32", "A1i B1i"),
@@ -937,15 +1065,56 @@ pub(super) static SOPC_3: &[(u16, &str, &str)] = &[
 
 pub(super) fn sopc(isa: Isa) -> &'static [(u16, &'static str, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOPC_0,
+        Isa::Gfx803
+        | Isa::Gfx810
+        | Isa::Gfx900
+        | Isa::Gfx906
+        | Isa::Gfx908
+        | Isa::Gfx90a
+        | Isa::Gfx942
+        | Isa::Gfx950 => SOPC_0,
         Isa::Gfx1010 | Isa::Gfx1030 => SOPC_1,
         Isa::Gfx1100 => SOPC_2,
         Isa::Gfx1150 | Isa::Gfx1200 => SOPC_3,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810.
 pub(super) static SOPP_0: &[(u16, &str, &str)] = &[
+    (0x00, "s_nop", "Ki"),
+    (0x01, "s_endpgm", "KE"),
+    (0x02, "s_branch", "Ku"),
+    (0x03, "s_wakeup", "zK"),
+    (0x04, "s_cbranch_scc0", "Ku"),
+    (0x05, "s_cbranch_scc1", "Ku"),
+    (0x06, "s_cbranch_vccz", "Ku"),
+    (0x07, "s_cbranch_vccnz", "Ku"),
+    (0x08, "s_cbranch_execz", "Ku"),
+    (0x09, "s_cbranch_execnz", "Ku"),
+    (0x0a, "s_barrier", "zK"),
+    (0x0b, "s_setkill", "Ki"),
+    (0x0c, "s_waitcnt", "KW"),
+    (0x0d, "s_sethalt", "Ki"),
+    (0x0e, "s_sleep", "Ki"),
+    (0x0f, "s_setprio", "Ki"),
+    (0x10, "s_sendmsg", "KM"),
+    (0x11, "s_sendmsghalt", "KM"),
+    (0x12, "s_trap", "Ki"),
+    (0x13, "s_icache_inv", "zK"),
+    (0x14, "s_incperflevel", "Ki"),
+    (0x15, "s_decperflevel", "Ki"),
+    (0x16, "s_ttracedata", "zK"),
+    (0x17, "s_cbranch_cdbgsys", "Ku"),
+    (0x18, "s_cbranch_cdbguser", "Ku"),
+    (0x19, "s_cbranch_cdbgsys_or_user", "Ku"),
+    (0x1a, "s_cbranch_cdbgsys_and_user", "Ku"),
+    (0x1b, "s_endpgm_saved", "zK"),
+    (0x1c, "s_set_gpr_idx_off", "zK"),
+    (0x1d, "s_set_gpr_idx_mode", "KG"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+pub(super) static SOPP_1: &[(u16, &str, &str)] = &[
     (0x00, "s_nop", "Ki"),
     (0x01, "s_endpgm", "KE"),
     (0x02, "s_branch", "Ku"),
@@ -980,7 +1149,7 @@ pub(super) static SOPP_0: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1010, Gfx1030.
-pub(super) static SOPP_1: &[(u16, &str, &str)] = &[
+pub(super) static SOPP_2: &[(u16, &str, &str)] = &[
     (0x00, "s_nop", "Ki"),
     (0x01, "s_endpgm", "KE"),
     (0x02, "s_branch", "Ku"),
@@ -1021,7 +1190,7 @@ pub(super) static SOPP_1: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1100, Gfx1150.
-pub(super) static SOPP_2: &[(u16, &str, &str)] = &[
+pub(super) static SOPP_3: &[(u16, &str, &str)] = &[
     (0x00, "s_nop", "Ki"),
     (0x01, "s_setkill", "Ki"),
     (0x02, "s_sethalt", "Ki"),
@@ -1064,7 +1233,7 @@ pub(super) static SOPP_2: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static SOPP_3: &[(u16, &str, &str)] = &[
+pub(super) static SOPP_4: &[(u16, &str, &str)] = &[
     (0x00, "s_nop", "Ki"),
     (0x01, "s_setkill", "Ki"),
     (0x02, "s_sethalt", "Ki"),
@@ -1112,15 +1281,44 @@ pub(super) static SOPP_3: &[(u16, &str, &str)] = &[
 
 pub(super) fn sopp(isa: Isa) -> &'static [(u16, &'static str, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOPP_0,
-        Isa::Gfx1010 | Isa::Gfx1030 => SOPP_1,
-        Isa::Gfx1100 | Isa::Gfx1150 => SOPP_2,
-        Isa::Gfx1200 => SOPP_3,
+        Isa::Gfx803 | Isa::Gfx810 => SOPP_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SOPP_1,
+        Isa::Gfx1010 | Isa::Gfx1030 => SOPP_2,
+        Isa::Gfx1100 | Isa::Gfx1150 => SOPP_3,
+        Isa::Gfx1200 => SOPP_4,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810.
 pub(super) static SMEM_0: &[(u16, &str, &str)] = &[
+    (0x00, "s_load_dword", "S1 P2 O G"),
+    (0x01, "s_load_dwordx2", "S2 P2 O G"),
+    (0x02, "s_load_dwordx4", "S4 P2 O G"),
+    (0x03, "s_load_dwordx8", "S8 P2 O G"),
+    (0x04, "s_load_dwordx16", "S16 P2 O G"),
+    (0x08, "s_buffer_load_dword", "S1 P4 O G"),
+    (0x09, "s_buffer_load_dwordx2", "S2 P4 O G"),
+    (0x0a, "s_buffer_load_dwordx4", "S4 P4 O G"),
+    (0x0b, "s_buffer_load_dwordx8", "S8 P4 O G"),
+    (0x0c, "s_buffer_load_dwordx16", "S16 P4 O G"),
+    (0x10, "s_store_dword", "S1 P2 O G"),
+    (0x11, "s_store_dwordx2", "S2 P2 O G"),
+    (0x12, "s_store_dwordx4", "S4 P2 O G"),
+    (0x18, "s_buffer_store_dword", "S1 P4 O G"),
+    (0x19, "s_buffer_store_dwordx2", "S2 P4 O G"),
+    (0x1a, "s_buffer_store_dwordx4", "S4 P4 O G"),
+    (0x20, "s_dcache_inv", "zO"),
+    (0x21, "s_dcache_wb", "zO"),
+    (0x22, "s_dcache_inv_vol", "zO"),
+    (0x23, "s_dcache_wb_vol", "zO"),
+    (0x24, "s_memtime", "S2 zO"),
+    (0x25, "s_memrealtime", "S2 zO"),
+    (0x26, "s_atc_probe", "Si P2 O"),
+    (0x27, "s_atc_probe_buffer", "Si P4 O"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+pub(super) static SMEM_1: &[(u16, &str, &str)] = &[
     (0x00, "s_load_dword", "S1 P2 O G"),
     (0x01, "s_load_dwordx2", "S2 P2 O G"),
     (0x02, "s_load_dwordx4", "S4 P2 O G"),
@@ -1208,7 +1406,7 @@ pub(super) static SMEM_0: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1010.
-pub(super) static SMEM_1: &[(u16, &str, &str)] = &[
+pub(super) static SMEM_2: &[(u16, &str, &str)] = &[
     (0x00, "s_load_dword", "S1 P2 O G"),
     (0x01, "s_load_dwordx2", "S2 P2 O G"),
     (0x02, "s_load_dwordx4", "S4 P2 O G"),
@@ -1296,7 +1494,7 @@ pub(super) static SMEM_1: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1030.
-pub(super) static SMEM_2: &[(u16, &str, &str)] = &[
+pub(super) static SMEM_3: &[(u16, &str, &str)] = &[
     (0x00, "s_load_dword", "S1 P2 O G"),
     (0x01, "s_load_dwordx2", "S2 P2 O G"),
     (0x02, "s_load_dwordx4", "S4 P2 O G"),
@@ -1316,7 +1514,7 @@ pub(super) static SMEM_2: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1100, Gfx1150.
-pub(super) static SMEM_3: &[(u16, &str, &str)] = &[
+pub(super) static SMEM_4: &[(u16, &str, &str)] = &[
     (0x00, "s_load_b32", "S1 P2 O G"),
     (0x01, "s_load_b64", "S2 P2 O G"),
     (0x02, "s_load_b128", "S4 P2 O G"),
@@ -1334,7 +1532,7 @@ pub(super) static SMEM_3: &[(u16, &str, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static SMEM_4: &[(u16, &str, &str)] = &[
+pub(super) static SMEM_5: &[(u16, &str, &str)] = &[
     (0x00, "s_load_b32", "S1 P2 O G"),
     (0x01, "s_load_b64", "S2 P2 O G"),
     (0x02, "s_load_b128", "S4 P2 O G"),
@@ -1367,16 +1565,28 @@ pub(super) static SMEM_4: &[(u16, &str, &str)] = &[
 
 pub(super) fn smem(isa: Isa) -> &'static [(u16, &'static str, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SMEM_0,
-        Isa::Gfx1010 => SMEM_1,
-        Isa::Gfx1030 => SMEM_2,
-        Isa::Gfx1100 | Isa::Gfx1150 => SMEM_3,
-        Isa::Gfx1200 => SMEM_4,
+        Isa::Gfx803 | Isa::Gfx810 => SMEM_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SMEM_1,
+        Isa::Gfx1010 => SMEM_2,
+        Isa::Gfx1030 => SMEM_3,
+        Isa::Gfx1100 | Isa::Gfx1150 => SMEM_4,
+        Isa::Gfx1200 => SMEM_5,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a.
+/// Gfx803, Gfx810.
 pub(super) static HWREG_0: &[(u16, &str)] = &[
+    (1, "HW_REG_MODE"),
+    (2, "HW_REG_STATUS"),
+    (3, "HW_REG_TRAPSTS"),
+    (4, "HW_REG_HW_ID"),
+    (5, "HW_REG_GPR_ALLOC"),
+    (6, "HW_REG_LDS_ALLOC"),
+    (7, "HW_REG_IB_STS"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a.
+pub(super) static HWREG_1: &[(u16, &str)] = &[
     (1, "HW_REG_MODE"),
     (2, "HW_REG_STATUS"),
     (3, "HW_REG_TRAPSTS"),
@@ -1392,7 +1602,7 @@ pub(super) static HWREG_0: &[(u16, &str)] = &[
 ];
 
 /// Gfx942, Gfx950.
-pub(super) static HWREG_1: &[(u16, &str)] = &[
+pub(super) static HWREG_2: &[(u16, &str)] = &[
     (1, "HW_REG_MODE"),
     (2, "HW_REG_STATUS"),
     (3, "HW_REG_TRAPSTS"),
@@ -1413,7 +1623,7 @@ pub(super) static HWREG_1: &[(u16, &str)] = &[
 ];
 
 /// Gfx1010.
-pub(super) static HWREG_2: &[(u16, &str)] = &[
+pub(super) static HWREG_3: &[(u16, &str)] = &[
     (1, "HW_REG_MODE"),
     (2, "HW_REG_STATUS"),
     (3, "HW_REG_TRAPSTS"),
@@ -1434,7 +1644,7 @@ pub(super) static HWREG_2: &[(u16, &str)] = &[
 ];
 
 /// Gfx1030.
-pub(super) static HWREG_3: &[(u16, &str)] = &[
+pub(super) static HWREG_4: &[(u16, &str)] = &[
     (1, "HW_REG_MODE"),
     (2, "HW_REG_STATUS"),
     (3, "HW_REG_TRAPSTS"),
@@ -1455,7 +1665,7 @@ pub(super) static HWREG_3: &[(u16, &str)] = &[
 ];
 
 /// Gfx1100, Gfx1150.
-pub(super) static HWREG_4: &[(u16, &str)] = &[
+pub(super) static HWREG_5: &[(u16, &str)] = &[
     (1, "HW_REG_MODE"),
     (2, "HW_REG_STATUS"),
     (3, "HW_REG_TRAPSTS"),
@@ -1474,7 +1684,7 @@ pub(super) static HWREG_4: &[(u16, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static HWREG_5: &[(u16, &str)] = &[
+pub(super) static HWREG_6: &[(u16, &str)] = &[
     (1, "HW_REG_WAVE_MODE"),
     (2, "HW_REG_WAVE_STATUS"),
     (4, "HW_REG_WAVE_STATE_PRIV"),
@@ -1502,17 +1712,84 @@ pub(super) static HWREG_5: &[(u16, &str)] = &[
 
 pub(super) fn hwreg(isa: Isa) -> &'static [(u16, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a => HWREG_0,
-        Isa::Gfx942 | Isa::Gfx950 => HWREG_1,
-        Isa::Gfx1010 => HWREG_2,
-        Isa::Gfx1030 => HWREG_3,
-        Isa::Gfx1100 | Isa::Gfx1150 => HWREG_4,
-        Isa::Gfx1200 => HWREG_5,
+        Isa::Gfx803 | Isa::Gfx810 => HWREG_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a => HWREG_1,
+        Isa::Gfx942 | Isa::Gfx950 => HWREG_2,
+        Isa::Gfx1010 => HWREG_3,
+        Isa::Gfx1030 => HWREG_4,
+        Isa::Gfx1100 | Isa::Gfx1150 => HWREG_5,
+        Isa::Gfx1200 => HWREG_6,
     }
 }
 
-/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+/// Gfx803, Gfx810.
 pub(super) static SENDMSG_0: &[(u16, &str)] = &[
+    (1, "sendmsg(MSG_INTERRUPT)"),
+    (3, "sendmsg(MSG_GS_DONE, GS_OP_NOP)"),
+    (4, "sendmsg(MSG_SAVEWAVE)"),
+    (18, "sendmsg(MSG_GS, GS_OP_CUT, 0)"),
+    (19, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 0)"),
+    (31, "sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)"),
+    (34, "sendmsg(MSG_GS, GS_OP_EMIT, 0)"),
+    (35, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 0)"),
+    (47, "sendmsg(MSG_SYSMSG, SYSMSG_OP_REG_RD)"),
+    (50, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 0)"),
+    (51, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 0)"),
+    (63, "sendmsg(MSG_SYSMSG, SYSMSG_OP_HOST_TRAP_ACK)"),
+    (79, "sendmsg(MSG_SYSMSG, SYSMSG_OP_TTRACE_PC)"),
+    (129, "sendmsg(MSG_INTERRUPT)"),
+    (131, "sendmsg(MSG_GS_DONE, GS_OP_NOP)"),
+    (132, "sendmsg(MSG_SAVEWAVE)"),
+    (146, "sendmsg(MSG_GS, GS_OP_CUT, 0)"),
+    (147, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 0)"),
+    (159, "sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)"),
+    (162, "sendmsg(MSG_GS, GS_OP_EMIT, 0)"),
+    (163, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 0)"),
+    (175, "sendmsg(MSG_SYSMSG, SYSMSG_OP_REG_RD)"),
+    (178, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 0)"),
+    (179, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 0)"),
+    (191, "sendmsg(MSG_SYSMSG, SYSMSG_OP_HOST_TRAP_ACK)"),
+    (207, "sendmsg(MSG_SYSMSG, SYSMSG_OP_TTRACE_PC)"),
+    (274, "sendmsg(MSG_GS, GS_OP_CUT, 1)"),
+    (275, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 1)"),
+    (290, "sendmsg(MSG_GS, GS_OP_EMIT, 1)"),
+    (291, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 1)"),
+    (306, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 1)"),
+    (307, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 1)"),
+    (402, "sendmsg(MSG_GS, GS_OP_CUT, 1)"),
+    (403, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 1)"),
+    (418, "sendmsg(MSG_GS, GS_OP_EMIT, 1)"),
+    (419, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 1)"),
+    (434, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 1)"),
+    (435, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 1)"),
+    (530, "sendmsg(MSG_GS, GS_OP_CUT, 2)"),
+    (531, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 2)"),
+    (546, "sendmsg(MSG_GS, GS_OP_EMIT, 2)"),
+    (547, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 2)"),
+    (562, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 2)"),
+    (563, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 2)"),
+    (658, "sendmsg(MSG_GS, GS_OP_CUT, 2)"),
+    (659, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 2)"),
+    (674, "sendmsg(MSG_GS, GS_OP_EMIT, 2)"),
+    (675, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 2)"),
+    (690, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 2)"),
+    (691, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 2)"),
+    (786, "sendmsg(MSG_GS, GS_OP_CUT, 3)"),
+    (787, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 3)"),
+    (802, "sendmsg(MSG_GS, GS_OP_EMIT, 3)"),
+    (803, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 3)"),
+    (818, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 3)"),
+    (819, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 3)"),
+    (914, "sendmsg(MSG_GS, GS_OP_CUT, 3)"),
+    (915, "sendmsg(MSG_GS_DONE, GS_OP_CUT, 3)"),
+    (930, "sendmsg(MSG_GS, GS_OP_EMIT, 3)"),
+    (931, "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 3)"),
+    (946, "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 3)"),
+    (947, "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 3)"),
+];
+
+/// Gfx900, Gfx906, Gfx908, Gfx90a, Gfx942, Gfx950.
+pub(super) static SENDMSG_1: &[(u16, &str)] = &[
     (1, "sendmsg(MSG_INTERRUPT)"),
     (3, "sendmsg(MSG_GS_DONE, GS_OP_NOP)"),
     (4, "sendmsg(MSG_SAVEWAVE)"),
@@ -1588,7 +1865,7 @@ pub(super) static SENDMSG_0: &[(u16, &str)] = &[
 ];
 
 /// Gfx1010, Gfx1030.
-pub(super) static SENDMSG_1: &[(u16, &str)] = &[
+pub(super) static SENDMSG_2: &[(u16, &str)] = &[
     (1, "sendmsg(MSG_INTERRUPT)"),
     (3, "sendmsg(MSG_GS_DONE, GS_OP_NOP)"),
     (4, "sendmsg(MSG_SAVEWAVE)"),
@@ -1666,7 +1943,7 @@ pub(super) static SENDMSG_1: &[(u16, &str)] = &[
 ];
 
 /// Gfx1100, Gfx1150.
-pub(super) static SENDMSG_2: &[(u16, &str)] = &[
+pub(super) static SENDMSG_3: &[(u16, &str)] = &[
     (1, "sendmsg(MSG_INTERRUPT)"),
     (2, "sendmsg(MSG_HS_TESSFACTOR)"),
     (3, "sendmsg(MSG_DEALLOC_VGPRS)"),
@@ -1683,7 +1960,7 @@ pub(super) static SENDMSG_2: &[(u16, &str)] = &[
 ];
 
 /// Gfx1200.
-pub(super) static SENDMSG_3: &[(u16, &str)] = &[
+pub(super) static SENDMSG_4: &[(u16, &str)] = &[
     (1, "sendmsg(MSG_INTERRUPT)"),
     (2, "sendmsg(MSG_HS_TESSFACTOR)"),
     (3, "sendmsg(MSG_DEALLOC_VGPRS)"),
@@ -1700,9 +1977,10 @@ pub(super) static SENDMSG_3: &[(u16, &str)] = &[
 
 pub(super) fn sendmsg(isa: Isa) -> &'static [(u16, &'static str)] {
     match isa {
-        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SENDMSG_0,
-        Isa::Gfx1010 | Isa::Gfx1030 => SENDMSG_1,
-        Isa::Gfx1100 | Isa::Gfx1150 => SENDMSG_2,
-        Isa::Gfx1200 => SENDMSG_3,
+        Isa::Gfx803 | Isa::Gfx810 => SENDMSG_0,
+        Isa::Gfx900 | Isa::Gfx906 | Isa::Gfx908 | Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950 => SENDMSG_1,
+        Isa::Gfx1010 | Isa::Gfx1030 => SENDMSG_2,
+        Isa::Gfx1100 | Isa::Gfx1150 => SENDMSG_3,
+        Isa::Gfx1200 => SENDMSG_4,
     }
 }

@@ -91,7 +91,7 @@ pub(super) fn extend(
             .fold(0u16, |acc, (_, to)| acc | (1 << to));
         Some(Extension { mnemonic, fields, shown, tail: dpp16_tail(isa, w1, flags) })
     } else {
-        if flags & DPP8_OK == 0 || isa.generation() == Generation::Gfx9 {
+        if flags & DPP8_OK == 0 || isa.generation() <= Generation::Gfx9 {
             return None;
         }
         Some(Extension { mnemonic, fields, shown: 0, tail: dpp8_tail(w1, selector == 234) })
@@ -126,7 +126,7 @@ fn dpp16_tail(isa: Isa, w1: u32, flags: u16) -> String {
     if w1 & (1 << 19) != 0 {
         text.push_str(" bound_ctrl:1");
     }
-    if w1 & (1 << 18) != 0 && isa.generation() != Generation::Gfx9 {
+    if w1 & (1 << 18) != 0 && isa.generation() > Generation::Gfx9 {
         text.push_str(" fi:1");
     }
     text
@@ -134,7 +134,7 @@ fn dpp16_tail(isa: Isa, w1: u32, flags: u16) -> String {
 
 /// How llvm-objdump names dpp_ctrl `ctrl` on `isa`.
 fn control_text(isa: Isa, ctrl: u32) -> String {
-    let gfx9 = isa.generation() == Generation::Gfx9;
+    let gfx9 = isa.generation() <= Generation::Gfx9;
     let newbcast = matches!(isa, Isa::Gfx90a | Isa::Gfx942 | Isa::Gfx950);
     let n = ctrl & 0xF;
     match ctrl {

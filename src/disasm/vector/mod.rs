@@ -8,7 +8,7 @@
 //! | VOP2 | `0` op[30:25] vdst[24:17] vsrc1[16:9] src0[8:0] | literal when src0 = 255 |
 //! | VOPC | `0111110` op[24:17] vsrc1[16:9] src0[8:0] | literal |
 //! | VOP1 | `0111111` vdst[24:17] op[16:9] src0[8:0] | literal |
-//! | VOP3 (GFX9 `110100`, GFX10+ `110101`) | op[25:16] clamp[15] op_sel[14:11] abs[10:8] vdst[7:0] | neg[31:29] omod[28:27] src2[26:18] src1[17:9] src0[8:0] |
+//! | VOP3 (GFX8, GFX9 `110100`, GFX10+ `110101`) | op[25:16] clamp[15] op_sel[14:11] abs[10:8] vdst[7:0] | neg[31:29] omod[28:27] src2[26:18] src1[17:9] src0[8:0] |
 //! | VOP3b (carry out) | op[25:16] clamp[15] sdst[14:8] vdst[7:0] | as VOP3 |
 //!
 //! VOP3 takes a literal (third dword) from GFX10 on. GFX9 VOP3 opcodes 0x380 and up are VOP3P
@@ -46,6 +46,13 @@ pub(super) enum Ty {
     F16,
     /// 16-bit integers: the float inline constants print as their half-precision bits.
     I16,
+    /// Packed 16-bit floats: a literal is inline when a 32-bit integer constant or an f16 one
+    /// (with a zero high half); otherwise printed whole.
+    V2H,
+    /// Packed bfloat16: as [`Ty::V2H`] with the bf16 constants.
+    V2B,
+    /// bfloat16: the literal's low half decides, the whole literal prints.
+    BF,
     /// An operand that must be a register: a constant prints with `/*Invalid immediate*/`.
     NoImm,
 }
@@ -57,16 +64,33 @@ pub(super) enum Operand {
     Fixed(&'static str),
     /// A constant operand that is always the literal dword (`v_madmk_f32`'s K).
     Literal,
+    /// An interpolation attribute and channel (`attr3.y`) from src0: attribute in bits 5:0,
+    /// channel in 7:6 (bit 8 is `high`).
+    Attr,
+    /// `v_interp_mov`'s parameter from src1: `p10`, `p20`, `p0`, or `invalid_param_N`.
+    Param,
     /// The `vdst` field: VGPRs, AGPRs, or SGPRs for comparisons and lane reads; `odd_note` is
-    /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs.
-    Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str },
+    /// what llvm-objdump appends to a tuple at an odd register where the processor wants pairs;
+    /// `high_invalid`: in the plain 32-bit encoding a VGPR above v127 makes the word invalid
+    /// (GFX12's 16-bit operations).
+    Dst { file: DstFile, count: u8, half: bool, odd_note: &'static str, high_invalid: bool },
     /// The VOP3b carry-out `sdst` field.
     Carry { count: u8 },
     /// Source `index` (0–2): `count` registers (AGPRs rather than VGPRs when `agpr`), constants
     /// read as `ty`; `accept` is a mask of VGPR (1), SGPR (2), inline constant (4), literal (8).
-    /// `notes` are the `/*Invalid register …*/` llvm-objdump appends after a VGPR, an SGPR, and a
-    /// VGPR tuple at an odd number ("" for none).
-    Src { index: u8, count: u8, half: bool, agpr: bool, ty: Ty, accept: u8, notes: [&'static str; 3] },
+    /// `notes` are the `/*Invalid register …*/` llvm-objdump appends after a VGPR, an SGPR, a
+    /// VGPR tuple at an odd number, and, in the plain 32-bit encoding, a VGPR above v127 (GFX12's
+    /// `…_Lo128`) ("" for none); `high_invalid`: such a VGPR makes the word invalid there.
+    Src {
+        index: u8,
+        count: u8,
+        half: bool,
+        agpr: bool,
+        ty: Ty,
+        accept: u8,
+        notes: [&'static str; 4],
+        high_invalid: bool,
+    },
 }
 
 /// The register file of a destination.
@@ -80,8 +104,10 @@ pub(super) enum DstFile {
 /// How an opcode prints: operands in order, then the modifiers.
 ///
 /// `print` and `reject` are masks over the VOP3 modifier bits in this order: abs of src0–2 (0–2),
-/// neg of src0–2 (3–5), clamp (6), omod 1, 2, 3 (7–9), op_sel bits 0–3 (10–13). A set bit in
-/// `reject` makes the word invalid; a bit in neither is ignored.
+/// neg of src0–2 (3–5), clamp (6), omod 1, 2, 3 (7–9), op_sel bits 0–3 (10–13), an interpolation's
+/// `high` (14, src0 bit 8 of a form with an [`Operand::Attr`]), and a nonzero `vdst` field (15;
+/// `reject` only, for opcodes without operands such as `v_nop`). A set bit in `reject` makes the
+/// word invalid; a bit in neither is ignored.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Form {
     pub operands: &'static [Operand],
@@ -133,7 +159,7 @@ struct Fields {
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let w0 = words.get(0)?;
     let generation = isa.generation();
-    let vop3_prefix = if generation == Generation::Gfx9 { 0x34 } else { 0x35 };
+    let vop3_prefix = if generation <= Generation::Gfx9 { 0x34 } else { 0x35 };
     let (table, opcode, fields, encoding) = if w0 >> 25 == 0x3F {
         (tables::vop1(isa), (w0 >> 9) & 0xFF, short_fields(w0, 0), Some(dpp::Encoding::Vop1))
     } else if w0 >> 25 == 0x3E {
@@ -194,7 +220,7 @@ fn decode_sdwa(
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
 fn is_extension(generation: Generation, src0: u32) -> bool {
     match generation {
-        Generation::Gfx9 => matches!(src0, 249 | 250),
+        Generation::Gfx8 | Generation::Gfx9 => matches!(src0, 249 | 250),
         _ => matches!(src0, 233 | 234 | 249 | 250),
     }
 }
@@ -227,6 +253,12 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
 fn modifier_bits(form: &Form, fields: &Fields) -> u16 {
     let has_carry = form.operands.iter().any(|o| matches!(o, Operand::Carry { .. }));
     let mut bits = 0u16;
+    if fields.vdst != 0 {
+        bits |= 1 << 15;
+    }
+    if fields.src[0] & 0x100 != 0 && form.operands.iter().any(|o| matches!(o, Operand::Attr)) {
+        bits |= 1 << 14;
+    }
     if !fields.short {
         if !has_carry {
             bits |= (fields.abs & 7) as u16;
@@ -252,6 +284,8 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
     let shown = if plain { bits & form.print & !(0xF << 10) } else { bits & form.print } | fields.shown;
     let literal_index = fields.size;
     let mut literal_used = false;
+    // A 32-bit word without an extension (DPP and SDWA have rules of their own).
+    let plain32 = fields.short && fields.size == 1;
     let mut text = String::from(mnemonic);
     for (i, operand) in form.operands.iter().enumerate() {
         text.push_str(if i == 0 { " " } else { ", " });
@@ -267,8 +301,21 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 literal_used = true;
                 format!("{:#x}", words.get(literal_index)?)
             }
+            Operand::Attr => {
+                let channel = ["x", "y", "z", "w"][((fields.src[0] >> 6) & 3) as usize];
+                format!("attr{}.{channel}", fields.src[0] & 0x3F)
+            }
+            Operand::Param => match fields.src[1] {
+                0 => String::from("p10"),
+                1 => String::from("p20"),
+                2 => String::from("p0"),
+                value => format!("invalid_param_{value}"),
+            },
             Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
-            Operand::Dst { file, count, half, odd_note } => {
+            Operand::Dst { file, count, half, odd_note, high_invalid } => {
+                if high_invalid && plain32 && fields.vdst >= 128 {
+                    return None;
+                }
                 let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
                 let mut text = vgpr(file, fields.vdst, count, half && !plain, fields.short, half_high);
                 if count >= 2 && fields.vdst % 2 == 1 {
@@ -277,8 +324,12 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 text
             }
             Operand::Carry { count } => scalar_tuple(generation, fields.sdst, count)?,
-            Operand::Src { index, count, half, agpr, ty, accept, notes } => {
+            Operand::Src { index, count, half, agpr, ty, accept, notes, high_invalid } => {
                 let value = *fields.src.get(usize::from(index))?;
+                let high = plain32 && value >= 256 + 128;
+                if high && high_invalid {
+                    return None;
+                }
                 if value == 255 {
                     literal_used = true;
                 }
@@ -293,7 +344,10 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                     &fields,
                     half_high,
                 )?;
-                body.push_str(note_for(generation, value, count, notes));
+                match notes[3] {
+                    note if high && !note.is_empty() => body.push_str(note),
+                    _ => body.push_str(note_for(generation, value, count, [notes[0], notes[1], notes[2]])),
+                }
                 if fields.sext & (1 << index) != 0 {
                     body = format!("sext({body})");
                 }
@@ -332,9 +386,13 @@ fn note_for(generation: Generation, value: u32, count: u8, notes: [&'static str;
     let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
     match value {
         _ if value == null => "",
+        // An operand that takes VGPRs or LDS-direct takes src_lds_direct without a note.
+        254 if notes[1].contains("OrLds") => "",
+        // The special source registers print without a note.
+        230 | 231 | 235..=239 | 251..=253 => "",
         256..=511 if count >= 2 && value % 2 == 1 => notes[2],
         256..=511 => notes[0],
-        0..=127 | 230 | 231 | 235..=239 | 251..=254 => notes[1],
+        0..=127 | 254 => notes[1],
         _ => "",
     }
 }
@@ -366,6 +424,9 @@ fn scalar_destination(generation: Generation, value: u32, count: u8) -> Option<S
     match value {
         128..=208 | 240..=248 => Some(inline_text(Ty::NoImm, value)),
         0..=127 => scalar_tuple(generation, value, count),
+        // The special source registers are named as destinations too.
+        230 | 235..=239 | 251..=253 => scalar_tuple(generation, value, count),
+        231 | 254 if count == 1 => scalar_tuple(generation, value, count),
         _ => None,
     }
 }
@@ -379,7 +440,16 @@ fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String>
         _ => 4,
     };
     let first = if (108..=123).contains(&value) { value - 108 } else { value };
-    if value < 128 && first % align != 0 {
+    if generation == Generation::Gfx8 && (108..=111).contains(&value) && count >= 2 {
+        // GFX8's `tba` and `tma` pairs.
+        return (value % 2 == 0 && count == 2).then(|| scalar(generation, value, 2)).flatten();
+    }
+    let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
+    if value < 128 && first % align != 0 && value != null {
+        return None;
+    }
+    if count >= 2 && value == 231 {
+        // src_flat_scratch_base_hi has no 64-bit form.
         return None;
     }
     let m0 = if generation >= Generation::Gfx11 { 125 } else { 124 };
@@ -435,6 +505,17 @@ const F64_HIGH: [(u32, &str); 8] = [
 ];
 
 const F16_INLINE: [u32; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
+const BF16_INLINE: [u32; 9] = [0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22];
+
+/// Whether a literal equals a 32-bit integer inline constant (-16–64).
+fn is_inline_int32(value: u32) -> bool {
+    value <= 64 || value >= 0xFFFF_FFF0
+}
+
+/// Whether a 16-bit value equals a 16-bit integer inline constant (-16–64).
+fn is_inline_int16(value: u32) -> bool {
+    value <= 64 || (0xFFF0..=0xFFFF).contains(&value)
+}
 
 fn name_of(table: &[(u32, &'static str)], value: u32) -> Option<&'static str> {
     table.iter().find(|(bits, _)| *bits == value).map(|(_, name)| *name)
@@ -464,6 +545,12 @@ fn literal_text(ty: Ty, value: u32) -> String {
                 format!("{low:#x}")
             }
         }
+        Ty::V2H if is_inline_int32(value) || F16_INLINE.contains(&value) => format!("lit({value:#x})"),
+        Ty::V2B if is_inline_int32(value) || BF16_INLINE.contains(&value) => format!("lit({value:#x})"),
+        Ty::BF if is_inline_int16(value & 0xFFFF) || BF16_INLINE.contains(&(value & 0xFFFF)) => {
+            format!("lit({value:#x})")
+        }
+        Ty::V2H | Ty::V2B | Ty::BF => format!("{value:#x}"),
         Ty::NoImm => {
             let name = match value {
                 0..=64 => format!("{value}"),
@@ -494,8 +581,11 @@ fn with_modifiers(body: String, shown: u16, index: u8, constant: bool) -> String
     }
 }
 
-/// The words after the operands: `op_sel:[…]`, `clamp`, `mul:2`/`mul:4`/`div:2`.
+/// The words after the operands: `high`, `op_sel:[…]`, `clamp`, `mul:2`/`mul:4`/`div:2`.
 fn push_modifiers(text: &mut String, form: &Form, shown: u16) {
+    if shown & (1 << 14) != 0 {
+        text.push_str(" high");
+    }
     let op_sel = (shown >> 10) & 0xF;
     if op_sel != 0 && form.op_sel_len > 0 {
         let mut entries = [0u8; 8];

@@ -4,7 +4,8 @@
 //! dword 1 (bit 31 first): s1[31] src1_abs[29] src1_neg[28] src1_sext[27] src1_sel[26:24]
 //! s0[23] src0_abs[21] src0_neg[20] src0_sext[19] src0_sel[18:16] omod[15:14] clamp[13]
 //! dst_unused[12:11] dst_sel[10:8] src0[7:0]. VOPC has sd[15] sdst[14:8] in place of omod, clamp
-//! and the destination selects: with sd set the comparison writes sdst rather than VCC. s0/s1 make
+//! and the destination selects: with sd set the comparison writes sdst rather than VCC (GFX8 has
+//! no sd and sdst: its VOPC has clamp and omod there, and always writes VCC). s0/s1 make
 //! src0/src1 a scalar operand. A select is BYTE_0–3, WORD_0–1, DWORD (7 is invalid). Which
 //! opcodes have an SDWA form, their mnemonic and which bits print, are ignored or make the word
 //! invalid come from [`super::dpp_tables`] (`scripts/disasm/gen_vector.py --dpp`); the operands
@@ -15,7 +16,7 @@ use alloc::string::String;
 
 use super::dpp::Encoding;
 use super::{dpp_tables, Fields};
-use crate::disasm::Isa;
+use crate::disasm::{Generation, Isa};
 
 /// The dword-1 bits the flags of a [`dpp_tables`] SDWA row describe, in flag order: bit `j` of
 /// the flags says bit `SDWA_BITS[j]` prints, bit `12 + j` that it makes the word invalid.
@@ -55,7 +56,9 @@ pub(super) fn extend(
 ) -> Option<Sdwa> {
     let w1 = words.get(1)?;
     let (mnemonic, flags) = row(isa, encoding, opcode)?;
-    let is_vopc = encoding == Encoding::Vopc;
+    // GFX8 VOPC has no sdst: it writes VCC, and bits 13-15 are clamp and omod.
+    let gfx8 = isa.generation() == Generation::Gfx8;
+    let is_vopc = encoding == Encoding::Vopc && !gfx8;
     let set = |bit: u32| w1 & (1 << bit) != 0;
     let mut printed = 0u32;
     for (j, bit) in SDWA_BITS.iter().enumerate() {

@@ -218,6 +218,7 @@ mod tests {
             words: String::new(),
             class: None,
             target: None,
+            zeros: false,
         };
         CodeListing {
             processor: "gfx90a".into(),

@@ -85,13 +85,15 @@ pub struct CodeLabel {
     pub line: u32,
 }
 
-/// One instruction, or a dword that did not decode (`class` is `None`).
+/// One instruction, a dword that did not decode (`class` is `None`), or a run of zero bytes
+/// llvm-objdump prints as `...` (`zeros`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeLine {
     pub address: u64,
     /// Where its first byte is in the byte space the code object is in.
     pub offset: u64,
-    pub size: u8,
+    /// Its bytes: the instruction's, or the whole run of zeros.
+    pub size: u32,
     pub text: String,
     /// The instruction's dwords as llvm-objdump prints them (`BF8C0000 00000000`).
     pub words: String,
@@ -99,6 +101,9 @@ pub struct CodeLine {
     pub class: Option<u8>,
     /// Where a branch goes: the line there and its label (`<kernel+0x40>`).
     pub target: Option<CodeTarget>,
+    /// A run of `size` zero bytes, skipped as llvm-objdump skips it (`text` is `...`, `words`
+    /// empty, `class` `None`).
+    pub zeros: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -279,10 +284,10 @@ impl CodeListing {
     }
 
     /// How many lines of `[from, to)` are of each class: `Class::ALL`'s order, then the dwords
-    /// that did not decode.
+    /// that did not decode. Runs of zeros are not instructions and are not counted.
     pub fn mix(&self, from: usize, to: usize) -> Vec<u32> {
         let mut counts = vec![0u32; CLASSES + 1];
-        for line in self.lines.get(from..to).unwrap_or_default() {
+        for line in self.lines.get(from..to).unwrap_or_default().iter().filter(|l| !l.zeros) {
             let slot = line.class.map_or(CLASSES, |c| usize::from(c).min(CLASSES));
             counts[slot] += 1;
         }
@@ -297,8 +302,17 @@ pub const CLASSES: usize = 9;
 mod tests {
     use super::*;
 
-    fn line(offset: u64, size: u8, class: Option<u8>) -> CodeLine {
-        CodeLine { address: offset, offset, size, text: String::new(), words: String::new(), class, target: None }
+    fn line(offset: u64, size: u32, class: Option<u8>) -> CodeLine {
+        CodeLine {
+            address: offset,
+            offset,
+            size,
+            text: String::new(),
+            words: String::new(),
+            class,
+            target: None,
+            zeros: false,
+        }
     }
 
     fn listing() -> CodeListing {

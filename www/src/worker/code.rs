@@ -8,7 +8,7 @@ use crate::wire::code::{
     PtxText,
 };
 use offload::disasm::flow::{self, Allocation, File, Flow};
-use offload::disasm::{Class, Line, Listing};
+use offload::disasm::{Class, Line, LineKind, Listing};
 use std::ops::Range;
 
 /// A code object's listing as the worker keeps it, to analyse its functions when asked.
@@ -108,7 +108,7 @@ fn code_line(listing: &Listing, line: &Line, file_offset: u64) -> CodeLine {
     CodeLine {
         address: line.address,
         offset: file_offset.saturating_add(line.file_offset),
-        size: line.size.min(usize::from(u8::MAX)) as u8,
+        size: u32::try_from(line.size).unwrap_or(u32::MAX),
         text: line.text.clone(),
         words: listing.words(line),
         class: line.class.and_then(class_index),
@@ -117,6 +117,7 @@ fn code_line(listing: &Listing, line: &Line, file_offset: u64) -> CodeLine {
             line: line_starting_at(listing, address),
             label: listing.label_of(address),
         }),
+        zeros: line.kind == LineKind::Zeros,
     }
 }
 
@@ -191,7 +192,7 @@ mod tests {
         // .text is at 0xe00 in the code object (its address is 0x1e00), the code object at 0x1000.
         let first = &listing.lines[0];
         assert_eq!((first.address, first.offset), (0x1e00, 0x1e00));
-        assert_eq!(first.words.split(' ').count() * 4, usize::from(first.size));
+        assert_eq!(first.words.split(' ').count() * 4, first.size as usize);
     }
 
     #[test]

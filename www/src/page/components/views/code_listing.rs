@@ -262,11 +262,13 @@ fn label_row(listing: &CodeListing, k: usize) -> Html {
 
 fn line_row(listing: &CodeListing, flow: Option<&CodeFlow>, index: usize, selected: bool) -> Html {
     let l = &listing.lines[index];
-    let slot = class_slot(l.class);
+    // A run of zeros has no class: it is not an instruction.
+    let kind =
+        if l.zeros { String::from("code-zeros") } else { format!("code-class-{}", CLASS_SLUGS[class_slot(l.class)]) };
     let class = classes!(
         "code-row",
         "code-line",
-        format!("code-class-{}", CLASS_SLUGS[slot]),
+        kind,
         selected.then_some("selected"),
         flow.is_some_and(|f| starts_block(f, index)).then_some("block-start"),
     );
