@@ -69,23 +69,10 @@ fn pressure_text_and_per_instruction_lines() {
     assert_eq!(pressure["lines"].as_array().unwrap().len(), 14);
 }
 
-/// peak / allocated, in tenths, counted.
-fn histogram(ratios: &[f64]) -> String {
-    let mut buckets = [0usize; 11];
-    for r in ratios {
-        buckets[((r * 10.0).floor() as usize).min(10)] += 1;
-    }
-    let mut out = String::new();
-    for (i, n) in buckets.iter().enumerate() {
-        let range = if i == 10 { String::from("100%    ") } else { format!("{:>3}-{:>3}%", i * 10, i * 10 + 9) };
-        out.push_str(&format!("  {range} {n:>7}\n"));
-    }
-    out
-}
-
 #[test]
 fn peaks_never_exceed_the_allocation_in_real_wheels() {
-    let mut ratios = [Vec::new(), Vec::new()];
+    // The distribution of peak / allocated over these wheels is `make bench`'s
+    // (scripts/disasm_pressure.py); here, that no peak is above.
     let mut checked = 0;
     for prefix in ["cupy-rocm-5-0==13.3.0", "jax-rocm60-pjrt==0.5.0"] {
         let Some(wheel) = wheels::wheel_file(prefix) else {
@@ -103,7 +90,7 @@ fn peaks_never_exceed_the_allocation_in_real_wheels() {
                     continue;
                 }
                 kernels += 1;
-                for (i, file) in ["vgprs", "sgprs", "agprs"].iter().enumerate() {
+                for file in ["vgprs", "sgprs", "agprs"] {
                     let (Some(peak), Some(have)) = (pressure["peak"][file]["count"].as_u64(), allocated[file].as_u64())
                     else {
                         continue;
@@ -114,9 +101,6 @@ fn peaks_never_exceed_the_allocation_in_real_wheels() {
                         image["target"],
                         function["name"]
                     );
-                    if i < 2 && have > 0 {
-                        ratios[i].push(peak as f64 / have as f64);
-                    }
                 }
             }
         }
@@ -125,8 +109,5 @@ fn peaks_never_exceed_the_allocation_in_real_wheels() {
     }
     if checked == 0 {
         println!("SKIPPED: no ROCm wheel in the cache; nothing was checked");
-        return;
     }
-    println!("peak VGPRs / allocated over {} kernels:\n{}", ratios[0].len(), histogram(&ratios[0]));
-    println!("peak SGPRs / allocated over {} kernels:\n{}", ratios[1].len(), histogram(&ratios[1]));
 }
