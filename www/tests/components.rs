@@ -1041,6 +1041,12 @@ async fn code_listing_outlines_blocks_draws_pressure_and_selects_the_peak() {
     let counts: Vec<String> = theirs.pressure.iter().map(|p| p.vgprs.to_string()).take(live.len()).collect();
     assert_eq!(live, counts);
     assert_eq!(all(&el, "svg.pressure-strip rect.pressure-bar").len(), theirs.pressure.len());
+    // The allocation drawn across the strip: the descriptor's VGPRs, as the summary says.
+    let allocation = flow::budget::allocations(LOOP, &core.processor, core.isa).remove(0);
+    let line = el.query_selector("svg.pressure-strip line.pressure-allocated").unwrap().unwrap();
+    let allocated = allocation.vgprs.unwrap();
+    assert_eq!(line.get_attribute("data-allocated"), Some(allocated.to_string()));
+    assert!(summary.text_content().unwrap().contains(&format!("{allocated} allocated")));
 
     // A click on the strip's peak selects that instruction's bytes.
     click_on(&el.query_selector("svg.pressure-strip rect.pressure-peak").unwrap().unwrap());

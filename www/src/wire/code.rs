@@ -141,6 +141,9 @@ pub struct CodeFlow {
     pub summary: String,
     /// Whether the metadata or a descriptor names it a kernel (it has an allocation).
     pub kernel: bool,
+    /// What the kernel's metadata (else its descriptor) allocates of each file: VGPRs, AGPRs,
+    /// SGPRs, as the summary's "N allocated" says; `None` for a function or an unknown count.
+    pub allocated: [Option<u32>; 3],
 }
 
 /// A basic block.
@@ -215,6 +218,11 @@ impl CodeFlow {
         let line = self.peaks[file as usize] as usize;
         let count = line.checked_sub(self.first as usize).and_then(|i| self.counts(file).get(i));
         (line, count.copied().unwrap_or(0))
+    }
+
+    /// What is allocated of `file`, when known.
+    pub fn allocated(&self, file: RegFile) -> Option<u32> {
+        self.allocated[file as usize]
     }
 
     /// Whether line `line` (in the listing) is one of its lines.

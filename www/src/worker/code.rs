@@ -101,6 +101,7 @@ fn flow_of(listing: &Listing, flow: &Flow, allocation: Option<&Allocation>) -> C
         peaks: [File::Vgpr, File::Agpr, File::Sgpr].map(|f| flow.peak(f).line as u32),
         summary: flow.summary(listing, allocation),
         kernel: allocation.is_some(),
+        allocated: allocation.map_or([None; 3], |a| [a.vgprs, a.agprs, a.sgprs]),
     }
 }
 

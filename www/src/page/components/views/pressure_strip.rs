@@ -1,9 +1,9 @@
 //! The register pressure of the function holding the Code view's selection: the line
 //! `offload disasm --pressure` prints ("peak 212 VGPRs at 0x1f40, inside the loop at 0x1c00; 256
 //! allocated; 2 waves per SIMD") and, under it, a strip of bars along the function — live
-//! registers of one file, the peak marked, the selected instruction's place shown. The strip
-//! draws a bar per run of lines ([`strip_bars`]), never one per instruction, so it costs the
-//! same for 50,000 instructions as for 50. A click on the line, the peak or a bar selects the
+//! registers of one file, the peak marked, what the kernel allocates drawn across, the selected
+//! instruction's place shown. The strip draws a bar per run of lines ([`strip_bars`]), never one
+//! per instruction, so it costs the same for 50,000 instructions as for 50. A click on the line, the peak or a bar selects the
 //! instruction there (and so its bytes in the hex view).
 
 use super::virtual_rows::clicked;
@@ -78,9 +78,10 @@ fn line_under_pointer(e: &MouseEvent, bars: &[Bar]) -> Option<usize> {
     bars.get(i.min(bars.len().saturating_sub(1))).map(|b| b.line)
 }
 
-/// The strip: a bar per run of lines, as tall as its highest count, on a scale up to the peak;
-/// the peak's bar marked over the whole height (drawn last, so a click on it is the peak's);
-/// the selected line's bar outlined.
+/// The strip: a bar per run of lines, as tall as its highest count, on a scale up to the peak
+/// or the allocation, whichever is higher; the allocation a line across; the peak's bar marked
+/// over the whole height (drawn last, so a click on it is the peak's); the selected line's bar
+/// outlined.
 fn strip(
     listing: &CodeListing,
     flow: &CodeFlow,
@@ -90,7 +91,9 @@ fn strip(
     onclick: Callback<MouseEvent>,
 ) -> Html {
     let (peak_line, peak) = flow.peak(file);
-    let top = peak.max(1);
+    // The scale reaches the allocation, so the gap between the peak and it shows.
+    let allocated = flow.allocated(file).filter(|&a| a > 0).map(|a| a.min(u32::from(u16::MAX)) as u16);
+    let top = peak.max(allocated.unwrap_or(0)).max(1);
     let lines = (flow.end - flow.first) as usize;
     let peak_bar = bars.iter().position(|b| b.line == peak_line);
     let at = |line: usize| listing.lines.get(line).map_or(0, |l| l.address);
@@ -115,6 +118,12 @@ fn strip(
                 <rect class="pressure-peak" x={b.to_string()} y="0" width="1" height={top.to_string()} data-line={peak_line.to_string()}>
                     <title>{ format!("peak {peak} {} at {:#x}", file.name(), at(peak_line)) }</title>
                 </rect>
+            }
+            if let Some(a) = allocated {
+                <line class="pressure-allocated" x1="0" x2={bars.len().max(1).to_string()} y1={(top - a).to_string()}
+                    y2={(top - a).to_string()} data-allocated={a.to_string()}>
+                    <title>{ format!("{a} {} allocated", file.name()) }</title>
+                </line>
             }
             if let Some(b) = cursor {
                 <rect class="pressure-cursor" x={b.to_string()} y="0" width="1" height={top.to_string()} />
