@@ -440,3 +440,28 @@ fn a_bundle_listed_from_its_header_is_decompressed_when_asked_as_if_verified() {
         assert_eq!(heard.last(), Some(&(total, total)), "{name}: progress ends at the whole size");
     }
 }
+
+#[test]
+fn bundles_decoded_without_checking_hashes_are_explored_the_same_with_their_hash_unchecked() {
+    use offload::explore::{explore, explore_decompressing, Options};
+    for name in ["ccob_zstd_v3.hipfb", "ccob_zlib_v2.hipfb", "hip_elf_2arch_compressed.o", "libhip_3tu_compressed.so"] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        let checked = explore(bytes.as_slice(), name, &Options { verify_all: true, ..Options::default() });
+        let unchecked_opts = Options { verify_all: true, check_hashes: false, ..Options::default() };
+        let unchecked = explore(bytes.as_slice(), name, &unchecked_opts);
+        let spans = compressed_bundle_spans(&checked);
+        assert!(!spans.is_empty(), "{name}: no compressed bundle");
+        assert_eq!(spans, compressed_bundle_spans(&unchecked), "{name}: the same bundles");
+        for &span in &spans {
+            let (mut with, without) = (node_with_span(&checked, span), node_with_span(&unchecked, span));
+            assert_eq!(with.get("hash_ok"), Some(&Value::Bool(true)), "{name}: checked when asked to");
+            assert_eq!(without.get("hash_ok"), Some(&Value::Null), "{name}: left unchecked");
+            // Everything else, the decompressed bundle and its images included, is the same.
+            with.fields.iter_mut().filter(|f| f.name == "hash_ok").for_each(|f| f.value = Value::Null);
+            assert_eq!(with, without, "{name}: only the hash's verdict differs");
+        }
+        // A bundle the user asks for is checked all the same.
+        let asked = explore_decompressing(bytes.as_slice(), name, &unchecked_opts, &[], spans[0], &mut |_, _| {});
+        assert_eq!(node_with_span(&asked, spans[0]).get("hash_ok"), Some(&Value::Bool(true)), "{name}: asked for");
+    }
+}

@@ -68,6 +68,14 @@ pub struct Options {
     /// [`parallel`]): 0 for one per core, 1 for this thread alone. The tree is the same either
     /// way.
     pub max_threads: usize,
+    /// Check the hash of each compressed bundle decompressed in full: the MD5 of its
+    /// decompressed bytes against the one its header stores. Off, such bundles are still
+    /// decompressed and explored, their `hash_ok` left null, as clang-offload-bundler leaves it
+    /// unless asked to be verbose; a bundle the user asked for ([`explore_decompressing`]) is
+    /// checked all the same. The page turns it off for packages unless told to verify: hashing
+    /// the 2.3 GiB a ROCm framework's library decompresses to cost more than decoding it there,
+    /// where no second thread can hash beside.
+    pub check_hashes: bool,
 }
 
 impl Default for Options {
@@ -81,6 +89,7 @@ impl Default for Options {
             max_package_decompressed: 32 << 30,
             keep_bytes: true,
             max_threads: 0,
+            check_hashes: true,
         }
     }
 }
@@ -569,17 +578,21 @@ impl Explorer<'_, '_, '_> {
             || self.asked.as_ref().is_some_and(|a| a.bundle == span)
     }
 
-    /// The uncompressed bundle and its truncated MD5, hashed as it is decoded; the bundle the
-    /// user asked for reports its progress.
+    /// The uncompressed bundle and its truncated MD5, hashed as it is decoded (`None` when
+    /// hashes are not checked, [`Options::check_hashes`]); the bundle the user asked for is
+    /// always hashed and reports its progress.
     fn decompress_bundle(
         &mut self,
         cb: &compressed::CompressedBundle,
         span: Span,
-    ) -> crate::error::Result<(Vec<u8>, u64)> {
+    ) -> crate::error::Result<(Vec<u8>, Option<u64>)> {
         let total = cb.header.uncompressed_size;
+        let limit = self.opts.max_decompressed;
+        let hashed = |(plain, hash)| (plain, Some(hash));
         match self.asked.as_mut().filter(|a| a.bundle == span) {
-            Some(asked) => cb.decompress_hashed(self.opts.max_decompressed, &mut |done| (asked.progress)(done, total)),
-            None => cb.decompress_hashed(self.opts.max_decompressed, &mut |_| {}),
+            Some(asked) => cb.decompress_hashed(limit, &mut |done| (asked.progress)(done, total)).map(hashed),
+            None if self.opts.check_hashes => cb.decompress_hashed(limit, &mut |_| {}).map(hashed),
+            None => cb.decompress(limit).map(|plain| (plain, None)),
         }
     }
 
@@ -739,7 +752,7 @@ impl Explorer<'_, '_, '_> {
                 return node;
             }
         };
-        let mut node = compressed::to_node(&cb, span, Some(hash == cb.header.hash));
+        let mut node = compressed::to_node(&cb, span, hash.map(|h| h == cb.header.hash));
         // The space is taken before its contents are explored: containers inside it take the
         // spaces after.
         let inner = Span::new(self.spaces.len() as u32, 0, plain.len() as u64);

@@ -83,12 +83,19 @@ const OWNED_BLOCK: u64 = 4 << 20;
 /// that memory stays bounded by the largest member rather than by the package; what is shown
 /// of them is found again on demand ([`Explored::read`]). Since memory is so bounded, every
 /// image of a package is decoded (`verify_all`): the Kernels view counts every kernel without
-/// being asked; the limits on decompressed sizes still hold.
+/// being asked; the limits on decompressed sizes still hold. Their hashes are checked only when
+/// the settings say to verify every compressed bundle (`check_hashes`): a ROCm framework's
+/// library decompresses to gigabytes, whose MD5 took longer in a worker than decoding them.
 pub(crate) fn explorer_options(settings: &Settings, file: &Blob) -> Options {
     let head = BlobReader::new(file.clone()).read_at(0, 4096).unwrap_or_default();
     let package = offload::format::package::detect(&head).is_some();
     let options = settings.options();
-    Options { keep_bytes: !package, verify_all: options.verify_all || package, ..options }
+    Options {
+        keep_bytes: !package,
+        verify_all: options.verify_all || package,
+        check_hashes: options.verify_all || !package,
+        ..options
+    }
 }
 
 /// How [`explore_to_keep`] explores.
@@ -247,7 +254,8 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
         (k.file.clone(), k.name.clone(), k.settings, k.companions.clone())
     };
     let cache = ReadCache::new(BlobReader::new(file.clone()));
-    let options = Options { verify_all: true, keep_bytes: false, ..settings.options() };
+    let options =
+        Options { verify_all: true, keep_bytes: false, check_hashes: settings.verify_all, ..settings.options() };
     // Not the options it was kept with: nothing of this exploration is kept.
     let mut last_report = 0.0;
     let mut observer = |p: &Progress, _: &Node| {
