@@ -45,8 +45,9 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
     let file = open_lazy(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
     // Every image is needed: every compressed container is decompressed (within the limits);
-    // the answers need only what the tree says of each image, so their bytes are not kept.
-    let options = Options { verify_all: true, keep_bytes: false, ..a.limits.options() };
+    // the answers need only what the tree says of each image, so their bytes are not kept, and
+    // the bundles' hashes are not checked (`list` checks them).
+    let options = Options { verify_all: true, keep_bytes: false, check_hashes: false, ..a.limits.options() };
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let fits = fits(&tree, &a.gpus)?;
     if a.json {
