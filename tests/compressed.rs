@@ -465,3 +465,38 @@ fn bundles_decoded_without_checking_hashes_are_explored_the_same_with_their_hash
         assert_eq!(node_with_span(&asked, spans[0]).get("hash_ok"), Some(&Value::Bool(true)), "{name}: asked for");
     }
 }
+
+#[test]
+fn each_bundle_is_heard_as_soon_as_its_images_are_described() {
+    use offload::explore::{explore_hooked, Hooks, Options};
+    use offload::tree::NodeKind;
+    for name in ["hip_elf_2arch_compressed.o", "libhip_3tu_compressed.so", "ccob_zstd_v3.hipfb"] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        let opts = Options { verify_all: true, ..Options::default() };
+        let mut heard = Vec::new();
+        let mut found = |node: &offload::tree::Node| heard.push(node.clone());
+        let tree =
+            explore_hooked(bytes.as_slice(), name, &opts, &[], Hooks { found: Some(&mut found), ..Hooks::default() });
+        let mut bundles = Vec::new();
+        tree.root.walk(&mut |node, _| {
+            if node.kind == NodeKind::Bundle {
+                bundles.push(node.clone());
+            }
+        });
+        assert!(!bundles.is_empty(), "{name}: no bundle");
+        // Every bundle of the tree, in the order they are met, each as the tree finally has it.
+        assert_eq!(heard, bundles, "{name}");
+        let targets = |nodes: &[offload::tree::Node]| {
+            let mut t: Vec<String> = nodes
+                .iter()
+                .flat_map(|n| offload::report::runs_on::found_under(n, name))
+                .map(|(t, _)| t.target_id)
+                .collect();
+            t.sort();
+            t
+        };
+        let mut all: Vec<String> = offload::report::targets::collect(&tree).into_iter().map(|t| t.target_id).collect();
+        all.sort();
+        assert_eq!(targets(&heard), all, "{name}: what was heard names every target");
+    }
+}

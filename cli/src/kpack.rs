@@ -33,8 +33,11 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
     // through the input's cache, every member's compressed bytes would stay until the end.
     let reader = crate::io::OwnedReader::open(binary);
     let read = |offset: u64, size: u64| reader.as_ref().and_then(|r| r.read(offset, size));
-    let hooks =
-        explore::Hooks { observer: None, read_owned: Some(&read), spill: Some(&crate::io::spill_to_temporary_file) };
+    let hooks = explore::Hooks {
+        read_owned: Some(&read),
+        spill: Some(&crate::io::spill_to_temporary_file),
+        ..explore::Hooks::default()
+    };
     Ok(explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks))
 }
 

@@ -99,6 +99,7 @@ pub(super) fn explorer<'o, 'p, 'c>(
         observer: None,
         read_owned: None,
         spill: None,
+        found: None,
         given: None,
     }
 }

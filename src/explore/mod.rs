@@ -146,6 +146,9 @@ pub struct Progress {
 /// Who hears of each member of a package as it is explored ([`explore_observed`]).
 pub type Observer<'p> = &'p mut dyn FnMut(&Progress, &Node);
 
+/// Who hears of each bundle as soon as its images are described ([`Hooks::found`]).
+pub type Found<'p> = &'p mut dyn FnMut(&Node);
+
 /// Reads `size` bytes at `offset` of the input into memory of their own, or `None` when they
 /// cannot be read ([`Hooks::read_owned`]). Shared with the threads that explore members where
 /// there are threads.
@@ -191,6 +194,12 @@ pub struct Hooks<'h> {
     /// unlinked temporary file and reads back only what is explored (headers, offload
     /// sections), so memory follows the device code, not the largest library.
     pub spill: Option<Spill<'h>>,
+    /// Hears of each offload bundle (plain, or inside a compressed bundle) as soon as its
+    /// images are described, before the member or file that holds it is done: a ROCm
+    /// framework's library holds dozens of bundles and takes seconds to describe, and its first
+    /// bundle already says which GPUs it targets. Not called from threads exploring members in
+    /// parallel.
+    pub found: Option<Found<'h>>,
 }
 
 /// Explores an input like [`explore_with_companions`], with `hooks`.
@@ -272,6 +281,7 @@ fn explore_all<'a, 'p>(
         observer: hooks.observer,
         read_owned: hooks.read_owned,
         spill: hooks.spill,
+        found: hooks.found,
         given,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
@@ -414,6 +424,8 @@ struct Explorer<'o, 'p, 'c> {
     read_owned: Option<ReadOwned<'p>>,
     /// Where large inflated members go instead of memory ([`Hooks::spill`]).
     spill: Option<Spill<'p>>,
+    /// Who hears of each bundle as it is described ([`Hooks::found`]).
+    found: Option<Found<'p>>,
     /// The input's own package's listing and its members as other workers explored them
     /// ([`shares`]).
     given: Option<Given>,
@@ -705,6 +717,9 @@ impl Explorer<'_, '_, '_> {
         }
         annotate_entries(&mut node);
         self.fill_images(&mut node, data, span, depth);
+        if let Some(found) = self.found.as_mut() {
+            found(&node);
+        }
         node
     }
 

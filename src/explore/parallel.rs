@@ -132,6 +132,7 @@ impl Explorer<'_, '_, '_> {
                                 observer: None,
                                 read_owned: None,
                                 spill,
+                                found: None,
                                 given: None,
                             };
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);

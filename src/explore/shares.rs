@@ -138,7 +138,8 @@ fn exploring_order(members: &[Member], i: usize) -> (bool, u64, usize) {
 }
 
 /// Explores the members `share` (one share of a [`plan`]) of the input's own package, each
-/// alone; `hooks.observer` hears each one, counted over the share.
+/// alone; `hooks.observer` hears each one, counted over the share, and `hooks.found` each bundle
+/// in them as it is described.
 pub fn explore_share<'a, R: ReadRef<'a>>(
     input: R,
     opts: &Options,
@@ -150,6 +151,7 @@ pub fn explore_share<'a, R: ReadRef<'a>>(
     let whole = Span::new(0, 0, input.len().unwrap_or(0));
     let base = 1;
     let mut observer = hooks.observer;
+    let mut found = hooks.found;
     let mut progress = Progress {
         members_done: 0,
         members: share.len(),
@@ -159,8 +161,10 @@ pub fn explore_share<'a, R: ReadRef<'a>>(
     let mut members = Vec::with_capacity(share.len());
     for one in share {
         let mut sub = member_explorer(opts, base, companions, hooks.read_owned);
+        sub.found = found.take();
         let mut node = one.node.clone();
         sub.member(input, &one.member(), &mut node, whole, 1, 1);
+        found = sub.found.take();
         let used = opts.max_package_decompressed - sub.package_budget;
         sub.spaces.drain(..base);
         if let Some(observer) = observer.as_mut() {

@@ -25,8 +25,16 @@ impl Loading {
     }
 
     /// This report, with what `before` knew and it does not: reports of bytes read come
-    /// between reports of members.
+    /// between reports of members, and targets found in a member's first bundles before the
+    /// member is done. Within one stage the bytes read never go back.
     pub fn after(self, before: &Loading) -> Loading {
-        Loading { members: self.members.or(before.members), found: self.found.or_else(|| before.found.clone()), ..self }
+        let bytes_read =
+            if self.stage == before.stage { self.bytes_read.max(before.bytes_read) } else { self.bytes_read };
+        Loading {
+            members: self.members.or(before.members),
+            found: self.found.or_else(|| before.found.clone()),
+            bytes_read,
+            ..self
+        }
     }
 }

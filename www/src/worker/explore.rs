@@ -28,9 +28,9 @@ pub(crate) fn explore_file_alone(
     kept: &RefCell<Option<Explored>>,
 ) -> Doc {
     let started = js_sys::Date::now();
-    let mut found = FoundSoFar::default();
+    let found = RefCell::new(FoundSoFar::default());
     let options = explorer_options(settings, &file);
-    let how = Exploring::Observed(&mut |p, m| found.member(p, m));
+    let how = Exploring::Observed(&mut |p, m| found.borrow_mut().member(p, m), &mut |b| found.borrow_mut().bundle(b));
     let explored = explore_to_keep(name, file, companions, settings, options, how);
     let size = explored.file.size() as u64;
     report(Report::Progress(Loading::at("preparing the views", size)));
@@ -104,8 +104,9 @@ pub(crate) enum Exploring<'o> {
     Plain,
     /// With the compressed bundle at this span decompressed, as the user asked.
     Decompressing(Span),
-    /// Telling `observer` of each member of a package as it is explored.
-    Observed(&'o mut dyn FnMut(&Progress, &Node)),
+    /// Telling the first of each member of a package as it is explored, and the second of each
+    /// bundle as soon as its images are described.
+    Observed(&'o mut dyn FnMut(&Progress, &Node), &'o mut dyn FnMut(&Node)),
 }
 
 impl Exploring<'_> {
@@ -120,30 +121,73 @@ impl Exploring<'_> {
 
 /// What the members of a package explored so far hold, reported to the page as they are
 /// explored: no more often than [`FoundSoFar::EVERY_MS`], but at once when the first targets
-/// are found, so that "which GPUs?" has a first answer long before a large wheel is read.
+/// are found, so that "which GPUs?" has a first answer long before a large wheel is read. The
+/// bundles of a member are heard as they are described, before the member is done: a ROCm
+/// framework's one large library answers after its first bundle, not after its last.
 #[derive(Default)]
 struct FoundSoFar {
     images: Vec<(Target, Option<String>)>,
+    /// Where the images heard from the bundles of the member being explored are, so that the
+    /// member's own report does not count them twice.
+    heard: HeardImages,
+    progress: Option<Progress>,
     last_report: f64,
 }
 
 impl FoundSoFar {
     const EVERY_MS: f64 = 250.0;
 
+    fn bundle(&mut self, bundle: &Node) {
+        let first = self.images.is_empty();
+        self.images.extend(self.heard.bundle(bundle));
+        self.report_if(first, false);
+    }
+
     fn member(&mut self, progress: &Progress, member: &Node) {
         let first = self.images.is_empty();
-        self.images.extend(runs_on::found_under(member, ""));
+        self.images.extend(self.heard.member(member));
+        self.progress = Some(*progress);
+        self.report_if(first, progress.members_done == progress.members);
+    }
+
+    /// Reports what was found when the first targets were just found, at the end, or when the
+    /// last report is old enough.
+    fn report_if(&mut self, first: bool, last: bool) {
         let now = js_sys::Date::now();
         let first_found = first && !self.images.is_empty();
-        if first_found || now - self.last_report >= Self::EVERY_MS || progress.members_done == progress.members {
+        if first_found || last || now - self.last_report >= Self::EVERY_MS {
             self.last_report = now;
             report(Report::Progress(Loading {
                 stage: "reading and decompressing".into(),
-                bytes_read: progress.bytes_done,
-                members: Some(*progress),
+                bytes_read: self.progress.map_or(0, |p| p.bytes_done),
+                members: self.progress,
                 found: Some(runs_on::summarize_found(&self.images)),
             }));
         }
+    }
+}
+
+/// The images heard from the bundles of the member being explored ([`Hooks::found`]), by span:
+/// once the member is done, its report leaves them out.
+#[derive(Default)]
+pub(crate) struct HeardImages(Vec<Span>);
+
+impl HeardImages {
+    /// The images of `bundle`, remembered.
+    pub(crate) fn bundle(&mut self, bundle: &Node) -> Vec<(Target, Option<String>)> {
+        let found = runs_on::found_under(bundle, "");
+        self.0.extend(found.iter().map(|(t, _)| t.span));
+        found
+    }
+
+    /// The images of `member` not heard from its bundles; forgets those heard.
+    pub(crate) fn member(&mut self, member: &Node) -> Vec<(Target, Option<String>)> {
+        let key = |s: &Span| (s.space, s.offset, s.size);
+        let mut heard = std::mem::take(&mut self.0);
+        heard.sort_unstable_by_key(key);
+        let mut found = runs_on::found_under(member, "");
+        found.retain(|(t, _)| heard.binary_search_by_key(&key(&t.span), key).is_err());
+        found
     }
 }
 
@@ -163,19 +207,15 @@ pub(crate) fn explore_to_keep(
     let read = owned_reads(&file);
     let tree = match how {
         Exploring::Decompressing(span) => explore_decompressing(&cache, name, &options, &joined, span, &mut |_, _| {}),
-        Exploring::Plain => explore_hooked(
+        Exploring::Plain => {
+            explore_hooked(&cache, name, &options, &joined, Hooks { read_owned: Some(&read), ..Hooks::default() })
+        }
+        Exploring::Observed(observer, found) => explore_hooked(
             &cache,
             name,
             &options,
             &joined,
-            Hooks { observer: None, read_owned: Some(&read), spill: None },
-        ),
-        Exploring::Observed(observer) => explore_hooked(
-            &cache,
-            name,
-            &options,
-            &joined,
-            Hooks { observer: Some(observer), read_owned: Some(&read), spill: None },
+            Hooks { observer: Some(observer), read_owned: Some(&read), spill: None, found: Some(found) },
         ),
     };
     drop(joined);
@@ -266,7 +306,7 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
         }
     };
     let read = owned_reads(&file);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None };
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), ..Hooks::default() };
     let tree = explore_hooked(&cache, &name, &options, &Companion::all(&companions), hooks);
     Ok(DecodedKernels {
         table: kernels::collect(&tree),

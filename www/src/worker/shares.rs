@@ -11,7 +11,7 @@
 
 use crate::wire::messages::{decode, encode, FromShare, FromWorker, Loading, Report, ToWorker};
 use crate::wire::settings::Settings;
-use crate::worker::explore::{document, explore_file_alone, explorer_options, owned_reads};
+use crate::worker::explore::{document, explore_file_alone, explorer_options, owned_reads, HeardImages};
 use crate::worker::kept::{BlobReader, Explored};
 use crate::worker::nested::Nested;
 use crate::worker::outbox::{post, report};
@@ -227,7 +227,7 @@ fn finish(kept: &Kept) {
     let shares: Vec<Share> = exploring.shares.into_iter().flatten().collect();
     let cache = ReadCache::new(BlobReader::new(exploring.file.clone()));
     let read = owned_reads(&exploring.file);
-    let hooks = Hooks { observer: None, read_owned: Some(&read), spill: None };
+    let hooks = Hooks { read_owned: Some(&read), ..Hooks::default() };
     let (name, options) = (&exploring.name, &exploring.options);
     let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
     let size = exploring.file.size() as u64;
@@ -253,32 +253,48 @@ pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[ShareMembe
     let options = explorer_options(settings, &file);
     let cache = ReadCache::new(BlobReader::new(file.clone()));
     let read = owned_reads(&file);
-    let mut since = FoundSince::default();
-    let mut observer = |p: &Progress, member: &Node| since.member(p, member);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None };
+    let since = RefCell::new(FoundSince::default());
+    let mut observer = |p: &Progress, member: &Node| since.borrow_mut().member(p, member);
+    let mut found = |bundle: &Node| since.borrow_mut().bundle(bundle);
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None, found: Some(&mut found) };
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
     post(&FromWorker::Share(FromShare::Explored(found)));
 }
 
 /// The targets a share worker found since it last reported, reported no more often than
-/// [`REPORT_EVERY_MS`], but at once when the first are found and at the share's end.
+/// [`REPORT_EVERY_MS`], but at once when the first are found and at the share's end. A member's
+/// bundles are heard as they are described, before the member is done.
 #[derive(Default)]
 struct FoundSince {
     found: Vec<(Target, Option<String>)>,
+    heard: HeardImages,
+    progress: Progress,
     reported_any: bool,
     last_report: f64,
 }
 
 impl FoundSince {
+    fn bundle(&mut self, bundle: &Node) {
+        let images = self.heard.bundle(bundle);
+        self.found.extend(images);
+        self.report_if(false);
+    }
+
     fn member(&mut self, progress: &Progress, member: &Node) {
-        self.found.extend(runs_on::found_under(member, ""));
+        let images = self.heard.member(member);
+        self.found.extend(images);
+        self.progress = *progress;
+        self.report_if(progress.members_done == progress.members);
+    }
+
+    fn report_if(&mut self, last: bool) {
         let now = js_sys::Date::now();
         let first = !self.reported_any && !self.found.is_empty();
-        if first || now - self.last_report >= REPORT_EVERY_MS || progress.members_done == progress.members {
+        if first || last || now - self.last_report >= REPORT_EVERY_MS {
             self.last_report = now;
             self.reported_any |= !self.found.is_empty();
             let found = std::mem::take(&mut self.found);
-            post(&FromWorker::Share(FromShare::Progress { progress: *progress, found }));
+            post(&FromWorker::Share(FromShare::Progress { progress: self.progress, found }));
         }
     }
 }
