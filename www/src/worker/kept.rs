@@ -180,11 +180,25 @@ impl BlobReader {
 
     /// Up to `len` bytes from `offset` (fewer at the end of the file).
     pub(crate) fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+        Ok(self.read_array(offset, len)?.to_vec())
+    }
+
+    /// Up to `buf.len()` bytes from `offset` into `buf`, copied there straight from the
+    /// browser's buffer (no vector between: a library's sections are hundreds of MiB); how many.
+    fn read_into(&self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
+        let array = self.read_array(offset, buf.len() as u64)?;
+        let n = (array.length() as usize).min(buf.len());
+        array.subarray(0, n as u32).copy_to(&mut buf[..n]);
+        Ok(n)
+    }
+
+    /// Up to `len` bytes from `offset` (fewer at the end of the file), in the browser's memory.
+    fn read_array(&self, offset: u64, len: u64) -> Result<js_sys::Uint8Array, String> {
         let end = offset.saturating_add(len).min(self.blob.size() as u64);
         let slice = self.blob.slice_with_f64_and_f64(offset as f64, end as f64).map_err(describe_error)?;
         let reader = FileReaderSync::new().map_err(describe_error)?;
         let buffer = reader.read_as_array_buffer(&slice).map_err(describe_error)?;
-        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        Ok(js_sys::Uint8Array::new(&buffer))
     }
 }
 
@@ -206,12 +220,11 @@ impl ReadCacheOps for BlobReader {
             self.pos += n as u64;
             return Ok(n);
         }
-        let want = (buf.len() as u64).min(READ_CHUNK);
-        let bytes = self.read_at(self.pos, want).map_err(|_| ())?;
-        buf[..bytes.len()].copy_from_slice(&bytes);
-        self.pos += bytes.len() as u64;
-        self.count(bytes.len() as u64);
-        Ok(bytes.len())
+        let want = (buf.len() as u64).min(READ_CHUNK) as usize;
+        let n = self.read_into(self.pos, &mut buf[..want]).map_err(|_| ())?;
+        self.pos += n as u64;
+        self.count(n as u64);
+        Ok(n)
     }
 
     fn read_exact(&mut self, mut buf: &mut [u8]) -> Result<(), ()> {
