@@ -23,9 +23,11 @@ mod kpack;
 mod list;
 mod offload_binary;
 mod offload_binary_extract;
+pub mod remote;
 mod replace;
 mod response_file;
 mod sizes;
+mod temporary;
 mod unbundle;
 mod verify;
 

@@ -68,6 +68,12 @@ pub struct Options {
     /// [`parallel`]): 0 for one per core, 1 for this thread alone. The tree is the same either
     /// way.
     pub max_threads: usize,
+    /// List the members of packages whose names say they cannot hold device code (Python
+    /// sources, headers, text: [`crate::format::package::named_without_device_code`]) without
+    /// reading any of their bytes, instead of telling them by their first bytes. For inputs read
+    /// over a network, where every byte read is fetched; the tree is the same unless such a
+    /// member holds device code under a text file's name.
+    pub skip_by_name: bool,
 }
 
 impl Default for Options {
@@ -81,6 +87,7 @@ impl Default for Options {
             max_package_decompressed: 32 << 30,
             keep_bytes: true,
             max_threads: 0,
+            skip_by_name: false,
         }
     }
 }

@@ -80,7 +80,7 @@ impl Explorer<'_, '_, '_> {
             }
         }
         let explorable: Vec<usize> = (listing.members.iter().enumerate())
-            .filter(|(_, m)| m.is_explorable() && m.stored_size > 0)
+            .filter(|(_, m)| m.is_explored(self.opts.skip_by_name))
             .map(|(i, _)| i)
             .collect();
         if let Some(given) = given {

@@ -97,7 +97,7 @@ pub fn plan<'a, R: ReadRef<'a>>(input: R, opts: &Options, workers: usize) -> Opt
     if !opts.verify_all || kpacks || declared > opts.max_package_decompressed || workers < 2 {
         return None;
     }
-    let explorable = explorable(&listing.members);
+    let explorable = explorable(&listing.members, opts.skip_by_name);
     if !worth_sharing(&listing.members, &explorable) {
         return None;
     }
@@ -279,8 +279,8 @@ fn worth_sharing(members: &[Member], explorable: &[usize]) -> bool {
 }
 
 /// The members explored: files, readable, with bytes (as [`Explorer::package`] picks them).
-fn explorable(members: &[Member]) -> Vec<usize> {
-    (members.iter().enumerate()).filter(|(_, m)| m.is_explorable() && m.stored_size > 0).map(|(i, _)| i).collect()
+fn explorable(members: &[Member], skip_by_name: bool) -> Vec<usize> {
+    (members.iter().enumerate()).filter(|(_, m)| m.is_explored(skip_by_name)).map(|(i, _)| i).collect()
 }
 
 #[cfg(test)]
@@ -346,10 +346,11 @@ mod tests {
         let listing = package::zip::read(&data[..]).unwrap();
         let mut all: Vec<usize> = plan.shares.iter().flatten().map(|m| m.index).collect();
         all.sort_unstable();
-        assert_eq!(all, explorable(&listing.members));
+        assert_eq!(all, explorable(&listing.members, false));
         let order = |m: &ShareMember| exploring_order(&listing.members, m.index);
         assert!(plan.shares.iter().all(|s| s.windows(2).all(|w| order(&w[0]) < order(&w[1]))));
-        let biggest = *explorable(&listing.members).iter().max_by_key(|&&i| listing.members[i].stored_size).unwrap();
+        let biggest =
+            *explorable(&listing.members, false).iter().max_by_key(|&&i| listing.members[i].stored_size).unwrap();
         assert!(
             plan.shares[0].iter().any(|m| m.index == biggest),
             "the largest member goes first, to the first worker"

@@ -135,6 +135,28 @@ fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     Ok(listing)
 }
 
+/// Where the local headers of a zip's members lie (`(offset, size)` of each fixed header and
+/// name, what [`read`] reads of them), from its end record and central directory alone: a
+/// reader over a network fetches them together, before [`read`] asks for them one at a time.
+pub fn local_header_spans<'a, R: ReadRef<'a>>(input: R) -> Result<Vec<(u64, u64)>> {
+    let input = Window::whole(&input);
+    let len = input.len().map_err(|()| Error::new(0, "zip", "an input of known length", "a read error"))?;
+    let end = find_end(input, len)?;
+    let dir = directory(input, end)?;
+    let mut listing = Listing::new("zip");
+    let start = checked_start(&dir, &mut listing)?;
+    let cd = input.read_bytes_at(start, dir.size).map_err(|()| {
+        Error::new(start, "zip central directory", format!("{} readable bytes", dir.size), "a read error")
+    })?;
+    read_entries(cd, start, start - dir.offset, &dir, &mut listing);
+    Ok(listing
+        .members
+        .iter()
+        .map(|m| m.header)
+        .filter(|&(at, size)| at.checked_add(size).is_some_and(|e| e <= start))
+        .collect())
+}
+
 /// Finds the end record in the last `22 + 65535` bytes: the last magic whose comment runs
 /// exactly to the end of the file, else the last one whose comment fits.
 fn find_end<'a, R: ReadRef<'a>>(input: R, len: u64) -> Result<u64> {
