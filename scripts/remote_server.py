@@ -41,6 +41,8 @@ every request without a behaviour prefix by --mode. Prefixes compose, in any ord
     /gzip/<path>            `Content-Encoding: gzip`: the whole file gzipped, 200, Range
                             ignored, unless the request's Accept-Encoding is `identity` (then
                             `plain`). A request without Accept-Encoding gets gzip too.
+    /gzip-always/<path>     `Content-Encoding: gzip` whatever Accept-Encoding says (a misbehaving
+                            host: a client must refuse the body, not read it as the file's).
     /cors/<path>            adds `Access-Control-Expose-Headers: Content-Range, Content-Length,
                             Accept-Ranges` (a CORS-friendly host) to whichever behaviour.
     /throttle=<B>/<path>    this request's body sent at most B bytes per second (own bucket).
@@ -81,13 +83,14 @@ name from the file name, normalised as PEP 503 says):
 
 Byte counting:
 
-    /_stats                      JSON: {"total_bytes", "requests", "paths": {"<file path>":
+    /_stats                      JSON: {"total_bytes", "requests", "expired", "paths": {"<file path>":
                                  {"bytes", "requests", "ranges": [[start, end_exclusive], ...]}}}
                                  bytes are response body bytes actually written, per file path
                                  relative to --root (behaviour prefixes and the signed path
                                  removed), over both origins; ranges are the byte ranges of the
                                  file that were sent (the first 10000 per path). Index pages
                                  and .metadata files are counted under their own URL path.
+                                 expired counts signed URLs refused because they expired.
     /_stats/reset                zeroes every count (GET or POST); answers {"reset": true}.
 
 Responses for missing files are 404, for unsatisfiable ranges 416 with `Content-Range: bytes
@@ -101,6 +104,7 @@ import hmac
 import html
 import io
 import json
+import math
 import os
 import re
 import secrets
@@ -111,7 +115,7 @@ import urllib.parse
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-BEHAVIOURS = ("plain", "pypi-files", "norange", "chunked", "redirect", "gzip")
+BEHAVIOURS = ("plain", "pypi-files", "norange", "chunked", "redirect", "gzip", "gzip-always")
 CHUNK = 64 * 1024
 MAX_RANGES_KEPT = 10000
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -146,6 +150,7 @@ class Stats:
         with getattr(self, "lock", threading.Lock()):
             self.total = 0
             self.requests = 0
+            self.expired = 0
             self.paths = {}
 
     def request(self, key):
@@ -170,6 +175,7 @@ class Stats:
             return {
                 "total_bytes": self.total,
                 "requests": self.requests,
+                "expired": self.expired,
                 "paths": json.loads(json.dumps(self.paths)),
             }
 
@@ -424,6 +430,8 @@ class Handler(BaseHTTPRequestHandler):
         if path is None:
             return self.error(404, f"no file {relative!r} under the server's root")
         self.shared.stats.request(relative)
+        if behaviour == "gzip-always":
+            return self.serve_gzip(path, relative)
         if behaviour == "gzip":
             accepted = self.headers.get("Accept-Encoding", "").strip().lower()
             if accepted == "identity":
@@ -494,7 +502,8 @@ class Handler(BaseHTTPRequestHandler):
     def redirect(self, relative, ttl):
         if self.shared.file_path(relative) is None and not relative.endswith(".metadata"):
             return self.error(404, f"no file {relative!r} under the server's root")
-        expires = int(time.time()) + ttl
+        # Rounded up: a URL lives at least `ttl` seconds.
+        expires = math.ceil(time.time() + ttl)
         signature = self.shared.sign(relative, expires)
         quoted = urllib.parse.quote(relative)
         target = f"{self.shared.second_origin}signed/{quoted}?expires={expires}&sig={signature}"
@@ -512,6 +521,8 @@ class Handler(BaseHTTPRequestHandler):
         if not hmac.compare_digest(signature, self.shared.sign(relative, expires)):
             return self.error(403, "signature does not match")
         if time.time() > expires:
+            with self.shared.stats.lock:
+                self.shared.stats.expired += 1
             return self.error(403, "request has expired")
         if relative.endswith(".metadata"):
             return self.serve_metadata(relative)

@@ -46,7 +46,11 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
     let read = |offset: u64, size: u64| reader.as_ref().and_then(|r| r.read(offset, size));
     let hooks =
         explore::Hooks { observer: None, read_owned: Some(&read), spill: Some(&crate::io::spill_to_temporary_file) };
-    Ok(explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks))
+    let tree = explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks);
+    if let Some(why) = crate::io::url_of(binary).and_then(crate::remote::Remote::opened).and_then(|r| r.failure()) {
+        eprintln!("offload: error: {why}");
+    }
+    Ok(tree)
 }
 
 /// Reads the archives named with `--kpack`, and those the reference of the host file at

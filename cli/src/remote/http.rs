@@ -9,8 +9,9 @@ use std::time::Duration;
 use ureq::http::{Response, StatusCode};
 use ureq::{Body, ResponseExt};
 
-/// Bytes asked for by the first request: a file's header, and its size from `Content-Range`.
-pub const FIRST_BYTES: u64 = 64 << 10;
+/// Bytes asked for by the first request: what the explorer reads to tell a file's format
+/// (a PE's NT headers follow its DOS stub), and the size from `Content-Range`.
+pub const FIRST_BYTES: u64 = 4096;
 
 /// One client for the process: its connections are kept and shared by every thread.
 pub fn agent() -> ureq::Agent {

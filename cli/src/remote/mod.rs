@@ -65,6 +65,9 @@ struct Inner {
     backing: Backing,
     fetched: AtomicU64,
     requests: AtomicU64,
+    /// The first read that failed: readers through `object::ReadRef` learn only that a read
+    /// failed, the command says why ([`Remote::failure`]).
+    failure: Mutex<Option<String>>,
 }
 
 enum Backing {
@@ -103,6 +106,7 @@ impl Remote {
             backing,
             fetched: AtomicU64::new(fetched),
             requests: AtomicU64::new(1),
+            failure: Mutex::new(None),
         };
         let remote = Remote { inner: Arc::new(inner) };
         if let Ok(mut opened) = OPENED.lock() {
@@ -152,6 +156,21 @@ impl Remote {
     }
 
     fn read(&self, offset: u64, size: u64, ahead: bool) -> Result<Vec<u8>, String> {
+        let read = self.read_uncounted(offset, size, ahead);
+        if let Err(message) = &read {
+            if let Ok(mut failure) = self.inner.failure.lock() {
+                failure.get_or_insert_with(|| message.clone());
+            }
+        }
+        read
+    }
+
+    /// Why the first read that failed did, if one did.
+    pub fn failure(&self) -> Option<String> {
+        self.inner.failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn read_uncounted(&self, offset: u64, size: u64, ahead: bool) -> Result<Vec<u8>, String> {
         let end = offset.checked_add(size).filter(|&e| e <= self.inner.size).ok_or_else(|| {
             format!(
                 "{}: bytes {offset}..+{size} asked for, past the end of its {} bytes",

@@ -168,6 +168,13 @@ fn find_end<'a, R: ReadRef<'a>>(input: R, len: u64) -> Result<u64> {
             format!("a file of {len} bytes"),
         ));
     }
+    // Most zips have no comment: their end record is the last 22 bytes, read alone first (a
+    // reader over a network then fetches no member's bytes to find it).
+    if let Ok(last) = input.read_bytes_at(len - END_SIZE, END_SIZE) {
+        if &last[..4] == END_MAGIC && le(last, 20, 2) == 0 {
+            return Ok(len - END_SIZE);
+        }
+    }
     let tail_len = len.min(END_SIZE + MAX_COMMENT);
     let from = len - tail_len;
     let tail = input
