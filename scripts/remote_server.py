@@ -84,11 +84,14 @@ name from the file name, normalised as PEP 503 says):
 Byte counting:
 
     /_stats                      JSON: {"total_bytes", "requests", "expired", "paths": {"<file path>":
-                                 {"bytes", "requests", "ranges": [[start, end_exclusive], ...]}}}
+                                 {"bytes", "requests", "ranges": [[start, end_exclusive], ...],
+                                 "agents": {"offload": bytes, "pip": bytes, ...}}}}
                                  bytes are response body bytes actually written, per file path
                                  relative to --root (behaviour prefixes and the signed path
                                  removed), over both origins; ranges are the byte ranges of the
-                                 file that were sent (the first 10000 per path). Index pages
+                                 file that were sent to any client but pip (the first 10000
+                                 per path); agents splits the bytes by the product of the
+                                 client's User-Agent (`offload`, `pip`, `mozilla`). Index pages
                                  and .metadata files are counted under their own URL path.
                                  expired counts signed URLs refused because they expired.
     /_stats/reset                zeroes every count (GET or POST); answers {"reset": true}.
@@ -153,17 +156,24 @@ class Stats:
             self.expired = 0
             self.paths = {}
 
+    def entry(self, key):
+        return self.paths.setdefault(key, {"bytes": 0, "requests": 0, "ranges": [], "agents": {}})
+
     def request(self, key):
         with self.lock:
             self.requests += 1
-            entry = self.paths.setdefault(key, {"bytes": 0, "requests": 0, "ranges": []})
-            entry["requests"] += 1
+            self.entry(key)["requests"] += 1
 
-    def sent(self, key, start, count):
+    def sent(self, key, start, count, agent):
         with self.lock:
             self.total += count
-            entry = self.paths.setdefault(key, {"bytes": 0, "requests": 0, "ranges": []})
+            entry = self.entry(key)
             entry["bytes"] += count
+            entry["agents"][agent] = entry["agents"].get(agent, 0) + count
+            if agent == "pip":
+                # The ranges are what the remote readers (the CLI, a page) fetched; pip reads
+                # files of its own (older pips download each wheel in a dry run).
+                return
             ranges = entry["ranges"]
             if ranges and start is not None and ranges[-1][1] == start:
                 ranges[-1][1] = start + count
@@ -296,6 +306,11 @@ class Handler(BaseHTTPRequestHandler):
         if not self.shared.quiet:
             sys.stderr.write("%s %s\n" % (self.address_string(), format % args))
 
+    def agent(self):
+        """The client's product name, from its User-Agent (`offload`, `pip`, `curl`, ...)."""
+        agent = self.headers.get("User-Agent", "").strip()
+        return agent.split("/")[0].lower() if agent else "unknown"
+
     def cors(self, expose=False):
         self.send_header("Access-Control-Allow-Origin", "*")
         if expose:
@@ -332,7 +347,7 @@ class Handler(BaseHTTPRequestHandler):
             self.pace(len(piece))
             self.wfile.write(piece)
             if stats_key is not None:
-                self.shared.stats.sent(stats_key, None if start is None else start + offset, len(piece))
+                self.shared.stats.sent(stats_key, None if start is None else start + offset, len(piece), self.agent())
             offset += len(piece)
 
     def pace(self, count):
@@ -354,7 +369,7 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
                 else:
                     self.wfile.write(piece)
-                self.shared.stats.sent(stats_key, position, len(piece))
+                self.shared.stats.sent(stats_key, position, len(piece), self.agent())
                 position += len(piece)
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")

@@ -72,8 +72,9 @@ impl Server {
         ranges.iter().map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap())).collect()
     }
 
+    /// Bytes of `file` the CLI fetched (not pip, which reads files of its own).
     fn bytes(&self, file: &str) -> u64 {
-        self.get("_stats")["paths"][file]["bytes"].as_u64().unwrap_or(0)
+        self.get("_stats")["paths"][file]["agents"]["offload"].as_u64().unwrap_or(0)
     }
 }
 
@@ -280,4 +281,58 @@ fn a_real_cached_wheel_is_read_in_part() {
     let fetched = server.bytes(name);
     println!("{name}: fetched {fetched} of {size} bytes ({python} bytes of Python members not fetched)");
     assert!(fetched < size - python, "fetched {fetched} of {size}");
+}
+
+#[test]
+fn fit_pip_answers_for_a_package_and_its_gpu_dependency() {
+    let server = Server::start("pip", &[]);
+    let index = format!("{}simple/", server.url);
+    server.reset();
+    let args: Vec<String> = ["fit", "--json", "--gpu", "gfx90a,sm_86,sm_61", "--pip", "gpu-app", "--index-url", &index]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let (code, stdout, stderr) = offload(&args);
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout} {stderr}"));
+    // sm_61 has no image in gpu-dep's CUDA library: the set does not run everywhere.
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(doc["runs"], false);
+    assert_eq!(doc["requirements"], serde_json::json!(["gpu-app"]));
+    let verdict = |name: &str, gpu: &str| -> String {
+        let dist = doc["distributions"].as_array().unwrap().iter().find(|d| d["name"] == name).unwrap();
+        let answer = dist["answers"].as_array().unwrap().iter().find(|a| a["gpu"] == gpu).unwrap();
+        answer["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(verdict("gpu-app", "gfx90a"), "runs");
+    assert_eq!(verdict("gpu-app", "sm_86"), "not-for-this-gpu");
+    assert_eq!(verdict("gpu-dep", "sm_86"), "runs");
+    assert_eq!(verdict("gpu-dep", "sm_61"), "does-not-run");
+    assert_eq!(verdict("gpu-dep", "gfx90a"), "not-for-this-gpu");
+    // pip read metadata files only; the wheels were read in part, without their Python.
+    for wheel in [APP, DEP] {
+        let size = std::fs::metadata(server.local(wheel)).unwrap().len();
+        let fetched = server.bytes(wheel);
+        assert!(fetched > 0 && fetched < size / 4, "{wheel}: fetched {fetched} of {size}");
+        assert!(server.get("_stats")["paths"][format!("{wheel}.metadata")]["agents"]["pip"].as_u64().unwrap_or(0) > 0);
+    }
+    // doctor --pip answers the same for several requirements, plain-py having no device code.
+    let args: Vec<String> =
+        ["doctor", "--json", "--gpu", "gfx90a,sm_86,sm_61", "--pip", "gpu-app", "plain-py", "--index-url", &index]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+    let (code, stdout, stderr) = offload(&args);
+    assert_eq!(code, 1, "{stderr}");
+    let doctor: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doctor["libraries"]["read"], 3);
+    assert_eq!(doctor["libraries"]["with_device_code"], 2);
+    assert_eq!(doctor["distributions"], doc["distributions"]);
+    // A requirement pip cannot resolve is an error naming it.
+    let args: Vec<String> = ["fit", "--gpu", "gfx90a", "--pip", "no-such-package", "--index-url", &index]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let (code, _, stderr) = offload(&args);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no-such-package") && stderr.contains("expected pip to resolve"), "{stderr}");
 }

@@ -14,6 +14,7 @@ threads scale. A file that cannot be read, or reads only in part, raises :class:
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -42,8 +43,10 @@ class Error(Exception):
         self.document = document
 
 
-def _source(file: Any) -> Tuple[Optional[str], Optional[bytes], str]:
-    """(path, bytes, name) of a path, bytes or binary file object."""
+def _source(file: Any) -> Tuple[Optional[str], Any, str]:
+    """(path, data, name) of a path or URL, bytes, or a binary file object. A file object that
+    seeks is handed over whole and read by seek and read (only what is needed: an fsspec file
+    on object storage is never downloaded whole); one that does not is read here."""
     if isinstance(file, (bytes, bytearray, memoryview)):
         return None, bytes(file), "<bytes>"
     if isinstance(file, (str, os.PathLike)):
@@ -53,12 +56,29 @@ def _source(file: Any) -> Tuple[Optional[str], Optional[bytes], str]:
         return path, None, path
     read = getattr(file, "read", None)
     if callable(read):
+        name = getattr(file, "name", None)
+        name = name if isinstance(name, str) else "<bytes>"
+        if _seekable(file):
+            return None, file, name
         data = read()
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"expected a binary file object, found one whose read() gives {type(data).__name__}")
-        name = getattr(file, "name", None)
-        return None, bytes(data), name if isinstance(name, str) else "<bytes>"
+        return None, bytes(data), name
     raise TypeError(f"expected a path, bytes or a binary file object, found {type(file).__name__}")
+
+
+def _seekable(file: Any) -> bool:
+    """Whether a file object can be read by seek and read: it says so, and reads bytes."""
+    if not all(callable(getattr(file, m, None)) for m in ("seek", "tell", "read")):
+        return False
+    try:
+        if hasattr(file, "seekable") and not file.seekable():
+            return False
+        if isinstance(file, io.TextIOBase):
+            raise TypeError("expected a binary file object, found a text one (open the file with 'rb')")
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _answer(reply: Tuple[Optional[str], Optional[Tuple[str, Optional[int]]]]) -> Any:
