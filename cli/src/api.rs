@@ -38,6 +38,17 @@ impl SharedReader {
         SharedReader(Arc::new(Mutex::new(reader)))
     }
 
+    /// The `size` bytes at `offset`, or `None` when they cannot all be read.
+    fn read_at(&self, offset: u64, size: u64) -> Option<Vec<u8>> {
+        let mut bytes = vec![0; usize::try_from(size).ok()?];
+        self.with(|r| {
+            r.seek(SeekFrom::Start(offset))?;
+            r.read_exact(&mut bytes)
+        })
+        .ok()?;
+        Some(bytes)
+    }
+
     fn with<T>(&self, work: impl FnOnce(&mut dyn SeekRead) -> std::io::Result<T>) -> std::io::Result<T> {
         let mut reader = self.0.lock().map_err(|_| std::io::Error::other("a thread reading the file failed"))?;
         work(&mut **reader)
@@ -92,8 +103,18 @@ impl Source {
             }
             Source::Bytes { bytes, .. } => Ok(explore::explore(&bytes[..], &self.name(), options)),
             Source::Reader { reader, .. } => {
+                // Every byte read may be fetched from far away (an fsspec file on object
+                // storage): members named as text are not read, and a package's deflated
+                // members are read a piece at a time rather than kept by the cache.
                 let cache = object::ReadCache::new(reader.clone());
-                Ok(explore::explore(&cache, &self.name(), options))
+                let read = |offset: u64, size: u64| reader.read_at(offset, size);
+                let hooks = explore::Hooks {
+                    observer: None,
+                    read_owned: Some(&read),
+                    spill: Some(&crate::io::spill_to_temporary_file),
+                };
+                let options = Options { skip_by_name: true, ..options.clone() };
+                Ok(explore::explore_hooked(&cache, &self.name(), &options, &[], hooks))
             }
         }
     }

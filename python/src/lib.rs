@@ -176,6 +176,28 @@ fn doctor(
     }
 }
 
+/// `offload fit --json --gpu G ... --pip REQ ...`: doctor's document for the wheels pip would
+/// install, or the failure (a bad `--gpu`, requirements pip cannot resolve). `pip` is (index
+/// URL, extra index URLs, Python version, platforms).
+#[pyfunction]
+#[pyo3(signature = (requirements, gpus, python, pip))]
+#[allow(clippy::type_complexity)]
+fn fit_requirements(
+    py: Python<'_>,
+    requirements: Vec<String>,
+    gpus: Vec<String>,
+    python: String,
+    pip: (Option<String>, Vec<String>, Option<String>, Vec<String>),
+) -> (Option<(String, u8)>, Option<Failed>) {
+    let (index_url, extra_index_url, python_version, platform) = pip;
+    let pip = doctor_cli::pip::PipArgs { requirements, index_url, extra_index_url, python_version, platform };
+    let request = doctor_cli::Request { paths: Vec::new(), gpus, python, progress: false, pip };
+    match released(py, || doctor_cli::examine(&request)) {
+        Ok(report) => (Some((doctor_cli::document(&report).to_string(), doctor_cli::exit_status(&report))), None),
+        Err(f) => (None, Some((f.message, f.offset))),
+    }
+}
+
 /// The `offload` command line, run in this process: `args` with the program name first;
 /// returns the exit status. Output closed early (`| head`) ends the process quietly, as the
 /// binary does.
@@ -198,6 +220,7 @@ fn _offload(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(diff, m)?)?;
     m.add_function(wrap_pyfunction!(doctor, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_requirements, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     Ok(())
 }

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 pub use zip::prepare;
 
@@ -46,9 +46,11 @@ pub fn is_url(text: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
-/// The remote files this run opened, by URL: a command opens its input once and every part of
-/// it (the explorer's `ReadRef`, the inflater's reads) shares the one cache.
-static OPENED: Mutex<Vec<(String, Remote)>> = Mutex::new(Vec::new());
+/// The remote files open now, by URL: a command opens its input once and every part of it
+/// (the explorer's `ReadRef`, the inflater's reads) shares the one cache. Held weakly: once a
+/// command is done with a file, its cache goes, and the next command (in a long-lived
+/// process: the Python module) reads the file afresh.
+static OPENED: Mutex<Vec<(String, Weak<Inner>)>> = Mutex::new(Vec::new());
 
 /// A file read over HTTP; clones share the connection pool and the cache.
 #[derive(Clone)]
@@ -110,15 +112,16 @@ impl Remote {
         };
         let remote = Remote { inner: Arc::new(inner) };
         if let Ok(mut opened) = OPENED.lock() {
-            opened.push((url.to_string(), remote.clone()));
+            opened.retain(|(_, weak)| weak.strong_count() > 0);
+            opened.push((url.to_string(), Arc::downgrade(&remote.inner)));
         }
         Ok(remote)
     }
 
-    /// The file at `url` if this run has opened it.
+    /// The file at `url` if it is open now.
     pub fn opened(url: &str) -> Option<Remote> {
         let opened = OPENED.lock().ok()?;
-        opened.iter().find(|(u, _)| u == url).map(|(_, r)| r.clone())
+        opened.iter().rev().filter(|(u, _)| u == url).find_map(|(_, weak)| weak.upgrade()).map(|inner| Remote { inner })
     }
 
     pub fn url(&self) -> &str {
