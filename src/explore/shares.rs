@@ -91,7 +91,7 @@ pub struct Plan {
 /// not such a package or its members must be explored in order (see the module's rules).
 pub fn plan<'a, R: ReadRef<'a>>(input: R, opts: &Options, workers: usize) -> Option<Plan> {
     let input = Window::whole(&input);
-    let listing = own_listing(input)?;
+    let listing = own_listing(input, opts.skip_by_name)?;
     let declared = listing.members.iter().fold(0u64, |sum, m| sum.saturating_add(m.size));
     let kpacks = listing.members.iter().any(|m| m.name.ends_with(".kpack"));
     if !opts.verify_all || kpacks || declared > opts.max_package_decompressed || workers < 2 {
@@ -253,11 +253,11 @@ fn member_explorer<'o, 'p, 'c>(
 }
 
 /// The listing of the input's own package when it is one whose members lie in the input.
-fn own_listing(input: Window<'_, '_>) -> Option<Listing> {
+fn own_listing(input: Window<'_, '_>, skip_by_name: bool) -> Option<Listing> {
     let len = input.len().ok()?;
     let head = input.read_bytes_at(0, len.min(4096)).ok()?;
     match package::detect(head)? {
-        Kind::Zip => package::zip::read(input).ok(),
+        Kind::Zip => package::zip::read_skipping(input, skip_by_name).ok(),
         Kind::Tar => package::tar::read(input).ok(),
         _ => None,
     }

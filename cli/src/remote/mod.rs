@@ -29,6 +29,10 @@ use std::sync::{Arc, Mutex, Weak};
 
 pub use zip::prepare;
 
+/// Where a member's stored bytes lie, and whether its name says it is a library (read ahead
+/// from its first read on).
+pub type MemberSpan = (u64, u64, bool);
+
 /// Bytes of one range request made while reading ahead.
 pub const BLOCK: u64 = 8 << 20;
 /// Bytes read ahead of the inflater in a member: [`BLOCK`]s fetched in parallel.
@@ -75,7 +79,7 @@ struct Inner {
 enum Backing {
     /// The host serves ranges: the cache of what was fetched, and the spans of the members a
     /// read may run ahead in.
-    Ranges { cache: Mutex<Extents>, members: Mutex<Vec<(u64, u64)>> },
+    Ranges { cache: Mutex<Extents>, members: Mutex<Vec<MemberSpan>> },
     /// The host sent the whole file: it lies in this unlinked temporary file.
     Downloaded(File),
 }
@@ -137,8 +141,8 @@ impl Remote {
         (self.inner.fetched.load(Ordering::Relaxed), self.inner.requests.load(Ordering::Relaxed))
     }
 
-    /// Says where reads may run ahead: the stored bytes of each member (`(offset, size)`).
-    pub fn set_members(&self, mut spans: Vec<(u64, u64)>) {
+    /// Says where reads may run ahead: the stored bytes of each member explored.
+    pub fn set_members(&self, mut spans: Vec<MemberSpan>) {
         if let Backing::Ranges { members, .. } = &self.inner.backing {
             spans.sort_unstable();
             if let Ok(mut members) = members.lock() {
@@ -188,7 +192,7 @@ impl Remote {
         let gaps = lock(cache)?.gaps(offset, end);
         let mut fetches = Vec::new();
         for (start, stop) in gaps {
-            let stop = if ahead { self.ahead_to(members, start, stop)? } else { stop };
+            let stop = self.ahead_to(members, start, stop, ahead)?;
             fetches.extend(blocks(start, stop));
         }
         let fetched = self.fetch_all(&fetches, fetches.len().min(4))?;
@@ -207,13 +211,21 @@ impl Remote {
     }
 
     /// Where a read of a member's stored bytes that starts a gap at `start` runs to: the
-    /// member's end or a [`WINDOW`] further, whichever is nearer (never less than `stop`).
-    fn ahead_to(&self, members: &Mutex<Vec<(u64, u64)>>, start: u64, stop: u64) -> Result<u64, String> {
+    /// member's end or a [`WINDOW`] further, whichever is nearer (never less than `stop`),
+    /// when the inflater reads in order (`sequential`) or the member is named as a library;
+    /// else `stop`.
+    fn ahead_to(
+        &self,
+        members: &Mutex<Vec<MemberSpan>>,
+        start: u64,
+        stop: u64,
+        sequential: bool,
+    ) -> Result<u64, String> {
         let members = lock(members)?;
-        let index = members.partition_point(|&(at, _)| at <= start);
-        let Some(&(at, size)) = index.checked_sub(1).and_then(|i| members.get(i)) else { return Ok(stop) };
+        let index = members.partition_point(|&(at, _, _)| at <= start);
+        let Some(&(at, size, library)) = index.checked_sub(1).and_then(|i| members.get(i)) else { return Ok(stop) };
         let member_end = at.saturating_add(size);
-        if start >= member_end {
+        if start >= member_end || !(sequential || library) {
             return Ok(stop);
         }
         Ok(member_end.min(start.saturating_add(WINDOW)).max(stop))
