@@ -97,7 +97,7 @@ pub fn run(a: &DoctorArgs) -> u8 {
 
 /// Answers `request`, printing the answer (or its JSON); the exit status.
 pub fn answer_request(request: &Request, json: bool, verbose: bool) -> u8 {
-    let report = match examine(&request) {
+    let report = match examine(request) {
         Ok(r) => r,
         Err(f) => {
             eprintln!("offload: error: {f}");

@@ -136,6 +136,10 @@ impl Remote {
         self.inner.size
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.inner.size == 0
+    }
+
     /// Bytes fetched so far and requests made (a whole download counts once).
     pub fn fetched(&self) -> (u64, u64) {
         (self.inner.fetched.load(Ordering::Relaxed), self.inner.requests.load(Ordering::Relaxed))
@@ -265,7 +269,7 @@ impl Remote {
             return spans.iter().map(|&(a, b)| self.fetch(a, b)).collect();
         }
         let next = AtomicUsize::new(0);
-        let results: Vec<Mutex<Option<Result<Vec<u8>, String>>>> = spans.iter().map(|_| Mutex::new(None)).collect();
+        let results: Vec<Slot> = spans.iter().map(|_| Mutex::new(None)).collect();
         std::thread::scope(|scope| {
             for _ in 0..parallel.min(spans.len()) {
                 scope.spawn(|| loop {
@@ -332,6 +336,9 @@ impl Remote {
         Ok(location)
     }
 }
+
+/// Where a parallel fetch leaves its bytes, or why it failed.
+type Slot = Mutex<Option<Result<Vec<u8>, String>>>;
 
 fn lock<T>(mutex: &Mutex<T>) -> Result<std::sync::MutexGuard<'_, T>, String> {
     mutex.lock().map_err(|_| "a thread reading the remote file failed".to_string())
