@@ -10,15 +10,24 @@ repository's real fixtures, into a directory:
                                             sources of its own
     plain_py-1.0-py3-none-any.whl           Python only: no device code at all
 
+With `--variant DIR`, also a variant wheel (PEP 825) into DIR (apart: installers that do not
+know variant labels refuse such file names):
+
+    gpu_dep-1.0-py3-none-linux_x86_64-sm86sm90.whl   gpu_dep's CUDA library, and a
+                                            dist-info/variant.json declaring nvidia sm_arch
+                                            86_real, 86_virtual (both in the library) and
+                                            90_real (absent: to be flagged)
+
 The libraries come from tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl (made
 by tests/fixtures/generate.sh with clang-22 and nvcc) and tests/images/hip_kernels.o. The
 output is the same bytes on every run (fixed dates, fixed order).
 
-    python3 scripts/make_test_wheels.py OUT_DIR
+    python3 scripts/make_test_wheels.py OUT_DIR [--variant DIR]
 """
 
 import base64
 import hashlib
+import json
 import os
 import sys
 import zipfile
@@ -45,16 +54,18 @@ def record_line(name, data):
     return f"{name},sha256={digest},{len(data)}\n"
 
 
-def write_wheel(out_dir, name, version, tag, members, requires=()):
+def write_wheel(out_dir, name, version, tag, members, requires=(), label=None, extra=()):
     dist_info = f"{name}-{version}.dist-info"
     metadata = f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n"
     metadata += "Requires-Python: >=3.8\n"
     metadata += "".join(f"Requires-Dist: {r}\n" for r in requires)
     wheel = f"Wheel-Version: 1.0\nGenerator: make_test_wheels\nRoot-Is-Purelib: false\nTag: {tag}\n"
     files = list(members) + [(f"{dist_info}/METADATA", metadata.encode()), (f"{dist_info}/WHEEL", wheel.encode())]
+    files += [(f"{dist_info}/{n}", d) for n, d in extra]
     record = "".join(record_line(n, d) for n, d in files) + f"{dist_info}/RECORD,,\n"
     files.append((f"{dist_info}/RECORD", record.encode()))
-    path = os.path.join(out_dir, f"{name}-{version}-{tag}.whl")
+    suffix = f"-{label}" if label else ""
+    path = os.path.join(out_dir, f"{name}-{version}-{tag}{suffix}.whl")
     with zipfile.ZipFile(path, "w") as z:
         for member, data in files:
             info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
@@ -65,9 +76,13 @@ def write_wheel(out_dir, name, version, tag, members, requires=()):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_test_wheels.py OUT_DIR")
-    out = sys.argv[1]
+    args = sys.argv[1:]
+    variant_dir = None
+    if len(args) == 3 and args[1] == "--variant":
+        variant_dir = args[2]
+    elif len(args) != 1:
+        sys.exit("usage: make_test_wheels.py OUT_DIR [--variant DIR]")
+    out = args[0]
     os.makedirs(out, exist_ok=True)
     with zipfile.ZipFile(FIXTURE_WHEEL) as z:
         hip_library = z.read("pkg/lib/libhip_3tu.so")
@@ -87,6 +102,12 @@ def main():
         write_wheel(out, "plain_py", "1.0", "py3-none-any", plain),
     ):
         print(path)
+    if variant_dir:
+        os.makedirs(variant_dir, exist_ok=True)
+        declared = {"nvidia": {"sm_arch": ["86_real", "86_virtual", "90_real"]}}
+        variant = json.dumps({"default-priorities": {"namespace": ["nvidia"]}, "variants": {"sm86sm90": declared}})
+        print(write_wheel(variant_dir, "gpu_dep", "1.0", tag, dep, label="sm86sm90",
+                          extra=[("variant.json", variant.encode())]))
 
 
 if __name__ == "__main__":

@@ -336,3 +336,44 @@ fn fit_pip_answers_for_a_package_and_its_gpu_dependency() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no-such-package") && stderr.contains("expected pip to resolve"), "{stderr}");
 }
+
+#[test]
+fn a_variant_wheel_whose_declared_sm_arch_lacks_code_is_flagged() {
+    let server = Server::start("variant", &[]);
+    // Made apart from the index's directory: pip refuses file names with a variant label.
+    let variants = Scratch::new("remote", "variant-wheels");
+    let made = Command::new("python3")
+        .arg(root().join("scripts/make_test_wheels.py"))
+        .arg(variants.path("plain"))
+        .arg("--variant")
+        .arg(variants.dir())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let name = "gpu_dep-1.0-py3-none-linux_x86_64-sm86sm90.whl";
+    std::fs::create_dir_all(server.local("variants")).unwrap();
+    std::fs::copy(variants.path(name), server.local(&format!("variants/{name}"))).unwrap();
+    let local = s(&variants.path(name));
+    let url = format!("{}pypi-files/variants/{name}", server.url);
+    for file in [&local, &url] {
+        let (_, doc) = answer(&with_file(&["list", "--json", "{}"], file));
+        let declared: Vec<(String, Value)> = doc["variant"]["properties"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{file}: no variant in {doc}"))
+            .iter()
+            .map(|p| (p["value"].as_str().unwrap().to_string(), p["has_code"].clone()))
+            .collect();
+        let expected = [("86_real", true), ("86_virtual", true), ("90_real", false)];
+        assert_eq!(declared, expected.map(|(v, c)| (v.to_string(), Value::Bool(c))), "{file}");
+        assert_eq!(doc["variant"]["label"], "sm86sm90");
+        let (code, text, _) = offload(&with_file(&["list", "{}"], file));
+        assert_eq!(code, 0);
+        assert!(
+            text.contains("90_real  (NO CODE for it in the wheel)") && text.contains("1 declared target"),
+            "{text}"
+        );
+    }
+    // A wheel that is no variant has no `variant` key.
+    let (_, doc) = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(DEP))));
+    assert!(doc.get("variant").is_none());
+}
