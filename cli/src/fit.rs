@@ -50,18 +50,6 @@ pub struct FitArgs {
     pub python: String,
 }
 
-/// `fit --pip REQ...`: doctor's answer for the wheels pip would install; the exit status.
-pub fn run_pip(a: &FitArgs) -> u8 {
-    let request = crate::doctor::Request {
-        paths: Vec::new(),
-        gpus: a.gpus.clone(),
-        python: a.python.clone(),
-        progress: true,
-        pip: a.pip.clone(),
-    };
-    crate::doctor::answer_request(&request, a.json, a.verbose)
-}
-
 /// Answers for every GPU; `Ok(true)` when the file runs on all of them.
 pub fn run(a: &FitArgs) -> Outcome<bool> {
     let Some(path) = &a.file else { return Err(Failure::new("fit: expected a FILE or --pip REQ...")) };
