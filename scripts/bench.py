@@ -215,6 +215,12 @@ STEPS = [
      "thousands of device images, and a ROCm one over 100 MiB: "
      "`list`, `kernels`, `fit` and `sizes` on each whole wheel; `cuobjdump "
      "--dump-resource-usage` beside our `kernels` on the CUDA wheel's largest library, unzipped.", False),
+    ("remote.md", "remote", "Reading over HTTP",
+     "`scripts/bench_remote.py`: `offload list URL` against scripts/remote_server.py throttled to "
+     "100 Mbit/s with 50 ms latency: a raw 1 GiB library with a small offload section (a HIP "
+     "fixture with a 1 GiB section added by llvm-objcopy), and cached wheels: bytes fetched against "
+     "the stored bytes of their members that can hold device code plus the central directory, time "
+     "against a plain download of that many bytes, peak memory.", False),
     ("packages-page.md", "packages-page", "Large packages in the page",
      "`scripts/bench_packages.py --page` (`e2e/bench_packages.mjs`): the release build in headless "
      "Chromium opens the same wheels through its file input, its members explored on one share "

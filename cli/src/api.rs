@@ -11,12 +11,60 @@ use offload::report::{diff as diff_report, sizes as sizes_report, targets};
 use offload::tree::Tree;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
-/// What to read: a file, or bytes already in memory (named as the caller says).
+/// What to read: a file (or an `http(s)://` URL), bytes already in memory, or a reader that
+/// seeks (a Python file object), named as the caller says.
 pub enum Source {
     Path(PathBuf),
     Bytes { name: String, bytes: Vec<u8> },
+    Reader { name: String, reader: SharedReader },
+}
+
+/// Something read by seeking and reading (a Python file object, an fsspec file on object
+/// storage): only what the explorer asks for is read, never the whole unless a command needs
+/// it (`diff`, `sizes --drop`).
+pub trait SeekRead: Read + Seek + Send {}
+impl<T: Read + Seek + Send> SeekRead for T {}
+
+/// A [`SeekRead`] behind a lock, so that a [`Source`] can be read from by reference.
+#[derive(Clone)]
+pub struct SharedReader(Arc<Mutex<Box<dyn SeekRead>>>);
+
+impl SharedReader {
+    pub fn new(reader: Box<dyn SeekRead>) -> SharedReader {
+        SharedReader(Arc::new(Mutex::new(reader)))
+    }
+
+    /// The `size` bytes at `offset`, or `None` when they cannot all be read.
+    fn read_at(&self, offset: u64, size: u64) -> Option<Vec<u8>> {
+        let mut bytes = vec![0; usize::try_from(size).ok()?];
+        self.with(|r| {
+            r.seek(SeekFrom::Start(offset))?;
+            r.read_exact(&mut bytes)
+        })
+        .ok()?;
+        Some(bytes)
+    }
+
+    fn with<T>(&self, work: impl FnOnce(&mut dyn SeekRead) -> std::io::Result<T>) -> std::io::Result<T> {
+        let mut reader = self.0.lock().map_err(|_| std::io::Error::other("a thread reading the file failed"))?;
+        work(&mut **reader)
+    }
+}
+
+impl Read for SharedReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.with(|r| r.read(buf))
+    }
+}
+
+impl Seek for SharedReader {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.with(|r| r.seek(pos))
+    }
 }
 
 /// A command's document, and the failure the command would end with after printing it (a
@@ -31,7 +79,7 @@ impl Source {
     pub fn shown(&self) -> String {
         match self {
             Source::Path(p) => shown(p),
-            Source::Bytes { name, .. } => name.clone(),
+            Source::Bytes { name, .. } | Source::Reader { name, .. } => name.clone(),
         }
     }
 
@@ -40,7 +88,7 @@ impl Source {
     fn name(&self) -> String {
         let path = match self {
             Source::Path(p) => p.as_path(),
-            Source::Bytes { name, .. } => std::path::Path::new(name),
+            Source::Bytes { name, .. } | Source::Reader { name, .. } => std::path::Path::new(name),
         };
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| self.shown())
     }
@@ -54,6 +102,20 @@ impl Source {
                 crate::kpack::explore(p, &file, &self.name(), options, &KpackArgs::default())
             }
             Source::Bytes { bytes, .. } => Ok(explore::explore(&bytes[..], &self.name(), options)),
+            Source::Reader { reader, .. } => {
+                // Every byte read may be fetched from far away (an fsspec file on object
+                // storage): members named as text are not read, and a package's deflated
+                // members are read a piece at a time rather than kept by the cache.
+                let cache = object::ReadCache::new(reader.clone());
+                let read = |offset: u64, size: u64| reader.read_at(offset, size);
+                let hooks = explore::Hooks {
+                    read_owned: Some(&read),
+                    spill: Some(&crate::io::spill_to_temporary_file),
+                    ..explore::Hooks::default()
+                };
+                let options = Options { skip_by_name: true, ..options.clone() };
+                Ok(explore::explore_hooked(&cache, &self.name(), &options, &[], hooks))
+            }
         }
     }
 
@@ -62,6 +124,15 @@ impl Source {
         match self {
             Source::Path(p) => read_all(p).map(Cow::Owned),
             Source::Bytes { bytes, .. } => Ok(Cow::Borrowed(bytes)),
+            Source::Reader { reader, name } => {
+                let mut bytes = Vec::new();
+                let mut reader = reader.clone();
+                reader
+                    .seek(SeekFrom::Start(0))
+                    .and_then(|_| reader.read_to_end(&mut bytes))
+                    .map_err(|e| Failure::new(format!("{name}: cannot read: {e}")))?;
+                Ok(Cow::Owned(bytes))
+            }
         }
     }
 

@@ -17,8 +17,10 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct FitArgs {
-    /// The file to read: an object, library, package, bundle, fatbin, archive or device image.
-    pub file: PathBuf,
+    /// The file to read: an object, library, package, bundle, fatbin, archive or device
+    /// image, on disk or at an `http(s)://` URL (read by range requests). Not with `--pip`.
+    #[arg(required_unless_present = "requirements", conflicts_with = "requirements")]
+    pub file: Option<PathBuf>,
     /// A GPU: an AMD processor with its modes (`gfx1201`, `gfx90a:xnack+`) or an NVIDIA
     /// `sm_NN`; repeat or separate with commas.
     #[arg(long = "gpu", required = true, value_delimiter = ',')]
@@ -38,24 +40,33 @@ pub struct FitArgs {
     pub kpack: crate::kpack::KpackArgs,
     #[command(flatten)]
     pub limits: Limits,
+    /// `--pip REQ...`: answer, as `offload doctor` does (per distribution), for the wheels pip
+    /// would install.
+    #[command(flatten)]
+    pub pip: crate::doctor::pip::PipArgs,
+    /// The Python interpreter whose pip resolves `--pip` (its version and platform unless
+    /// `--python-version` and `--platform` say otherwise).
+    #[arg(long, default_value = "python3", requires = "requirements")]
+    pub python: String,
 }
 
 /// Answers for every GPU; `Ok(true)` when the file runs on all of them.
 pub fn run(a: &FitArgs) -> Outcome<bool> {
-    let file = open_lazy(&a.file)?;
-    let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
+    let Some(path) = &a.file else { return Err(Failure::new("fit: expected a FILE or --pip REQ...")) };
+    let file = open_lazy(path)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(path));
     // Every image is needed: every compressed container is decompressed (within the limits);
     // the answers need only what the tree says of each image, so their bytes are not kept, and
     // the bundles' hashes are not checked (`list` checks them).
     let options = Options { verify_all: true, keep_bytes: false, check_hashes: false, ..a.limits.options() };
-    let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
+    let tree = crate::kpack::explore(path, &file, &name, &options, &a.kpack)?;
     let fits = fits(&tree, &a.gpus)?;
     if a.json {
-        let doc = document(&shown(&a.file), &fits);
+        let doc = document(&shown(path), &fits);
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else {
         for f in &fits {
-            print_fit(&shown(&a.file), f, a.mangled, a.verbose);
+            print_fit(&shown(path), f, a.mangled, a.verbose);
         }
         // Kernels a library has for some targets and not others: why a GPU may run only part.
         let table = offload::report::kernels::collect(&tree);
@@ -63,7 +74,7 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
         print!("{}", crate::kernels::holes_text(&holes, a.verbose, a.mangled, "--verbose"));
     }
     // A file that did not read completely was not completely answered for.
-    if let Some(failure) = Failure::in_tree(&shown(&a.file), &tree) {
+    if let Some(failure) = Failure::in_tree(&shown(path), &tree) {
         return Err(failure);
     }
     Ok(fits.iter().all(|f| f.runs))

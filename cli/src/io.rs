@@ -31,9 +31,42 @@ fn is_input(path: &Path) -> bool {
 }
 
 /// An input file read on demand, in the ranges asked for.
-pub type LazyFile = object::ReadCache<File>;
+pub type LazyFile = object::ReadCache<InputFile>;
+
+/// A command's input: a file on disk, or one over HTTP(S) read by range requests.
+pub enum InputFile {
+    Local(File),
+    Remote(crate::remote::Cursor),
+}
+
+impl std::io::Read for InputFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            InputFile::Local(f) => f.read(buf),
+            InputFile::Remote(r) => r.read(buf),
+        }
+    }
+}
+
+impl std::io::Seek for InputFile {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        match self {
+            InputFile::Local(f) => f.seek(pos),
+            InputFile::Remote(r) => r.seek(pos),
+        }
+    }
+}
+
+/// The URL a command's file argument is, if it is one (`http://`, `https://`).
+pub fn url_of(path: &Path) -> Option<&str> {
+    path.to_str().filter(|text| crate::remote::is_url(text))
+}
 
 pub fn open_lazy(path: &Path) -> Outcome<LazyFile> {
+    if let Some(url) = url_of(path) {
+        let remote = crate::remote::Remote::open(url)?;
+        return Ok(object::ReadCache::new(InputFile::Remote(crate::remote::Cursor::new(remote))));
+    }
     let file = File::open(path).map_err(|e| Failure::io(path, "open", e))?;
     note_input(path);
     let meta = file.metadata().map_err(|e| Failure::io(path, "open", e))?;
@@ -41,33 +74,41 @@ pub fn open_lazy(path: &Path) -> Outcome<LazyFile> {
         let what = if meta.is_dir() { "a directory" } else { "not a regular file" };
         return Err(Failure::new(format!("{}: cannot open: {what}", path.display())));
     }
-    Ok(object::ReadCache::new(file))
+    Ok(object::ReadCache::new(InputFile::Local(file)))
 }
 
-/// A file read at any offset into bytes of their own (`pread`), from any thread: what the
-/// explorer reads a package's members with ([`offload::explore::Hooks::read_owned`]).
-pub struct OwnedReader {
-    file: File,
-    len: u64,
+/// A file read at any offset into bytes of their own (`pread`, or range requests for a URL),
+/// from any thread: what the explorer reads a package's members with
+/// ([`offload::explore::Hooks::read_owned`]).
+pub enum OwnedReader {
+    Local { file: File, len: u64 },
+    Remote(crate::remote::Remote),
 }
 
 impl OwnedReader {
-    /// The file at `path`, or `None` when it cannot be opened (the explorer then reads through
-    /// the input it was given).
+    /// The file at `path` (a URL this run has opened), or `None` when it cannot be opened (the
+    /// explorer then reads through the input it was given).
     pub fn open(path: &Path) -> Option<OwnedReader> {
+        if let Some(url) = url_of(path) {
+            return crate::remote::Remote::opened(url).map(OwnedReader::Remote);
+        }
         let file = File::open(path).ok()?;
         let len = file.metadata().ok()?.len();
-        Some(OwnedReader { file, len })
+        Some(OwnedReader::Local { file, len })
     }
 
     /// The `size` bytes at `offset`, or `None` when they are not all in the file.
     pub fn read(&self, offset: u64, size: u64) -> Option<Vec<u8>> {
         use std::os::unix::fs::FileExt;
-        if offset.checked_add(size)? > self.len {
+        let (file, len) = match self {
+            OwnedReader::Local { file, len } => (file, *len),
+            OwnedReader::Remote(remote) => return remote.read_owned(offset, size),
+        };
+        if offset.checked_add(size)? > len {
             return None;
         }
         let mut bytes = vec![0; usize::try_from(size).ok()?];
-        self.file.read_exact_at(&mut bytes, offset).ok()?;
+        file.read_exact_at(&mut bytes, offset).ok()?;
         Some(bytes)
     }
 }
@@ -80,7 +121,7 @@ pub fn spill_to_temporary_file(
     fill: &mut offload::explore::SpillFill<'_>,
     explore: &mut offload::explore::SpillExplore<'_>,
 ) -> Option<offload::Result<()>> {
-    let mut file = unlinked_temporary_file()?;
+    let mut file = crate::temporary::unlinked_file()?;
     let mut writer = std::io::BufWriter::with_capacity(1 << 20, &mut file);
     let mut written = Ok(());
     let filled = fill(&mut |chunk: &[u8]| {
@@ -107,27 +148,12 @@ pub fn spill_to_temporary_file(
     Some(Ok(()))
 }
 
-/// A new file in the temporary directory, already unlinked: it is gone when closed, whatever
-/// happens to this process.
-fn unlinked_temporary_file() -> Option<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir();
-    for _ in 0..16 {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(".offload-member-{}-{n}", std::process::id()));
-        // Readable by this user alone for the moment it has a name.
-        let opened = std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path);
-        if let Ok(file) = opened {
-            let _ = std::fs::remove_file(&path);
-            return Some(file);
-        }
-    }
-    None
-}
-
 /// Reads a whole file.
 pub fn read_all(path: &Path) -> Outcome<Vec<u8>> {
+    if let Some(url) = url_of(path) {
+        let remote = crate::remote::Remote::open(url)?;
+        return remote.read_at(0, remote.len()).map_err(Failure::new);
+    }
     let bytes = std::fs::read(path).map_err(|e| Failure::io(path, "read", e))?;
     note_input(path);
     Ok(bytes)

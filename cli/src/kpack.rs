@@ -29,6 +29,17 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
     args: &KpackArgs,
 ) -> Outcome<Tree> {
     let companions = load(binary, input, args)?;
+    // Over a network every byte read is fetched: members named as text are not read at all,
+    // and a zip's local headers are fetched together first.
+    let remote_options;
+    let options = match crate::io::url_of(binary).and_then(crate::remote::Remote::opened) {
+        Some(remote) => {
+            crate::remote::prepare(&remote, input)?;
+            remote_options = Options { skip_by_name: true, ..options.clone() };
+            &remote_options
+        }
+        None => options,
+    };
     // A package's deflated members are read into bytes of their own, dropped once inflated:
     // through the input's cache, every member's compressed bytes would stay until the end.
     let reader = crate::io::OwnedReader::open(binary);
@@ -38,7 +49,11 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
         spill: Some(&crate::io::spill_to_temporary_file),
         ..explore::Hooks::default()
     };
-    Ok(explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks))
+    let tree = explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks);
+    if let Some(why) = crate::io::url_of(binary).and_then(crate::remote::Remote::opened).and_then(|r| r.failure()) {
+        eprintln!("offload: error: {why}");
+    }
+    Ok(tree)
 }
 
 /// Reads the archives named with `--kpack`, and those the reference of the host file at
@@ -49,6 +64,8 @@ fn load<'a, R: object::ReadRef<'a>>(binary: &Path, input: R, args: &KpackArgs) -
         match found {
             // Archives named on the command line stand in for the search: no note about
             // archives not found next to the binary then.
+            // A URL has no directory to look in: only archives named with --kpack are read.
+            Ok(_) if crate::io::url_of(binary).is_some() => {}
             Ok(r) => paths.extend(next_to(binary, &r, args.kpack.is_empty())),
             Err(e) => eprintln!("offload: note: {}: kpack reference not readable: {e}", shown(binary)),
         }

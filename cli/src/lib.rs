@@ -23,9 +23,11 @@ mod kpack;
 mod list;
 mod offload_binary;
 mod offload_binary_extract;
+pub mod remote;
 mod replace;
 mod response_file;
 mod sizes;
+mod temporary;
 mod unbundle;
 mod verify;
 
@@ -219,6 +221,17 @@ pub fn run(args: Vec<String>) -> u8 {
         // `diff` answers with its own exit status, as diff(1) does.
         Command::Diff(a) => return diff::exit_code(diff::run(&a)),
         // `fit` answers with its exit status too: 0 runs, 1 does not, 2 trouble.
+        // `fit --pip`: doctor's answer for the wheels pip would install.
+        Command::Fit(a) if a.pip.asked() => {
+            let request = doctor::Request {
+                paths: Vec::new(),
+                gpus: a.gpus.clone(),
+                python: a.python.clone(),
+                progress: true,
+                pip: a.pip.clone(),
+            };
+            return doctor::answer_request(&request, a.json, a.verbose);
+        }
         Command::Fit(a) => return diff::exit_code(fit::run(&a).map(|runs| !runs)),
         // So does `check`: 0 pass, 1 fail, 2 trouble.
         Command::Check(a) => return check::exit_code(&a),

@@ -5,6 +5,7 @@
 
 mod jsonl;
 mod summary;
+mod variant;
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
@@ -28,8 +29,20 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown(&a.file));
     let tree = crate::kpack::explore(&a.file, &file, &name, &options(a), &a.kpack)?;
     let found = targets::collect(&tree);
+    // A variant wheel's declared properties, beside what its binaries hold.
+    let declared = match variant::declared(&file, &name, &found) {
+        Some(Err(why)) => {
+            eprintln!("offload: note: {}: {why}", shown(&a.file));
+            None
+        }
+        Some(Ok(d)) => Some(d),
+        None => None,
+    };
     if a.json {
-        let doc = document(&shown(&a.file), &tree, &found)?;
+        let mut doc = document(&shown(&a.file), &tree, &found)?;
+        if let Some(d) = &declared {
+            doc["variant"] = d.json();
+        }
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Failure::new(e.to_string()))?);
     } else if a.jsonl {
         jsonl::write(&mut BufWriter::new(io::stdout().lock()), &shown(&a.file), &tree, &found).map_err(written)?;
@@ -45,6 +58,9 @@ pub fn run(a: &ListArgs) -> Outcome<()> {
         let holes = holes::holes(&tree, &kernels::collect(&tree), &name);
         summary::print_holes(&mut io::stdout().lock(), &holes).map_err(written)?;
         print_diagnostics(&tree);
+    }
+    if let (Some(d), false) = (&declared, a.json || a.jsonl) {
+        print!("{}", d.text());
     }
     Failure::in_tree(&shown(&a.file), &tree).map_or(Ok(()), Err)
 }

@@ -14,6 +14,7 @@ threads scale. A file that cannot be read, or reads only in part, raises :class:
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -21,7 +22,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _offload
 
-__all__ = ["Error", "list", "targets", "kernels", "fit", "sizes", "check", "diff", "doctor"]
+__all__ = ["Error", "list", "targets", "kernels", "fit", "fit_requirements", "sizes", "check", "diff", "doctor"]
 
 _builtin_list = list
 
@@ -42,8 +43,10 @@ class Error(Exception):
         self.document = document
 
 
-def _source(file: Any) -> Tuple[Optional[str], Optional[bytes], str]:
-    """(path, bytes, name) of a path, bytes or binary file object."""
+def _source(file: Any) -> Tuple[Optional[str], Any, str]:
+    """(path, data, name) of a path or URL, bytes, or a binary file object. A file object that
+    seeks is handed over whole and read by seek and read (only what is needed: an fsspec file
+    on object storage is never downloaded whole); one that does not is read here."""
     if isinstance(file, (bytes, bytearray, memoryview)):
         return None, bytes(file), "<bytes>"
     if isinstance(file, (str, os.PathLike)):
@@ -53,12 +56,27 @@ def _source(file: Any) -> Tuple[Optional[str], Optional[bytes], str]:
         return path, None, path
     read = getattr(file, "read", None)
     if callable(read):
+        name = getattr(file, "name", None)
+        name = name if isinstance(name, str) else "<bytes>"
+        if _seekable(file):
+            return None, file, name
         data = read()
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"expected a binary file object, found one whose read() gives {type(data).__name__}")
-        name = getattr(file, "name", None)
-        return None, bytes(data), name if isinstance(name, str) else "<bytes>"
+        return None, bytes(data), name
     raise TypeError(f"expected a path, bytes or a binary file object, found {type(file).__name__}")
+
+
+def _seekable(file: Any) -> bool:
+    """Whether a file object can be read by seek and read: it says so, and reads bytes."""
+    if not all(callable(getattr(file, m, None)) for m in ("seek", "tell", "read")):
+        return False
+    if isinstance(file, io.TextIOBase):
+        return False  # read(), whose text is refused with the reason
+    try:
+        return not hasattr(file, "seekable") or bool(file.seekable())
+    except (OSError, ValueError):
+        return False
 
 
 def _answer(reply: Tuple[Optional[str], Optional[Tuple[str, Optional[int]]]]) -> Any:
@@ -186,6 +204,33 @@ def doctor(
     else:
         dirs = [os.fsdecode(os.fspath(p)) for p in paths]
     reply, failure = _offload.doctor(dirs, _strings(gpus, "gpus"), sys.executable or "python3")
+    if failure is not None:
+        raise Error(failure[0], failure[1])
+    document, _status = reply
+    return json.loads(document)
+
+
+def fit_requirements(
+    requirements: Union[str, Sequence[str]],
+    gpu: Union[str, Sequence[str]],
+    index_url: Optional[str] = None,
+    extra_index_urls: Union[str, Sequence[str], None] = None,
+    python_version: Optional[str] = None,
+    platform: Union[str, Sequence[str], None] = None,
+    python: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Would what pip installs for these requirements run on these GPUs, before installing it?
+    ``offload fit --json --gpu GPU --pip REQ...``.
+
+    pip's resolver (``python -m pip install --dry-run --report``, of ``python``, by default
+    this interpreter) names the wheels; each is read by URL, only where it can hold device
+    code, and answered for per distribution: the document of :func:`doctor`, with
+    ``requirements``. Requirements pip cannot resolve raise :class:`Error`.
+    """
+    pip = (index_url, _strings(extra_index_urls, "extra_index_urls"), python_version, _strings(platform, "platform"))
+    reply, failure = _offload.fit_requirements(
+        _strings(requirements, "requirements"), _strings(gpu, "gpu"), python or sys.executable or "python3", pip
+    )
     if failure is not None:
         raise Error(failure[0], failure[1])
     document, _status = reply

@@ -33,3 +33,12 @@ def doctor(
     gpus: Optional[_Names] = ...,
     paths: Optional[Sequence[Union[str, "os.PathLike[str]"]]] = ...,
 ) -> Dict[str, Any]: ...
+def fit_requirements(
+    requirements: _Names,
+    gpu: _Names,
+    index_url: Optional[str] = ...,
+    extra_index_urls: Optional[_Names] = ...,
+    python_version: Optional[str] = ...,
+    platform: Optional[_Names] = ...,
+    python: Optional[str] = ...,
+) -> Dict[str, Any]: ...

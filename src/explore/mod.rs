@@ -76,6 +76,12 @@ pub struct Options {
     /// the 2.3 GiB a ROCm framework's library decompresses to cost more than decoding it there,
     /// where no second thread can hash beside.
     pub check_hashes: bool,
+    /// List the members of packages whose names say they cannot hold device code (Python
+    /// sources, headers, text: [`crate::format::package::named_without_device_code`]) without
+    /// reading any of their bytes, instead of telling them by their first bytes. For inputs read
+    /// over a network, where every byte read is fetched; the tree is the same unless such a
+    /// member holds device code under a text file's name.
+    pub skip_by_name: bool,
 }
 
 impl Default for Options {
@@ -90,6 +96,7 @@ impl Default for Options {
             keep_bytes: true,
             max_threads: 0,
             check_hashes: true,
+            skip_by_name: false,
         }
     }
 }

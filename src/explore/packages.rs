@@ -60,7 +60,7 @@ impl Explorer<'_, '_, '_> {
         let listing = match (given_listing, kind) {
             (_, Kind::Stream(method)) => return self.stream(input, method, span, depth, level),
             (Some(listing), _) => Ok(listing),
-            (None, Kind::Zip) => zip::read(input),
+            (None, Kind::Zip) => zip::read_skipping(input, self.opts.skip_by_name),
             (None, Kind::Tar) => tar::read(input),
             (None, Kind::Cpio) => cpio::read(input),
             (None, Kind::Deb) => deb::read(input),
@@ -80,7 +80,7 @@ impl Explorer<'_, '_, '_> {
             }
         }
         let explorable: Vec<usize> = (listing.members.iter().enumerate())
-            .filter(|(_, m)| m.is_explorable() && m.stored_size > 0)
+            .filter(|(_, m)| m.is_explored(self.opts.skip_by_name))
             .map(|(i, _)| i)
             .collect();
         if let Some(given) = given {

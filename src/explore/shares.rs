@@ -91,13 +91,13 @@ pub struct Plan {
 /// not such a package or its members must be explored in order (see the module's rules).
 pub fn plan<'a, R: ReadRef<'a>>(input: R, opts: &Options, workers: usize) -> Option<Plan> {
     let input = Window::whole(&input);
-    let listing = own_listing(input)?;
+    let listing = own_listing(input, opts.skip_by_name)?;
     let declared = listing.members.iter().fold(0u64, |sum, m| sum.saturating_add(m.size));
     let kpacks = listing.members.iter().any(|m| m.name.ends_with(".kpack"));
     if !opts.verify_all || kpacks || declared > opts.max_package_decompressed || workers < 2 {
         return None;
     }
-    let explorable = explorable(&listing.members);
+    let explorable = explorable(&listing.members, opts.skip_by_name);
     if !worth_sharing(&listing.members, &explorable) {
         return None;
     }
@@ -257,11 +257,11 @@ fn member_explorer<'o, 'p, 'c>(
 }
 
 /// The listing of the input's own package when it is one whose members lie in the input.
-fn own_listing(input: Window<'_, '_>) -> Option<Listing> {
+fn own_listing(input: Window<'_, '_>, skip_by_name: bool) -> Option<Listing> {
     let len = input.len().ok()?;
     let head = input.read_bytes_at(0, len.min(4096)).ok()?;
     match package::detect(head)? {
-        Kind::Zip => package::zip::read(input).ok(),
+        Kind::Zip => package::zip::read_skipping(input, skip_by_name).ok(),
         Kind::Tar => package::tar::read(input).ok(),
         _ => None,
     }
@@ -283,8 +283,8 @@ fn worth_sharing(members: &[Member], explorable: &[usize]) -> bool {
 }
 
 /// The members explored: files, readable, with bytes (as [`Explorer::package`] picks them).
-fn explorable(members: &[Member]) -> Vec<usize> {
-    (members.iter().enumerate()).filter(|(_, m)| m.is_explorable() && m.stored_size > 0).map(|(i, _)| i).collect()
+fn explorable(members: &[Member], skip_by_name: bool) -> Vec<usize> {
+    (members.iter().enumerate()).filter(|(_, m)| m.is_explored(skip_by_name)).map(|(i, _)| i).collect()
 }
 
 #[cfg(test)]
@@ -350,10 +350,11 @@ mod tests {
         let listing = package::zip::read(&data[..]).unwrap();
         let mut all: Vec<usize> = plan.shares.iter().flatten().map(|m| m.index).collect();
         all.sort_unstable();
-        assert_eq!(all, explorable(&listing.members));
+        assert_eq!(all, explorable(&listing.members, false));
         let order = |m: &ShareMember| exploring_order(&listing.members, m.index);
         assert!(plan.shares.iter().all(|s| s.windows(2).all(|w| order(&w[0]) < order(&w[1]))));
-        let biggest = *explorable(&listing.members).iter().max_by_key(|&&i| listing.members[i].stored_size).unwrap();
+        let biggest =
+            *explorable(&listing.members, false).iter().max_by_key(|&&i| listing.members[i].stored_size).unwrap();
         assert!(
             plan.shares[0].iter().any(|m| m.index == biggest),
             "the largest member goes first, to the first worker"

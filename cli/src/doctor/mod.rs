@@ -12,6 +12,7 @@
 
 mod answer;
 pub mod gpus;
+pub mod pip;
 mod scan;
 
 use crate::fail::{Failure, Outcome};
@@ -44,6 +45,8 @@ pub struct DoctorArgs {
     /// List every library with device code under its distribution, with its own answers.
     #[arg(long)]
     pub verbose: bool,
+    #[command(flatten)]
+    pub pip: pip::PipArgs,
 }
 
 fn default_python() -> String {
@@ -57,6 +60,8 @@ pub struct Request {
     pub gpus: Vec<String>,
     pub python: String,
     pub progress: bool,
+    /// Requirements whose wheels pip would install are read instead of directories.
+    pub pip: pip::PipArgs,
 }
 
 /// Everything `doctor` found.
@@ -71,21 +76,38 @@ pub struct Report {
     pub scanned: usize,
     /// (where, what) of what could not be read.
     pub problems: Vec<(String, String, Option<u64>)>,
+    /// The requirements pip resolved, when the wheels it would install were read.
+    pub requirements: Vec<String>,
 }
 
 pub fn run(a: &DoctorArgs) -> u8 {
-    let request = Request { paths: a.paths.clone(), gpus: a.gpus.clone(), python: a.python.clone(), progress: true };
-    let report = match examine(&request) {
+    if a.pip.asked() && !a.paths.is_empty() {
+        eprintln!("offload: error: --pip: expected requirements or PATHs, found both");
+        return 2;
+    }
+    let request = Request {
+        paths: a.paths.clone(),
+        gpus: a.gpus.clone(),
+        python: a.python.clone(),
+        progress: true,
+        pip: a.pip.clone(),
+    };
+    answer_request(&request, a.json, a.verbose)
+}
+
+/// Answers `request`, printing the answer (or its JSON); the exit status.
+pub fn answer_request(request: &Request, json: bool, verbose: bool) -> u8 {
+    let report = match examine(request) {
         Ok(r) => r,
         Err(f) => {
             eprintln!("offload: error: {f}");
             return 2;
         }
     };
-    if a.json {
+    if json {
         println!("{}", serde_json::to_string_pretty(&document(&report)).unwrap_or_default());
     } else {
-        print(&report, a.verbose);
+        print(&report, verbose);
     }
     exit_status(&report)
 }
@@ -115,20 +137,47 @@ pub fn examine(request: &Request) -> Outcome<Report> {
         }
         return Err(Failure::new(format!("{why}; name one with --gpu (gfx1201, gfx90a:xnack+, sm_89)")));
     }
-    let directories = match request.paths.is_empty() {
+    if request.pip.asked() {
+        let wheels = pip::resolve(&request.pip, &request.python)?;
+        let (libraries, distributions) = pip::as_libraries(wheels);
+        let found = scan::Found { libraries, distributions };
+        return Ok(answered(found, Vec::new(), Vec::new(), gpus, notes, request));
+    }
+    // URLs (a wheel, a library on a web server) are read by range requests, each a library
+    // of no distribution.
+    let (urls, paths): (Vec<PathBuf>, Vec<PathBuf>) =
+        request.paths.iter().cloned().partition(|p| crate::io::url_of(p).is_some());
+    if !urls.is_empty() && paths.is_empty() {
+        let found = scan::Found { libraries: urls.into_iter().map(|u| (u, None)).collect(), distributions: Vec::new() };
+        return Ok(answered(found, Vec::new(), Vec::new(), gpus, notes, request));
+    }
+    let directories = match paths.is_empty() {
         true => scan::python_path(&request.python)?,
         false => {
-            if let Some(p) = request.paths.iter().find(|p| !p.exists()) {
+            if let Some(p) = paths.iter().find(|p| !p.exists()) {
                 return Err(Failure::new(format!(
                     "{}: expected a directory or a library, found nothing there",
                     p.display()
                 )));
             }
-            request.paths.clone()
+            paths
         }
     };
     let mut problems = Vec::new();
-    let found = scan::find(&directories, &mut problems);
+    let mut found = scan::find(&directories, &mut problems);
+    found.libraries.extend(urls.into_iter().map(|u| (u, None)));
+    Ok(answered(found, problems, directories, gpus, notes, request))
+}
+
+/// Reads the libraries `found` and answers for `gpus`.
+fn answered(
+    found: scan::Found,
+    problems: Vec<(String, String)>,
+    directories: Vec<PathBuf>,
+    gpus: Vec<Gpu>,
+    notes: Vec<String>,
+    request: &Request,
+) -> Report {
     let libraries = read_all(found.libraries.clone(), &gpus, request.progress);
     let scanned = libraries.len();
     let mut problems: Vec<(String, String, Option<u64>)> = problems.into_iter().map(|(w, m)| (w, m, None)).collect();
@@ -138,7 +187,8 @@ pub fn examine(request: &Request) -> Outcome<Report> {
         }
     }
     let libraries = libraries.into_iter().filter(|l| !l.targets.is_empty() || l.problem.is_some()).collect();
-    Ok(Report { gpus, notes, directories, distributions: found.distributions, libraries, scanned, problems })
+    let requirements = request.pip.requirements.clone();
+    Report { gpus, notes, directories, distributions: found.distributions, libraries, scanned, problems, requirements }
 }
 
 /// Every library read and answered for on every core, in the order found, one at a time per
@@ -255,12 +305,21 @@ fn print(report: &Report, verbose: bool) {
         println!("  note: {n}");
     }
     let with_code = report.libraries.iter().filter(|l| !l.targets.is_empty()).count();
-    println!(
-        "read {} under {}: {with_code} with device code, {} without",
-        plural(report.scanned, "library", "libraries"),
-        plural(report.directories.len(), "directory", "directories"),
-        report.scanned - with_code
-    );
+    if report.requirements.is_empty() {
+        println!(
+            "read {} under {}: {with_code} with device code, {} without",
+            plural(report.scanned, "library", "libraries"),
+            plural(report.directories.len(), "directory", "directories"),
+            report.scanned - with_code
+        );
+    } else {
+        println!(
+            "read {} pip would install for {}: {with_code} with device code, {} without",
+            plural(report.scanned, "wheel", "wheels"),
+            report.requirements.join(" "),
+            report.scanned - with_code
+        );
+    }
     let file_name = |i: usize| {
         let p = &report.libraries[i].path;
         p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
@@ -337,6 +396,7 @@ pub fn document(report: &Report) -> Value {
         "gpus": gpus,
         "notes": report.notes,
         "directories": directories,
+        "requirements": report.requirements,
         "libraries": {"read": report.scanned, "with_device_code": with_code, "without_device_code": report.scanned - with_code},
         "distributions": distributions,
         "problems": problems,

@@ -228,6 +228,13 @@ impl Member {
         self.kind == EntryKind::File && self.readable && !self.problems.iter().any(|p| p.severity == Severity::Error)
     }
 
+    /// Whether the explorer looks inside it: explorable, with stored bytes, and (when
+    /// `skip_by_name`) not named as a file that cannot hold device code
+    /// ([`named_without_device_code`]).
+    pub fn is_explored(&self, skip_by_name: bool) -> bool {
+        self.is_explorable() && self.stored_size > 0 && !(skip_by_name && named_without_device_code(&self.name))
+    }
+
     /// Where its bytes end, relative to the package's start (saturating: checked by the readers).
     pub fn data_end(&self) -> u64 {
         self.data_offset.saturating_add(self.stored_size)
@@ -253,6 +260,26 @@ impl Listing {
     pub fn field(&mut self, name: &'static str, value: impl Into<Value>, at: Option<(u64, u64)>) {
         self.fields.push(RawField { name, value: value.into(), at });
     }
+}
+
+/// Whether a member's name says it cannot hold device code: Python sources and bytecode, C and
+/// CUDA/HIP headers and sources, text, documentation, configuration and the wheel's own records.
+/// A reader that pays for every byte (a file over a network) lists such members without
+/// reading any of their bytes ([`crate::explore::Options::skip_by_name`]); objects, libraries,
+/// archives, code objects and members with any other name are still told by their first bytes.
+pub fn named_without_device_code(name: &str) -> bool {
+    const TEXT_SUFFIXES: &[&str] = &[
+        ".py", ".pyi", ".pyc", ".pyx", ".pxd", ".pxi", ".h", ".hh", ".hpp", ".hxx", ".cuh", ".inc", ".inl", ".c",
+        ".cc", ".cpp", ".cxx", ".cu", ".hip", ".txt", ".md", ".rst", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml",
+        ".html", ".htm", ".css", ".js", ".csv", ".xml", ".svg", ".png", ".jpg", ".ipynb", ".sh", ".cmake", ".pc",
+        ".typed", ".pem", ".license",
+    ];
+    const WHEEL_RECORDS: &[&str] =
+        &["RECORD", "METADATA", "WHEEL", "INSTALLER", "REQUESTED", "LICENSE", "NOTICE", "COPYING"];
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let lower = base.to_ascii_lowercase();
+    TEXT_SUFFIXES.iter().any(|suffix| lower.ends_with(suffix))
+        || (name.contains(".dist-info/") && WHEEL_RECORDS.iter().any(|record| base.starts_with(record)))
 }
 
 /// Why a member name must not be used as a path, if it must not: it climbs out of the

@@ -109,11 +109,21 @@ struct Directory {
 
 /// Lists a zip file's members from its central directory and local headers.
 pub fn read<'a, R: ReadRef<'a>>(input: R) -> Result<Listing> {
-    read_window(Window::whole(&input))
+    read_window(Window::whole(&input), false)
+}
+
+/// Lists a zip file's members like [`read`], reading the local headers only of members whose
+/// names may hold device code when `skip_by_name` is set
+/// ([`super::named_without_device_code`]): the data of the others is placed where the central
+/// directory puts it (right after a local header with the central entry's name and extra
+/// field, as zip writers make them). For a file read over a network, where each local header
+/// is a round trip.
+pub fn read_skipping<'a, R: ReadRef<'a>>(input: R, skip_by_name: bool) -> Result<Listing> {
+    read_window(Window::whole(&input), skip_by_name)
 }
 
 /// [`read`] through a [`Window`], compiled once whatever the caller's reader.
-fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
+fn read_window<'a>(input: Window<'_, 'a>, skip_by_name: bool) -> Result<Listing> {
     let len = input.len().map_err(|()| Error::new(0, "zip", "an input of known length", "a read error"))?;
     let end = find_end(input, len)?;
     let dir = directory(input, end)?;
@@ -128,11 +138,39 @@ fn read_window<'a>(input: Window<'_, 'a>) -> Result<Listing> {
     let base = start - dir.offset;
     read_entries(cd, start, base, &dir, &mut listing);
     for m in &mut listing.members {
+        if skip_by_name && super::named_without_device_code(&m.name) {
+            // `data_offset` stays the central directory's estimate (see `entry`).
+            continue;
+        }
         local_header(input, m, start);
     }
     mark_overlaps(&mut listing.members);
     super::check_names(&mut listing);
     Ok(listing)
+}
+
+/// Where the local headers of a zip's members lie (`(offset, size)` of each fixed header and
+/// name, what [`read_skipping`] reads of them), from its end record and central directory
+/// alone: a reader over a network fetches them together, before the listing asks for them one
+/// at a time.
+pub fn local_header_spans<'a, R: ReadRef<'a>>(input: R, skip_by_name: bool) -> Result<Vec<(u64, u64)>> {
+    let input = Window::whole(&input);
+    let len = input.len().map_err(|()| Error::new(0, "zip", "an input of known length", "a read error"))?;
+    let end = find_end(input, len)?;
+    let dir = directory(input, end)?;
+    let mut listing = Listing::new("zip");
+    let start = checked_start(&dir, &mut listing)?;
+    let cd = input.read_bytes_at(start, dir.size).map_err(|()| {
+        Error::new(start, "zip central directory", format!("{} readable bytes", dir.size), "a read error")
+    })?;
+    read_entries(cd, start, start - dir.offset, &dir, &mut listing);
+    Ok(listing
+        .members
+        .iter()
+        .filter(|m| !(skip_by_name && super::named_without_device_code(&m.name)))
+        .map(|m| m.header)
+        .filter(|&(at, size)| at.checked_add(size).is_some_and(|e| e <= start))
+        .collect())
 }
 
 /// Finds the end record in the last `22 + 65535` bytes: the last magic whose comment runs
@@ -145,6 +183,13 @@ fn find_end<'a, R: ReadRef<'a>>(input: R, len: u64) -> Result<u64> {
             format!("a record of {END_SIZE} bytes at the end of the file"),
             format!("a file of {len} bytes"),
         ));
+    }
+    // Most zips have no comment: their end record is the last 22 bytes, read alone first (a
+    // reader over a network then fetches no member's bytes to find it).
+    if let Ok(last) = input.read_bytes_at(len - END_SIZE, END_SIZE) {
+        if &last[..4] == END_MAGIC && le(last, 20, 2) == 0 {
+            return Ok(len - END_SIZE);
+        }
     }
     let tail_len = len.min(END_SIZE + MAX_COMMENT);
     let from = len - tail_len;
@@ -313,6 +358,9 @@ fn entry(cd: &[u8], pos: usize, start: u64, base: u64) -> Result<(Member, usize)
     let kind = entry_kind(&name, unix.then_some(mode));
     let local = local.checked_add(base).ok_or_else(|| Error::new(at + 42, CONTEXT, "an offset", "an overflow"))?;
     let mut m = Member::new(name, kind, (local, LOCAL_SIZE + n as u64), 0, size);
+    // Where the data starts if the local header repeats the central entry's name and extra
+    // field; the local header, when read, says where it really does.
+    m.data_offset = local.saturating_add(LOCAL_SIZE + n as u64 + e as u64);
     m.stored_size = stored;
     m.compression = match method {
         0 => Compression::Stored,
@@ -402,6 +450,9 @@ fn zip64_sizes(extra: &[u8], sizes: &mut [u64; 3], at: u64) -> Result<()> {
 /// central directory's. Members must lie before the central directory (`cd_start`).
 fn local_header<'a, R: ReadRef<'a>>(input: R, m: &mut Member, cd_start: u64) {
     const CONTEXT: &str = "zip local header";
+    // The central directory's estimate is replaced by what the local header says (or by
+    // nothing, when it cannot be read).
+    m.data_offset = 0;
     let at = m.header.0;
     let Some(fixed) =
         at.checked_add(LOCAL_SIZE).filter(|&e| e <= cd_start).and_then(|_| input.read_bytes_at(at, LOCAL_SIZE).ok())

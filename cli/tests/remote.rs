@@ -1,0 +1,379 @@
+//! Reading commands over HTTP: every behaviour of scripts/remote_server.py (ranges without
+//! suffix ranges, CORS-friendly, a redirect to a second origin with expiring signed URLs, gzip
+//! unless identity is asked for, no ranges, chunked), each answer compared with the answer for
+//! the same file read locally, and what was fetched checked from the server's byte counts: less
+//! than the wheel, and no byte of a Python member past the first 4096 bytes of the file (which
+//! the explorer reads to tell the format). Everything stays on 127.0.0.1.
+
+mod support;
+
+use offload::format::package::zip;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use support::{ours, root, s, Scratch};
+
+const APP: &str = "gpu_app-1.0-py3-none-linux_x86_64.whl";
+const DEP: &str = "gpu_dep-1.0-py3-none-linux_x86_64.whl";
+/// Bytes the explorer reads first to tell what a file is: fetched whatever the file.
+const FIRST_READ: u64 = 4096;
+
+/// The test server on a directory of test wheels and images; killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+    files: Scratch,
+}
+
+impl Server {
+    fn start(name: &str, flags: &[&str]) -> Server {
+        let files = Scratch::new("remote", name);
+        let made = Command::new("python3")
+            .arg(root().join("scripts/make_test_wheels.py"))
+            .arg(files.dir())
+            .output()
+            .expect("python3 runs");
+        assert!(made.status.success(), "make_test_wheels.py: {}", String::from_utf8_lossy(&made.stderr));
+        for image in ["hip_kernels.o", "cuda_kernels_sm80.cubin"] {
+            std::fs::copy(root().join("tests/images").join(image), files.path(image)).unwrap();
+        }
+        let mut child = Command::new("python3")
+            .arg(root().join("scripts/remote_server.py"))
+            .args(["--quiet", "--root"])
+            .arg(files.dir())
+            .args(flags)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the test server starts");
+        let mut first = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut first).unwrap();
+        assert!(first.starts_with("http://127.0.0.1:"), "the server printed {first:?}");
+        Server { child, url: first.trim().to_string(), files }
+    }
+
+    fn local(&self, name: &str) -> PathBuf {
+        self.files.path(name)
+    }
+
+    fn get(&self, path: &str) -> Value {
+        let mut response = ureq::get(format!("{}{path}", self.url)).call().expect("the server answers");
+        serde_json::from_slice(&response.body_mut().read_to_vec().unwrap()).unwrap()
+    }
+
+    fn reset(&self) {
+        self.get("_stats/reset");
+    }
+
+    /// Byte ranges of `file` the server sent since the last reset.
+    fn ranges(&self, file: &str) -> Vec<(u64, u64)> {
+        let stats = self.get("_stats");
+        let Some(ranges) = stats["paths"][file]["ranges"].as_array() else { return Vec::new() };
+        ranges.iter().map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap())).collect()
+    }
+
+    /// Bytes of `file` the CLI fetched (not pip, which reads files of its own).
+    fn bytes(&self, file: &str) -> u64 {
+        self.get("_stats")["paths"][file]["agents"]["offload"].as_u64().unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `offload ARGS` : (exit code, stdout, stderr).
+fn offload(args: &[String]) -> (i32, String, String) {
+    let out = Command::new(ours()).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// The JSON answer of a command, without the keys that name the file as given.
+fn answer(args: &[String]) -> (i32, Value) {
+    let (code, stdout, stderr) = offload(args);
+    let mut value: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stdout} {stderr}"));
+    strip_file_names(&mut value);
+    (code, value)
+}
+
+fn strip_file_names(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for key in ["file", "old", "new"] {
+                if map.get(key).is_some_and(Value::is_string) {
+                    map.remove(key);
+                }
+            }
+            map.values_mut().for_each(strip_file_names);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_file_names),
+        _ => {}
+    }
+}
+
+/// The commands compared, `{}` standing for the file.
+const COMMANDS: &[&[&str]] = &[
+    &["list", "--json", "{}"],
+    &["kernels", "--json", "{}"],
+    &["fit", "--json", "--gpu", "gfx90a,sm_80", "{}"],
+    &["sizes", "--json", "{}"],
+    &["check", "--json", "{}", "--require", "gfx90a"],
+];
+
+fn with_file(command: &[&str], file: &str) -> Vec<String> {
+    command.iter().map(|a| if *a == "{}" { file.to_string() } else { a.to_string() }).collect()
+}
+
+/// Every command's answer for `url` equals its answer for the local copy `local`.
+fn same_answers(local: &Path, url: &str) {
+    for command in COMMANDS {
+        let here = answer(&with_file(command, &s(local)));
+        let there = answer(&with_file(command, url));
+        assert_eq!(here, there, "{command:?}: {url} answers otherwise than {}", local.display());
+    }
+}
+
+#[test]
+fn every_host_behaviour_answers_as_the_local_file() {
+    let server = Server::start("behaviours", &[]);
+    for behaviour in
+        ["", "pypi-files/", "cors/", "redirect/", "gzip/", "norange/", "chunked/", "latency=20/pypi-files/"]
+    {
+        for file in [APP, DEP, "hip_kernels.o", "cuda_kernels_sm80.cubin"] {
+            same_answers(&server.local(file), &format!("{}{behaviour}{file}", server.url));
+        }
+    }
+}
+
+#[test]
+fn a_wheel_is_read_without_its_python_members() {
+    let server = Server::start("python", &[]);
+    for wheel in [APP, DEP] {
+        server.reset();
+        let url = format!("{}pypi-files/{wheel}", server.url);
+        let (code, _, stderr) = offload(&with_file(&["list", "--json", "{}"], &url));
+        assert_eq!(code, 0, "{stderr}");
+        let size = std::fs::metadata(server.local(wheel)).unwrap().len();
+        let fetched = server.bytes(wheel);
+        assert!(fetched < size / 4, "{wheel}: fetched {fetched} of {size} bytes");
+        let listing = zip::read(&std::fs::read(server.local(wheel)).unwrap()[..]).unwrap();
+        let sent = server.ranges(wheel);
+        let mut device_bytes = 0;
+        for m in &listing.members {
+            let (start, end) = (m.data_offset, m.data_offset + m.stored_size);
+            let overlap: u64 = sent.iter().map(|&(a, b)| b.min(end).saturating_sub(a.max(start.max(FIRST_READ)))).sum();
+            if m.name.ends_with(".py") || m.name.contains(".dist-info/") {
+                assert_eq!(overlap, 0, "{wheel}: {overlap} bytes of {} fetched", m.name);
+            } else if m.name.contains("/lib/") {
+                device_bytes += m.stored_size;
+            }
+        }
+        // What the aim allows: the device members' stored bytes, the directory, the local
+        // headers, the end record and the first read.
+        let directory = size - listing.members.iter().map(|m| m.data_end()).max().unwrap();
+        let headers: u64 = listing.members.iter().map(|m| m.header.1).sum();
+        assert!(
+            fetched <= device_bytes + directory + headers + FIRST_READ,
+            "{wheel}: fetched {fetched}, device members {device_bytes}, directory {directory}, headers {headers}"
+        );
+    }
+}
+
+#[test]
+fn a_raw_object_is_read_by_its_headers_and_offload_sections() {
+    let server = Server::start("raw", &[]);
+    // Padding after the object's own bytes that no command may fetch: a library whose
+    // sections lie far apart.
+    let big = server.local("hip_kernels_padded.o");
+    let object = std::fs::read(server.local("hip_kernels.o")).unwrap();
+    let objcopy = support::llvm_bin().join("llvm-objcopy");
+    let padding = server.local("padding.bin");
+    std::fs::write(&padding, vec![0x5a; 8 << 20]).unwrap();
+    let made = Command::new(&objcopy)
+        .arg("--add-section")
+        .arg(format!(".padding={}", s(&padding)))
+        .arg(server.local("hip_kernels.o"))
+        .arg(&big)
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("skipping: {} cannot add a section", objcopy.display());
+        return;
+    }
+    assert!(std::fs::metadata(&big).unwrap().len() > object.len() as u64 + (8 << 20));
+    server.reset();
+    same_answers(&big, &format!("{}pypi-files/hip_kernels_padded.o", server.url));
+    let fetched = server.bytes("hip_kernels_padded.o");
+    assert!(fetched < 1 << 20, "fetched {fetched} bytes of an object with 8 MiB of padding");
+}
+
+#[test]
+fn an_expired_signed_url_is_resolved_again() {
+    // Each answer waits 300 ms: the signed URLs, living 1 s, expire while the wheel is read.
+    let server = Server::start("expiry", &["--latency", "300"]);
+    let url = format!("{}ttl=1/redirect/{APP}", server.url);
+    let here = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(APP))));
+    let there = answer(&with_file(&["list", "--json", "{}"], &url));
+    assert_eq!(here, there);
+    let expired = server.get("_stats")["expired"].as_u64().unwrap();
+    assert!(expired > 0, "no signed URL expired during the read: the test did not test anything");
+}
+
+#[test]
+fn a_diff_and_a_disassembly_read_urls() {
+    let server = Server::start("whole", &[]);
+    let cubin = format!("{}pypi-files/cuda_kernels_sm80.cubin", server.url);
+    let local = s(&server.local("cuda_kernels_sm80.cubin"));
+    assert_eq!(
+        answer(&with_file(&["diff", "--json", "{}", &local], &cubin)),
+        answer(&with_file(&["diff", "--json", "{}", &local], &local))
+    );
+    let code = s(&root().join("tests/images/hip_kernels_gfx90a.co"));
+    std::fs::copy(&code, server.local("hip_kernels_gfx90a.co")).unwrap();
+    let here = offload(&["disasm".into(), code.clone()]);
+    let there = offload(&["disasm".into(), format!("{}norange/hip_kernels_gfx90a.co", server.url)]);
+    assert_eq!((here.0, here.1), (there.0, there.1));
+}
+
+#[test]
+fn hosts_that_fail_are_named_with_what_was_expected() {
+    let server = Server::start("errors", &[]);
+    let missing = format!("{}pypi-files/missing.whl", server.url);
+    let (code, _, stderr) = offload(&with_file(&["list", "{}"], &missing));
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(&missing) && stderr.contains("404 Not Found") && stderr.contains("expected 206"),
+        "{stderr}"
+    );
+    let gzipped = format!("{}gzip-always/{APP}", server.url);
+    let (code, _, stderr) = offload(&with_file(&["list", "{}"], &gzipped));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("Content-Encoding: gzip") && stderr.contains("identity"), "{stderr}");
+    let (code, _, stderr) = offload(&with_file(&["list", "{}"], "http://127.0.0.1:9/nothing.whl"));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("http://127.0.0.1:9/nothing.whl") && stderr.contains("failed"), "{stderr}");
+}
+
+#[test]
+fn a_real_cached_wheel_is_read_in_part() {
+    let cached = support::wheels::cache_dir().join("cupy_cuda12x-13.3.0-cp311-cp311-manylinux2014_x86_64.whl");
+    if !cached.exists() {
+        println!("skipping: {} is not in the wheel cache (scripts/bench_packages.py fetches it)", cached.display());
+        return;
+    }
+    let server = Server::start("real", &[]);
+    let name = cached.file_name().unwrap().to_str().unwrap();
+    std::os::unix::fs::symlink(&cached, server.local(name)).unwrap();
+    let url = format!("{}pypi-files/{name}", server.url);
+    let here = answer(&with_file(&["list", "--json", "{}"], &s(&cached)));
+    let there = answer(&with_file(&["list", "--json", "{}"], &url));
+    assert_eq!(here, there);
+    let size = std::fs::metadata(&cached).unwrap().len();
+    let listing = zip::read(&std::fs::read(&cached).unwrap()[..]).unwrap();
+    let python: u64 = listing.members.iter().filter(|m| m.name.ends_with(".py")).map(|m| m.stored_size).sum();
+    let fetched = server.bytes(name);
+    println!("{name}: fetched {fetched} of {size} bytes ({python} bytes of Python members not fetched)");
+    assert!(fetched < size - python, "fetched {fetched} of {size}");
+}
+
+#[test]
+fn fit_pip_answers_for_a_package_and_its_gpu_dependency() {
+    let server = Server::start("pip", &[]);
+    let index = format!("{}simple/", server.url);
+    server.reset();
+    let args: Vec<String> = ["fit", "--json", "--gpu", "gfx90a,sm_86,sm_61", "--pip", "gpu-app", "--index-url", &index]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let (code, stdout, stderr) = offload(&args);
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout} {stderr}"));
+    // sm_61 has no image in gpu-dep's CUDA library: the set does not run everywhere.
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(doc["runs"], false);
+    assert_eq!(doc["requirements"], serde_json::json!(["gpu-app"]));
+    let verdict = |name: &str, gpu: &str| -> String {
+        let dist = doc["distributions"].as_array().unwrap().iter().find(|d| d["name"] == name).unwrap();
+        let answer = dist["answers"].as_array().unwrap().iter().find(|a| a["gpu"] == gpu).unwrap();
+        answer["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(verdict("gpu-app", "gfx90a"), "runs");
+    assert_eq!(verdict("gpu-app", "sm_86"), "not-for-this-gpu");
+    assert_eq!(verdict("gpu-dep", "sm_86"), "runs");
+    assert_eq!(verdict("gpu-dep", "sm_61"), "does-not-run");
+    assert_eq!(verdict("gpu-dep", "gfx90a"), "not-for-this-gpu");
+    // pip read metadata files only; the wheels were read in part, without their Python.
+    for wheel in [APP, DEP] {
+        let size = std::fs::metadata(server.local(wheel)).unwrap().len();
+        let fetched = server.bytes(wheel);
+        assert!(fetched > 0 && fetched < size / 4, "{wheel}: fetched {fetched} of {size}");
+        assert!(server.get("_stats")["paths"][format!("{wheel}.metadata")]["agents"]["pip"].as_u64().unwrap_or(0) > 0);
+    }
+    // doctor --pip answers the same for several requirements, plain-py having no device code.
+    let args: Vec<String> =
+        ["doctor", "--json", "--gpu", "gfx90a,sm_86,sm_61", "--pip", "gpu-app", "plain-py", "--index-url", &index]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+    let (code, stdout, stderr) = offload(&args);
+    assert_eq!(code, 1, "{stderr}");
+    let doctor: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doctor["libraries"]["read"], 3);
+    assert_eq!(doctor["libraries"]["with_device_code"], 2);
+    assert_eq!(doctor["distributions"], doc["distributions"]);
+    // A requirement pip cannot resolve is an error naming it.
+    let args: Vec<String> = ["fit", "--gpu", "gfx90a", "--pip", "no-such-package", "--index-url", &index]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let (code, _, stderr) = offload(&args);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no-such-package") && stderr.contains("expected pip to resolve"), "{stderr}");
+}
+
+#[test]
+fn a_variant_wheel_whose_declared_sm_arch_lacks_code_is_flagged() {
+    let server = Server::start("variant", &[]);
+    // Made apart from the index's directory: pip refuses file names with a variant label.
+    let variants = Scratch::new("remote", "variant-wheels");
+    let made = Command::new("python3")
+        .arg(root().join("scripts/make_test_wheels.py"))
+        .arg(variants.path("plain"))
+        .arg("--variant")
+        .arg(variants.dir())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let name = "gpu_dep-1.0-py3-none-linux_x86_64-sm86sm90.whl";
+    std::fs::create_dir_all(server.local("variants")).unwrap();
+    std::fs::copy(variants.path(name), server.local(&format!("variants/{name}"))).unwrap();
+    let local = s(&variants.path(name));
+    let url = format!("{}pypi-files/variants/{name}", server.url);
+    for file in [&local, &url] {
+        let (_, doc) = answer(&with_file(&["list", "--json", "{}"], file));
+        let declared: Vec<(String, Value)> = doc["variant"]["properties"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{file}: no variant in {doc}"))
+            .iter()
+            .map(|p| (p["value"].as_str().unwrap().to_string(), p["has_code"].clone()))
+            .collect();
+        let expected = [("86_real", true), ("86_virtual", true), ("90_real", false)];
+        assert_eq!(declared, expected.map(|(v, c)| (v.to_string(), Value::Bool(c))), "{file}");
+        assert_eq!(doc["variant"]["label"], "sm86sm90");
+        let (code, text, _) = offload(&with_file(&["list", "{}"], file));
+        assert_eq!(code, 0);
+        assert!(
+            text.contains("90_real  (NO CODE for it in the wheel)") && text.contains("1 declared target"),
+            "{text}"
+        );
+    }
+    // A wheel that is no variant has no `variant` key.
+    let (_, doc) = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(DEP))));
+    assert!(doc.get("variant").is_none());
+}
