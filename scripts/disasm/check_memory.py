@@ -2,6 +2,7 @@
 
     scripts/disasm/check_memory.py gfx90a [N]     # N random candidates per encoding (default 2000)
     scripts/disasm/check_memory.py all [N]
+    scripts/disasm/check_memory.py gfx90a 2000 mimg,mtbuf   # only these encodings
 
 For each encoding (DS, flat, scratch, global, MUBUF, MTBUF, EXP, LDSDIR, MIMG) the opcode is drawn from the
 generated table and every other bit at random; each field is zeroed half the time, since
@@ -122,10 +123,12 @@ def recheck(cpu, cands, theirs, mine, limit=150):
     return out
 
 
-def check(cpu, n, seed=1, show=6):
+def check(cpu, n, seed=1, show=6, only=None):
     rng = random.Random(seed)
     isa = ALIAS.get(cpu, cpu)
     for group, cands in candidates(isa, n, rng).items():
+        if only and group not in only:
+            continue
         theirs = reference(cpu, cands)
         mine = ours(cpu, cands)
         theirs = recheck(isa, cands, theirs, mine)
@@ -181,8 +184,9 @@ def main():
         return
     cpus = ISAS if sys.argv[1] == "all" else [sys.argv[1]]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
     for cpu in cpus:
-        check(cpu, n)
+        check(cpu, n, only=only)
 
 
 if __name__ == "__main__":
