@@ -206,13 +206,6 @@ def learn(cpu, layout):
             bits = [b for b, on in ((tfe, t_), (lwe, l), (d16, h)) if on and b is not None]
             cands.append(P.word(op, sampler[op], dmask=d, bits=bits))
     texts = run(cpu, cands)
-    # The same at DIM 3D, where a first decoding shows by its address count.
-    cands3 = []
-    for op in ops:
-        for d, t_, l, h in index:
-            bits = [b for b, on in ((tfe, t_), (lwe, l), (d16, h)) if on and b is not None]
-            cands3.append(P.word(op, sampler[op], dim=2, dmask=d, bits=bits))
-    texts3 = run(cpu, cands3)
     # First decodings per NSA size: a DIM and A16 the opcode has no form for is found below;
     # here the data width of an invalid-form word is read where the address count is also off.
     rules = {}
@@ -258,13 +251,26 @@ def learn(cpu, layout):
         spaces[op] = sp
     # Data-width entries that differ from the usual: llvm-objdump's first decoding when the
     # address shape is the first decoding's too (GFX12 atomics with a DMASK they do not take).
-    for i, op in enumerate(ops):
-        for k, t in enumerate(texts3[128 * i:128 * (i + 1)]):
-            p = parse(t) if t else None
-            if p and addr_rows[op][2] not in (FALLBACK, 0) and p[3] != addr_rows[op][2]:
-                rules[op][k] = FALLBACK
-                if not fallbacks[op][0]:
-                    fallbacks[op][0] = p[2] | p[3] << 3
+    # The same sweep at the opcode's DIMs with fewest and most addresses (no NSA), where a first
+    # decoding shows by its address count at one of them at least.
+    def valid(op, d):
+        return 0 < addr_rows[op][d] < FALLBACK
+    for pick in (min, max):
+        chosen = {op: pick([d for d in range(8) if valid(op, d)] or [0], key=lambda d: addr_rows[op][d]) for op in ops}
+        cands3 = []
+        for op in ops:
+            for d, t_, l, h in index:
+                bits = [b for b, on in ((tfe, t_), (lwe, l), (d16, h)) if on and b is not None]
+                cands3.append(P.word(op, sampler[op], dim=chosen[op], dmask=d, bits=bits))
+        texts3 = run(cpu, cands3)
+        for i, op in enumerate(ops):
+            expect = addr_rows[op][chosen[op]]
+            for k, t in enumerate(texts3[128 * i:128 * (i + 1)]):
+                p = parse(t) if t else None
+                if p and expect not in (FALLBACK, 0) and p[3] != expect:
+                    rules[op][k] = FALLBACK
+                    if not fallbacks[op][0]:
+                        fallbacks[op][0] = p[2] | p[3] << 3
     # First decodings the sweep above did not meet: a data tuple past v255.
     cands = [P.word(op, sampler[op], dmask=probe_dmask[op], vdata=254, nsa=0) for op in ops]
     for op, t in zip(ops, run(cpu, cands)):
@@ -282,6 +288,25 @@ def learn(cpu, layout):
         ssamp = [parse(t)[5] if t and parse(t) else "" for t in
                  run(cpu, [P.word(sample, True, dmask=probe_dmask[sample], ssamp=v)
                            for v in range(min(1 << L["ssamp"][2], 256))])]
+    # GFX12's 9-bit register fields name VGPRs from 256 on, with llvm-objdump's complaint: the
+    # register class it names, checked on a few values.
+    vgpr_names = []
+    for fieldname, names_ in (("srsrc", srsrc), ("ssamp", ssamp)):
+        if L[fieldname] is None or L[fieldname][2] < 9:
+            vgpr_names.append("")
+            continue
+        op = load if fieldname == "srsrc" else sample
+        values = [256, 260, 300, 500]
+        kw = [dict(srsrc=v) if fieldname == "srsrc" else dict(ssamp=v) for v in values]
+        got = run(cpu, [P.word(op, sampler[op], dmask=probe_dmask[op], **k) for k in kw])
+        cls = None
+        for v, t in zip(values, got):
+            p = parse(t) if t else None
+            x = p and (p[4] if fieldname == "srsrc" else p[5])
+            m = x and re.match(r"^v\[(\d+):(\d+)\]/\*Invalid register, operand has '(\w+)' register class\*/$", x)
+            assert m and int(m.group(1)) == v - 256, (fieldname, v, t)
+            cls = (m.group(3), int(m.group(2)) - int(m.group(1)) + 1)
+        vgpr_names.append(cls[0])
     # Spare bits: those of no field, each alone on image_load (or the first opcode).
     used = set()
     for f in [L["dim"], L["dmask"], L["vdata"], L["srsrc"], L["ssamp"], L["nsa"]] + L["op"] + L["fixed"]:
@@ -302,7 +327,7 @@ def learn(cpu, layout):
                                        if rejected[op] >> j & 1 and b in ordered),
                           rejected_unnamed=[b for j, b in enumerate(mods) if rejected[op] >> j & 1 and b not in ordered])
     unnamed = [b for b in mods if b not in names]
-    return dict(ops=shapes, mods=[(b, names[b]) for b in ordered], roles=(tfe, lwe, d16, a16), cpol_after=cpol_after,
+    return dict(vgpr_names=vgpr_names, ops=shapes, mods=[(b, names[b]) for b in ordered], roles=(tfe, lwe, d16, a16), cpol_after=cpol_after,
                 srsrc=srsrc,
                 ssamp=ssamp, spare=spare, unnamed=unnamed)
 
@@ -366,7 +391,9 @@ def main():
         roles = ", ".join([str(next((i for i, (b, _) in enumerate(f["mods"]) if b == r), 15)) for r in f["roles"]]
                           + [str(f["cpol_after"])])
         entries.append((isa, layout, "DimFamily { ops: %s, mods: %s, unnamed: %s, spare: %s, srsrc: %s, ssamp: %s, "
-                        "roles: [%s] }" % (ops, mods, unnamed, spare, srsrc, ssamp, roles)))
+                        "vgpr_classes: [%s], roles: [%s] }" % (
+                            ops, mods, unnamed, spare, srsrc, ssamp, ", ".join(rust_str(c) for c in f["vgpr_names"]),
+                            roles)))
     out.append("/// Data widths by `DMASK | TFE << 4 | LWE << 5 | D16 << 6`: the VGPR count, 0 where the word")
     out.append("/// is invalid, 0x80 where llvm-objdump keeps the opcode's first decoding.")
     out.append("pub(super) static RULES: [[u8; 128]; %d] = [" % len(rules))

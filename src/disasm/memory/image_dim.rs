@@ -38,6 +38,9 @@ pub(super) struct DimFamily {
     pub spare: &'static [(u8, u8)],
     pub srsrc: &'static [&'static str],
     pub ssamp: &'static [&'static str],
+    /// GFX12: the register classes llvm-objdump names when `RSRC` and `SAMP` hold a VGPR (256
+    /// on), empty where the field is too narrow to.
+    pub vgpr_classes: [&'static str; 2],
     /// Where `TFE`, `LWE`, `D16`, `A16` are in `mods` (15: none); how many `mods` print before
     /// GFX12's `th:` and `scope:`.
     pub roles: [u8; 5],
@@ -62,6 +65,9 @@ struct Layout {
     slots: &'static [(usize, u32)],
     /// The last slot used holds a tuple for the remaining addresses (GFX11, GFX12).
     tuple_last: bool,
+    /// A slot that must be zero when the address count leaves it unused (VIMAGE's fifth, in
+    /// dword 1; llvm-objdump ignores the others).
+    zero_when_unused: Option<usize>,
 }
 
 const GFX10: Layout = Layout {
@@ -89,6 +95,7 @@ const GFX10: Layout = Layout {
         (4, 24),
     ],
     tuple_last: false,
+    zero_when_unused: None,
 };
 const GFX11: Layout = Layout {
     dwords: 2,
@@ -101,6 +108,7 @@ const GFX11: Layout = Layout {
     nsa: Some((0, 0, 1)),
     slots: &[(1, 0), (2, 0), (2, 8), (2, 16), (2, 24)],
     tuple_last: true,
+    zero_when_unused: None,
 };
 const VIMAGE: Layout = Layout {
     dwords: 3,
@@ -113,6 +121,7 @@ const VIMAGE: Layout = Layout {
     nsa: None,
     slots: &[(2, 0), (2, 8), (2, 16), (2, 24), (1, 24)],
     tuple_last: true,
+    zero_when_unused: Some(4),
 };
 const VSAMPLE: Layout = Layout {
     dwords: 3,
@@ -125,6 +134,7 @@ const VSAMPLE: Layout = Layout {
     nsa: None,
     slots: &[(2, 0), (2, 8), (2, 16), (2, 24)],
     tuple_last: true,
+    zero_when_unused: None,
 };
 
 /// The `DIM` values as llvm-objdump names them.
@@ -191,7 +201,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let role = |i: usize| fam.roles.get(i).map_or(0, |&r| if r < 15 { modifiers >> r & 1 } else { 0 });
     let dmask = field(&dwords, layout.dmask);
     let dim = field(&dwords, layout.dim);
-    let data = *t::RULES.get((op.2 >> 1 & 0x3F) as usize)?.get((dmask | role(0) << 4 | role(1) << 5 | role(2) << 6) as usize)?;
+    let data = *t::RULES
+        .get((op.2 >> 1 & 0x3F) as usize)?
+        .get((dmask | role(0) << 4 | role(1) << 5 | role(2) << 6) as usize)?;
     let address = *t::ADDRESSES.get((op.2 >> 8 & 0xFF) as usize)?.get((dim | role(3) << 3 | nsa << 4) as usize)?;
     if data == 0 || address == 0 {
         return None;
@@ -216,11 +228,11 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let mut text = format!("{}{spaces}{}, ", op.1, vector(false, vdata, width)?);
     addresses(&mut text, layout, &dwords, nsa, count)?;
     text.push_str(", ");
-    text.push_str(named(fam.srsrc, field(&dwords, layout.srsrc))?);
+    scalar(&mut text, fam.srsrc, fam.vgpr_classes[0], 8, field(&dwords, layout.srsrc))?;
     let ssamp = layout.ssamp.map_or(0, |f| field(&dwords, f));
     if op.2 & 1 != 0 {
         text.push_str(", ");
-        text.push_str(named(fam.ssamp, ssamp)?);
+        scalar(&mut text, fam.ssamp, fam.vgpr_classes[1], 4, ssamp)?;
     } else if ssamp != 0 {
         return None;
     }
@@ -255,6 +267,11 @@ fn addresses(text: &mut String, layout: &Layout, dwords: &[u32; 5], nsa: u32, co
     }
     let available = layout.slots.len() as u32;
     let used = if layout.tuple_last { count.min(available) } else { count };
+    if let Some(slot_index) = layout.zero_when_unused {
+        if slot_index as u32 >= used && slot(slot_index)? != 0 {
+            return None;
+        }
+    }
     if layout.nsa.is_none() {
         if count == 1 {
             text.push_str(&vector(false, slot(0)?, 1)?);
@@ -270,6 +287,19 @@ fn addresses(text: &mut String, layout: &Layout, dwords: &[u32; 5], nsa: u32, co
         text.push_str(&vector(false, slot(i as usize)?, width)?);
     }
     text.push(']');
+    Some(())
+}
+
+/// A resource or sampler operand: the generated name of `value`, or from 256 on (GFX12's 9-bit
+/// fields) the VGPR tuple with llvm-objdump's complaint about its class.
+fn scalar(text: &mut String, names: &'static [&'static str], class: &str, width: u32, value: u32) -> Option<()> {
+    if value >= 256 && !class.is_empty() {
+        let first = value - 256;
+        let _ =
+            write!(text, "v[{first}:{}]/*Invalid register, operand has '{class}' register class*/", first + width - 1);
+        return Some(());
+    }
+    text.push_str(named(names, value)?);
     Some(())
 }
 

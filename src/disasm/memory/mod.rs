@@ -217,7 +217,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         (0x3E, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => export::decode_export(isa, words),
         (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
         (0x3C, Generation::Gfx8 | Generation::Gfx9) => image::decode(isa, words),
-        (0x3C, Generation::Gfx10 | Generation::Gfx11) | (0x34 | 0x39, Generation::Gfx12) => image_dim::decode(isa, words),
+        (0x3C, Generation::Gfx10 | Generation::Gfx11) | (0x34 | 0x39, Generation::Gfx12) => {
+            image_dim::decode(isa, words)
+        }
         _ => None,
     }
 }
