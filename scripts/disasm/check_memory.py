@@ -46,7 +46,7 @@ def table_ops():
     text = open(DIM_TABLES).read()
     statics = {m.group(1): [int(c) for c in re.findall(r"DimOp\((\d+),", m.group(2))]
                for m in re.finditer(r"static (\w+): &\[DimOp\] = &\[(.*?)\];", text, re.S)}
-    for m in re.finditer(r"static (\w+)_(GFX\w+): DimFamily = DimFamily \{ ops: (\w+),", text):
+    for m in re.finditer(r"static (\w+)_(GFX\w+): DimFamily = DimFamily \{\s*ops: (\w+),", text):
         group = "mimg" if m.group(1) in ("GFX10", "GFX11") else m.group(1).lower()
         out[(group, m.group(2).lower())] = statics.get(m.group(3), [])
     return out

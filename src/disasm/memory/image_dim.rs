@@ -267,16 +267,14 @@ fn addresses(text: &mut String, layout: &Layout, dwords: &[u32; 5], nsa: u32, co
     }
     let available = layout.slots.len() as u32;
     let used = if layout.tuple_last { count.min(available) } else { count };
-    if let Some(slot_index) = layout.zero_when_unused {
-        if slot_index as u32 >= used && slot(slot_index)? != 0 {
+    if let Some(index) = layout.zero_when_unused.filter(|&i| i as u32 >= used) {
+        if slot(index)? != 0 {
             return None;
         }
     }
-    if layout.nsa.is_none() {
-        if count == 1 {
-            text.push_str(&vector(false, slot(0)?, 1)?);
-            return Some(());
-        }
+    if layout.nsa.is_none() && count == 1 {
+        text.push_str(&vector(false, slot(0)?, 1)?);
+        return Some(());
     }
     text.push('[');
     for i in 0..used {
