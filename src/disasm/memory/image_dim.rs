@@ -305,3 +305,37 @@ fn scalar(text: &mut String, names: &'static [&'static str], class: &str, width:
 fn named(names: &'static [&'static str], value: u32) -> Option<&'static str> {
     names.get(value as usize).copied().filter(|n| !n.is_empty())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(isa: Isa, words: &[u32]) -> Option<String> {
+        let bytes: alloc::vec::Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        decode(isa, &Words::new(&bytes, 0)).map(|d| d.text)
+    }
+
+    /// As llvm-objdump 22 prints them (tests/disasm/images_*.s and llvm-mc probes).
+    #[test]
+    fn image_words() {
+        // GFX11 NSA: four single addresses, the fifth slot a tuple for the rest.
+        assert_eq!(
+            text(Isa::Gfx1100, &[0xF0700F09, 0x10020014, 0x1C1A1816]).as_deref(),
+            Some("image_sample_d  v[0:3], [v20, v22, v24, v26, v[28:32]], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_3D")
+        );
+        // GFX12 VSAMPLE: four slots.
+        assert_eq!(
+            text(Isa::Gfx1200, &[0xE7C70002, 0x08001000, 0x1A181614]).as_deref(),
+            Some("image_sample_d v[0:3], [v20, v22, v24, v[26:31]], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_3D")
+        );
+        // GFX10: one NSA dword cannot hold the nine addresses of a 3D derivative sample, so
+        // llvm-objdump keeps the opcode's first decoding.
+        assert_eq!(
+            text(Isa::Gfx1030, &[0xF0880F12, 0x00612814, 0x1C1B1A19]).as_deref(),
+            Some("image_sample_d  v40, [v20, v25, v26, v27, v28], s[4:11], s[12:15] dmask:0xf dim:SQ_RSRC_IMG_3D")
+        );
+        // A word cut short by the end of the code decodes to nothing.
+        assert_eq!(text(Isa::Gfx1030, &[0xF0880F12, 0x00612814]), None);
+        assert_eq!(text(Isa::Gfx90a, &[0xF0880F12, 0x00612814, 0x1C1B1A19]), None);
+    }
+}
