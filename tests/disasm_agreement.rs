@@ -27,8 +27,12 @@ const PROCESSORS: [&str; 12] = [
 ];
 /// The processors generate.sh assembles tests/disasm/zeros.s for.
 const ZEROS: [&str; 4] = ["gfx803", "gfx900", "gfx1030", "gfx1100"];
-/// The processors generate.sh assembles tests/disasm/images_<processor>.s for.
-const IMAGES: [&str; 5] = ["gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1201"];
+/// The assembly fixtures generate.sh assembles (tests/disasm/<name>_<processor>.s), each with
+/// the mnemonic prefix its instructions share: images and VINTERP interpolation.
+const ASSEMBLED: [(&str, &str, &[&str]); 2] = [
+    ("images", "image_", &["gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1201"]),
+    ("interp", "v_interp_", &["gfx1100", "gfx1201"]),
+];
 /// Differences listed per processor, unless `DISASM_SHOWN` says how many.
 const SHOWN_PER_PROCESSOR: usize = 25;
 
@@ -315,19 +319,21 @@ fn zero_runs_are_printed_as_llvm_objdump_prints_them() {
     }
 }
 
-/// Image instructions (tests/disasm/images_*.s: gfx90a MIMG with AGPR data, GFX10 and GFX11
-/// MIMG with one-tuple and NSA addresses, GFX12 VIMAGE and VSAMPLE), listed as llvm-objdump
-/// lists them, line for line.
+/// Assembled encodings: images (tests/disasm/images_*.s: gfx90a MIMG with AGPR data, GFX10 and
+/// GFX11 MIMG with one-tuple and NSA addresses, GFX12 VIMAGE and VSAMPLE) and GFX11/GFX12
+/// VINTERP (interp_*.s), listed as llvm-objdump lists them, line for line.
 #[test]
-fn image_instructions_are_printed_as_llvm_objdump_prints_them() {
-    for processor in IMAGES {
-        let data = read(&format!("images_{processor}.co"));
-        let reference = read_text(&format!("images_{processor}.objdump.txt"));
-        let listing = Listing::of_code_object(&data).unwrap_or_else(|e| panic!("{processor}: {e}"));
-        assert_eq!(listing.objdump_text(), reference, "{processor}");
-        let images = reference.matches("\timage_").count();
-        let decoded = listing.lines.iter().filter(|l| l.text.starts_with("image_")).count();
-        assert!(images >= 8 && decoded == images, "{processor}: {decoded} of {images} image instructions");
+fn assembled_encodings_are_printed_as_llvm_objdump_prints_them() {
+    for (name, prefix, processors) in ASSEMBLED {
+        for processor in processors {
+            let data = read(&format!("{name}_{processor}.co"));
+            let reference = read_text(&format!("{name}_{processor}.objdump.txt"));
+            let listing = Listing::of_code_object(&data).unwrap_or_else(|e| panic!("{name} {processor}: {e}"));
+            assert_eq!(listing.objdump_text(), reference, "{name} {processor}");
+            let expected = reference.matches(&format!("\t{prefix}")).count();
+            let decoded = listing.lines.iter().filter(|l| l.text.starts_with(prefix)).count();
+            assert!(expected >= 7 && decoded == expected, "{name} {processor}: {decoded} of {expected} decoded");
+        }
     }
 }
 

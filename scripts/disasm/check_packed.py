@@ -82,7 +82,27 @@ def vopd_candidates(mcpu, rng, n):
     return out
 
 
-ENCODINGS = {"vop3p": vop3p_candidates, "vopd": vopd_candidates}
+def vinterp_candidates(mcpu, rng, n):
+    """VINTERP (GFX11, GFX12): a valid opcode, every other bit at random; the sources mostly
+    VGPRs, as real code has them."""
+    if not mcpu.startswith(("gfx11", "gfx12")):
+        return []
+    ops = [op for op, t in enumerate(disassemble(mcpu, [[0xCD000000 | op << 16, 0x301 | 0x302 << 9 | 0x303 << 18]
+                                                         for op in range(128)])) if t]
+    out = []
+    for _ in range(n):
+        first = 0xCD000000 | rng.choice(ops) << 16 | rng.getrandbits(16)
+        if rng.random() < 0.5:
+            first &= ~0x7800
+        srcs = [256 + rng.getrandbits(8) if rng.random() < 0.7 else rng.getrandbits(9) for _ in range(3)]
+        second = rng.getrandbits(5) << 27 | srcs[2] << 18 | srcs[1] << 9 | srcs[0]
+        if rng.random() < 0.5:
+            second &= ~(7 << 29)
+        out.append([first, second])
+    return out
+
+
+ENCODINGS = {"vop3p": vop3p_candidates, "vopd": vopd_candidates, "vinterp": vinterp_candidates}
 
 
 def objdump(mcpu, path):
