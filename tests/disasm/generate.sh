@@ -17,6 +17,7 @@
 #   images_<proc>.co, .objdump.txt  images_<proc>.s (image instructions of the family: MIMG,
 #                                  NSA forms, VIMAGE/VSAMPLE) assembled by llvm-mc, and llvm-objdump -d
 #   interp_<proc>.co, .objdump.txt  interp_<proc>.s (GFX11/GFX12 VINTERP) likewise
+#   vop3dpp_<proc>.co, .objdump.txt  vop3dpp_<proc>.s (GFX11/GFX12 VOP3 DPP16 and DPP8) likewise
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -46,7 +47,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -99,13 +100,15 @@ for proc in gfx90a gfx1010 gfx1030 gfx1100 gfx1201; do
   llvm-objdump -d "images_$proc.co" | from_section > "$OUT/images_$proc.objdump.txt"
   cp "images_$proc.co" "$OUT/"
 done
-for proc in gfx1100 gfx1201; do
-  echo "== interp_$proc" >&2
-  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "interp_$proc.s" -o "interp_$proc.co"
-  llvm-objdump -d "interp_$proc.co" | from_section > "$OUT/interp_$proc.objdump.txt"
-  cp "interp_$proc.co" "$OUT/"
+for name in interp vop3dpp; do
+  for proc in gfx1100 gfx1201; do
+    echo "== ${name}_$proc" >&2
+    llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "${name}_$proc.s" -o "${name}_$proc.co"
+    llvm-objdump -d "${name}_$proc.co" | from_section > "$OUT/${name}_$proc.objdump.txt"
+    cp "${name}_$proc.co" "$OUT/"
+  done
 done
 
 cd "$OUT"
-sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co > SHA256SUMS
+sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co > SHA256SUMS
 echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2
