@@ -18,6 +18,7 @@
 #                                  NSA forms, VIMAGE/VSAMPLE) assembled by llvm-mc, and llvm-objdump -d
 #   interp_<proc>.co, .objdump.txt  interp_<proc>.s (GFX11/GFX12 VINTERP) likewise
 #   vop3dpp_<proc>.co, .objdump.txt  vop3dpp_<proc>.s (GFX11/GFX12 VOP3 DPP16 and DPP8) likewise
+#   mfma_gfx950.co, .objdump.txt   mfma_gfx950.s (f8f6f4 and scaled MFMAs) likewise
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -47,7 +48,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$HERE"/mfma_gfx950.s "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -108,7 +109,11 @@ for name in interp vop3dpp; do
     cp "${name}_$proc.co" "$OUT/"
   done
 done
+echo "== mfma_gfx950" >&2
+llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj mfma_gfx950.s -o mfma_gfx950.co
+llvm-objdump -d mfma_gfx950.co | from_section > "$OUT/mfma_gfx950.objdump.txt"
+cp mfma_gfx950.co "$OUT/"
 
 cd "$OUT"
-sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co > SHA256SUMS
+sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co mfma_*.co > SHA256SUMS
 echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2
