@@ -27,6 +27,14 @@ const PROCESSORS: [&str; 12] = [
 ];
 /// The processors generate.sh assembles tests/disasm/zeros.s for.
 const ZEROS: [&str; 4] = ["gfx803", "gfx900", "gfx1030", "gfx1100"];
+/// The assembly fixtures generate.sh assembles (tests/disasm/<name>_<processor>.s), each with
+/// the mnemonic prefix its instructions share: images, VINTERP interpolation, VOP3 DPP and MFMA.
+const ASSEMBLED: [(&str, &str, &[&str]); 4] = [
+    ("images", "image_", &["gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1201"]),
+    ("interp", "v_interp_", &["gfx1100", "gfx1201"]),
+    ("vop3dpp", "v_", &["gfx1100", "gfx1201"]),
+    ("mfma", "v_mfma", &["gfx950"]),
+];
 /// Differences listed per processor, unless `DISASM_SHOWN` says how many.
 const SHOWN_PER_PROCESSOR: usize = 25;
 
@@ -309,6 +317,25 @@ fn zero_runs_are_printed_as_llvm_objdump_prints_them() {
             for line in zeros {
                 assert!(line.size >= 8 && line.size % 4 == 0 && line.class.is_none() && listing.words(line).is_empty());
             }
+        }
+    }
+}
+
+/// Assembled encodings: images (tests/disasm/images_*.s: gfx90a MIMG with AGPR data, GFX10 and
+/// GFX11 MIMG with one-tuple and NSA addresses, GFX12 VIMAGE and VSAMPLE), GFX11/GFX12 VINTERP
+/// (interp_*.s), VOP3 DPP16/DPP8 (vop3dpp_*.s) and gfx950's f8f6f4 and scaled MFMAs
+/// (mfma_gfx950.s), listed as llvm-objdump lists them, line for line.
+#[test]
+fn assembled_encodings_are_printed_as_llvm_objdump_prints_them() {
+    for (name, prefix, processors) in ASSEMBLED {
+        for processor in processors {
+            let data = read(&format!("{name}_{processor}.co"));
+            let reference = read_text(&format!("{name}_{processor}.objdump.txt"));
+            let listing = Listing::of_code_object(&data).unwrap_or_else(|e| panic!("{name} {processor}: {e}"));
+            assert_eq!(listing.objdump_text(), reference, "{name} {processor}");
+            let expected = reference.matches(&format!("\t{prefix}")).count();
+            let decoded = listing.lines.iter().filter(|l| l.text.starts_with(prefix)).count();
+            assert!(expected >= 7 && decoded == expected, "{name} {processor}: {decoded} of {expected} decoded");
         }
     }
 }

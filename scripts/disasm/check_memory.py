@@ -2,6 +2,7 @@
 
     scripts/disasm/check_memory.py gfx90a [N]     # N random candidates per encoding (default 2000)
     scripts/disasm/check_memory.py all [N]
+    scripts/disasm/check_memory.py gfx90a 2000 mimg,mtbuf   # only these encodings
 
 For each encoding (DS, flat, scratch, global, MUBUF, MTBUF, EXP, LDSDIR, MIMG) the opcode is drawn from the
 generated table and every other bit at random; each field is zeroed half the time, since
@@ -19,10 +20,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gen_memory import GEN, ISAS, LAYOUTS, pack, run  # noqa: E402
 from gen_vector import run as objdump_run  # noqa: E402
+from gen_image_dim import LAYOUTS as DIM_LAYOUTS  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 TABLES = os.path.join(ROOT, "src/disasm/memory/tables.rs")
 IMAGE_TABLES = os.path.join(ROOT, "src/disasm/memory/image_tables.rs")
+DIM_TABLES = os.path.join(ROOT, "src/disasm/memory/image_dim_tables.rs")
 
 
 def table_ops():
@@ -40,7 +43,50 @@ def table_ops():
                for m in re.finditer(r"static (\w+): &\[ImageOp\] = &\[(.*?)\];", text, re.S)}
     for arm in re.finditer(r"Isa::(\w+) => \((\w+),", text):
         out[("mimg", arm.group(1).lower())] = statics.get(arm.group(2), [])
+    text = open(DIM_TABLES).read()
+    statics = {m.group(1): [int(c) for c in re.findall(r"DimOp\((\d+),", m.group(2))]
+               for m in re.finditer(r"static (\w+): &\[DimOp\] = &\[(.*?)\];", text, re.S)}
+    for m in re.finditer(r"static (\w+)_(GFX\w+): DimFamily = DimFamily \{\s*ops: (\w+),", text):
+        group = "mimg" if m.group(1) in ("GFX10", "GFX11") else m.group(1).lower()
+        out[(group, m.group(2).lower())] = statics.get(m.group(3), [])
     return out
+
+
+def dim_candidates(cpu, ops, layout, n, rng):
+    """Random words of a GFX10-GFX12 image encoding (`gen_image_dim.LAYOUTS`): every bit at
+    random, each field zeroed 40% of the time, the NSA dwords the NSA field asks for, and on
+    GFX12 the address slots past a random count zeroed (llvm-mc rejects them otherwise)."""
+    L = DIM_LAYOUTS[layout]
+    out = []
+    for _ in range(n):
+        nsa = 0
+        if L["nsa"]:
+            nsa = rng.randrange(1 << L["nsa"][2]) if rng.random() < 0.5 else 0
+        w = [rng.getrandbits(32) for _ in range(L["dwords"] + nsa)]
+        fields = [L["dim"], L["dmask"], L["vdata"], L["srsrc"], L["ssamp"]] + [(d, b, 1) for d, b in L["mods"]]
+        for f in fields:
+            if f and rng.random() < 0.4:
+                dim_put(w, f, 0)
+        code = rng.choice(ops)
+        shift = 0
+        for f in L["op"]:
+            dim_put(w, f, code >> shift)
+            shift += f[2]
+        for d, sh, width in L["fixed"]:
+            dim_put(w, (d, sh, width), L["top"] >> sh)
+        if L["nsa"]:
+            dim_put(w, L["nsa"], nsa)
+        else:
+            keep = rng.randrange(1, len(L["slots"]) + 1)
+            for d, sh in L["slots"][keep:]:
+                dim_put(w, (d, sh, 8), 0)
+        out.append(w)
+    return out
+
+
+def dim_put(words, field, value):
+    d, shift, width = field
+    words[d] = (words[d] & ~(((1 << width) - 1) << shift)) | (value & ((1 << width) - 1)) << shift
 
 
 def random_words(layout, fields, rng):
@@ -87,6 +133,10 @@ def candidates(cpu, n, rng):
                 fields = dict(op=code & 7, op3=code >> 3)
             cands.append(random_words(layout, fields, rng))
         out[group] = cands
+    for group, layout in (("mimg", "gfx10" if gen == 10 else "gfx11"), ("vimage", "vimage"), ("vsample", "vsample")):
+        codes = ops.get((group, cpu), [])
+        if gen >= 10 and codes:
+            out[group] = dim_candidates(cpu, codes, layout, n, rng)
     return out
 
 
@@ -122,10 +172,12 @@ def recheck(cpu, cands, theirs, mine, limit=150):
     return out
 
 
-def check(cpu, n, seed=1, show=6):
+def check(cpu, n, seed=1, show=6, only=None):
     rng = random.Random(seed)
     isa = ALIAS.get(cpu, cpu)
     for group, cands in candidates(isa, n, rng).items():
+        if only and group not in only:
+            continue
         theirs = reference(cpu, cands)
         mine = ours(cpu, cands)
         theirs = recheck(isa, cands, theirs, mine)
@@ -181,8 +233,9 @@ def main():
         return
     cpus = ISAS if sys.argv[1] == "all" else [sys.argv[1]]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
     for cpu in cpus:
-        check(cpu, n)
+        check(cpu, n, only=only)
 
 
 if __name__ == "__main__":

@@ -104,13 +104,30 @@ def dpp8(gen):
     return w + [random.getrandbits(32)]
 
 
+def vop3_dpp(gen):
+    """VOP3 DPP16 (GFX11+): a VOP3 word with src0 = 250, then a DPP16 dword."""
+    w = vop3(gen)
+    w[1] = (w[1] & ~0x1FF) | 0xFA
+    mods = random.getrandbits(4) if random.random() < 0.3 else 0
+    w2 = (random.randrange(256) | dpp_control() << 8 | random.getrandbits(2) << 18 | mods << 20
+          | random.getrandbits(8) << 24)
+    return w + [w2]
+
+
+def vop3_dpp8(gen):
+    """VOP3 DPP8 (GFX11+): a VOP3 word with src0 = 233 or 234, then the lane selects."""
+    w = vop3(gen)
+    w[1] = (w[1] & ~0x1FF) | random.choice([0xE9, 0xEA])
+    return w + [random.getrandbits(32)]
+
+
 def vintrp(gen):
     """A VINTRP word (GFX8-GFX10): its top bits and any other bits."""
     return [(0x32 if gen == 10 else 0x35) << 26 | random.getrandbits(26)]
 
 
 ENCODINGS = {"vop1": vop1, "vop2": vop2, "vopc": vopc, "vop3": vop3, "sdwa": sdwa, "dpp": dpp, "dpp8": dpp8,
-             "vintrp": vintrp}
+             "vintrp": vintrp, "vop3dpp": vop3_dpp, "vop3dpp8": vop3_dpp8}
 # The families with VINTRP.
 VINTRP = ("gfx803", "gfx810", "gfx900", "gfx906", "gfx908", "gfx1010", "gfx1030")
 
@@ -145,7 +162,7 @@ def check(mcpu, n, show):
     gen = gen_of(mcpu)
     random.seed(mcpu)
     for name, make in ENCODINGS.items():
-        if (name == "sdwa" and gen >= 11) or (name == "dpp8" and gen <= 9):
+        if (name == "sdwa" and gen >= 11) or (name == "dpp8" and gen <= 9) or (name.startswith("vop3dpp") and gen <= 10):
             continue
         if name == "vintrp" and mcpu not in VINTRP:
             continue

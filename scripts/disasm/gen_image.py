@@ -1,5 +1,8 @@
 """Writes src/disasm/memory/image_tables.rs: the MIMG (image) opcodes of GFX8 and of gfx900,
-gfx906 and gfx908, with what llvm-mc 22 prints for each.
+gfx906, gfx908 and gfx90a, with what llvm-mc 22 prints for each (gfx940 and later GFX9 have no
+images; GFX10 and later are `gen_image_dim.py`'s).
+
+gfx90a reads dword 0 bit 16 as `ACC` (the data in AGPRs) instead of `TFE`.
 
 MIMG is two dwords. Dword 0: `DMASK` 11:8, `UNORM` 12, `GLC` 13, `DA` 14, `R128` (GFX9 `A16`)
 15, `TFE` 16, `LWE` 17, `OP` 24:18, `SLC` 25, `111100` in 31:26. Dword 1: `VADDR` 7:0, `VDATA`
@@ -33,15 +36,16 @@ from gen_vector import run  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "src", "disasm", "memory", "image_tables.rs")
 FAMILIES = [("Gfx803", "gfx803"), ("Gfx810", "gfx810"), ("Gfx900", "gfx900"), ("Gfx906", "gfx906"),
-            ("Gfx908", "gfx908")]
+            ("Gfx908", "gfx908"), ("Gfx90a", "gfx90a")]
 
 VADDR, VDATA, SRSRC, SSAMP = 20, 40, 2, 4
 # The single-bit modifiers, in the order llvm-mc prints them: (dword, bit).
-MODS = [(0, 12), (0, 13), (0, 25), (0, 15), (0, 16), (0, 17), (0, 14), (1, 31)]
-TFE, LWE, D16 = 4, 5, 7
-# The bits no field uses: dword 0 bits 7:0, dword 1 bits 30:26.
-SPARE = [(0, b) for b in range(8)] + [(1, b) for b in range(26, 31)]
-REG = re.compile(r"^v(\d+)$|^v\[(\d+):(\d+)\]$")
+# Dword 0 bit 7 is gfx90a's `SCC` (a spare bit elsewhere, which an opcode's rejected mask covers).
+MODS = [(0, 12), (0, 13), (0, 25), (0, 7), (0, 15), (0, 16), (0, 17), (0, 14), (1, 31)]
+TFE, LWE, D16 = 5, 6, 8
+# The bits no field uses: dword 0 bits 6:0, dword 1 bits 30:26.
+SPARE = [(0, b) for b in range(7)] + [(1, b) for b in range(26, 31)]
+REG = re.compile(r"^[va](\d+)$|^[va]\[(\d+):(\d+)\]$")
 
 
 def word(op, dmask=0xF, vaddr=VADDR, vdata=VDATA, srsrc=SRSRC, ssamp=SSAMP, bits=()):
@@ -90,8 +94,14 @@ def learn(cpu):
             cands.append(word(op, dmask=d, ssamp=ssamp[op], bits=bits))
     texts = run(cpu, cands)
     # A data tuple past v255 keeps the width of the opcode's first decoding.
-    fallback = {op: count(operands(t)[1][0]) if t else 1
+    # (gfx90a: so does a tuple at an odd VGPR, printed with llvm-mc's complaint when it is wider
+    # than one; v255 may not decode at all there, v253 does.)
+    fallback = {op: count(operands(t)[1][0].split("/*")[0]) if t else None
                 for op, t in zip(ops, run(cpu, [word(op, vdata=255, ssamp=ssamp[op]) for op in ops]))}
+    odd = run(cpu, [word(op, vdata=253, ssamp=ssamp[op]) for op in ops])
+    for op, t in zip(ops, odd):
+        if fallback[op] is None:
+            fallback[op] = count(operands(t)[1][0].split("/*")[0])
     rules = {}
     for i, op in enumerate(ops):
         row = []
@@ -126,15 +136,23 @@ def learn(cpu):
             if texts[n * len(ops) + len(SPARE) * i + j] is None:
                 spare_rejected |= 1 << SPARE.index(s)
         shapes[op] = (mnemonic, vaddr, sampler[op], printed, rejected, fallback[op])
+    acc = False
     for k, bits in ((TFE, [MODS[TFE]]), (LWE, [MODS[LWE]]), (D16, [MODS[D16]])):
         t = next(t for t in run(cpu, [word(op, ssamp=ssamp[op], bits=bits) for op in ops]) if t)
+        if k == TFE and operands(t)[1][0].startswith("a"):
+            # gfx90a: the bit puts the data in AGPRs (`ACC`) and prints nothing.
+            acc = True
+            names[k] = ""
+            continue
         names[k] = [w for w in operands(t)[2] if not w.startswith("dmask:")][0]
+    if acc:
+        shapes = {op: s[:3] + (s[3] & ~(1 << TFE),) + s[4:] for op, s in shapes.items()}
     # Register names of the resource and sampler fields.
     load = next(op for op in ops if not sampler[op])
     sample = next(op for op in ops if sampler[op])
     srsrc = [operands(t)[1][2] if t else "" for t in run(cpu, [word(load, ssamp=0, srsrc=v) for v in range(32)])]
     ssamps = [operands(t)[1][3] if t else "" for t in run(cpu, [word(sample, ssamp=v) for v in range(32)])]
-    return shapes, rules, names, srsrc, ssamps, spare_rejected
+    return shapes, rules, names, srsrc, ssamps, spare_rejected | int(acc) << 15
 
 
 def rust_str(s):
@@ -157,8 +175,8 @@ def main():
         for op, (mnemonic, vaddr, sampler, printed, rejected, fallback) in sorted(shapes.items()):
             if rules[op] not in rule_rows:
                 rule_rows.append(rules[op])
-            shape = (vaddr | int(sampler) << 4 | fallback << 5 | printed << 8 | rejected << 16
-                     | rule_rows.index(rules[op]) << 24)
+            shape = (vaddr | int(sampler) << 4 | fallback << 5 | printed << 8 | rejected << 17
+                     | rule_rows.index(rules[op]) << 26)
             rows.append("    ImageOp(%d, %s, 0x%x)," % (op, rust_str(mnemonic), shape))
         families[isa] = ("\n".join(rows), names, srsrc, ssamp, spare)
         print(isa, len(rows), "opcodes", file=sys.stderr)
@@ -181,10 +199,11 @@ def main():
         out.append("    [%s]," % ", ".join(str(c) for c in row))
     out += ["];", ""]
     out.append("/// A family's MIMG tables: opcodes; modifier names by bit (`UNORM`, `GLC`, `SLC`, `R128`,")
-    out.append("/// `TFE`, `LWE`, `DA`, `D16`); `SRSRC` and `SSAMP` names by field value; spare bits that")
-    out.append("/// must be zero (see `super::image`). `None` for families whose images are not decoded.")
+    out.append("/// `SCC`, `TFE`, `LWE`, `DA`, `D16`); `SRSRC` and `SSAMP` names by field value; spare bits that")
+    out.append("/// must be zero (see `super::image`), bit 15 set where the `TFE` bit is gfx90a's `ACC` (AGPR")
+    out.append("/// data). `None` for families whose images are not decoded.")
     out.append("#[allow(clippy::type_complexity)]")
-    out.append("pub(super) fn tables(isa: Isa) -> Option<(&'static [ImageOp], &'static [&'static str; 8], "
+    out.append("pub(super) fn tables(isa: Isa) -> Option<(&'static [ImageOp], &'static [&'static str; 9], "
                "&'static [&'static str; 32], &'static [&'static str; 32], u32)> {")
     out.append("    Some(match isa {")
     for isa, (rows, names, srsrc, ssamp, spare) in families.items():

@@ -215,6 +215,18 @@ def literal_style(texts):
     return "Unknown"
 
 
+# gfx950: the register counts of source A by cbsz and of source B by blgp, for the f8f6f4 MFMAs.
+F8F6F4_WIDTHS = {}
+
+
+def learn_f8f6f4_widths(mcpu, op):
+    cands = [[0xD3800000 | op << 16 | f << 8, 0x04021904] for f in range(8)]
+    cands += [[0xD3800000 | op << 16, 0x04021904 | f << 29] for f in range(8)]
+    texts = disassemble(mcpu, cands)
+    widths = tuple(reg_count(split_operands(t)[1][1 + i // 8]) if t else 0 for i, t in enumerate(texts))
+    assert F8F6F4_WIDTHS.setdefault(mcpu, widths) == widths, (mcpu, op, widths)
+
+
 def learn_vop3p(mcpu):
     gfx9 = mcpu.startswith("gfx9")
     with_hi = disassemble(mcpu, [vop3p_word(mcpu, op) for op in range(128)])
@@ -227,8 +239,9 @@ def learn_vop3p(mcpu):
         name = text.split()[0]
         form = form_of(name)
         hi = with_hi[op] is not None and not (form in ("Mai", "Move") and without_hi[op])
-        if name.endswith("f8f6f4") or name.startswith("v_mfma_scale"):
-            continue  # operand widths follow cbsz/blgp: not decoded
+        if name.endswith("f8f6f4"):
+            # Source A and B widths follow cbsz and blgp (the formats of A and B).
+            learn_f8f6f4_widths(mcpu, op)
         base = with_hi[op] if hi else without_hi[op]
         _, base_ops = split_operands(base)
         probes = [vop3p_word(mcpu, op, hi=hi, flip=bit) for bit in MOD_BITS]
@@ -398,6 +411,9 @@ def main():
     out.append("// Operand slots shared by the tables.\n")
     for text, name in SLOTS.items():
         out.append("const %s: Slot = %s;\n" % (name, text))
+    for mcpu, widths in F8F6F4_WIDTHS.items():
+        out.append("\n/// %s's f8f6f4 MFMAs: the registers of source A by `cbsz`, then of source B by `blgp`.\n" % mcpu)
+        out.append("pub(super) static F8F6F4_WIDTHS: [u8; 16] = [%s];\n" % ", ".join(str(w) for w in widths))
     out.append("\n/// The VOP3P table of a family, sorted by opcode.\n")
     out.append("pub(super) fn vop3p(isa: Isa) -> &'static [Op] {\n    match isa {\n")
     # GFX8 has no VOP3P.

@@ -14,6 +14,11 @@
 #                                  the first symbol, a symbol inside an instruction, a last
 #                                  partial dword
 #   zeros_<proc>.objdump.txt, .objdump-z.txt  llvm-objdump -d, and -d -z, of it
+#   images_<proc>.co, .objdump.txt  images_<proc>.s (image instructions of the family: MIMG,
+#                                  NSA forms, VIMAGE/VSAMPLE) assembled by llvm-mc, and llvm-objdump -d
+#   interp_<proc>.co, .objdump.txt  interp_<proc>.s (GFX11/GFX12 VINTERP) likewise
+#   vop3dpp_<proc>.co, .objdump.txt  vop3dpp_<proc>.s (GFX11/GFX12 VOP3 DPP16 and DPP8) likewise
+#   mfma_gfx950.co, .objdump.txt   mfma_gfx950.s (f8f6f4 and scaled MFMAs) likewise
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -43,7 +48,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$HERE"/mfma_gfx950.s "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -90,6 +95,25 @@ for proc in gfx803 gfx900 gfx1030 gfx1100; do
   cp "zeros_$proc.co" "$OUT/"
 done
 
+for proc in gfx90a gfx1010 gfx1030 gfx1100 gfx1201; do
+  echo "== images_$proc" >&2
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "images_$proc.s" -o "images_$proc.co"
+  llvm-objdump -d "images_$proc.co" | from_section > "$OUT/images_$proc.objdump.txt"
+  cp "images_$proc.co" "$OUT/"
+done
+for name in interp vop3dpp; do
+  for proc in gfx1100 gfx1201; do
+    echo "== ${name}_$proc" >&2
+    llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "${name}_$proc.s" -o "${name}_$proc.co"
+    llvm-objdump -d "${name}_$proc.co" | from_section > "$OUT/${name}_$proc.objdump.txt"
+    cp "${name}_$proc.co" "$OUT/"
+  done
+done
+echo "== mfma_gfx950" >&2
+llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj mfma_gfx950.s -o mfma_gfx950.co
+llvm-objdump -d mfma_gfx950.co | from_section > "$OUT/mfma_gfx950.objdump.txt"
+cp mfma_gfx950.co "$OUT/"
+
 cd "$OUT"
-sha256sum -- kernels_*.co zeros_*.co > SHA256SUMS
+sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co mfma_*.co > SHA256SUMS
 echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2

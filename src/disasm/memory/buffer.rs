@@ -18,7 +18,8 @@ use alloc::vec::Vec;
 
 use super::flat::cache_policy;
 use super::{
-    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, Op, Scalar,
+    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, vector, Op,
+    Scalar,
 };
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
@@ -104,7 +105,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         format: if typed { format(isa, first) } else { String::new() },
     };
     let _ = code;
-    let mut text = join(op.1, &operands(isa, op, &fields)?);
+    let mut text = join(op.1, &operands(isa, op, &fields, typed)?);
     modifiers(&mut text, &fields);
     if has_sc_bits(isa) {
         flag(&mut text, glc != 0, "sc0");
@@ -185,8 +186,9 @@ fn unified_format(names: &[&str], value: u32) -> String {
     }
 }
 
-/// `vdata, vaddr, srsrc, soffset`, as far as the opcode has them.
-fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
+/// `vdata, vaddr, srsrc, soffset`, as far as the opcode has them. A typed buffer's address pair
+/// takes any VGPR (llvm-objdump 22 names no aligned class for it, unlike MUBUF's on gfx90a+).
+fn operands(isa: Isa, op: &Op, f: &Fields, typed: bool) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let width = op.nibble(0);
     if width == 0 {
@@ -196,6 +198,7 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
         out.push(data_register(isa, f.agpr, f.vdata, width + u32::from(f.tfe), true)?);
     }
     out.push(match (f.idxen, f.offen) {
+        (true, true) if typed => vector(false, f.vaddr, 2)?,
         (true, true) => address(isa, f.vaddr, 2)?,
         (false, false) => String::from("off"),
         _ => address(isa, f.vaddr, 1)?,
@@ -245,7 +248,7 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         format: if typed { unified_format(tables::FORMATS_GFX12, bits(second, 23, 7)) } else { String::new() },
         ..Fields::default()
     };
-    let mut text = join(op.1, &operands(isa, op, &fields)?);
+    let mut text = join(op.1, &operands(isa, op, &fields, typed)?);
     modifiers(&mut text, &fields);
     cache_policy(&mut text, op.1, bits(second, 20, 3), bits(second, 18, 2));
     flag(&mut text, bits(first, 7, 1) != 0, "nv");

@@ -1,5 +1,5 @@
 //! The memory encodings: LDS (DS, LDSDIR), buffer (MUBUF, MTBUF, GFX12 VBUFFER), flat, global
-//! and scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH), image (MIMG, GFX8 and GFX9 before gfx90a),
+//! and scratch (FLAT, GFX12 VFLAT/VGLOBAL/VSCRATCH), image (MIMG; GFX12 VIMAGE and VSAMPLE),
 //! and export (EXP).
 //!
 //! Each encoding is told by the top bits of its first dword:
@@ -10,7 +10,8 @@
 //! | `110111` | FLAT (segment in bits 15:14, GFX11 17:16) | — |
 //! | `111000` | MUBUF | — |
 //! | `111010` | MTBUF | — |
-//! | `111100` | MIMG (GFX8, gfx900, gfx906, gfx908) | — |
+//! | `111100` | MIMG (GFX8, gfx900–gfx90a, GFX10, GFX11) | — |
+//! | `110100`, `111001` | — | VIMAGE, VSAMPLE |
 //! | `110001` | — (GFX9 EXP) | VBUFFER (buffer and typed buffer) |
 //! | `111011` | — | VFLAT, VSCRATCH, VGLOBAL (segment in bits 25:24) |
 //! | `110001` | GFX9: EXP | — |
@@ -32,6 +33,8 @@ mod ds;
 mod export;
 mod flat;
 mod image;
+mod image_dim;
+mod image_dim_tables;
 mod image_tables;
 mod tables;
 
@@ -214,6 +217,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         (0x3E, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => export::decode_export(isa, words),
         (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
         (0x3C, Generation::Gfx8 | Generation::Gfx9) => image::decode(isa, words),
+        (0x3C, Generation::Gfx10 | Generation::Gfx11) | (0x34 | 0x39, Generation::Gfx12) => {
+            image_dim::decode(isa, words)
+        }
         _ => None,
     }
 }

@@ -26,6 +26,8 @@ use super::operands::Type;
 use super::{Decoded, Isa, Words};
 
 mod tables;
+mod vinterp;
+mod vinterp_tables;
 mod vintrp;
 mod vop3p;
 mod vopd;
@@ -152,6 +154,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     if vintrp::is_vintrp(isa, first) {
         return vintrp::decode(words);
+    }
+    if vinterp::is_vinterp(isa, first) {
+        return vinterp::decode(isa, words);
     }
     None
 }

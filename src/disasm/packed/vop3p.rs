@@ -4,9 +4,9 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::tables::vop3p;
+use super::tables::{vop3p, F8F6F4_WIDTHS};
 use super::{push_operand, Fit, Form, Lit, Op, Slot, SlotFile};
-use crate::disasm::operands::{inline_constant, register, scalar, File};
+use crate::disasm::operands::{inline_constant, register, scalar, File, Type};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 /// Modifier bit numbers (see [`Op::reject`]).
@@ -49,31 +49,20 @@ impl Reader<'_> {
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let first = words.get(0)?;
     let second = words.get(1)?;
-    let code = ((first >> 16) & 0x7F) as u8;
-    let table = vop3p(isa);
-    let op = table.binary_search_by_key(&code, |o| o.code).ok().and_then(|i| table.get(i))?;
-    let bits = modifier_bits(first, second);
-    if (bits ^ op.base) & op.reject != 0 {
-        return None;
+    let op = lookup(isa, first)?;
+    if op.name == SCALE_LOAD {
+        if let Some(fused) = scaled_mfma(isa, words, op, first, second) {
+            return Some(fused);
+        }
+        // Its sources are VGPRs: bits 27 and 28 are `op_sel_hi`, not the MFMA's ACC bits.
+        let mut reader = Reader { words, isa, literal_used: false };
+        let mut text = body(&mut reader, op, first, second & !(3 << 27))?;
+        push_scale_modifiers(&mut text, first, second, 2);
+        return Some(Decoded { size: 8, text, class: class_of(op.name), target: None });
     }
     let mut reader = Reader { words, isa, literal_used: false };
-    let mut text = String::from(op.name);
-    let mut separator = " ";
-    if let Some(dst) = destination(isa, op, first) {
-        push_operand(&mut text, separator, &dst?);
-        separator = ", ";
-    }
-    let fields = [second & 0x1FF, (second >> 9) & 0x1FF, (second >> 18) & 0x1FF];
-    for (index, value) in fields.iter().enumerate() {
-        let Some(slot) = op.slots.get(index + 1).filter(|s| s.count > 0) else { continue };
-        let acc = agpr_selected(slot.file, first, second);
-        let mut operand = source(&mut reader, slot, *value, acc)?;
-        if op.form == Form::Mix {
-            operand = with_mix_modifiers(operand, bits, index, (128..=208).contains(value));
-        }
-        push_operand(&mut text, separator, &operand);
-        separator = ", ";
-    }
+    let mut text = body(&mut reader, op, first, second)?;
+    let bits = modifier_bits(first, second);
     match op.form {
         Form::Packed => push_packed_modifiers(&mut text, op, bits),
         Form::Mix => push_mix_modifiers(&mut text, op, bits),
@@ -82,6 +71,96 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     let size = if reader.literal_used { 12 } else { 8 };
     Some(Decoded { size, text, class: class_of(op.name), target: None })
+}
+
+/// The table row of a VOP3P first dword.
+fn lookup(isa: Isa, first: u32) -> Option<&'static Op> {
+    let code = ((first >> 16) & 0x7F) as u8;
+    let table = vop3p(isa);
+    table.binary_search_by_key(&code, |o| o.code).ok().and_then(|i| table.get(i))
+}
+
+/// The mnemonic and operands of a word (no modifiers), or `None` where llvm-mc rejects it.
+fn body(reader: &mut Reader<'_>, op: &Op, first: u32, second: u32) -> Option<String> {
+    let bits = modifier_bits(first, second);
+    if (bits ^ op.base) & op.reject != 0 {
+        return None;
+    }
+    let mut text = String::from(op.name);
+    let mut separator = " ";
+    if let Some(dst) = destination(reader.isa, op, first) {
+        push_operand(&mut text, separator, &dst?);
+        separator = ", ";
+    }
+    let fields = [second & 0x1FF, (second >> 9) & 0x1FF, (second >> 18) & 0x1FF];
+    let formats = op.name.ends_with("f8f6f4").then_some([(first >> 8) & 7, 8 + ((second >> 29) & 7)]);
+    for (index, value) in fields.iter().enumerate() {
+        let Some(slot) = op.slots.get(index + 1).filter(|s| s.count > 0) else { continue };
+        let acc = agpr_selected(slot.file, first, second);
+        // gfx950's f8f6f4 MFMAs: sources A and B are as wide as their formats (cbsz, blgp) ask.
+        let width = formats.and_then(|f| f.get(index).and_then(|&at| F8F6F4_WIDTHS.get(at as usize)));
+        let resized;
+        let slot = match width {
+            Some(&count) => {
+                resized = Slot { count, ..*slot };
+                &resized
+            }
+            None => slot,
+        };
+        let mut operand = source(reader, slot, *value, acc)?;
+        if op.form == Form::Mix {
+            operand = with_mix_modifiers(operand, bits, index, (128..=208).contains(value));
+        }
+        push_operand(&mut text, separator, &operand);
+        separator = ", ";
+    }
+    Some(text)
+}
+
+/// gfx950's scale load, alone or as the first half of a scaled MFMA.
+const SCALE_LOAD: &str = "v_mfma_ld_scale_b32";
+
+/// The scale load's `op_sel` (dword 0 bits 11, 12; only when set) and `op_sel_hi` (dword 1 bits 27,
+/// 28; always), as lists of `entries` (a scaled MFMA lists a third, always 0).
+fn push_scale_modifiers(text: &mut String, first: u32, second: u32, entries: usize) {
+    let bit = |word: u32, number: u32| word >> number & 1;
+    let pad = if entries == 3 { ",0" } else { "" };
+    if (first >> 11) & 3 != 0 {
+        text.push_str(&format!(" op_sel:[{},{}{pad}]", bit(first, 11), bit(first, 12)));
+    }
+    text.push_str(&format!(" op_sel_hi:[{},{}{pad}]", bit(second, 27), bit(second, 28)));
+}
+
+/// gfx950's scaled MFMA, which llvm-objdump prints as one instruction: `v_mfma_ld_scale_b32`
+/// (the two scale operands, their `op_sel` and `op_sel_hi`) followed by an f8f6f4 MFMA whose
+/// `abid` field is 1. `None` when the next word is not such an MFMA: the scale load then prints
+/// alone.
+fn scaled_mfma(isa: Isa, words: &Words<'_>, scale: &Op, first: u32, second: u32) -> Option<Decoded> {
+    let (mfma_first, mfma_second) = (words.get(2)?, words.get(3)?);
+    if !is_vop3p(isa, mfma_first) || (mfma_first >> 11) & 0xF != 1 {
+        return None;
+    }
+    let mfma = lookup(isa, mfma_first).filter(|op| op.name.ends_with("f8f6f4"))?;
+    let mut reader = Reader { words, isa, literal_used: false };
+    // The MFMA's abid field carries the pairing, not a modifier.
+    let mfma_first = mfma_first & !(0xF << 11);
+    let text = body(&mut reader, mfma, mfma_first, mfma_second)?;
+    let _ = scale;
+    let mut fused = String::from("v_mfma_scale_");
+    fused.push_str(text.strip_prefix("v_mfma_")?);
+    // The scale sources of the pair are VGPRs; llvm-objdump prints any other value with its
+    // complaint, and no modifier bit of the scale word makes the pair invalid.
+    for value in [second & 0x1FF, (second >> 9) & 0x1FF] {
+        let operand = match value {
+            256..=511 => register(File::Vgpr, value - 256, 1),
+            128..=208 | 240..=248 => format!("{}/*Invalid immediate*/", inline_constant(value, Type::F32)?),
+            _ => format!("{}{}", scalar(isa.generation(), value, 1)?, note("VGPR_32")),
+        };
+        push_operand(&mut fused, ", ", &operand);
+    }
+    push_scale_modifiers(&mut fused, first, second, 3);
+    push_mai_modifiers(&mut fused, mfma_first, mfma_second);
+    Some(Decoded { size: 16, text: fused, class: Class::Matrix, target: None })
 }
 
 fn class_of(name: &str) -> Class {
@@ -127,14 +206,29 @@ fn vector_register(slot: &Slot, number: u32, acc: bool) -> Option<String> {
         match slot.odd {
             Fit::Yes => {}
             // The note names the AGPR class when the tuple is one (`AReg_512_Align2`).
-            Fit::Note(class) => match class.strip_prefix("VReg_").filter(|_| acc) {
-                Some(rest) => text.push_str(&note(&format!("AReg_{rest}"))),
-                None => text.push_str(&note(class)),
-            },
+            Fit::Note(class) => {
+                // The class names the tuple's width (`AV_256_Align2`), which for the f8f6f4
+                // sources follows the format rather than the table's slot.
+                let class = resized_class(class, count);
+                match class.strip_prefix("VReg_").filter(|_| acc) {
+                    Some(rest) => text.push_str(&note(&format!("AReg_{rest}"))),
+                    None => text.push_str(&note(&class)),
+                }
+            }
             Fit::No | Fit::Imm => return None,
         }
     }
     Some(text)
+}
+
+/// `class` (`AV_256_Align2`) with its bit width set to that of `count` registers.
+fn resized_class(class: &str, count: u32) -> String {
+    let mut parts: alloc::vec::Vec<&str> = class.split('_').collect();
+    let width = format!("{}", count.wrapping_mul(32));
+    if let Some(part) = parts.iter_mut().find(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
+        *part = &width;
+    }
+    parts.join("_")
 }
 
 /// Appends llvm-mc's comment for a value the slot takes unwillingly, or `None` when it rejects it.

@@ -99,7 +99,7 @@ pub(super) fn extend(
 }
 
 /// `dpp8:[…]` and `fi:1`.
-fn dpp8_tail(w1: u32, fetch_inactive: bool) -> String {
+pub(super) fn dpp8_tail(w1: u32, fetch_inactive: bool) -> String {
     let mut text = String::from("dpp8:[");
     for lane in 0..8 {
         if lane > 0 {
@@ -115,7 +115,7 @@ fn dpp8_tail(w1: u32, fetch_inactive: bool) -> String {
 }
 
 /// The control, masks, `bound_ctrl:1` and `fi:1` of a DPP16 second dword.
-fn dpp16_tail(isa: Isa, w1: u32, flags: u16) -> String {
+pub(super) fn dpp16_tail(isa: Isa, w1: u32, flags: u16) -> String {
     let ctrl = (w1 >> 8) & 0x1FF;
     let control = if flags & NEWBCAST_ONLY != 0 && !(0x150..=0x15F).contains(&ctrl) {
         String::from(" /* DP ALU dpp only supports row_newbcast */")

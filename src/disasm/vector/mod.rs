@@ -26,6 +26,8 @@ mod dpp;
 mod dpp_tables;
 mod sdwa;
 mod tables;
+mod vop3_dpp;
+mod vop3_dpp_tables;
 
 use alloc::format;
 use alloc::string::String;
@@ -187,13 +189,12 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         decoded.text = decoded.text.replacen("operand has 'VS_", "operand has 'VReg_", 1);
         return Some(decoded);
     }
-    if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
-        // VOP3 DPP (`_e64_dpp`) is not decoded yet.
-        return None;
-    }
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
+    if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
+        return vop3_dpp::decode(isa, words, opcode, mnemonic, form, fields);
+    }
     print(isa, words, mnemonic, form, fields, "")
 }
 

@@ -1,0 +1,17 @@
+// Parameter interpolation of GFX11 (VINTERP) and the LDS parameter loads it follows; llvm-mc
+// assembles them for tests/disasm/generate.sh.
+	.text
+	.globl interp
+	.p2align 8
+	.type interp,@function
+interp:
+	lds_param_load v1, attr0.x wait_vdst:15
+	lds_param_load v2, attr0.y wait_vdst:15
+	v_interp_p10_f32 v3, v1, v0, v1 wait_exp:1
+	v_interp_p2_f32 v4, v1, v5, v3 wait_exp:7
+	v_interp_p10_f16_f32 v6, v1.l, v0, v1.l wait_exp:0
+	v_interp_p2_f16_f32 v7.l, v1.h, v5, v6 op_sel:[1,0,0,0] wait_exp:0
+	v_interp_p10_rtz_f16_f32 v8, -v1.l, v0, v1.h op_sel:[0,0,1,0] wait_exp:2
+	v_interp_p2_rtz_f16_f32 v9.h, v1.l, v5, v8 clamp op_sel:[0,0,0,1] wait_exp:3
+	v_interp_p10_f32 v10, -v2, -v0, -v2 clamp wait_exp:0
+	s_endpgm
