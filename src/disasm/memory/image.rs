@@ -26,14 +26,6 @@ use alloc::format;
 use super::{address, aligned, bits, done, has_agpr_data, image_tables, vector};
 use crate::disasm::{Class, Decoded, Isa, Words};
 
-/// One opcode: number, mnemonic, and its shape: address VGPRs in bits 3–0, a sampler operand
-/// (bit 4), the data width printed for a tuple that would run past `v255` (bits 7–5), which
-/// modifiers print (bits 16–8) and which make the word invalid (25–17), both in
-/// the order of [`MODIFIERS`], and its data-width rule (31–26, an index in
-/// [`image_tables::RULES`]).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ImageOp(pub u8, pub &'static str, pub u32);
-
 /// The single-bit modifiers in the order llvm-objdump prints them: (dword, bit).
 /// Dword 0 bit 7 is gfx90a's `SCC`.
 const MODIFIERS: [(usize, u32); 9] = [(0, 12), (0, 13), (0, 25), (0, 7), (0, 15), (0, 16), (0, 17), (0, 14), (1, 31)];

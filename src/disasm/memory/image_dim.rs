@@ -16,35 +16,8 @@ use alloc::string::String;
 use core::fmt::Write;
 
 use super::flat::cache_policy;
-use super::{bits, done, image_dim_tables as t, vector};
+use super::{bits, done, image_dim_tables as t, vector, DimFamily};
 use crate::disasm::{Class, Decoded, Isa, Words};
-
-/// One opcode: number, mnemonic, shape (bit 0 a sampler operand; 6–1 the data-width row of
-/// [`t::RULES`]; 15–8 the address row of [`t::ADDRESSES`]; 19–16 per NSA size, the mnemonic
-/// followed by two spaces; 31–20 the modifiers (by `mods` index) that make the word invalid;
-/// 39–32 likewise the family's `unnamed` bits) and the first decoding per NSA size (a byte each:
-/// data width in bits 2–0, address count in 7–3).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct DimOp(pub u8, pub &'static str, pub u64, pub u32);
-
-/// A family's tables (see [`t`]).
-pub(super) struct DimFamily {
-    pub ops: &'static [DimOp],
-    /// The single-bit modifiers in print order: (dword, bit, name).
-    pub mods: &'static [(u8, u8, &'static str)],
-    /// Bits some opcodes reject that print nothing.
-    pub unnamed: &'static [(u8, u8)],
-    /// Bits that make every word invalid.
-    pub spare: &'static [(u8, u8)],
-    pub srsrc: &'static [&'static str],
-    pub ssamp: &'static [&'static str],
-    /// GFX12: the register classes llvm-objdump names when `RSRC` and `SAMP` hold a VGPR (256
-    /// on), empty where the field is too narrow to.
-    pub vgpr_classes: [&'static str; 2],
-    /// Where `TFE`, `LWE`, `D16`, `A16` are in `mods` (15: none); how many `mods` print before
-    /// GFX12's `th:` and `scope:`.
-    pub roles: [u8; 5],
-}
 
 /// A field: (dword, shift, width).
 type Field = (usize, u32, u32);

@@ -2,7 +2,7 @@
 //! MIMG opcodes per family (see `super::image`): (opcode, mnemonic, shape), the data-width
 //! rules, modifier names and the names of the resource and sampler fields.
 
-use super::image::ImageOp;
+use super::ImageOp;
 use crate::disasm::Isa;
 
 static OPS_GFX803: &[ImageOp] = &[

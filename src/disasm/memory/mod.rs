@@ -38,6 +38,42 @@ mod image_dim_tables;
 mod image_tables;
 mod tables;
 
+/// An image opcode of GFX8 and GFX9 (decoded by `image`, listed in `image_tables`): number,
+/// mnemonic, and its shape: address VGPRs in bits 3–0, a sampler operand (bit 4), the data width
+/// printed for a tuple that would run past `v255` (bits 7–5), which modifiers print (bits 16–8)
+/// and which make the word invalid (25–17), both in the order of `image::MODIFIERS`, and its
+/// data-width rule (31–26, an index in [`image_tables::RULES`]).
+#[derive(Clone, Copy, Debug)]
+struct ImageOp(pub u8, pub &'static str, pub u32);
+
+/// A GFX10-GFX12 image opcode (decoded by `image_dim`, listed in `image_dim_tables`): number,
+/// mnemonic, shape (bit 0 a sampler operand; 6–1 the data-width row of
+/// [`image_dim_tables::RULES`]; 15–8 the address row of [`image_dim_tables::ADDRESSES`]; 19–16
+/// per NSA size, the mnemonic followed by two spaces; 31–20 the modifiers (by `mods` index) that
+/// make the word invalid; 39–32 likewise the family's `unnamed` bits) and the first decoding per
+/// NSA size (a byte each: data width in bits 2–0, address count in 7–3).
+#[derive(Clone, Copy, Debug)]
+struct DimOp(pub u8, pub &'static str, pub u64, pub u32);
+
+/// A family's tables (see [`image_dim_tables`]).
+struct DimFamily {
+    pub ops: &'static [DimOp],
+    /// The single-bit modifiers in print order: (dword, bit, name).
+    pub mods: &'static [(u8, u8, &'static str)],
+    /// Bits some opcodes reject that print nothing.
+    pub unnamed: &'static [(u8, u8)],
+    /// Bits that make every word invalid.
+    pub spare: &'static [(u8, u8)],
+    pub srsrc: &'static [&'static str],
+    pub ssamp: &'static [&'static str],
+    /// GFX12: the register classes llvm-objdump names when `RSRC` and `SAMP` hold a VGPR (256
+    /// on), empty where the field is too narrow to.
+    pub vgpr_classes: [&'static str; 2],
+    /// Where `TFE`, `LWE`, `D16`, `A16` are in `mods` (15: none); how many `mods` print before
+    /// GFX12's `th:` and `scope:`.
+    pub roles: [u8; 5],
+}
+
 /// One opcode of an encoding: its number, mnemonic, and `shape`, the operand widths and allowed
 /// modifiers llvm-mc showed for it, packed as the generator describes per encoding.
 #[derive(Clone, Copy, Debug)]
