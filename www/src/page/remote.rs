@@ -17,8 +17,9 @@ use offload::edit::NodePath;
 pub enum RemoteState {
     /// Asking whether to fetch the file at `address` (an absolute URL, already checked).
     Asking { address: String, selection: NodePath },
-    /// Reading the file: bytes so far, and the total when the server said it.
-    Fetching { address: String, bytes_read: u64, total: Option<u64> },
+    /// Reading the file: bytes so far, and the total when the server said it; `note` says how
+    /// it is read when that is not by ranges ("read whole: the host does not serve ranges").
+    Fetching { address: String, bytes_read: u64, total: Option<u64>, note: Option<String> },
     /// Why a link could not be opened: its address (when it had one) and the reason.
     Failed { address: Option<String>, message: String },
 }
@@ -55,7 +56,8 @@ pub fn network_error_message(cross_origin: bool, host: &str) -> String {
     if cross_origin {
         format!(
             "{host} did not allow this page to read the file: its server sent no Access-Control-Allow-Origin header for this site \
-             (or it could not be reached). Download the file and drop it on this page instead."
+             (or it could not be reached). Download the file and drop it on this page instead, or open it from a host that sends \
+             Access-Control-Allow-Origin (as the Python package index's file host does)."
         )
     } else {
         format!("{host} could not be reached, so the file could not be read. Check the address and your connection.")
@@ -68,19 +70,25 @@ pub fn http_error_message(status: u16, status_text: &str) -> String {
     format!("the server answered HTTP {status}{text} instead of the file")
 }
 
+/// "read 41.0 MiB of 2.1 GiB": the bytes fetched from a remote file read by ranges, of its size.
+pub fn fetched_text(fetched: u64, size: u64) -> String {
+    format!("read {} of {}", human_size(fetched), human_size(size))
+}
+
 #[cfg(target_arch = "wasm32")]
-pub use browser::{fetch_file, resolve_address, FetchProblem};
+pub use browser::{fetch_range, open_remote, resolve_address, FetchProblem, Opened};
 
 #[cfg(target_arch = "wasm32")]
 mod browser {
     use super::{http_error_message, network_error_message};
     use crate::page::share::check_remote_address;
+    use crate::wire::remote::{check_range_answer, probe, range_header, Probe, RemoteFile, WholeWhy};
     use js_sys::{Array, Reflect, Uint8Array};
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
     use web_sys::{
-        AbortSignal, Blob, ReadableStreamDefaultReader, RequestCache, RequestCredentials, RequestInit, RequestMode,
-        Response, Url,
+        AbortController, AbortSignal, Blob, Headers, ReadableStreamDefaultReader, RequestCache, RequestCredentials,
+        RequestInit, RequestMode, Response, Url,
     };
 
     /// Why a fetch gave no file.
@@ -102,14 +110,95 @@ mod browser {
         Ok(url)
     }
 
-    /// Fetches the file at `url` into a `Blob`, reporting (bytes read, total if known) after
+    /// How a remote file is opened.
+    pub enum Opened {
+        /// Read by ranges, by the workers.
+        Ranges(RemoteFile),
+        /// Read whole (the host serves no ranges): its bytes, and why it was read so.
+        Whole(Blob, WholeWhy),
+    }
+
+    /// Bytes asked for by the first request, which tells whether the host serves ranges.
+    const PROBE_BYTES: u64 = 64 << 10;
+
+    /// Opens the file at `url`: by ranges when its host serves them (the size from
+    /// `Content-Range`, else from a plain GET's `Content-Length`, aborted after the headers),
+    /// else read whole as one stream, reporting (bytes read, total if known, why whole) after
     /// each piece; `signal` aborts it.
-    pub async fn fetch_file(
+    pub async fn open_remote(
         url: &Url,
         signal: &AbortSignal,
-        on_progress: impl Fn(u64, Option<u64>),
-    ) -> Result<Blob, FetchProblem> {
-        let response = request(url, signal).await?;
+        on_progress: impl Fn(u64, Option<u64>, Option<WholeWhy>),
+    ) -> Result<Opened, FetchProblem> {
+        let first = request(url, signal, range_header(0, PROBE_BYTES).as_deref()).await?;
+        let header = |r: &Response, name: &str| r.headers().get(name).ok().flatten();
+        let (range, encoding) = (header(&first, "content-range"), header(&first, "content-encoding"));
+        match probe(first.status(), range.as_deref(), encoding.as_deref()) {
+            Probe::Ranges { size: Some(size) } => {
+                cancel_body(&first);
+                Ok(Opened::Ranges(RemoteFile { url: url.href(), size }))
+            }
+            Probe::Ranges { size: None } => {
+                cancel_body(&first);
+                // Content-Range is hidden from this page: a plain GET's Content-Length (which
+                // CORS always lets a page read) gives the size, and is aborted at its headers.
+                let headers_only = AbortController::new().map_err(|e| FetchProblem::Failed(format!("{e:?}")))?;
+                let stop = {
+                    let c = headers_only.clone();
+                    move || c.abort()
+                };
+                let on_abort = wasm_bindgen::closure::Closure::once_into_js(stop.clone());
+                signal.add_event_listener_with_callback("abort", on_abort.unchecked_ref()).ok();
+                let plain = request(url, &headers_only.signal(), None).await?;
+                if !plain.ok() {
+                    stop();
+                    return Err(FetchProblem::Failed(http_error_message(plain.status(), &plain.status_text())));
+                }
+                match header(&plain, "content-length").and_then(|v| v.trim().parse::<u64>().ok()) {
+                    Some(size) => {
+                        stop();
+                        Ok(Opened::Ranges(RemoteFile { url: url.href(), size }))
+                    }
+                    // No length (a streamed answer): this answer is the whole file, read as it comes.
+                    None => read_whole(plain, &|read, total| on_progress(read, total, Some(WholeWhy::NoRanges)))
+                        .await
+                        .map(|blob| Opened::Whole(blob, WholeWhy::NoRanges)),
+                }
+            }
+            Probe::Whole { why } => read_whole(first, &|read, total| on_progress(read, total, Some(why)))
+                .await
+                .map(|blob| Opened::Whole(blob, why)),
+            Probe::Refused(message) => Err(FetchProblem::Failed(message)),
+        }
+    }
+
+    /// Lets go of an answer's body without reading it.
+    fn cancel_body(response: &Response) {
+        if let Some(body) = response.body() {
+            let _ = body.cancel();
+        }
+    }
+
+    /// Bytes `start..end` of the file at `url` by one range request (the hex view's rows).
+    pub async fn fetch_range(url: &str, start: u64, end: u64) -> Result<Vec<u8>, String> {
+        let url = Url::new(url).map_err(|e| format!("{e:?}"))?;
+        let controller = AbortController::new().map_err(|e| format!("{e:?}"))?;
+        let response =
+            request(&url, &controller.signal(), range_header(start, end).as_deref()).await.map_err(|p| match p {
+                FetchProblem::Cancelled => "cancelled".to_string(),
+                FetchProblem::Failed(message) => message,
+            })?;
+        let buffer = JsFuture::from(response.array_buffer().map_err(|e| format!("{e:?}"))?)
+            .await
+            .map_err(|e| format!("the connection failed while reading bytes {start}..{end}: {e:?}"))?;
+        let bytes = Uint8Array::new(&buffer).to_vec();
+        check_range_answer(response.status(), start, end, bytes.len() as u64)?;
+        Ok(bytes)
+    }
+
+    /// Reads an answer's body whole into a `Blob`, reporting (bytes read, total if known) after
+    /// each piece.
+    async fn read_whole(response: Response, on_progress: &dyn Fn(u64, Option<u64>)) -> Result<Blob, FetchProblem> {
         if !response.ok() {
             return Err(FetchProblem::Failed(http_error_message(response.status(), &response.status_text())));
         }
@@ -137,9 +226,14 @@ mod browser {
             .map_err(|e| FetchProblem::Failed(format!("the file could not be kept: {e:?}")))
     }
 
-    async fn request(url: &Url, signal: &AbortSignal) -> Result<Response, FetchProblem> {
+    async fn request(url: &Url, signal: &AbortSignal, range: Option<&str>) -> Result<Response, FetchProblem> {
         let init = RequestInit::new();
         init.set_method("GET");
+        if let Some(range) = range {
+            let headers = Headers::new().map_err(|e| FetchProblem::Failed(format!("{e:?}")))?;
+            headers.set("Range", range).map_err(|e| FetchProblem::Failed(format!("{e:?}")))?;
+            init.set_headers(&headers);
+        }
         init.set_mode(RequestMode::Cors);
         // No cookies go to the other site, and nothing is kept in the browser's cache.
         init.set_credentials(RequestCredentials::Omit);

@@ -16,17 +16,40 @@ pub struct Loading {
     /// In a package: the targets of the members explored so far, for a first answer to "which
     /// GPUs?" before the whole is read.
     pub found: Option<RunsOn>,
+    /// For a file on another site read by ranges: the bytes fetched from it so far, by every
+    /// worker (not the offsets explored: a block fetched once and read twice counts once).
+    #[serde(default)]
+    pub fetched: Option<u64>,
 }
 
 impl Loading {
     /// A report of `stage` at `bytes_read` alone.
     pub fn at(stage: &str, bytes_read: u64) -> Loading {
-        Loading { stage: stage.into(), bytes_read, members: None, found: None }
+        Loading { stage: stage.into(), bytes_read, members: None, found: None, fetched: None }
+    }
+
+    /// A report of the bytes fetched from a remote file alone: it changes nothing else of what
+    /// the panel shows ([`Loading::after`]).
+    pub fn fetched(fetched: u64) -> Loading {
+        Loading { fetched: Some(fetched), ..Loading::default() }
     }
 
     /// This report, with what `before` knew and it does not: reports of bytes read come
     /// between reports of members.
     pub fn after(self, before: &Loading) -> Loading {
-        Loading { members: self.members.or(before.members), found: self.found.or_else(|| before.found.clone()), ..self }
+        if self.stage.is_empty() {
+            let fetched = self.fetched.max(before.fetched);
+            return Loading { fetched, ..before.clone() };
+        }
+        let fetched = match (self.fetched, before.fetched) {
+            (Some(now), Some(then)) => Some(now.max(then)),
+            (now, then) => now.or(then),
+        };
+        Loading {
+            members: self.members.or(before.members),
+            found: self.found.or_else(|| before.found.clone()),
+            fetched,
+            ..self
+        }
     }
 }

@@ -29,6 +29,7 @@ use crate::page::state::{
     KernelsDecoding, Tab, TabId, View,
 };
 use crate::wire::messages::CompanionFile;
+use crate::wire::remote::WholeWhy;
 use crate::wire::settings::Settings;
 use gloo_events::{EventListener, EventListenerOptions};
 use offload::edit::NodePath;
@@ -337,7 +338,7 @@ fn fit(id: TabId, gpu: String, worker: Option<Rc<crate::page::client::ExplorerWo
 /// comparison's progress and result go to the reducer.
 fn compare(
     id: TabId,
-    old: Option<(web_sys::Blob, String)>,
+    old: Option<(crate::wire::messages::Source, String)>,
     worker: Option<Rc<crate::page::client::ExplorerWorker>>,
     settings: Settings,
     dispatch: Callback<Action>,
@@ -454,32 +455,44 @@ fn fetch_remote_file(
         Err(e) => return dispatch.emit(failed(&address, format!("the download could not be started: {e:?}"))),
     };
     *download.borrow_mut() = Some(controller.clone());
-    dispatch.emit(Action::Remote(Some(RemoteState::Fetching { address: address.clone(), bytes_read: 0, total: None })));
+    dispatch.emit(Action::Remote(Some(RemoteState::Fetching {
+        address: address.clone(),
+        bytes_read: 0,
+        total: None,
+        note: None,
+    })));
     let at = now_ms();
     wasm_bindgen_futures::spawn_local(async move {
         let signal = controller.signal();
         // A piece read just before Cancel must not bring the closed dialog back.
         let progress = {
             let (dispatch, address, signal) = (dispatch.clone(), address.clone(), signal.clone());
-            move |bytes_read, total| {
+            move |bytes_read, total, whole: Option<WholeWhy>| {
                 if !signal.aborted() {
                     dispatch.emit(Action::Remote(Some(RemoteState::Fetching {
                         address: address.clone(),
                         bytes_read,
                         total,
+                        note: whole.map(|why| why.text().to_string()),
                     })));
                 }
             }
         };
-        let result = remote::fetch_file(&url, &signal, progress).await;
+        let result = remote::open_remote(&url, &signal, progress).await;
         if signal.aborted() {
             return;
         }
         download.borrow_mut().take();
+        let name = remote::file_name_for(&url.pathname(), &url.hostname());
         match result {
-            Ok(blob) => {
+            Ok(remote::Opened::Ranges(file)) => {
                 dispatch.emit(Action::Remote(None));
-                let name = remote::file_name_for(&url.pathname(), &url.hostname());
+                let id = session.borrow_mut().open_remote(file, name, at, settings, &dispatch);
+                session.borrow_mut().set_address(id, address);
+                dispatch.emit(Action::SelectPath { id, path: selection });
+            }
+            Ok(remote::Opened::Whole(blob, _)) => {
+                dispatch.emit(Action::Remote(None));
                 let id = session.borrow_mut().open(blob, name, at, settings, &dispatch);
                 session.borrow_mut().set_address(id, address);
                 dispatch.emit(Action::SelectPath { id, path: selection });

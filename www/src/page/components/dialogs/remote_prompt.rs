@@ -59,9 +59,9 @@ pub fn RemotePrompt(props: &RemotePromptProps) -> Html {
                 </div>
             </>
         },
-        Some(RemoteState::Fetching { address, bytes_read, total }) => html! {
+        Some(RemoteState::Fetching { address, bytes_read, total, note }) => html! {
             <>
-                <h2 id="remote-title">{"Downloading"}</h2>
+                <h2 id="remote-title">{ if note.is_some() { "Downloading" } else { "Connecting" } }</h2>
                 <p class="address"><code>{ address.clone() }</code></p>
                 {
                     match total {
@@ -73,6 +73,7 @@ pub fn RemotePrompt(props: &RemotePromptProps) -> Html {
                 }
                 <p role="status" class="remote-progress" data-bytes-read={bytes_read.to_string()}
                     title={total.map(|t| format!("{t} bytes")).unwrap_or_default()}>{ progress_text(*bytes_read, *total) }</p>
+                if let Some(note) = note { <p class="remote-note">{ capitalized(note) }</p> }
                 <div class="actions">
                     <button type="button" class="cancel" onclick={close} aria-label="Cancel the download">{"Cancel"}</button>
                 </div>
