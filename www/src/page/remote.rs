@@ -10,13 +10,20 @@
 //! reducer); the fetching itself needs a browser and builds only for `wasm32`.
 
 use crate::page::format::human_size;
+use crate::page::pypi::Choice;
 use offload::edit::NodePath;
 
 /// The `#url=` prompt and what follows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RemoteState {
+    /// "Open URL…": the address being typed, and why the last one was refused.
+    Entering { address: String, problem: Option<String> },
     /// Asking whether to fetch the file at `address` (an absolute URL, already checked).
     Asking { address: String, selection: NodePath },
+    /// Reading a package index for a `#pypi=` link (`package` as the link wrote it).
+    Resolving { package: String },
+    /// A `#pypi=` link's wheel, chosen (or picked by the user), waiting for Open.
+    Choosing { package: String, choice: Choice, selection: NodePath },
     /// Reading the file: bytes so far, and the total when the server said it; `note` says how
     /// it is read when that is not by ranges ("read whole: the host does not serve ranges").
     Fetching { address: String, bytes_read: u64, total: Option<u64>, note: Option<String> },
