@@ -1,0 +1,226 @@
+// Files on other sites read by ranges, on the RELEASE build: `#url=` links, "Open URL…" and
+// `#pypi=` links, against `scripts/remote_server.py` (started here on a temporary root, on
+// 127.0.0.1: nothing here reaches the internet).
+//
+// The server holds a synthetic wheel of over 500 MiB — one large stored member of incompressible
+// bytes, as a framework's bundled data or a library without device code, and the device members
+// of the fixtures (a HIP object, two NVIDIA fatbins), deflated — and, for the synthetic package
+// index, other wheels of the same project: an older release, an aarch64 build and a pure-Python
+// one. Checked: `#url=` of the wheel under `/pypi-files/` (ranges, no suffix ranges, CORS
+// without exposed headers, as the package index's file host) shows the targets `offload list`
+// gives for the local file, having fetched (the server's own count) a small part of it;
+// `#pypi=` on the synthetic index opens the manylinux x86_64 wheel and says why, and another
+// wheel can be picked; `/norange/` is read whole, streamed, and says so; a host that cannot be
+// read gives its message; "Open URL…" opens the same file and puts it in the page's link.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { FIXTURES, ROOT, cliList, openPage, pageTargets, startSite, waitExplored } from '../support.mjs';
+
+const BIG = 'gpukit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl';
+const BIG_DATA_MIB = 520;
+const OTHERS = [
+  'gpukit-0.9-cp312-cp312-manylinux_2_28_x86_64.whl',
+  'gpukit-1.0-cp312-cp312-manylinux_2_28_aarch64.whl',
+  'gpukit-1.0-py3-none-any.whl',
+];
+const SMALL = 'gpu_libs-1.0-py3-none-linux_x86_64.whl';
+
+let site, root, server, serverUrl, bigSize;
+
+/** A wheel: `data` MiB of incompressible bytes stored, then the fixtures' device members
+ * deflated (or, with `data` 0, one small module), and its dist-info. */
+function buildWheel(path, data) {
+  const script = `
+import os, sys, zipfile
+out, data_mib, hip, nv_size, nv_none = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
+name, version = os.path.basename(out).split('-')[:2]
+info = f'{name}-{version}.dist-info'
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr(f'{name}/__init__.py', 'VERSION = "%s"\\n' % version)
+    if data_mib:
+        with z.open(zipfile.ZipInfo(f'{name}/data/weights.bin'), 'w', force_zip64=True) as member:
+            for _ in range(data_mib):
+                member.write(os.urandom(1 << 20))
+        z.writestr(f'{name}/_C/hip_kernels.o', open(hip, 'rb').read())
+        z.writestr(f'{name}/cuda/kernels_size.fatbin', open(nv_size, 'rb').read())
+        z.writestr(f'{name}/cuda/kernels_none.fatbin', open(nv_none, 'rb').read())
+    z.writestr(f'{info}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n')
+    z.writestr(f'{info}/WHEEL', 'Wheel-Version: 1.0\\nGenerator: offload-e2e\\nRoot-Is-Purelib: false\\n')
+    z.writestr(f'{info}/RECORD', '')
+`;
+  execFileSync('python3', ['-c', script, path, String(data), join(FIXTURES, 'hip_elf_2arch_compressed.o'),
+    join(FIXTURES, 'nvidia/nv_3arch_size.fatbin'), join(FIXTURES, 'nvidia/nv_3arch_none.fatbin')]);
+}
+
+/** Starts `scripts/remote_server.py` on `dir`; resolves to { process, url }. */
+function startRemoteServer(dir) {
+  const process = spawn('python3', [join(ROOT, 'scripts/remote_server.py'), '--root', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: process.stdout });
+  return new Promise((ok, fail) => {
+    process.on('error', fail);
+    process.on('exit', (code) => fail(new Error(`remote_server.py exited with ${code}`)));
+    lines.once('line', (line) => ok({ process, url: line.trim() }));
+  });
+}
+
+async function stats() {
+  return (await fetch(`${serverUrl}_stats`)).json();
+}
+
+async function resetStats() {
+  await fetch(`${serverUrl}_stats/reset`);
+}
+
+/** A port on 127.0.0.1 where nothing listens. */
+async function closedPort() {
+  const probe = createServer();
+  await new Promise((ok) => probe.listen(0, '127.0.0.1', ok));
+  const { port } = probe.address();
+  await new Promise((ok) => probe.close(ok));
+  return port;
+}
+
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), 'offload-remote-'));
+  buildWheel(join(root, BIG), BIG_DATA_MIB);
+  for (const other of OTHERS) buildWheel(join(root, other), 0);
+  copyFileSync(join(FIXTURES, 'packages', SMALL), join(root, SMALL));
+  bigSize = statSync(join(root, BIG)).size;
+  ({ process: server, url: serverUrl } = await startRemoteServer(root));
+  site = await startSite();
+});
+
+after(async () => {
+  await site?.browser.close();
+  site?.server.close();
+  server?.kill();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** Opens `hash` in a fresh page, says Open in the remote dialog, and waits for `name`'s tab. */
+async function openRemote(hash, name) {
+  const problems = [];
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems);
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  const dialog = page.locator('dialog.remote[open]');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await waitExplored(page, name);
+  return { context, page, problems, dialog };
+}
+
+test('#url= of a 500 MiB wheel on a host like the package index\'s reads only what it needs', async () => {
+  assert.ok(bigSize > 500 * 2 ** 20, `the wheel is over 500 MiB (${bigSize} bytes)`);
+  const local = cliList(join(root, BIG));
+  await resetStats();
+  const { context, page, problems } = await openRemote(`#url=${serverUrl}pypi-files/${BIG}`, BIG);
+  assert.deepEqual(await pageTargets(page), local.targets.map((t) => t.target_id), 'the targets offload list gives');
+  const fetched = (await stats()).paths[BIG];
+  console.log(`# ${BIG}: ${bigSize} bytes, fetched ${fetched.bytes} in ${fetched.requests} requests (${(100 * fetched.bytes / bigSize).toFixed(2)}%)`);
+  assert.ok(fetched.bytes < bigSize / 10, `fetched ${fetched.bytes} of ${bigSize} bytes`);
+  // Never a suffix range: the host refuses them with 501, which would be an error here.
+  assert.equal(await page.locator('#tab-panel .diagnostics li.diagnostic.error').count(), 0, 'no errors');
+
+  // The hex view reads the file's own bytes by ranges too: the wheel starts with "PK".
+  await page.locator('[role=treeitem]').first().locator(':scope > .row').click();
+  const byte = (o) => page.locator(`.hex-panel .hex-bytes .byte[data-offset="${o}"]`);
+  await page.waitForFunction(() => document.querySelector('.hex-panel .hex-bytes .byte[data-offset="0"]')?.textContent === '50');
+  assert.deepEqual([await byte(1).textContent(), await byte(2).textContent(), await byte(3).textContent()], ['4b', '03', '04']);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, and offers the others', async () => {
+  const index = `${serverUrl}simple/`;
+  const problems = [];
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems);
+  await page.evaluate((h) => { location.hash = h; }, `#pypi=gpukit&index=${encodeURIComponent(index)}`);
+  const dialog = page.locator('dialog.remote[open]');
+  await dialog.locator('.chosen-wheel', { hasText: BIG }).waitFor();
+  const why = await dialog.locator('.wheel-why').textContent();
+  assert.match(why, /release 1\.0 \(the newest\)/i);
+  assert.match(why, /manylinux x86_64 \(the default/);
+  assert.match(why, /CPython 3\.12/);
+  const offered = await dialog.locator('select#remote-wheel option').allTextContents();
+  assert.deepEqual(offered.sort(), [BIG, 'gpukit-1.0-cp312-cp312-manylinux_2_28_aarch64.whl', 'gpukit-1.0-py3-none-any.whl'].sort());
+  await resetStats();
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await waitExplored(page, BIG);
+  assert.deepEqual(await pageTargets(page), cliList(join(root, BIG)).targets.map((t) => t.target_id));
+  assert.ok((await stats()).paths[BIG].bytes < bigSize / 10, 'read by ranges');
+
+  // A platform named in the link, and another wheel picked by hand.
+  await page.evaluate((h) => { location.hash = h; }, `#pypi=gpukit==1.0&platform=manylinux_2_28_aarch64&index=${encodeURIComponent(index)}`);
+  await dialog.locator('.chosen-wheel', { hasText: 'gpukit-1.0-cp312-cp312-manylinux_2_28_aarch64.whl' }).waitFor();
+  await dialog.locator('select#remote-wheel').selectOption({ label: 'gpukit-1.0-py3-none-any.whl' });
+  await dialog.locator('.chosen-wheel', { hasText: 'gpukit-1.0-py3-none-any.whl' }).waitFor();
+  assert.match(await dialog.locator('.wheel-why').textContent(), /Picked by you/);
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await waitExplored(page, 'gpukit-1.0-py3-none-any.whl');
+
+  // A release the index does not have says which it has.
+  await page.evaluate((h) => { location.hash = h; }, `#pypi=gpukit==7.0&index=${encodeURIComponent(index)}`);
+  await dialog.locator('.problem', { hasText: /no wheels of version 7\.0.*versions with wheels: .*0\.9/ }).waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a host without ranges is read whole, streamed, and the dialog says so', async () => {
+  const local = cliList(join(FIXTURES, 'packages', SMALL));
+  // Slowed down so that the download is seen under way.
+  const problems = [];
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems);
+  await page.evaluate((h) => { location.hash = h; }, `#url=${serverUrl}throttle=4000/norange/${SMALL}`);
+  const dialog = page.locator('dialog.remote[open]');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await dialog.locator('.remote-note', { hasText: 'Read whole: the host does not serve ranges' }).waitFor();
+  await waitExplored(page, SMALL);
+  assert.deepEqual(await pageTargets(page), local.targets.map((t) => t.target_id));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a host that cannot be read from this page says what would work', async () => {
+  const port = await closedPort();
+  const problems = [];
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems);
+  await page.evaluate((h) => { location.hash = h; }, `#url=http://127.0.0.1:${port}/${BIG}`);
+  const dialog = page.locator('dialog.remote[open]');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  const text = await dialog.locator('.problem').textContent();
+  assert.match(text, /did not allow this page to read the file/);
+  assert.match(text, /Download the file and drop it on this page instead, or open it from a host that sends Access-Control-Allow-Origin/);
+  assert.equal(await page.locator('[role=tab]').count(), 0);
+  // Chromium reports the failed request itself.
+  assert.deepEqual(problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(p)), []);
+  await context.close();
+});
+
+test('"Open URL…" opens the same file and puts its address in the page\'s link', async () => {
+  const address = `${serverUrl}pypi-files/${SMALL}`;
+  const problems = [];
+  const { context, page } = await openPage(site.browser, site.siteUrl, problems);
+  await page.getByRole('button', { name: 'Open URL…' }).click();
+  const dialog = page.locator('dialog.remote[open]');
+  // An address the page may not fetch is refused in the dialog, which stays open.
+  await dialog.locator('#remote-address').fill('http://example.com/x.whl');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await dialog.locator('.problem', { hasText: /expected an https address/i }).waitFor();
+  await dialog.locator('#remote-address').fill(address);
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await waitExplored(page, SMALL);
+  assert.deepEqual(await pageTargets(page), cliList(join(FIXTURES, 'packages', SMALL)).targets.map((t) => t.target_id));
+  assert.equal(await page.evaluate(() => location.hash), `#url=${address}`);
+  // The start page's button opens the same dialog.
+  const fresh = await openPage(site.browser, site.siteUrl, problems);
+  await fresh.page.locator('.welcome button.open-url').click();
+  await fresh.page.locator('dialog.remote[open] #remote-address').waitFor();
+  await fresh.context.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
