@@ -28,6 +28,9 @@ const DIRECT_OVER: u64 = 4 * BLOCK;
 /// How often, at most, the bytes fetched are told to [`set_on_fetch`]'s listener.
 const TELL_EVERY_MS: f64 = 250.0;
 
+/// Who hears of the bytes fetched ([`set_on_fetch`]).
+type FetchListener = Box<dyn Fn(u64)>;
+
 /// The cache of one remote file in this worker.
 struct Cache {
     file: RemoteFile,
@@ -44,7 +47,7 @@ thread_local! {
     /// Bytes fetched by this worker, over every remote file it read.
     static FETCHED: Cell<u64> = const { Cell::new(0) };
     static LAST_TOLD: Cell<f64> = const { Cell::new(0.0) };
-    static ON_FETCH: RefCell<Option<Box<dyn Fn(u64)>>> = const { RefCell::new(None) };
+    static ON_FETCH: RefCell<Option<FetchListener>> = const { RefCell::new(None) };
 }
 
 /// Bytes this worker has fetched from remote files so far.
