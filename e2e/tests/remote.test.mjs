@@ -9,8 +9,8 @@
 // one. Checked: `#url=` of the wheel under `/pypi-files/` (ranges, no suffix ranges, CORS
 // without exposed headers, as the package index's file host) shows the targets `offload list`
 // gives for the local file, having fetched (the server's own count) a small part of it;
-// `#pypi=` on the synthetic index opens the manylinux x86_64 wheel and says why, and another
-// wheel can be picked; `/norange/` is read whole, streamed, and says so; a host that cannot be
+// `#pypi=` on the synthetic index asks before reading the index, then opens the manylinux x86_64
+// wheel and says why, and another wheel can be picked; `/norange/` is read whole, streamed, and says so; a host that cannot be
 // read gives its message; "Open URL…" opens the same file and puts it in the page's link.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,8 +147,14 @@ test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, 
   const index = `${serverUrl}simple/`;
   const problems = [];
   const { context, page } = await openPage(site.browser, site.siteUrl, problems);
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
   await page.evaluate((h) => { location.hash = h; }, `#pypi=gpukit&index=${encodeURIComponent(index)}`);
   const dialog = page.locator('dialog.remote[open]');
+  // Nothing is asked of the index before the user agrees.
+  await dialog.locator('code', { hasText: index }).waitFor();
+  assert.deepEqual(requests.filter((u) => u.startsWith(serverUrl)), [], 'no request before "Look up"');
+  await dialog.getByRole('button', { name: 'Look up' }).click();
   await dialog.locator('.chosen-wheel', { hasText: BIG }).waitFor();
   const why = await dialog.locator('.wheel-why').textContent();
   assert.match(why, /release 1\.0 \(the newest\)/i);
@@ -164,6 +170,7 @@ test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, 
 
   // A platform named in the link, and another wheel picked by hand.
   await page.evaluate((h) => { location.hash = h; }, `#pypi=gpukit==1.0&platform=manylinux_2_28_aarch64&index=${encodeURIComponent(index)}`);
+  await dialog.getByRole('button', { name: 'Look up' }).click();
   await dialog.locator('.chosen-wheel', { hasText: 'gpukit-1.0-cp312-cp312-manylinux_2_28_aarch64.whl' }).waitFor();
   await dialog.locator('select#remote-wheel').selectOption({ label: 'gpukit-1.0-py3-none-any.whl' });
   await dialog.locator('.chosen-wheel', { hasText: 'gpukit-1.0-py3-none-any.whl' }).waitFor();
@@ -173,6 +180,7 @@ test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, 
 
   // A release the index does not have says which it has.
   await page.evaluate((h) => { location.hash = h; }, `#pypi=gpukit==7.0&index=${encodeURIComponent(index)}`);
+  await dialog.getByRole('button', { name: 'Look up' }).click();
   await dialog.locator('.problem', { hasText: /no wheels of version 7\.0.*versions with wheels: .*0\.9/ }).waitFor();
   assert.deepEqual(problems, []);
   await context.close();

@@ -31,6 +31,16 @@ pub struct PypiLink {
     pub index: String,
 }
 
+impl PypiLink {
+    /// `NAME==VERSION`, or `NAME` for the newest release.
+    pub fn requirement(&self) -> String {
+        match &self.version {
+            Some(v) => format!("{}=={v}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
 /// Reads a fragment that starts with `pypi=` (the `#` optional); `None` for other fragments.
 pub fn parse_link(fragment: &str) -> Option<Result<PypiLink, String>> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);

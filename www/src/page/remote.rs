@@ -10,7 +10,7 @@
 //! reducer); the fetching itself needs a browser and builds only for `wasm32`.
 
 use crate::page::format::human_size;
-use crate::page::pypi::Choice;
+use crate::page::pypi::{Choice, PypiLink};
 use offload::edit::NodePath;
 
 /// The `#url=` prompt and what follows it.
@@ -20,6 +20,9 @@ pub enum RemoteState {
     Entering { address: String, problem: Option<String> },
     /// Asking whether to fetch the file at `address` (an absolute URL, already checked).
     Asking { address: String, selection: NodePath },
+    /// Asking whether to read the package index a `#pypi=` link names: nothing is fetched
+    /// before the user agrees.
+    AskingIndex { link: PypiLink },
     /// Reading a package index for a `#pypi=` link (`package` as the link wrote it).
     Resolving { package: String },
     /// A `#pypi=` link's wheel, chosen (or picked by the user), waiting for Open.

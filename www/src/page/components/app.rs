@@ -237,9 +237,10 @@ fn use_remote_prompt(
         }
     };
     let on_open = {
-        let (fetch, asked) = (fetch.clone(), asked.clone());
+        let (fetch, asked, dispatch) = (fetch.clone(), asked.clone(), dispatch.clone());
         Callback::from(move |()| match asked.clone() {
             Some(RemoteState::Asking { address, selection }) => fetch(address, selection),
+            Some(RemoteState::AskingIndex { link }) => resolve_pypi(link, dispatch.clone()),
             Some(RemoteState::Choosing { choice, selection, .. }) => {
                 if let Some(wheel) = choice.wheels.get(choice.chosen) {
                     fetch(wheel.url.clone(), selection)
@@ -298,10 +299,7 @@ thread_local! {
 
 /// Resolves a `#pypi=` link to one of its release's wheels and shows the choice.
 fn resolve_pypi(link: pypi::PypiLink, dispatch: Callback<Action>) {
-    let package = match &link.version {
-        Some(v) => format!("{}=={v}", link.name),
-        None => link.name.clone(),
-    };
+    let package = link.requirement();
     let generation = PYPI_GENERATION.with(|g| g.get());
     dispatch.emit(Action::Remote(Some(RemoteState::Resolving { package: package.clone() })));
     wasm_bindgen_futures::spawn_local(async move {
@@ -484,7 +482,7 @@ fn open_link(fragment: &str, settings: Settings, session: &Rc<RefCell<Session>>,
     };
     if let Some(link) = pypi::parse_link(fragment) {
         return match link {
-            Ok(link) => resolve_pypi(link, dispatch.clone()),
+            Ok(link) => dispatch.emit(Action::Remote(Some(RemoteState::AskingIndex { link }))),
             Err(message) => failed(None, message),
         };
     }

@@ -82,6 +82,18 @@ pub fn RemotePrompt(props: &RemotePromptProps) -> Html {
                 </form>
             }
         }
+        Some(RemoteState::AskingIndex { link }) => html! {
+            <>
+                <h2 id="remote-title">{ format!("Look up {} on a package index?", link.requirement()) }</h2>
+                <p>{"The link you followed asks this page to read the list of this project's wheels from:"}</p>
+                <p class="address"><code>{ link.index.clone() }</code></p>
+                <p class="hint">{"Then it shows the wheel it chose, and why, before reading anything of it. Nothing is sent anywhere; only open links you trust."}</p>
+                <div class="actions">
+                    <button type="button" class="primary" onclick={open.clone()} autofocus=true>{"Look up"}</button>
+                    <button type="button" onclick={close.clone()}>{"Cancel"}</button>
+                </div>
+            </>
+        },
         Some(RemoteState::Resolving { package }) => html! {
             <>
                 <h2 id="remote-title">{"Reading the package index"}</h2>
