@@ -15,12 +15,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { FIXTURES, ROOT, cliList, openPage, pageTargets, startSite, waitExplored } from '../support.mjs';
+import { FIXTURES, ROOT, cliList, download, openPage, pageTargets, startSite, waitExplored } from '../support.mjs';
 
 const BIG = 'gpukit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl';
 const BIG_DATA_MIB = 520;
@@ -30,6 +30,10 @@ const OTHERS = [
   'gpukit-1.0-py3-none-any.whl',
 ];
 const SMALL = 'gpu_libs-1.0-py3-none-linux_x86_64.whl';
+/** A wheel whose stored data member (MID_DATA_MIB) is larger than what the workers read through
+ * their cache, so that downloading it is one request of its own. */
+const MID = 'midkit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl';
+const MID_DATA_MIB = 40;
 
 let site, root, server, serverUrl, bigSize;
 
@@ -98,6 +102,7 @@ before(async () => {
   buildWheel(join(root, BIG), BIG_DATA_MIB);
   for (const other of OTHERS) buildWheel(join(root, other), 0);
   copyFileSync(join(FIXTURES, 'packages', SMALL), join(root, SMALL));
+  buildWheel(join(root, MID), MID_DATA_MIB);
   bigSize = statSync(join(root, BIG)).size;
   ({ process: server, url: serverUrl } = await startRemoteServer(root));
   site = await startSite();
@@ -238,5 +243,23 @@ test('"Open URL…" opens the same file and puts its address in the page\'s link
   await fresh.page.locator('dialog.remote[open] #remote-address').waitFor();
   await fresh.context.close();
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a signed address on another origin that expires is resolved again from the original', async () => {
+  const local = cliList(join(root, MID));
+  const address = `${serverUrl}ttl=2/redirect/${MID}`;
+  const { context, page, problems } = await openRemote(`#url=${address}`, MID);
+  assert.deepEqual(await pageTargets(page), local.targets.map((t) => t.target_id));
+  // The signed address the workers were redirected to expires; "Download file" (the whole file,
+  // read by the worker in one request of its own, past its cache) must come through a fresh one.
+  await page.waitForTimeout(2500);
+  const out = mkdtempSync(join(tmpdir(), 'offload-remote-dl-'));
+  const got = await download(page, () => page.getByRole('button', { name: 'Download file', exact: true }).click(), out);
+  assert.equal(got.name, MID);
+  assert.ok(readFileSync(got.path).equals(readFileSync(join(root, MID))), 'the downloaded file is the wheel');
+  rmSync(out, { recursive: true, force: true });
+  // Chromium reports the expired address's 403 itself.
+  assert.deepEqual(problems.filter((p) => !/status of 403/.test(p)), []);
   await context.close();
 });
