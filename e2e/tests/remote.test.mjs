@@ -146,6 +146,17 @@ test('#url= of a 500 MiB wheel on a host like the package index\'s reads only wh
   assert.deepEqual([await byte(1).textContent(), await byte(2).textContent(), await byte(3).textContent()], ['4b', '03', '04']);
   assert.deepEqual(problems, []);
   await context.close();
+
+  // Throttled to 4 MB/s, the progress panel shows the bytes fetched of the file's size.
+  const slow = await openPage(site.browser, site.siteUrl, problems);
+  await slow.page.evaluate((h) => { location.hash = h; }, `#url=${serverUrl}throttle=4000000/pypi-files/${BIG}`);
+  await slow.page.locator('dialog.remote[open]').getByRole('button', { name: 'Open' }).click();
+  const line = slow.page.locator('.progress-panel .remote-fetched');
+  await line.waitFor();
+  assert.match(await line.textContent(), /^Read [\d.]+ [KM]iB of 520\.0 MiB from its host/);
+  await waitExplored(slow.page, BIG);
+  assert.deepEqual(problems, []);
+  await slow.context.close();
 });
 
 test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, and offers the others', async () => {

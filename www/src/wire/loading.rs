@@ -53,3 +53,25 @@ impl Loading {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_fetched_change_only_what_they_say() {
+        let members = Progress { members_done: 3, members: 10, bytes_done: 5, bytes: 50 };
+        let before =
+            Loading { members: Some(members), fetched: Some(100), ..Loading::at("reading and decompressing", 7) };
+        let after = Loading::fetched(4096).after(&before);
+        assert_eq!(after, Loading { fetched: Some(4096), ..before.clone() });
+        // A report of fewer bytes (an older one, from another worker) never takes the count back.
+        assert_eq!(Loading::fetched(10).after(&after).fetched, Some(4096));
+        // A report of the exploration keeps the count it does not carry.
+        let next = Loading::at("preparing the views", 9).after(&after);
+        assert_eq!(
+            (next.stage.as_str(), next.fetched, next.members),
+            ("preparing the views", Some(4096), Some(members))
+        );
+    }
+}
