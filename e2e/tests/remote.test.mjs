@@ -14,13 +14,11 @@
 // read gives its message; "Open URL…" opens the same file and puts it in the page's link.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { FIXTURES, ROOT, cliList, download, openPage, pageTargets, startSite, waitExplored } from '../support.mjs';
+import { FIXTURES, buildWheel, cliList, download, openPage, pageTargets, startRemoteServer, startSite, waitExplored } from '../support.mjs';
 
 const BIG = 'gpukit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl';
 const BIG_DATA_MIB = 520;
@@ -36,49 +34,6 @@ const MID = 'midkit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl';
 const MID_DATA_MIB = 40;
 
 let site, root, server, serverUrl, bigSize;
-
-/** A wheel: `data` MiB of incompressible bytes stored, then the fixtures' device members
- * deflated (or, with `data` 0, one small module), and its dist-info. */
-function buildWheel(path, data) {
-  const script = `
-import os, sys, zipfile
-out, data_mib, hip, nv_size, nv_none = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
-name, version = os.path.basename(out).split('-')[:2]
-info = f'{name}-{version}.dist-info'
-with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
-    z.writestr(f'{name}/__init__.py', 'VERSION = "%s"\\n' % version)
-    if data_mib:
-        with z.open(zipfile.ZipInfo(f'{name}/data/weights.bin'), 'w', force_zip64=True) as member:
-            for _ in range(data_mib):
-                member.write(os.urandom(1 << 20))
-        z.writestr(f'{name}/_C/hip_kernels.o', open(hip, 'rb').read())
-        z.writestr(f'{name}/cuda/kernels_size.fatbin', open(nv_size, 'rb').read())
-        z.writestr(f'{name}/cuda/kernels_none.fatbin', open(nv_none, 'rb').read())
-    z.writestr(f'{info}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n')
-    z.writestr(f'{info}/WHEEL', 'Wheel-Version: 1.0\\nGenerator: offload-e2e\\nRoot-Is-Purelib: false\\n')
-    z.writestr(f'{info}/RECORD', '')
-`;
-  execFileSync('python3', ['-c', script, path, String(data), join(FIXTURES, 'hip_elf_2arch_compressed.o'),
-    join(FIXTURES, 'nvidia/nv_3arch_size.fatbin'), join(FIXTURES, 'nvidia/nv_3arch_none.fatbin')]);
-}
-
-/** Starts `scripts/remote_server.py` on `dir`; resolves to { process, url }. Its stderr is
- * kept, not shown: the size probe's plain GET is aborted after its headers on purpose, and
- * Python's server prints each connection reset so; it is shown if the server stops. */
-function startRemoteServer(dir) {
-  const process = spawn('python3', [join(ROOT, 'scripts/remote_server.py'), '--root', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  process.stderr.on('data', (d) => { stderr = (stderr + d).slice(-20000); });
-  const lines = createInterface({ input: process.stdout });
-  return new Promise((ok, fail) => {
-    process.on('error', fail);
-    process.on('exit', (code) => {
-      if (code !== null) console.log(`# remote_server.py exited with ${code}:\n${stderr}`);
-      fail(new Error(`remote_server.py exited with ${code}`));
-    });
-    lines.once('line', (line) => ok({ process, url: line.trim() }));
-  });
-}
 
 async function stats() {
   return (await fetch(`${serverUrl}_stats`)).json();
