@@ -114,6 +114,20 @@ test('#url= of a 500 MiB wheel on a host like the package index\'s reads only wh
   await slow.context.close();
 });
 
+test('where HEAD is refused, the size comes from a plain GET aborted after its headers', async () => {
+  const local = cliList(join(root, MID));
+  const size = statSync(join(root, MID)).size;
+  await resetStats();
+  const { context, page, problems } = await openRemote(`#url=${serverUrl}nohead/pypi-files/${MID}`, MID);
+  assert.deepEqual(await pageTargets(page), local.targets.map((t) => t.target_id));
+  const fetched = (await stats()).paths[MID];
+  console.log(`# ${MID} without HEAD: ${size} bytes, fetched ${fetched.bytes} in ${fetched.requests} requests`);
+  assert.ok(fetched.bytes < size / 2, `fetched ${fetched.bytes} of ${size} bytes`);
+  // Chromium reports the refused HEAD itself.
+  assert.deepEqual(problems.filter((p) => !/status of 403/.test(p)), []);
+  await context.close();
+});
+
 test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, and offers the others', async () => {
   const index = `${serverUrl}simple/`;
   const problems = [];

@@ -132,7 +132,8 @@ mod browser {
     const PROBE_BYTES: u64 = 64 << 10;
 
     /// Opens the file at `url`: by ranges when its host serves them (the size from
-    /// `Content-Range`, else from a plain GET's `Content-Length`, aborted after the headers),
+    /// `Content-Range`, else from a HEAD's `Content-Length`, else from a plain GET's, aborted
+    /// after the headers),
     /// else read whole as one stream, reporting (bytes read, total if known, why whole) after
     /// each piece; `signal` aborts it.
     pub async fn open_remote(
@@ -150,8 +151,13 @@ mod browser {
             }
             Probe::Ranges { size: None } => {
                 cancel_body(&first);
-                // Content-Range is hidden from this page: a plain GET's Content-Length (which
-                // CORS always lets a page read) gives the size, and is aborted at its headers.
+                // Content-Range is hidden from this page: a HEAD's Content-Length (which CORS
+                // always lets a page read) gives the size where the host answers HEAD.
+                if let Some(size) = head_size(url, signal).await? {
+                    return Ok(Opened::Ranges(RemoteFile { url: url.href(), size }));
+                }
+                // Else a plain GET's Content-Length, aborted at its headers (a signed address
+                // may be signed for GET alone).
                 let headers_only = AbortController::new().map_err(|e| FetchProblem::Failed(format!("{e:?}")))?;
                 let stop = {
                     let c = headers_only.clone();
@@ -180,6 +186,21 @@ mod browser {
                 .map(|blob| Opened::Whole(blob, why)),
             Probe::Refused(message) => Err(FetchProblem::Failed(message)),
         }
+    }
+
+    /// The file's size from a HEAD's `Content-Length`; `None` where the host does not answer
+    /// HEAD with one (an address signed for GET alone answers 403).
+    async fn head_size(url: &Url, signal: &AbortSignal) -> Result<Option<u64>, FetchProblem> {
+        let response = match request_with(url, signal, "HEAD", None).await {
+            Ok(response) => response,
+            Err(FetchProblem::Cancelled) => return Err(FetchProblem::Cancelled),
+            Err(FetchProblem::Failed(_)) => return Ok(None),
+        };
+        if !response.ok() {
+            return Ok(None);
+        }
+        let length = response.headers().get("content-length").ok().flatten();
+        Ok(length.and_then(|v| v.trim().parse::<u64>().ok()))
     }
 
     /// Lets go of an answer's body without reading it.
@@ -237,8 +258,17 @@ mod browser {
     }
 
     async fn request(url: &Url, signal: &AbortSignal, range: Option<&str>) -> Result<Response, FetchProblem> {
+        request_with(url, signal, "GET", range).await
+    }
+
+    async fn request_with(
+        url: &Url,
+        signal: &AbortSignal,
+        method: &str,
+        range: Option<&str>,
+    ) -> Result<Response, FetchProblem> {
         let init = RequestInit::new();
-        init.set_method("GET");
+        init.set_method(method);
         if let Some(range) = range {
             let headers = Headers::new().map_err(|e| FetchProblem::Failed(format!("{e:?}")))?;
             headers.set("Range", range).map_err(|e| FetchProblem::Failed(format!("{e:?}")))?;
