@@ -171,7 +171,7 @@ test('#pypi= on the synthetic index opens the manylinux x86_64 wheel, says why, 
   await context.close();
 });
 
-test('a host without ranges is read whole, streamed, and the dialog says so', async () => {
+test('a host without ranges (no range support, chunked, gzip) is read whole, streamed, and the dialog says so', async () => {
   const local = cliList(join(FIXTURES, 'packages', SMALL));
   // Slowed down so that the download is seen under way.
   const problems = [];
@@ -182,6 +182,14 @@ test('a host without ranges is read whole, streamed, and the dialog says so', as
   await dialog.locator('.remote-note', { hasText: 'Read whole: the host does not serve ranges' }).waitFor();
   await waitExplored(page, SMALL);
   assert.deepEqual(await pageTargets(page), local.targets.map((t) => t.target_id));
+  // Without a length (chunked), and gzip-encoded on the way: read whole too, the same file.
+  for (const behaviour of ['chunked', 'gzip']) {
+    await page.getByRole('button', { name: `Close ${SMALL}` }).click();
+    await page.evaluate((h) => { location.hash = h; }, `#url=${serverUrl}${behaviour}/${SMALL}`);
+    await dialog.getByRole('button', { name: 'Open' }).click();
+    await waitExplored(page, SMALL);
+    assert.deepEqual(await pageTargets(page), local.targets.map((t) => t.target_id), behaviour);
+  }
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -92,7 +92,9 @@ pub use browser::{fetch_range, open_remote, resolve_address, FetchProblem, Opene
 mod browser {
     use super::{http_error_message, network_error_message};
     use crate::page::share::check_remote_address;
-    use crate::wire::remote::{check_range_answer, probe, range_header, Probe, RemoteFile, WholeWhy};
+    use crate::wire::remote::{
+        check_range_answer, probe, range_header, size_check_range, size_confirmed, Probe, RemoteFile, WholeWhy,
+    };
     use js_sys::{Array, Reflect, Uint8Array};
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
@@ -154,7 +156,7 @@ mod browser {
                 // Content-Range is hidden from this page: a HEAD's Content-Length (which CORS
                 // always lets a page read) gives the size where the host answers HEAD.
                 if let Some(size) = head_size(url, signal).await? {
-                    return Ok(Opened::Ranges(RemoteFile { url: url.href(), size }));
+                    return confirmed(url, signal, size, &on_progress).await;
                 }
                 // Else a plain GET's Content-Length, aborted at its headers (a signed address
                 // may be signed for GET alone).
@@ -173,7 +175,7 @@ mod browser {
                 match header(&plain, "content-length").and_then(|v| v.trim().parse::<u64>().ok()) {
                     Some(size) => {
                         stop();
-                        Ok(Opened::Ranges(RemoteFile { url: url.href(), size }))
+                        confirmed(url, signal, size, &on_progress).await
                     }
                     // No length (a streamed answer): this answer is the whole file, read as it comes.
                     None => read_whole(plain, &|read, total| on_progress(read, total, Some(WholeWhy::NoRanges)))
@@ -186,6 +188,32 @@ mod browser {
                 .map(|blob| Opened::Whole(blob, why)),
             Probe::Refused(message) => Err(FetchProblem::Failed(message)),
         }
+    }
+
+    /// The file read by ranges once `size` (from a `Content-Length`) is confirmed by a range
+    /// request for its last byte and the one after; else read whole, as one stream: a host
+    /// that compresses whole answers gives their compressed length.
+    async fn confirmed(
+        url: &Url,
+        signal: &AbortSignal,
+        size: u64,
+        on_progress: &dyn Fn(u64, Option<u64>, Option<WholeWhy>),
+    ) -> Result<Opened, FetchProblem> {
+        let Some((start, end)) = size_check_range(size) else {
+            return Ok(Opened::Ranges(RemoteFile { url: url.href(), size }));
+        };
+        let check = request(url, signal, range_header(start, end).as_deref()).await?;
+        let status = check.status();
+        let received = match check.array_buffer() {
+            Ok(promise) => JsFuture::from(promise).await.map(|b| u64::from(Uint8Array::new(&b).length())).ok(),
+            Err(_) => None,
+        };
+        if received.is_some_and(|n| size_confirmed(status, n)) {
+            return Ok(Opened::Ranges(RemoteFile { url: url.href(), size }));
+        }
+        let why = WholeWhy::SizeUnsure;
+        let whole = request(url, signal, None).await?;
+        read_whole(whole, &|read, total| on_progress(read, total, Some(why))).await.map(|blob| Opened::Whole(blob, why))
     }
 
     /// The file's size from a HEAD's `Content-Length`; `None` where the host does not answer

@@ -69,6 +69,9 @@ pub enum WholeWhy {
     NoRanges,
     /// The answer was encoded (gzip, ...): its bytes are not the file's at those offsets.
     Encoded,
+    /// The size the host gave (`HEAD`, or a plain GET's `Content-Length`) is not the file's:
+    /// a host that compresses whole answers on the way gives the compressed length.
+    SizeUnsure,
 }
 
 impl WholeWhy {
@@ -77,6 +80,9 @@ impl WholeWhy {
         match self {
             WholeWhy::NoRanges => "read whole: the host does not serve ranges",
             WholeWhy::Encoded => "read whole: the host does not serve ranges (it sends the file compressed on the way)",
+            WholeWhy::SizeUnsure => {
+                "read whole: the host serves ranges but the size it gives is not the file's (it compresses whole answers on the way)"
+            }
         }
     }
 }
@@ -97,6 +103,19 @@ pub fn probe(status: u16, content_range: Option<&str>, content_encoding: Option<
         },
         _ => Probe::Refused(format!("the server answered HTTP {status} instead of the file")),
     }
+}
+
+/// The range that confirms a size learnt from a `Content-Length` (which may be that of a
+/// compressed answer): the file's last byte and the one after it. A file of exactly `size`
+/// bytes answers with one byte (`206`, `Content-Length: 1`); a longer one with two, a shorter
+/// one with fewer or `416`. `None` for an empty file.
+pub fn size_check_range(size: u64) -> Option<(u64, u64)> {
+    (size > 0).then(|| (size - 1, size + 1))
+}
+
+/// Whether the answer to [`size_check_range`] confirms the size: `206` with one byte.
+pub fn size_confirmed(status: u16, received: u64) -> bool {
+    status == 206 && received == 1
 }
 
 /// Checks a range answer in a worker: `Ok` when `got` bytes with `status` are the bytes
@@ -185,6 +204,18 @@ mod tests {
         assert_eq!(probe(416, Some("bytes */0"), None), Probe::Ranges { size: Some(0) });
         assert!(matches!(probe(416, Some("bytes */5"), None), Probe::Refused(_)));
         assert_eq!(probe(404, None, None), Probe::Refused("the server answered HTTP 404 instead of the file".into()));
+    }
+
+    #[test]
+    fn sizes_from_a_content_length_are_confirmed() {
+        assert_eq!(size_check_range(14492), Some((14491, 14493)));
+        assert_eq!(range_header(14491, 14493).as_deref(), Some("bytes=14491-14492"));
+        assert_eq!(size_check_range(0), None);
+        assert!(size_confirmed(206, 1));
+        // The gzip length of a 14,492-byte file (14,133): two bytes come back, not one.
+        assert!(!size_confirmed(206, 2));
+        assert!(!size_confirmed(416, 0));
+        assert!(!size_confirmed(200, 14492));
     }
 
     #[test]
