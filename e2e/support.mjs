@@ -3,9 +3,10 @@
 // helper takes the page it works on, so that a test file can open fresh contexts.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serveStatic } from '../scripts/static-server.mjs';
@@ -181,3 +182,49 @@ export async function download(page, click, dir) {
   await dl.saveAs(path);
   return { path, name };
 }
+
+// ------------------------------------------------- files on other sites (remote) --
+
+/** A wheel: `data` MiB of incompressible bytes stored, then the fixtures' device members
+ * deflated (or, with `data` 0, one small module), and its dist-info. */
+export function buildWheel(path, data) {
+  const script = `
+import os, sys, zipfile
+out, data_mib, hip, nv_size, nv_none = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
+name, version = os.path.basename(out).split('-')[:2]
+info = f'{name}-{version}.dist-info'
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr(f'{name}/__init__.py', 'VERSION = "%s"\\n' % version)
+    if data_mib:
+        with z.open(zipfile.ZipInfo(f'{name}/data/weights.bin'), 'w', force_zip64=True) as member:
+            for _ in range(data_mib):
+                member.write(os.urandom(1 << 20))
+        z.writestr(f'{name}/_C/hip_kernels.o', open(hip, 'rb').read())
+        z.writestr(f'{name}/cuda/kernels_size.fatbin', open(nv_size, 'rb').read())
+        z.writestr(f'{name}/cuda/kernels_none.fatbin', open(nv_none, 'rb').read())
+    z.writestr(f'{info}/METADATA', f'Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n')
+    z.writestr(f'{info}/WHEEL', 'Wheel-Version: 1.0\\nGenerator: offload-e2e\\nRoot-Is-Purelib: false\\n')
+    z.writestr(f'{info}/RECORD', '')
+`;
+  execFileSync('python3', ['-c', script, path, String(data), join(FIXTURES, 'hip_elf_2arch_compressed.o'),
+    join(FIXTURES, 'nvidia/nv_3arch_size.fatbin'), join(FIXTURES, 'nvidia/nv_3arch_none.fatbin')]);
+}
+
+/** Starts `scripts/remote_server.py` on `dir`; resolves to { process, url }. Its stderr is
+ * kept, not shown: the size probe's plain GET is aborted after its headers on purpose, and
+ * Python's server prints each connection reset so; it is shown if the server stops. */
+export function startRemoteServer(dir) {
+  const process = spawn('python3', [join(ROOT, 'scripts/remote_server.py'), '--root', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  process.stderr.on('data', (d) => { stderr = (stderr + d).slice(-20000); });
+  const lines = createInterface({ input: process.stdout });
+  return new Promise((ok, fail) => {
+    process.on('error', fail);
+    process.on('exit', (code) => {
+      if (code !== null) console.log(`# remote_server.py exited with ${code}:\n${stderr}`);
+      fail(new Error(`remote_server.py exited with ${code}`));
+    });
+    lines.once('line', (line) => ok({ process, url: line.trim() }));
+  });
+}
+

@@ -45,6 +45,8 @@ every request without a behaviour prefix by --mode. Prefixes compose, in any ord
                             host: a client must refuse the body, not read it as the file's).
     /cors/<path>            adds `Access-Control-Expose-Headers: Content-Range, Content-Length,
                             Accept-Ranges` (a CORS-friendly host) to whichever behaviour.
+    /nohead/<path>          HEAD answered 403 (an address signed for GET alone, as object
+                            stores' presigned URLs), GET as the other behaviours say.
     /throttle=<B>/<path>    this request's body sent at most B bytes per second (own bucket).
     /latency=<MS>/<path>    this request waits MS milliseconds before its headers.
     /ttl=<S>/<path>         with /redirect/: the signed URL lives S seconds.
@@ -119,6 +121,8 @@ import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 BEHAVIOURS = ("plain", "pypi-files", "norange", "chunked", "redirect", "gzip", "gzip-always")
+# Prefixes that change a behaviour rather than choose one.
+MODIFIERS = ("cors", "nohead")
 CHUNK = 64 * 1024
 MAX_RANGES_KEPT = 10000
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -383,7 +387,7 @@ class Handler(BaseHTTPRequestHandler):
         behaviours, options = [], {}
         while segments:
             head = segments[0]
-            if head in BEHAVIOURS or head == "cors":
+            if head in BEHAVIOURS or head in MODIFIERS:
                 behaviours.append(head)
             elif re.fullmatch(r"(throttle|latency|ttl)=\d+", head):
                 key, value = head.split("=")
@@ -408,6 +412,11 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_HEAD(self):
+        behaviours = self.split_path()[0]
+        if "nohead" in behaviours:
+            self.expose = "cors" in behaviours or self.second
+            self.request_bucket = None
+            return self.error(403, "HEAD refused: this address is signed for GET only")
         self.do_GET()
 
     def do_POST(self):
@@ -435,7 +444,7 @@ class Handler(BaseHTTPRequestHandler):
 
         if self.second:
             return self.serve_signed(relative, query)
-        behaviour = next((b for b in behaviours if b != "cors"), self.shared.mode)
+        behaviour = next((b for b in behaviours if b not in MODIFIERS), self.shared.mode)
         if behaviour == "redirect":
             return self.redirect(relative, options.get("ttl", self.shared.signed_ttl))
 

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveStatic } from '../../scripts/static-server.mjs';
-import { DIST, BASE, FIXTURES, OFFLOAD, ROOT, cliList, must, samples } from '../support.mjs';
+import { DIST, BASE, FIXTURES, OFFLOAD, ROOT, buildWheel, cliList, must, samples, startRemoteServer } from '../support.mjs';
 import { By, Origin, startEngine, until, watchPage, webkitConsoleOfLoad } from './driver.mjs';
 
 const ENGINE = process.env.E2E_ENGINE ?? 'firefox';
@@ -408,6 +408,29 @@ test('a share link opens in a fresh session with the same file, targets and sele
     assert.deepEqual(await fresh.problems(), []);
   } finally {
     await fresh.quit();
+  }
+});
+
+test('a #url= link is read by ranges from a host like the package index\'s', async () => {
+  // A 40 MiB wheel (a stored data member, then device members) on scripts/remote_server.py,
+  // under /pypi-files/: ranges without suffix ranges, CORS without exposed headers.
+  const dir = mkdtempSync(join(tmpdir(), `e2e-${ENGINE}-remote-`));
+  const wheel = 'midkit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl';
+  buildWheel(join(dir, wheel), 40);
+  const remote = await startRemoteServer(dir);
+  try {
+    await load(`${siteUrl}#url=${remote.url}pypi-files/${wheel}`);
+    await click(await waitFor('dialog.remote[open] button.primary'));
+    await waitExplored(wheel);
+    assert.deepEqual(await pageTargets(), cliTargets(join(dir, wheel)));
+    const fetched = (await (await fetch(`${remote.url}_stats`)).json()).paths[wheel];
+    const size = statSync(join(dir, wheel)).size;
+    console.log(`# ${ENGINE}: ${wheel} (${size} bytes) read by ranges: ${fetched.bytes} bytes in ${fetched.requests} requests`);
+    assert.ok(fetched.bytes < size / 2, `fetched ${fetched.bytes} of ${size} bytes`);
+    assert.deepEqual(await session.problems(), []);
+  } finally {
+    remote.process.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -1,9 +1,10 @@
 //! Where the hex view gets bytes: the file's own bytes (space 0) by slicing the `Blob` the user
-//! gave, so that nothing but the visible rows is ever copied into the page; decompressed
-//! spaces from the worker that holds them.
+//! gave (or, for a file on another site, by a range request), so that nothing but the visible
+//! rows is ever copied into the page; decompressed spaces from the worker that holds them.
 
 use crate::page::client::ExplorerWorker;
 use crate::wire::doc::{FieldInfo, NodeId};
+use crate::wire::messages::{RemoteFile, Source};
 use futures::future::LocalBoxFuture;
 use std::rc::Rc;
 use wasm_bindgen_futures::JsFuture;
@@ -35,7 +36,7 @@ impl PartialEq for Bytes {
 
 /// An open file and the worker that explored it.
 pub struct FileBytes {
-    pub file: Blob,
+    pub file: Source,
     pub worker: Option<Rc<ExplorerWorker>>,
 }
 
@@ -47,11 +48,22 @@ pub async fn read_blob(file: &Blob, offset: u64, len: u64) -> Result<Vec<u8>, St
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// Up to `len` bytes of a file on another site from `offset`, by one range request.
+pub async fn read_remote(file: &RemoteFile, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    let end = offset.saturating_add(len).min(file.size);
+    if offset >= end {
+        return Ok(Vec::new());
+    }
+    crate::page::remote::fetch_range(&file.url, offset, end).await
+}
+
 impl ByteSource for FileBytes {
     fn read(&self, space: u32, offset: u64, len: u32) -> LocalBoxFuture<'static, Result<Vec<u8>, String>> {
         if space == 0 {
-            let file = self.file.clone();
-            return Box::pin(async move { read_blob(&file, offset, len as u64).await });
+            return match self.file.clone() {
+                Source::Blob(file) => Box::pin(async move { read_blob(&file, offset, len as u64).await }),
+                Source::Remote(file) => Box::pin(async move { read_remote(&file, offset, len as u64).await }),
+            };
         }
         let worker = self.worker.clone();
         Box::pin(async move {

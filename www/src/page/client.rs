@@ -12,7 +12,7 @@
 
 use crate::wire::doc::{DecodedKernels, FieldInfo, NodeId};
 use crate::wire::download::Refusal;
-use crate::wire::messages::{decode, encode, Answer, CompanionFile, FromWorker, Job, Report, ToWorker};
+use crate::wire::messages::{decode, encode, Answer, CompanionFile, FromWorker, Job, Report, Source, ToWorker};
 use crate::wire::settings::Settings;
 use futures::channel::oneshot;
 use offload::edit::{Edit, NodePath};
@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// The explorer's script (`www/explorer.js`, an ES module), relative to the page's base URL so
 /// that the site works from any sub-path. It waits for the page's own compiled module as its
@@ -114,7 +114,7 @@ impl ExplorerWorker {
     pub fn explore(
         &self,
         name: &str,
-        file: &Blob,
+        file: &Source,
         companions: &[CompanionFile],
         settings: Settings,
     ) -> Result<(), String> {
@@ -139,7 +139,7 @@ impl ExplorerWorker {
 
     /// Compares `old` (another file or version, named `old_name`) with the worker's current
     /// file, both read whole and explored within `settings`.
-    pub async fn compare(&self, old: &Blob, old_name: &str, settings: Settings) -> Result<Diff, String> {
+    pub async fn compare(&self, old: &Source, old_name: &str, settings: Settings) -> Result<Diff, String> {
         let old_name = old_name.to_string();
         self.ask(|s| &mut s.compares, |request| ToWorker::Compare { request, old: old.clone(), old_name, settings })
             .await
@@ -176,7 +176,7 @@ impl ExplorerWorker {
     pub fn switch(
         &self,
         name: &str,
-        file: &Blob,
+        file: &Source,
         companions: Option<&[CompanionFile]>,
         settings: Settings,
     ) -> Result<(), String> {

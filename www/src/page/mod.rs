@@ -14,6 +14,7 @@ pub mod hexgrid;
 pub mod layout;
 pub mod opening;
 pub mod panes;
+pub mod pypi;
 pub mod remote;
 pub mod samples;
 pub mod settings;

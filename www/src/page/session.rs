@@ -11,7 +11,7 @@ use crate::page::bytes::{Bytes, FileBytes};
 use crate::page::client::ExplorerWorker;
 use crate::page::state::{Action, KernelsDecoding, TabId};
 use crate::wire::edit::describe;
-use crate::wire::messages::{CompanionFile, Payload, Report};
+use crate::wire::messages::{CompanionFile, Payload, RemoteFile, Report, Source};
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
 use std::cell::RefCell;
@@ -34,8 +34,8 @@ struct OpenFile {
 /// The `Blob` of each version of a tab's file, indexed like the reducer's `Tab::versions`, and
 /// what the session must remember about the work under way on them.
 struct Versions {
-    /// The file as opened, then one `Blob` per edit.
-    blobs: Vec<Blob>,
+    /// The file as opened (a `Blob`, or a remote file read by ranges), then one `Blob` per edit.
+    blobs: Vec<Source>,
     /// An edit or a hash check is running: nothing else is started until it ends.
     running: Option<Running>,
     /// The new container of the last edit that did not fit.
@@ -56,12 +56,12 @@ enum Running {
 }
 
 impl Versions {
-    fn new(file: Blob) -> Rc<RefCell<Versions>> {
+    fn new(file: Source) -> Rc<RefCell<Versions>> {
         Rc::new(RefCell::new(Versions { blobs: vec![file], running: None, payload: None, bytes: None }))
     }
 
-    /// The `Blob` of `version` (the last one if the reducer knows more: never the case).
-    fn blob(&self, version: usize) -> Blob {
+    /// The file of `version` (the last one if the reducer knows more: never the case).
+    fn blob(&self, version: usize) -> Source {
         self.blobs
             .get(version)
             .or(self.blobs.last())
@@ -76,7 +76,7 @@ impl Versions {
             _ => self.blobs.len() - 1,
         };
         self.blobs.truncate(from + 1);
-        self.blobs.push(file);
+        self.blobs.push(Source::Blob(file));
         self.bytes = None;
     }
 
@@ -126,9 +126,37 @@ impl Session {
         settings: Settings,
         dispatch: &Callback<Action>,
     ) -> TabId {
+        self.open_source(Source::Blob(file), name, companions, opened_at, settings, dispatch)
+    }
+
+    /// Opens a file on another site, read by range requests, like [`Session::open`]; its
+    /// address is kept for share links.
+    pub fn open_remote(
+        &mut self,
+        file: RemoteFile,
+        name: String,
+        opened_at: f64,
+        settings: Settings,
+        dispatch: &Callback<Action>,
+    ) -> TabId {
+        let address = file.url.clone();
+        let id = self.open_source(Source::Remote(file), name, Vec::new(), opened_at, settings, dispatch);
+        self.set_address(id, address);
+        id
+    }
+
+    fn open_source(
+        &mut self,
+        file: Source,
+        name: String,
+        companions: Vec<CompanionFile>,
+        opened_at: f64,
+        settings: Settings,
+        dispatch: &Callback<Action>,
+    ) -> TabId {
         self.next_id += 1;
         let id = self.next_id;
-        dispatch.emit(Action::Open { id, name: name.clone(), size: file.size() as u64, at_ms: opened_at, settings });
+        dispatch.emit(Action::Open { id, name: name.clone(), size: file.size(), at_ms: opened_at, settings });
         self.files.insert(id, OpenFile { name, companions, worker: None, settings, versions: Versions::new(file) });
         self.start(id, settings, 0, dispatch);
         id
@@ -148,7 +176,7 @@ impl Session {
         dispatch.emit(Action::Open { id, name: name.clone(), size: 0, at_ms: opened_at, settings });
         // Without even an empty Blob the tab cannot be re-opened; it still says why.
         if let Ok(file) = Blob::new() {
-            let versions = Versions::new(file);
+            let versions = Versions::new(Source::Blob(file));
             self.files.insert(id, OpenFile { name, companions: Vec::new(), worker: None, settings, versions });
         }
         dispatch.emit(Action::Failed { id, message });
@@ -254,7 +282,7 @@ impl Session {
 
     /// `version` of the tab's file: the one opened, or one its edits made; what a share link
     /// carries and "Download file" saves. Never copied.
-    pub fn file(&self, id: TabId, version: usize) -> Option<Blob> {
+    pub fn file(&self, id: TabId, version: usize) -> Option<Source> {
         self.files.get(&id).map(|o| o.versions.borrow().blob(version))
     }
 

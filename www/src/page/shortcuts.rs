@@ -7,6 +7,7 @@ use crate::page::state::View;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     OpenFile,
+    OpenAddress,
     OpenSample,
     NextTab,
     PrevTab,
@@ -28,6 +29,7 @@ pub enum Command {
 /// (key as `KeyboardEvent.key` spells it, command, what it does).
 pub const SHORTCUTS: &[(&str, Command, &str)] = &[
     ("o", Command::OpenFile, "Open a file"),
+    ("u", Command::OpenAddress, "Open a file from an address (URL)"),
     ("s", Command::OpenSample, "Open a sample"),
     ("]", Command::NextTab, "Next tab"),
     ("[", Command::PrevTab, "Previous tab"),

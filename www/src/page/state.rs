@@ -32,6 +32,8 @@ pub type TabId = u32;
 #[derive(Clone, Debug, PartialEq)]
 pub enum FileRequest {
     PickFile,
+    /// "Open URL…": ask for an address to open a file from.
+    OpenAddress,
     OpenSample(&'static str),
     Cancel(TabId),
     Restart(TabId),

@@ -12,6 +12,7 @@ use crate::wire::doc::{DecodedKernels, Doc, FieldInfo};
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::edit::Verified;
 pub use crate::wire::loading::Loading;
+pub use crate::wire::remote::RemoteFile;
 use crate::wire::settings::Settings;
 use offload::edit::{Edit, NodePath};
 use offload::explore::shares::{Share, ShareMember};
@@ -23,14 +24,39 @@ use offload::tree::Span;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
+/// A file the workers read: a `Blob` the page has (a dropped, picked or fetched file, or a
+/// version an edit made), or a file on another site, read by range requests.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Source {
+    Blob(#[serde(with = "js_slots")] web_sys::Blob),
+    Remote(RemoteFile),
+}
+
+impl Source {
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        match self {
+            Source::Blob(blob) => blob.size() as u64,
+            Source::Remote(remote) => remote.size,
+        }
+    }
+
+    /// The `Blob`, when the page has one.
+    pub fn blob(&self) -> Option<&web_sys::Blob> {
+        match self {
+            Source::Blob(blob) => Some(blob),
+            Source::Remote(_) => None,
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 pub enum ToWorker {
     /// Explore this file within the limits of `settings`; the worker reads the parts it needs
     /// by slicing it.
     Explore {
         name: String,
-        #[serde(with = "js_slots")]
-        file: web_sys::Blob,
+        file: Source,
         /// Files opened with it that its contents refer to: the `.kpack` archives of a kpack'd
         /// ROCm build ([`offload::explore::Companion`]).
         companions: Vec<CompanionFile>,
@@ -52,8 +78,7 @@ pub enum ToWorker {
     /// Cancel): explore it, without sending the page a tree (the page keeps each version's).
     Switch {
         name: String,
-        #[serde(with = "js_slots")]
-        file: web_sys::Blob,
+        file: Source,
         /// The files it refers to, for a worker that does not hold them yet; `None` keeps the
         /// worker's (they are read whole, so undo and redo do not read them again).
         companions: Option<Vec<CompanionFile>>,
@@ -63,13 +88,7 @@ pub enum ToWorker {
     Prepare { request: u32, job: Job },
     /// Compare `old` (another file, or another version of this one) with the current file:
     /// the answer is `Compared` or `NotCompared`.
-    Compare {
-        request: u32,
-        #[serde(with = "js_slots")]
-        old: web_sys::Blob,
-        old_name: String,
-        settings: Settings,
-    },
+    Compare { request: u32, old: Source, old_name: String, settings: Settings },
     /// Will the current file run on `gpu` ([`offload::report::fit`]): `Fitted` or `NotFitted`.
     Fit { request: u32, gpu: String },
     /// The kernels of every image of the current file, each decoded: `DecodingKernels` reports,
@@ -78,12 +97,7 @@ pub enum ToWorker {
     /// From an explorer to a worker it started for a share of a package's members
     /// ([`offload::explore::shares`]): explore the members `share` of `file` within
     /// `settings`, reporting [`FromShare`]s to the explorer (never to the page).
-    ExploreShare {
-        #[serde(with = "js_slots")]
-        file: web_sys::Blob,
-        settings: Settings,
-        share: Vec<ShareMember>,
-    },
+    ExploreShare { file: Source, settings: Settings, share: Vec<ShareMember> },
 }
 
 /// What a share worker tells the explorer that started it ([`ToWorker::ExploreShare`]).
@@ -94,6 +108,8 @@ pub enum FromShare {
     Progress { progress: Progress, found: Vec<(Target, Option<String>)> },
     /// What the share's members hold.
     Explored(Share),
+    /// Bytes this share worker has fetched from a remote file so far.
+    Fetched(u64),
 }
 
 /// A file opened together with the tab's file for it to refer to (a `.kpack` archive).
@@ -113,19 +129,16 @@ pub enum EditorJob {
     /// `old` compared with `file` (the tab's current file), as `ToWorker::Compare` asks.
     Compare {
         request: u32,
-        #[serde(with = "js_slots")]
-        file: web_sys::Blob,
+        file: Source,
         name: String,
-        #[serde(with = "js_slots")]
-        old: web_sys::Blob,
+        old: Source,
         old_name: String,
         settings: Settings,
     },
     /// The download `Job::DeviceArchive` of `file`, explored within `settings`.
     DeviceArchive {
         request: u32,
-        #[serde(with = "js_slots")]
-        file: web_sys::Blob,
+        file: Source,
         target: String,
         settings: Settings,
     },
@@ -139,8 +152,7 @@ pub enum EditorJob {
 #[derive(Serialize, Deserialize)]
 pub struct EditJob {
     pub name: String,
-    #[serde(with = "js_slots")]
-    pub file: web_sys::Blob,
+    pub file: Source,
     pub companions: Vec<CompanionBytes>,
     pub settings: Settings,
     pub decompressed: Option<Span>,

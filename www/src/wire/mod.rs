@@ -14,6 +14,7 @@ pub mod doc;
 pub mod download;
 pub mod edit;
 pub mod loading;
+pub mod remote;
 pub mod settings;
 
 #[cfg(target_arch = "wasm32")]

@@ -4,17 +4,17 @@
 //! so that images compare byte for byte and their kernels are decoded. The editor worker does
 //! it (the explorer hands it the files): the diff's code is not loaded to explore.
 
+use crate::wire::messages::Source;
 use crate::wire::settings::Settings;
 use crate::worker::edit::read_whole_quietly;
 use offload::explore::{explore, Options};
 use offload::report::diff::{diff, Diff};
-use web_sys::Blob;
 
 /// `old` (named `old_name`) compared with `file` (named `name`, the tab's current file).
 pub(crate) fn compare(
-    file: &Blob,
+    file: &Source,
     name: &str,
-    old: &Blob,
+    old: &Source,
     old_name: &str,
     settings: &Settings,
 ) -> Result<Diff, String> {

@@ -7,9 +7,9 @@
 use crate::wire::doc::Doc;
 use crate::wire::edit::{describe, Verified};
 use crate::wire::js::describe_error;
-use crate::wire::messages::{EditedFile, Payload, Report};
+use crate::wire::messages::{EditedFile, Payload, Report, Source};
 use crate::wire::settings::Settings;
-use crate::worker::kept::{take_companions, BlobReader, Explored};
+use crate::worker::kept::{take_companions, Explored, SourceReader};
 use crate::worker::outbox::report;
 use crate::worker::read_back::{error_messages, payload_file_name};
 use offload::edit::{self, Edit, EditError, Edited, NodePath};
@@ -75,7 +75,7 @@ pub(crate) fn edit(kept: &RefCell<Option<Explored>>, edit: &Edit, settings: &Set
     let file = new_version(edit, &current.tree, &new_tree, edited, blob.clone(), started);
     let name = current.name;
     let companions = take_companions(kept);
-    let mut explored = Explored::new(new_tree, blob, name, *settings, settings.options());
+    let mut explored = Explored::new(new_tree, Source::Blob(blob), name, *settings, settings.options());
     explored.companions = companions;
     *kept.borrow_mut() = Some(explored);
     Report::Edited(Box::new(file))
@@ -151,20 +151,20 @@ pub(crate) fn verify(kept: &RefCell<Option<Explored>>, node: NodePath, settings:
 }
 
 /// The whole file, refused when it is too large to edit in memory, reporting progress.
-fn read_whole(file: &Blob) -> Result<Vec<u8>, String> {
+fn read_whole(file: &Source) -> Result<Vec<u8>, String> {
     read_whole_quietly(file, &|done, size| progress(format!("reading the file ({done} of {size} bytes)")))
 }
 
 /// The whole file, refused when it is too large to hold in memory; `piece` hears
 /// `(bytes read, size)` before each piece.
-pub(crate) fn read_whole_quietly(file: &Blob, piece: &dyn Fn(u64, u64)) -> Result<Vec<u8>, String> {
-    let size = file.size() as u64;
+pub(crate) fn read_whole_quietly(file: &Source, piece: &dyn Fn(u64, u64)) -> Result<Vec<u8>, String> {
+    let size = file.size();
     if size > MAX_EDIT_SIZE {
         return Err(format!(
             "the file is {size} bytes; edits are made in memory, on files of at most {MAX_EDIT_SIZE} bytes (1 GiB): use the offload command-line tool for this one"
         ));
     }
-    let reader = BlobReader::new(file.clone());
+    let reader = SourceReader::new(file.clone());
     let mut out = Vec::with_capacity(size as usize);
     while (out.len() as u64) < size {
         piece(out.len() as u64, size);

@@ -5,6 +5,7 @@
 //! checks that follow).
 
 use crate::wire::download::Refusal;
+use crate::wire::messages::Source;
 use crate::wire::messages::{
     decode, encode, Answer, CompanionBytes, EditJob, EditorJob, FromNested, NestedReport, Report,
 };
@@ -17,7 +18,6 @@ use offload::edit::Edit;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
-use web_sys::Blob;
 
 /// The editor worker's loader (`www/editor_worker.js`, copied next to the explorer's script);
 /// relative to the explorer's own script, so the site works from any sub-path.
@@ -57,7 +57,7 @@ pub(crate) fn start(kept: &Kept, edit: Edit, settings: Settings) {
 }
 
 /// Has the editor compare `old` with the current file, as the page's request `request` asks.
-pub(crate) fn compare(kept: &Kept, request: u32, old: Blob, old_name: String, settings: Settings) {
+pub(crate) fn compare(kept: &Kept, request: u32, old: Source, old_name: String, settings: Settings) {
     let job = current(kept).map(|(file, name, _)| EditorJob::Compare { request, file, name, old, old_name, settings });
     hand_request(kept, request, Asked::Compare, job);
 }
@@ -78,7 +78,7 @@ fn hand_request(kept: &Kept, request: u32, asked: Asked, job: Result<EditorJob, 
 }
 
 /// The current file, its name and the limits it was explored with.
-fn current(kept: &Kept) -> Result<(Blob, String, Settings), String> {
+fn current(kept: &Kept) -> Result<(Source, String, Settings), String> {
     let kept = kept.borrow();
     let k = kept.as_ref().ok_or("the file has not been explored yet")?;
     Ok((k.file.clone(), k.name.clone(), k.settings))
@@ -160,7 +160,7 @@ fn heard(kept: &Kept, message: JsValue) {
         let running = EDITOR.with(|slot| slot.borrow_mut().as_mut().and_then(|e| e.running.take()));
         if let Some((name, settings)) = running {
             let companions = take_companions(kept);
-            keep_quietly(&name, file, companions, &settings, kept);
+            keep_quietly(&name, Source::Blob(file), companions, &settings, kept);
         }
     }
 }

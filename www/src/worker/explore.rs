@@ -3,10 +3,10 @@
 //! document; the tree and the file are kept for what the page asks next.
 
 use crate::wire::doc::{self, DecodedKernels, Doc, FieldInfo, NodeId};
-use crate::wire::messages::{CompanionFile, Loading, Report};
+use crate::wire::messages::{CompanionFile, Loading, Report, Source};
 use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
-use crate::worker::kept::{take_companions, BlobReader, Explored};
+use crate::worker::kept::{take_companions, Explored, SourceReader};
 use crate::worker::outbox::report;
 use object::read::ReadCache;
 use offload::edit::NodePath;
@@ -15,24 +15,23 @@ use offload::explore::{explore_decompressing, explore_hooked, Companion, Hooks, 
 use offload::report::{kernels, runs_on, targets, targets::Target};
 use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
-use web_sys::Blob;
 
 /// Explores `file` here, alone, within the limits of `settings`, with the `companions` it refers
 /// to (name and bytes), and returns the page's document, keeping in `kept` what later requests
 /// need (see [`crate::worker::shares::explore_file`]).
 pub(crate) fn explore_file_alone(
     name: &str,
-    file: Blob,
+    file: Source,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
     kept: &RefCell<Option<Explored>>,
 ) -> Doc {
     let started = js_sys::Date::now();
-    let found = RefCell::new(FoundSoFar::default());
+    let found = RefCell::new(FoundSoFar { remote: matches!(file, Source::Remote(_)), ..FoundSoFar::default() });
     let options = explorer_options(settings, &file);
     let how = Exploring::Observed(&mut |p, m| found.borrow_mut().member(p, m), &mut |b| found.borrow_mut().bundle(b));
     let explored = explore_to_keep(name, file, companions, settings, options, how);
-    let size = explored.file.size() as u64;
+    let size = explored.file.size();
     report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&explored.tree, &explored.file, size, started);
     *kept.borrow_mut() = Some(explored);
@@ -43,7 +42,7 @@ pub(crate) fn explore_file_alone(
 /// new version an edit made (the editor worker sent the page its document).
 pub(crate) fn keep_quietly(
     name: &str,
-    file: Blob,
+    file: Source,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
     kept: &RefCell<Option<Explored>>,
@@ -57,8 +56,8 @@ pub(crate) fn keep_quietly(
 /// The core reads a member a piece at a time as it inflates it; the file is read in blocks of
 /// [`OWNED_BLOCK`] bytes, the pieces served from the last one (a read of the file costs far
 /// more than a copy).
-pub(crate) fn owned_reads(file: &Blob) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
-    let reader = BlobReader::new(file.clone());
+pub(crate) fn owned_reads(file: &Source) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
+    let reader = SourceReader::new(file.clone());
     let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
     move |offset, size| {
         let mut block = block.borrow_mut();
@@ -86,8 +85,8 @@ const OWNED_BLOCK: u64 = 4 << 20;
 /// being asked; the limits on decompressed sizes still hold. Their hashes are checked only when
 /// the settings say to verify every compressed bundle (`check_hashes`): a ROCm framework's
 /// library decompresses to gigabytes, whose MD5 took longer in a worker than decoding them.
-pub(crate) fn explorer_options(settings: &Settings, file: &Blob) -> Options {
-    let head = BlobReader::new(file.clone()).read_at(0, 4096).unwrap_or_default();
+pub(crate) fn explorer_options(settings: &Settings, file: &Source) -> Options {
+    let head = SourceReader::new(file.clone()).read_at(0, 4096).unwrap_or_default();
     let package = offload::format::package::detect(&head).is_some();
     let options = settings.options();
     Options {
@@ -132,6 +131,8 @@ struct FoundSoFar {
     heard: HeardImages,
     progress: Option<Progress>,
     last_report: f64,
+    /// The file is remote: reports say how many bytes were fetched.
+    remote: bool,
 }
 
 impl FoundSoFar {
@@ -162,6 +163,7 @@ impl FoundSoFar {
                 bytes_read: self.progress.map_or(0, |p| p.bytes_done),
                 members: self.progress,
                 found: Some(runs_on::summarize_found(&self.images)),
+                fetched: self.remote.then(crate::worker::remote::fetched),
             }));
         }
     }
@@ -195,13 +197,13 @@ impl HeardImages {
 /// bundle `how` names (if any) decompressed as the user asked: what is kept of it.
 pub(crate) fn explore_to_keep(
     name: &str,
-    file: Blob,
+    file: Source,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
     options: Options,
     how: Exploring<'_>,
 ) -> Explored {
-    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let cache = ReadCache::new(SourceReader::new(file.clone()));
     let joined = Companion::all(&companions);
     let decompressed = how.decompressed();
     let read = owned_reads(&file);
@@ -239,7 +241,7 @@ pub(crate) fn read_companions(companions: &[CompanionFile]) -> Result<Vec<(Strin
                     c.name
                 ));
             }
-            read_whole_quietly(&c.file, &quiet)
+            read_whole_quietly(&Source::Blob(c.file.clone()), &quiet)
                 .map(|bytes| (c.name.clone(), bytes))
                 .map_err(|e| format!("{}: {e}", c.name))
         })
@@ -262,7 +264,7 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
         let message = "expected a compressed bundle at or above the selected node; found none".to_string();
         return Report::EditFailed { message, payload: None };
     };
-    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let cache = ReadCache::new(SourceReader::new(file.clone()));
     let mut last_report = 0.0;
     let mut progress = |done: u64, total: u64| {
         // A message per chunk would flood the page: about ten a second is smooth enough.
@@ -275,7 +277,7 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
     let companions = take_companions(kept);
     let options = explorer_options(&settings, &file);
     let tree = explore_decompressing(&cache, &name, &options, &Companion::all(&companions), span, &mut progress);
-    let doc = document(&tree, &file, file.size() as u64, started);
+    let doc = document(&tree, &file, file.size(), started);
     let mut explored = Explored::new(tree, file, name, settings, options);
     explored.companions = companions;
     explored.decompressed = Some(span);
@@ -293,7 +295,7 @@ pub(crate) fn decode_kernels(kept: &RefCell<Option<Explored>>) -> Result<Decoded
         let k = kept.as_ref().ok_or("the file has not been explored yet")?;
         (k.file.clone(), k.name.clone(), k.settings, k.companions.clone())
     };
-    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let cache = ReadCache::new(SourceReader::new(file.clone()));
     let options =
         Options { verify_all: true, keep_bytes: false, check_hashes: settings.verify_all, ..settings.options() };
     // Not the options it was kept with: nothing of this exploration is kept.
@@ -324,7 +326,7 @@ fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
 }
 
 /// Turns a new tree into the page's document, timed from `started`.
-pub(crate) fn document(tree: &Tree, file: &Blob, size: u64, started: f64) -> Doc {
+pub(crate) fn document(tree: &Tree, file: &Source, size: u64, started: f64) -> Doc {
     let blocks = FieldBlocks::new(file, size);
     let mut doc = Doc::from_tree_lean(tree, &|span| raw_bytes(tree, &blocks, span));
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
@@ -347,7 +349,7 @@ fn raw_bytes(tree: &Tree, blocks: &FieldBlocks, span: Span) -> Option<Vec<u8>> {
 pub(crate) fn node_fields(kept: &RefCell<Option<Explored>>, node: NodeId) -> Result<Vec<FieldInfo>, String> {
     let kept = kept.borrow();
     let kept = kept.as_ref().ok_or("the file has not been explored")?;
-    let blocks = FieldBlocks::new(&kept.file, kept.file.size() as u64);
+    let blocks = FieldBlocks::new(&kept.file, kept.file.size());
     doc::node_fields(&kept.tree, node, &|span| raw_bytes(&kept.tree, &blocks, span))
         .ok_or_else(|| format!("the explored file has no node {node}"))
 }
@@ -360,7 +362,7 @@ pub(crate) fn node_fields(kept: &RefCell<Option<Explored>>, node: NodeId) -> Res
 /// block alone was read again for every member (a 1,000-member wheel read 2 GiB). Read past
 /// the exploration's cache, which would keep every block.
 struct FieldBlocks {
-    reader: BlobReader,
+    reader: SourceReader,
     size: u64,
     /// The blocks held, most recently read last: offset and bytes.
     held: RefCell<Vec<(u64, Vec<u8>)>>,
@@ -370,8 +372,8 @@ impl FieldBlocks {
     const BLOCK: u64 = 1 << 20;
     const HELD: usize = 4;
 
-    fn new(file: &Blob, size: u64) -> FieldBlocks {
-        FieldBlocks { reader: BlobReader::new(file.clone()), size, held: RefCell::new(Vec::new()) }
+    fn new(file: &Source, size: u64) -> FieldBlocks {
+        FieldBlocks { reader: SourceReader::new(file.clone()), size, held: RefCell::new(Vec::new()) }
     }
 
     fn read(&self, span: Span) -> Option<Vec<u8>> {

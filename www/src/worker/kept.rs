@@ -1,17 +1,19 @@
-//! What the worker keeps of the file it explored, and the reads from it: the file's `Blob`,
-//! read by slices through `FileReaderSync` (which a worker may block on), and the explored
-//! tree, which holds the bytes of decompressed spaces that only the worker has.
+//! What the worker keeps of the file it explored, and the reads from it: the file (a `Blob`,
+//! read by slices through `FileReaderSync`, which a worker may block on, or a file on another
+//! site, read by range requests: `worker::remote`), and the explored tree, which holds the bytes
+//! of decompressed spaces that only the worker has.
 
 use crate::wire::js::describe_error;
-use crate::wire::messages::{Loading, Report};
+use crate::wire::messages::{Loading, Report, Source};
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
+use crate::worker::remote;
 use object::read::ReadCache;
 use object::read::ReadCacheOps;
 use offload::explore::{member_spaces_again, Companion, Options, Recovered};
 use offload::tree::{Node, Span, Tree};
 use std::cell::RefCell;
-use web_sys::{Blob, FileReaderSync};
+use web_sys::FileReaderSync;
 
 /// Largest single read from the file: big reads are split so that progress can be reported.
 const READ_CHUNK: u64 = 16 << 20;
@@ -22,7 +24,7 @@ const PROGRESS_STEP: u64 = 4 << 20;
 /// the file, to answer byte requests, edits and downloads.
 pub(crate) struct Explored {
     pub(crate) tree: Tree,
-    pub(crate) file: Blob,
+    pub(crate) file: Source,
     /// The file's name.
     pub(crate) name: String,
     /// The limits it was explored with: an edit made with other settings explores it again,
@@ -47,7 +49,7 @@ pub(crate) fn take_companions(kept: &RefCell<Option<Explored>>) -> Vec<(String, 
 
 impl Explored {
     /// What was explored, with these options, to keep.
-    pub(crate) fn new(tree: Tree, file: Blob, name: String, settings: Settings, options: Options) -> Explored {
+    pub(crate) fn new(tree: Tree, file: Source, name: String, settings: Settings, options: Options) -> Explored {
         Explored {
             tree,
             file,
@@ -75,7 +77,7 @@ impl Explored {
         if self.found_again.borrow().as_ref().and_then(held).is_none() {
             // The member held before is let go first: one member's bytes at a time.
             *self.found_again.borrow_mut() = None;
-            let cache = ReadCache::new(BlobReader::new(self.file.clone()));
+            let cache = ReadCache::new(SourceReader::new(self.file.clone()));
             let companions = Companion::all(&self.companions);
             let found = member_spaces_again(&cache, &self.tree, space, &self.options, &companions, self.decompressed)?;
             *self.found_again.borrow_mut() = Some(found);
@@ -88,7 +90,7 @@ impl Explored {
     /// partly decompressed: what the hex view shows.
     pub(crate) fn read(&self, space: u32, offset: u64, len: u32) -> Result<Vec<u8>, String> {
         if space == 0 {
-            return BlobReader::new(self.file.clone()).read_at(offset, len as u64);
+            return SourceReader::new(self.file.clone()).read_at(offset, len as u64);
         }
         let part = |data: &[u8]| {
             let start = offset.min(data.len() as u64) as usize;
@@ -102,7 +104,7 @@ impl Explored {
     /// holds.
     pub(crate) fn span_bytes(&self, span: Span) -> Result<Vec<u8>, String> {
         if span.space == 0 {
-            let bytes = BlobReader::new(self.file.clone()).read_at(span.offset, span.size)?;
+            let bytes = SourceReader::new(self.file.clone()).read_at(span.offset, span.size)?;
             if bytes.len() as u64 != span.size {
                 let (size, offset, read) = (span.size, span.offset, bytes.len());
                 return Err(format!("expected {size} bytes at offset {offset} of the file, read {read}"));
@@ -123,22 +125,22 @@ impl Explored {
     /// spaces.
     pub(crate) fn node_bytes(&self, node: &Node) -> Result<Vec<u8>, String> {
         if node.span.space == 0 {
-            return BlobReader::new(self.file.clone()).read_at(node.span.offset, node.span.size);
+            return SourceReader::new(self.file.clone()).read_at(node.span.offset, node.span.size);
         }
         let not_at_hand = || format!("the bytes of '{}' are not at hand", node.label);
         self.span_bytes(node.span).map_err(|_| not_at_hand())
     }
 }
 
-/// A file read on demand through `FileReaderSync`, for `object::ReadCache`; reports how much
-/// was read as it goes.
+/// A file read on demand, for `object::ReadCache`: a `Blob` through `FileReaderSync`, a remote
+/// file through `worker::remote`'s block cache; reports how much was read as it goes.
 ///
 /// Small reads are served from a block of [`BLOCK`] bytes read at once: each `FileReaderSync`
 /// read costs far more than the bytes it brings (a slice, a reader, a buffer, a copy into the
 /// module), and a package's listing reads one small local header per member, one after the
 /// other: a wheel of 13,000 members made 13,000 reads, 30 s in all.
-pub(crate) struct BlobReader {
-    blob: Blob,
+pub(crate) struct SourceReader {
+    source: Source,
     pos: u64,
     read_so_far: u64,
     reported: u64,
@@ -146,14 +148,14 @@ pub(crate) struct BlobReader {
     block: (u64, Vec<u8>),
 }
 
-/// Reads of at most this many bytes are served from a block ([`BlobReader`]).
+/// Reads of at most this many bytes are served from a block ([`SourceReader`]).
 const SMALL_READ: usize = 64 << 10;
 /// How many bytes a block holds.
 const BLOCK: u64 = 1 << 20;
 
-impl BlobReader {
-    pub(crate) fn new(blob: Blob) -> BlobReader {
-        BlobReader { blob, pos: 0, read_so_far: 0, reported: 0, block: (0, Vec::new()) }
+impl SourceReader {
+    pub(crate) fn new(source: Source) -> SourceReader {
+        SourceReader { source, pos: 0, read_so_far: 0, reported: 0, block: (0, Vec::new()) }
     }
 
     /// The bytes `pos..pos + len` from the current block, reading a new one from `pos` when
@@ -174,37 +176,28 @@ impl BlobReader {
         self.read_so_far += n;
         if self.read_so_far - self.reported >= PROGRESS_STEP {
             self.reported = self.read_so_far;
-            report(Report::Progress(Loading::at("reading and decompressing", self.read_so_far)));
+            let fetched = matches!(self.source, Source::Remote(_)).then(remote::fetched);
+            report(Report::Progress(Loading { fetched, ..Loading::at("reading and decompressing", self.read_so_far) }));
         }
     }
 
     /// Up to `len` bytes from `offset` (fewer at the end of the file).
     pub(crate) fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
-        Ok(self.read_array(offset, len)?.to_vec())
-    }
-
-    /// Up to `buf.len()` bytes from `offset` into `buf`, copied there straight from the
-    /// browser's buffer (no vector between: a library's sections are hundreds of MiB); how many.
-    fn read_into(&self, offset: u64, buf: &mut [u8]) -> Result<usize, String> {
-        let array = self.read_array(offset, buf.len() as u64)?;
-        let n = (array.length() as usize).min(buf.len());
-        array.subarray(0, n as u32).copy_to(&mut buf[..n]);
-        Ok(n)
-    }
-
-    /// Up to `len` bytes from `offset` (fewer at the end of the file), in the browser's memory.
-    fn read_array(&self, offset: u64, len: u64) -> Result<js_sys::Uint8Array, String> {
-        let end = offset.saturating_add(len).min(self.blob.size() as u64);
-        let slice = self.blob.slice_with_f64_and_f64(offset as f64, end as f64).map_err(describe_error)?;
+        let blob = match &self.source {
+            Source::Blob(blob) => blob,
+            Source::Remote(file) => return remote::read_at(file, offset, len),
+        };
+        let end = offset.saturating_add(len).min(blob.size() as u64);
+        let slice = blob.slice_with_f64_and_f64(offset as f64, end as f64).map_err(describe_error)?;
         let reader = FileReaderSync::new().map_err(describe_error)?;
         let buffer = reader.read_as_array_buffer(&slice).map_err(describe_error)?;
-        Ok(js_sys::Uint8Array::new(&buffer))
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
 }
 
-impl ReadCacheOps for BlobReader {
+impl ReadCacheOps for SourceReader {
     fn len(&mut self) -> Result<u64, ()> {
-        Ok(self.blob.size() as u64)
+        Ok(self.source.size())
     }
 
     fn seek(&mut self, pos: u64) -> Result<u64, ()> {
@@ -220,11 +213,12 @@ impl ReadCacheOps for BlobReader {
             self.pos += n as u64;
             return Ok(n);
         }
-        let want = (buf.len() as u64).min(READ_CHUNK) as usize;
-        let n = self.read_into(self.pos, &mut buf[..want]).map_err(|_| ())?;
-        self.pos += n as u64;
-        self.count(n as u64);
-        Ok(n)
+        let want = (buf.len() as u64).min(READ_CHUNK);
+        let bytes = self.read_at(self.pos, want).map_err(|_| ())?;
+        buf[..bytes.len()].copy_from_slice(&bytes);
+        self.pos += bytes.len() as u64;
+        self.count(bytes.len() as u64);
+        Ok(bytes.len())
     }
 
     fn read_exact(&mut self, mut buf: &mut [u8]) -> Result<(), ()> {

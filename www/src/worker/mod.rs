@@ -31,10 +31,12 @@ mod outbox;
 #[cfg(target_arch = "wasm32")]
 mod prepare;
 #[cfg(target_arch = "wasm32")]
+mod remote;
+#[cfg(target_arch = "wasm32")]
 mod shares;
 
 #[cfg(target_arch = "wasm32")]
-use crate::wire::messages::{decode, Answer, FromWorker, Job, Report, ToWorker};
+use crate::wire::messages::{decode, Answer, FromShare, FromWorker, Job, Loading, Report, ToWorker};
 #[cfg(target_arch = "wasm32")]
 use kept::Explored;
 #[cfg(target_arch = "wasm32")]
@@ -57,11 +59,17 @@ pub fn run() {
 #[cfg(target_arch = "wasm32")]
 fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue) {
     match decode::<ToWorker>(message) {
-        Ok(ToWorker::Explore { name, file, companions, settings }) => match explore::read_companions(&companions) {
-            Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
-            Err(message) => report(Report::Failed { message }),
-        },
-        Ok(ToWorker::ExploreShare { file, settings, share }) => shares::explore_share(file, &settings, &share),
+        Ok(ToWorker::Explore { name, file, companions, settings }) => {
+            remote::set_on_fetch(|fetched| report(Report::Progress(Loading::fetched(shares::fetched_total(fetched)))));
+            match explore::read_companions(&companions) {
+                Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
+                Err(message) => report(Report::Failed { message }),
+            }
+        }
+        Ok(ToWorker::ExploreShare { file, settings, share }) => {
+            remote::set_on_fetch(|fetched| outbox::post(&FromWorker::Share(FromShare::Fetched(fetched))));
+            shares::explore_share(file, &settings, &share)
+        }
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept
                 .borrow()

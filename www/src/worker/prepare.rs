@@ -3,10 +3,10 @@
 //! result again before the page may save it ([`check_read_back`]).
 
 use crate::wire::download::{Refusal, TarItem};
-use crate::wire::messages::{Answer, Job};
+use crate::wire::messages::{Answer, Job, Source};
 use crate::wire::settings::Settings;
 use crate::worker::device_archive::device_archive;
-use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::kept::{Explored, SourceReader};
 use crate::worker::outbox::answer;
 use crate::worker::read_back::check_read_back;
 use object::read::ReadCache;
@@ -16,7 +16,6 @@ use offload::format::package::tar::{self, TarWriter};
 use offload::tree::Tree;
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
-use web_sys::Blob;
 
 /// Prepares one download and answers the page's request.
 pub(crate) fn run(request: u32, job: Job, kept: &RefCell<Option<Explored>>) {
@@ -36,7 +35,7 @@ fn prepare(request: u32, job: Job, explored: &Explored) -> Result<JsValue, Refus
         Job::Check { blob, name, source_errors } => {
             // Read through a cache, as exploring the file itself does: only what the explorer
             // needs is read, however large the blob.
-            let cache = ReadCache::new(BlobReader::new(blob));
+            let cache = ReadCache::new(SourceReader::new(Source::Blob(blob)));
             let tree = explore(&cache, &name, &options);
             refuse_new_errors(&name, &tree, source_errors)?;
             Ok(JsValue::UNDEFINED)
@@ -55,9 +54,9 @@ fn prepare(request: u32, job: Job, explored: &Explored) -> Result<JsValue, Refus
 /// The device-specific archive of `target` made from `file` (an archive), explored again
 /// within `settings` and refused if it reads back with errors. The editor worker builds it:
 /// the archive writer is not loaded to explore.
-pub(crate) fn device_archive_download(file: &Blob, target: &str, settings: &Settings) -> Result<JsValue, Refusal> {
+pub(crate) fn device_archive_download(file: &Source, target: &str, settings: &Settings) -> Result<JsValue, Refusal> {
     let options = settings.options();
-    let input = BlobReader::new(file.clone()).read_at(0, file.size() as u64)?;
+    let input = SourceReader::new(file.clone()).read_at(0, file.size())?;
     let bytes = device_archive(&input, target, options.max_decompressed)?;
     refuse_new_errors(target, &explore(&bytes[..], target, &options), 0)?;
     Ok(js_bytes(&bytes))

@@ -9,12 +9,13 @@
 //!
 //! A share worker that fails or stops leaves the file to be explored here, alone, as before.
 
-use crate::wire::messages::{decode, encode, FromShare, FromWorker, Loading, Report, ToWorker};
+use crate::wire::messages::{decode, encode, FromShare, FromWorker, Loading, Report, Source, ToWorker};
 use crate::wire::settings::Settings;
 use crate::worker::explore::{document, explore_file_alone, explorer_options, owned_reads, HeardImages};
-use crate::worker::kept::{BlobReader, Explored};
+use crate::worker::kept::{Explored, SourceReader};
 use crate::worker::nested::Nested;
 use crate::worker::outbox::{post, report};
+use crate::worker::remote;
 use object::read::ReadCache;
 use offload::explore::shares::{self, Plan, Share, ShareMember};
 use offload::explore::{Hooks, Options, Progress};
@@ -25,7 +26,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
-use web_sys::{Blob, WorkerOptions, WorkerType};
+use web_sys::{WorkerOptions, WorkerType};
 
 type Kept = Rc<RefCell<Option<Explored>>>;
 
@@ -40,7 +41,7 @@ const REPORT_EVERY_MS: f64 = 250.0;
 /// The package being explored on share workers.
 struct Exploring {
     name: String,
-    file: Blob,
+    file: Source,
     settings: Settings,
     options: Options,
     plan: Plan,
@@ -48,6 +49,8 @@ struct Exploring {
     shares: Vec<Option<Share>>,
     progress: Vec<Progress>,
     found: Vec<(Target, Option<String>)>,
+    /// Bytes each share worker fetched, for a remote file.
+    fetched: Vec<u64>,
     started: f64,
     last_report: f64,
 }
@@ -61,7 +64,7 @@ thread_local! {
 /// package on share workers, one per core, anything else here, alone.
 pub(crate) fn explore_file(
     name: &str,
-    file: Blob,
+    file: Source,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
     kept: &Kept,
@@ -85,16 +88,17 @@ fn worker_count() -> usize {
 /// Starts exploring `file` on share workers when it is a package whose members can be shared
 /// (see [`shares::plan`]); `false` when it must be explored alone. Any exploration under way on
 /// share workers is stopped first.
-pub(crate) fn start(name: &str, file: &Blob, settings: &Settings, kept: &Kept, started: f64) -> bool {
+pub(crate) fn start(name: &str, file: &Source, settings: &Settings, kept: &Kept, started: f64) -> bool {
     stop();
     let options = explorer_options(settings, file);
-    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let cache = ReadCache::new(SourceReader::new(file.clone()));
     let Some(mut plan) = shares::plan(&cache, &options, worker_count()) else { return false };
     report(Report::Progress(Loading {
         stage: "reading and decompressing".into(),
         bytes_read: 0,
         members: Some(Progress { members_done: 0, members: plan.members, bytes_done: 0, bytes: plan.bytes }),
         found: None,
+        fetched: remote_fetched(file),
     }));
     let mut workers = Vec::with_capacity(plan.shares.len());
     for (index, share) in std::mem::take(&mut plan.shares).into_iter().enumerate() {
@@ -124,6 +128,7 @@ pub(crate) fn start(name: &str, file: &Blob, settings: &Settings, kept: &Kept, s
         shares: vec![None; count],
         progress: vec![Progress::default(); count],
         found: Vec::new(),
+        fetched: vec![0; count],
         started,
         last_report: 0.0,
     };
@@ -161,6 +166,9 @@ fn heard(index: usize, message: JsValue, kept: &Kept) {
         }
         Ok(FromWorker::Share(FromShare::Progress { progress, found })) => {
             with_exploring(|e| e.heard(index, progress, found));
+        }
+        Ok(FromWorker::Share(FromShare::Fetched(fetched))) => {
+            with_exploring(|e| e.heard_fetched(index, fetched));
         }
         Ok(FromWorker::Share(FromShare::Explored(share))) => {
             let done = with_exploring(|e| {
@@ -200,6 +208,18 @@ impl Exploring {
         }
     }
 
+    /// Share worker `index` has fetched `fetched` bytes of the remote file.
+    fn heard_fetched(&mut self, index: usize, fetched: u64) {
+        if let Some(f) = self.fetched.get_mut(index) {
+            *f = fetched;
+        }
+        let now = js_sys::Date::now();
+        if now - self.last_report >= REPORT_EVERY_MS {
+            self.last_report = now;
+            report(Report::Progress(self.loading()));
+        }
+    }
+
     /// The shares' progress added up, over the whole package.
     fn loading(&self) -> Loading {
         let done = |f: fn(&Progress) -> u64| self.progress.iter().map(f).sum::<u64>();
@@ -214,8 +234,20 @@ impl Exploring {
             bytes_read: members.bytes_done,
             members: Some(members),
             found: Some(runs_on::summarize_found(&self.found)),
+            fetched: remote_fetched(&self.file).map(|own| own + self.fetched.iter().sum::<u64>()),
         }
     }
+}
+
+/// For a remote file, the bytes this worker fetched of it.
+fn remote_fetched(file: &Source) -> Option<u64> {
+    matches!(file, Source::Remote(_)).then(remote::fetched)
+}
+
+/// The bytes fetched by every worker exploring the file: `own`, this worker's, and its share
+/// workers' while they run.
+pub(crate) fn fetched_total(own: u64) -> u64 {
+    own + with_exploring(|e| e.fetched.iter().sum::<u64>()).unwrap_or(0)
 }
 
 /// Every share is in: the tree they make together becomes the kept file, and the page gets
@@ -225,12 +257,12 @@ fn finish(kept: &Kept) {
     exploring.workers.iter().for_each(Nested::terminate);
     report(Report::Progress(Loading { stage: "putting the members together".into(), ..exploring.loading() }));
     let shares: Vec<Share> = exploring.shares.into_iter().flatten().collect();
-    let cache = ReadCache::new(BlobReader::new(exploring.file.clone()));
+    let cache = ReadCache::new(SourceReader::new(exploring.file.clone()));
     let read = owned_reads(&exploring.file);
     let hooks = Hooks { read_owned: Some(&read), ..Hooks::default() };
     let (name, options) = (&exploring.name, &exploring.options);
     let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
-    let size = exploring.file.size() as u64;
+    let size = exploring.file.size();
     report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&tree, &exploring.file, size, exploring.started);
     *kept.borrow_mut() =
@@ -249,9 +281,9 @@ fn failed(index: usize, why: &str, kept: &Kept) {
 
 /// In a share worker: explores the members `share` of `file` and tells the explorer that
 /// started it how far it has got and, at the end, what it found.
-pub(crate) fn explore_share(file: Blob, settings: &Settings, share: &[ShareMember]) {
+pub(crate) fn explore_share(file: Source, settings: &Settings, share: &[ShareMember]) {
     let options = explorer_options(settings, &file);
-    let cache = ReadCache::new(BlobReader::new(file.clone()));
+    let cache = ReadCache::new(SourceReader::new(file.clone()));
     let read = owned_reads(&file);
     let since = RefCell::new(FoundSince::default());
     let mut observer = |p: &Progress, member: &Node| since.borrow_mut().member(p, member);

@@ -19,6 +19,7 @@ use super::views::tree_view::TREE_ID;
 use super::welcome::Welcome;
 use crate::page::downloads::save::{self as download, Downloader, Source};
 use crate::page::opening;
+use crate::page::pypi;
 use crate::page::remote::{self, FetchProblem, RemoteState};
 use crate::page::session::{now_ms, Session};
 use crate::page::settings;
@@ -29,12 +30,13 @@ use crate::page::state::{
     KernelsDecoding, Tab, TabId, View,
 };
 use crate::wire::messages::CompanionFile;
+use crate::wire::remote::WholeWhy;
 use crate::wire::settings::Settings;
 use gloo_events::{EventListener, EventListenerOptions};
 use offload::edit::NodePath;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Blob, DragEvent, FileList, HtmlElement, HtmlInputElement, KeyboardEvent};
 use yew::prelude::*;
@@ -98,7 +100,7 @@ pub fn App() -> Html {
         })
     };
 
-    let (on_remote_open, on_remote_close) =
+    let (on_remote_open, on_remote_close, on_remote_submit, on_remote_pick) =
         use_remote_prompt(state.remote.clone(), session.clone(), dispatch.clone(), settings_now.clone());
 
     use_share_links(session.clone(), dispatch.clone(), settings_now.clone());
@@ -156,7 +158,8 @@ pub fn App() -> Html {
             <SettingsDialog open={state.settings_open} settings={state.settings}
                 active={state.active_tab().map(|t| (t.id, t.name.clone()))}
                 on_action={dispatch.clone()} on_save={on_save_settings} />
-            <RemotePrompt state={state.remote.clone()} on_open={on_remote_open} on_close={on_remote_close} />
+            <RemotePrompt state={state.remote.clone()} on_open={on_remote_open} on_close={on_remote_close}
+                on_submit={on_remote_submit} on_pick={on_remote_pick} />
         </div>
         </ContextProvider<Downloader>>
     }
@@ -213,30 +216,68 @@ fn share_target(tab: &Tab, session: &Session) -> Option<ShareTarget> {
     })
 }
 
-/// The `#url=` prompt's Open and Cancel: Open fetches the file the prompt asks about, Cancel
-/// aborts a fetch under way and closes the prompt.
+/// The remote dialog's answers: Open fetches the file the prompt asks about (an address, or
+/// the wheel a `#pypi=` link chose), Cancel aborts what is under way and closes the prompt, an
+/// address typed in "Open URL…" is opened (and put in the page's link), another wheel picked
+/// replaces the chosen one.
 #[hook]
 fn use_remote_prompt(
     asked: Option<RemoteState>,
     session: Rc<RefCell<Session>>,
     dispatch: Callback<Action>,
     settings_now: Rc<RefCell<Settings>>,
-) -> (Callback<()>, Callback<()>) {
+) -> (Callback<()>, Callback<()>, Callback<String>, Callback<usize>) {
     // The `#url=` download under way, which Cancel aborts.
     let remote_fetch = use_mut_ref(|| None::<AbortController>);
+    let fetch = {
+        let (dispatch, remote_fetch, session) = (dispatch.clone(), remote_fetch.clone(), session.clone());
+        move |address: String, selection: NodePath| {
+            let settings = *settings_now.borrow();
+            fetch_remote_file(address, selection, settings, session.clone(), dispatch.clone(), remote_fetch.clone());
+        }
+    };
     let on_open = {
-        let (dispatch, remote_fetch) = (dispatch.clone(), remote_fetch.clone());
-        Callback::from(move |()| {
-            if let Some(RemoteState::Asking { address, selection }) = asked.clone() {
-                let settings = *settings_now.borrow();
-                fetch_remote_file(
-                    address,
-                    selection,
-                    settings,
-                    session.clone(),
-                    dispatch.clone(),
-                    remote_fetch.clone(),
-                );
+        let (fetch, asked, dispatch) = (fetch.clone(), asked.clone(), dispatch.clone());
+        Callback::from(move |()| match asked.clone() {
+            Some(RemoteState::Asking { address, selection }) => fetch(address, selection),
+            Some(RemoteState::AskingIndex { link }) => resolve_pypi(link, dispatch.clone()),
+            Some(RemoteState::Choosing { choice, selection, .. }) => {
+                if let Some(wheel) = choice.wheels.get(choice.chosen) {
+                    fetch(wheel.url.clone(), selection)
+                }
+            }
+            _ => {}
+        })
+    };
+    let on_submit = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |typed: String| {
+            let typed = typed.trim().to_string();
+            match remote::resolve_address(&typed) {
+                Ok(url) => {
+                    // The page's link names the file, so that it can be shared; pushed, not
+                    // assigned, so that no hashchange opens it a second time.
+                    let hash = share::remote_fragment(&url.href(), &[]);
+                    if let Ok(history) = gloo_utils::window().history() {
+                        let _ = history.push_state_with_url(&JsValue::NULL, "", Some(&format!("#{hash}")));
+                    }
+                    fetch(url.href(), Vec::new());
+                }
+                Err(problem) => dispatch
+                    .emit(Action::Remote(Some(RemoteState::Entering { address: typed, problem: Some(problem) }))),
+            }
+        })
+    };
+    let on_pick = {
+        let (dispatch, asked) = (dispatch.clone(), asked.clone());
+        Callback::from(move |index: usize| {
+            if let Some(RemoteState::Choosing { package, mut choice, selection }) = asked.clone() {
+                if index != choice.chosen && index < choice.wheels.len() {
+                    let first = choice.wheels[choice.chosen].filename.clone();
+                    choice.why = format!("picked by you (the link's choice was {first}: {})", choice.why);
+                    choice.chosen = index;
+                }
+                dispatch.emit(Action::Remote(Some(RemoteState::Choosing { package, choice, selection })));
             }
         })
     };
@@ -244,9 +285,34 @@ fn use_remote_prompt(
         if let Some(controller) = remote_fetch.borrow_mut().take() {
             controller.abort();
         }
+        PYPI_GENERATION.with(|g| g.set(g.get().wrapping_add(1)));
         dispatch.emit(Action::Remote(None));
     });
-    (on_open, on_close)
+    (on_open, on_close, on_submit, on_pick)
+}
+
+thread_local! {
+    /// Counts the remote dialogs closed: a package index read that ends after its dialog was
+    /// closed opens nothing.
+    static PYPI_GENERATION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Resolves a `#pypi=` link to one of its release's wheels and shows the choice.
+fn resolve_pypi(link: pypi::PypiLink, dispatch: Callback<Action>) {
+    let package = link.requirement();
+    let generation = PYPI_GENERATION.with(|g| g.get());
+    dispatch.emit(Action::Remote(Some(RemoteState::Resolving { package: package.clone() })));
+    wasm_bindgen_futures::spawn_local(async move {
+        let chosen = pypi::release_files(&link).await.and_then(|files| pypi::choose(&link, &files));
+        if PYPI_GENERATION.with(|g| g.get()) != generation {
+            return;
+        }
+        let state = match chosen {
+            Ok(choice) => RemoteState::Choosing { package: link.name.clone(), choice, selection: Vec::new() },
+            Err(message) => RemoteState::Failed { address: Some(package), message },
+        };
+        dispatch.emit(Action::Remote(Some(state)));
+    });
 }
 
 /// Does what a component asks of the files; `tab` looks a tab up as it is now (requests about
@@ -261,6 +327,9 @@ fn file_request(
     let version = |id| tab(id).map_or(0, |t| t.current);
     match request {
         FileRequest::PickFile => click_file_input(),
+        FileRequest::OpenAddress => {
+            dispatch.emit(Action::Remote(Some(RemoteState::Entering { address: String::new(), problem: None })))
+        }
         FileRequest::OpenSample(file) => open_sample(file, settings, session.clone(), dispatch.clone()),
         FileRequest::Cancel(id) => session.borrow_mut().cancel(id, dispatch),
         FileRequest::Restart(id) => session.borrow_mut().restart(id, settings, version(id), dispatch),
@@ -337,7 +406,7 @@ fn fit(id: TabId, gpu: String, worker: Option<Rc<crate::page::client::ExplorerWo
 /// comparison's progress and result go to the reducer.
 fn compare(
     id: TabId,
-    old: Option<(web_sys::Blob, String)>,
+    old: Option<(crate::wire::messages::Source, String)>,
     worker: Option<Rc<crate::page::client::ExplorerWorker>>,
     settings: Settings,
     dispatch: Callback<Action>,
@@ -411,6 +480,12 @@ fn open_link(fragment: &str, settings: Settings, session: &Rc<RefCell<Session>>,
     let failed = |address: Option<String>, message: String| {
         dispatch.emit(Action::Remote(Some(RemoteState::Failed { address, message })))
     };
+    if let Some(link) = pypi::parse_link(fragment) {
+        return match link {
+            Ok(link) => dispatch.emit(Action::Remote(Some(RemoteState::AskingIndex { link }))),
+            Err(message) => failed(None, message),
+        };
+    }
     match share::parse_fragment(fragment) {
         Ok(None) => {}
         Err(e) => failed(None, e.to_string()),
@@ -454,32 +529,44 @@ fn fetch_remote_file(
         Err(e) => return dispatch.emit(failed(&address, format!("the download could not be started: {e:?}"))),
     };
     *download.borrow_mut() = Some(controller.clone());
-    dispatch.emit(Action::Remote(Some(RemoteState::Fetching { address: address.clone(), bytes_read: 0, total: None })));
+    dispatch.emit(Action::Remote(Some(RemoteState::Fetching {
+        address: address.clone(),
+        bytes_read: 0,
+        total: None,
+        note: None,
+    })));
     let at = now_ms();
     wasm_bindgen_futures::spawn_local(async move {
         let signal = controller.signal();
         // A piece read just before Cancel must not bring the closed dialog back.
         let progress = {
             let (dispatch, address, signal) = (dispatch.clone(), address.clone(), signal.clone());
-            move |bytes_read, total| {
+            move |bytes_read, total, whole: Option<WholeWhy>| {
                 if !signal.aborted() {
                     dispatch.emit(Action::Remote(Some(RemoteState::Fetching {
                         address: address.clone(),
                         bytes_read,
                         total,
+                        note: whole.map(|why| why.text().to_string()),
                     })));
                 }
             }
         };
-        let result = remote::fetch_file(&url, &signal, progress).await;
+        let result = remote::open_remote(&url, &signal, progress).await;
         if signal.aborted() {
             return;
         }
         download.borrow_mut().take();
+        let name = remote::file_name_for(&url.pathname(), &url.hostname());
         match result {
-            Ok(blob) => {
+            Ok(remote::Opened::Ranges(file)) => {
                 dispatch.emit(Action::Remote(None));
-                let name = remote::file_name_for(&url.pathname(), &url.hostname());
+                let id = session.borrow_mut().open_remote(file, name, at, settings, &dispatch);
+                session.borrow_mut().set_address(id, address);
+                dispatch.emit(Action::SelectPath { id, path: selection });
+            }
+            Ok(remote::Opened::Whole(blob, _)) => {
+                dispatch.emit(Action::Remote(None));
                 let id = session.borrow_mut().open(blob, name, at, settings, &dispatch);
                 session.borrow_mut().set_address(id, address);
                 dispatch.emit(Action::SelectPath { id, path: selection });
@@ -648,6 +735,7 @@ fn use_shortcuts(
                 e.prevent_default();
                 match command {
                     Command::OpenFile => on_file.emit(FileRequest::PickFile),
+                    Command::OpenAddress => on_file.emit(FileRequest::OpenAddress),
                     Command::OpenSample => open_samples_menu(),
                     Command::NextTab => dispatch.emit(Action::NextTab),
                     Command::PrevTab => dispatch.emit(Action::PrevTab),

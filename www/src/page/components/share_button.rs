@@ -5,6 +5,7 @@
 
 use crate::page::share::{self, LinkEncoder, TooBig};
 use crate::page::state::TabId;
+use crate::wire::messages::Source as FileSource;
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use offload::edit::NodePath;
 use std::time::Duration;
@@ -27,7 +28,7 @@ const COPIED_SHOWN: Duration = Duration::from_secs(5);
 pub struct ShareTarget {
     pub id: TabId,
     pub name: String,
-    pub file: Blob,
+    pub file: FileSource,
     pub selection: NodePath,
     pub address: Option<String>,
 }
@@ -212,7 +213,22 @@ impl PendingCopy {
 /// Makes the tab's link (`copied` is false: nothing is copied yet).
 async fn make_link(target: &ShareTarget) -> Shown {
     let page = gloo_utils::document().base_uri().ok().flatten().unwrap_or_default();
-    let (fragment, note) = match encode(&target.file).await {
+    let blob = match (&target.file, &target.address) {
+        (FileSource::Blob(blob), _) => blob,
+        // A file read by ranges from another site: the link points at it, never carries it.
+        (FileSource::Remote(_), Some(address)) => {
+            return Shown::Link {
+                link: share::link(&page, &share::remote_fragment(address, &target.selection)),
+                copied: false,
+                note: None,
+            }
+        }
+        (FileSource::Remote(remote), None) => {
+            let link = share::link(&page, &share::remote_fragment(&remote.url, &target.selection));
+            return Shown::Link { link, copied: false, note: None };
+        }
+    };
+    let (fragment, note) = match encode(blob).await {
         Ok(compressed) => (share::file_fragment(&target.name, &compressed, &target.selection), None),
         Err(Encoding::TooBig(too_big)) => match &target.address {
             Some(address) => (

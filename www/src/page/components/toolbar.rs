@@ -26,12 +26,14 @@ pub struct ToolbarProps {
 #[function_component]
 pub fn Toolbar(props: &ToolbarProps) -> Html {
     let pick = props.on_file.reform(|_: MouseEvent| FileRequest::PickFile);
+    let address = props.on_file.reform(|_: MouseEvent| FileRequest::OpenAddress);
     let help = props.on_action.reform(|_: MouseEvent| Action::Help(true));
     let settings = props.on_action.reform(|_: MouseEvent| Action::ShowSettings(true));
     html! {
         <header class="toolbar">
             <h1 class="brand">{"Offload Explorer"}</h1>
             <button type="button" onclick={pick} title="Open files (o)">{"Open file…"}</button>
+            <button type="button" class="open-url" onclick={address} title="Open a file from an address (u)">{"Open URL…"}</button>
             <SampleMenu on_file={props.on_file.clone()} />
             <HistoryButtons history={props.history} on_file={props.on_file.clone()} />
             <ShareButton target={props.share.clone()} />

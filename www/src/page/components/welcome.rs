@@ -19,11 +19,14 @@ pub struct WelcomeProps {
 #[function_component]
 pub fn Welcome(props: &WelcomeProps) -> Html {
     let pick = props.on_file.reform(|_: MouseEvent| FileRequest::PickFile);
+    let address = props.on_file.reform(|_: MouseEvent| FileRequest::OpenAddress);
     html! {
         <section class="welcome" aria-labelledby="welcome-title">
             <h2 id="welcome-title">{"See what is inside a GPU fat binary"}</h2>
             <p>{"Drop an executable, shared library, object file, archive, package or offload bundle anywhere on this page, or "}
-                <button type="button" class="link" onclick={pick}>{"choose files"}</button>{"."}</p>
+                <button type="button" class="link" onclick={pick}>{"choose files"}</button>{", or "}
+                <button type="button" class="link open-url" onclick={address}>{"open a file from an address"}</button>
+                {" (read by ranges: only what is needed is downloaded)."}</p>
             <p class="welcome-reads">{ READS }</p>
             <h3>{"Or open a sample"}</h3>
             <ul class="welcome-samples">

@@ -13,6 +13,7 @@ use crate::wire::doc::{Doc, NodeId};
 use crate::wire::download::{Refusal, TarItem};
 use crate::wire::js::describe_error;
 use crate::wire::messages::Job;
+use crate::wire::messages::Source as FileSource;
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -33,13 +34,17 @@ pub struct Downloader {
 pub struct Source {
     pub doc: Rc<Doc>,
     pub selected: Option<NodeId>,
-    pub file: Blob,
+    pub file: FileSource,
     pub worker: Rc<ExplorerWorker>,
 }
 
 impl Source {
     /// The active tab as a download source, or why it cannot be one yet.
-    pub fn of(tab: Option<&Tab>, file: Option<Blob>, worker: Option<Rc<ExplorerWorker>>) -> Result<Source, String> {
+    pub fn of(
+        tab: Option<&Tab>,
+        file: Option<FileSource>,
+        worker: Option<Rc<ExplorerWorker>>,
+    ) -> Result<Source, String> {
         let tab = tab.ok_or("no file is open")?;
         let doc = tab.doc().cloned().ok_or_else(|| format!("{} has not been explored yet", tab.name))?;
         let file = file.ok_or_else(|| format!("{} is not open any more", tab.name))?;
@@ -126,8 +131,12 @@ fn step_for(request: &DownloadRequest, source: &Source) -> Result<Step, String> 
         DownloadRequest::Node(node) => node_step(source, *node),
         DownloadRequest::File => {
             let name = file_download_name(&doc.name);
-            let job = Job::Check { blob: source.file.clone(), name: name.clone(), source_errors: doc.errors_within(0) };
-            Ok(Step { name, job, save: SaveFrom::Blob(source.file.clone()), parts: 1 })
+            let blob = match &source.file {
+                FileSource::Blob(blob) => blob.clone(),
+                FileSource::Remote(remote) => return remote_file_step(name, remote.size, doc),
+            };
+            let job = Job::Check { blob: blob.clone(), name: name.clone(), source_errors: doc.errors_within(0) };
+            Ok(Step { name, job, save: SaveFrom::Blob(blob), parts: 1 })
         }
         DownloadRequest::AllImages => {
             let plan = Plan::of(doc);
@@ -162,24 +171,39 @@ fn step_for(request: &DownloadRequest, source: &Source) -> Result<Step, String> 
     }
 }
 
-/// A node's download: a slice of the file for space 0, else the worker's bytes.
+/// Largest remote file "Download file" fetches into the page (its bytes are held whole on the
+/// way); a larger one is better downloaded from its address.
+const REMOTE_FILE_DOWNLOAD_MAX: u64 = 1 << 30;
+
+/// "Download file" of a file on another site: the worker fetches it by ranges and checks it.
+fn remote_file_step(name: String, size: u64, doc: &Doc) -> Result<Step, String> {
+    if size > REMOTE_FILE_DOWNLOAD_MAX {
+        return Err(format!(
+            "{name} is {size} bytes, read from another site by ranges; the page fetches files of at most 1 GiB whole: download it from its address instead"
+        ));
+    }
+    let span = offload::tree::Span { space: 0, offset: 0, size };
+    let job = Job::Span { span, name: name.clone(), source_errors: doc.errors_within(0) };
+    Ok(Step { name, job, save: SaveFrom::WorkerBytes { mime: "application/octet-stream" }, parts: 1 })
+}
+
+/// A node's download: a slice of the file for space 0 (read by the worker for a remote file),
+/// else the worker's bytes.
 fn node_step(source: &Source, node: NodeId) -> Result<Step, String> {
     let doc = &source.doc;
     let plan = Plan::of(doc);
     let label = doc.nodes.get(node).map_or("the node", |n| n.label.as_str());
     let offer = plan.for_node(doc, node).map_err(|why| format!("{label} offers nothing to download: {why}"))?;
     let name = offer.name.clone();
-    if offer.span.space == 0 {
-        let slice = source
-            .file
-            .slice_with_f64_and_f64(offer.span.offset as f64, offer.span.end() as f64)
-            .map_err(describe_error)?;
+    if let (0, FileSource::Blob(file)) = (offer.span.space, &source.file) {
+        let slice =
+            file.slice_with_f64_and_f64(offer.span.offset as f64, offer.span.end() as f64).map_err(describe_error)?;
         if slice.size() as u64 != offer.span.size {
             return Err(format!(
                 "expected {} bytes at offset {} of the file, which has {}",
                 offer.span.size,
                 offer.span.offset,
-                source.file.size()
+                file.size()
             ));
         }
         let job = Job::Check { blob: slice.clone(), name: name.clone(), source_errors: offer.source_errors };

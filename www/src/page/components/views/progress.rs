@@ -15,6 +15,13 @@ use yew::prelude::*;
 /// Exploring shorter than this shows no progress bar.
 pub const PROGRESS_DELAY: Duration = Duration::from_millis(150);
 
+/// "Read 41.0 MiB of 2.1 GiB".
+fn capitalized_fetched(fetched: u64, size: u64) -> String {
+    let text = crate::page::remote::fetched_text(fetched, size);
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
 #[derive(Properties, PartialEq)]
 pub struct DelayedProgressProps {
     pub name: String,
@@ -75,6 +82,9 @@ pub fn DelayedProgress(props: &DelayedProgressProps) -> Html {
                 <progress aria-label={label.clone()}></progress>
             }
             <p role="status">{ status }</p>
+            if let Some(fetched) = p.fetched {
+                <p class="remote-fetched" data-fetched={fetched.to_string()}>{ format!("{} from its host (only the parts needed)", capitalized_fetched(fetched, props.size)) }</p>
+            }
             <button type="button" class="cancel" onclick={cancel} aria-label={format!("Cancel exploring {}", props.name)}>{"Cancel"}</button>
             if let Some(found) = p.found.as_ref().filter(|f| !f.lines.is_empty()) {
                 <section class="runs-on found-so-far" aria-labelledby="found-so-far-title">
