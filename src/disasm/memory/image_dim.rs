@@ -186,10 +186,17 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     // A tuple past v255 (data, or a one-tuple address) is not found either.
     let vaddr = layout.slots.first().map_or(0, |&(d, s)| bits(dwords[d], s, 8));
     let tuple_address = layout.nsa.is_some() && nsa == 0;
+    // Likewise the tuple in the last address slot (GFX11 NSA, GFX12).
+    let slots = layout.slots.len() as u32;
+    let last_tuple_past = !tuple_address && layout.tuple_last && count > slots && {
+        let last = layout.slots.get(slots as usize - 1).map_or(0, |&(d, s)| bits(dwords[d], s, 8));
+        last + count - (slots - 1) > 256
+    };
     if data == FIRST_DECODING
         || address == FIRST_DECODING
         || vdata + width > 256
         || (tuple_address && vaddr + count > 256)
+        || last_tuple_past
     {
         let first = op.3 >> (8 * nsa) & 0xFF;
         if first == 0 {
