@@ -514,9 +514,10 @@ mod tests {
         let mut out = Vec::new();
         e.copy(15, 35, &mut out);
         assert_eq!(out, [vec![1; 5], vec![3; 10], vec![2; 5]].concat());
+        // The two oldest go; the one inserted last stays.
         e.evict(15);
         assert_eq!(e.bytes, 10);
-        assert_eq!(e.gaps(10, 40), vec![(10, 30)]);
+        assert_eq!(e.gaps(10, 40), vec![(10, 20), (30, 40)]);
     }
 
     #[test]
