@@ -1010,7 +1010,7 @@ fn disasm_cases() -> Vec<Case> {
     vec![
         d("a CUDA cubin", image("cuda_kernels_sm80.cubin")).at(18).says(&["e_machine 224"]),
         d("EF_AMDGPU_MACH 0xff", put(co.clone(), 48, &[0xff])).at(48).says(&["EF_AMDGPU_MACH"]),
-        d("a gfx803 code object", put(co.clone(), 48, &[0x2a])).at(48).says(&["gfx803"]),
+        d("a gfx700 code object (GFX7 is not decoded)", put(co.clone(), 48, &[0x22])).at(48).says(&["gfx700"]),
         d("no .text section", put(co.clone(), text_name, b".txet")).at(0).says(&[".text section"]),
         kd("32 bytes", vec![0u8; 32]).at(0).says(&["64 bytes", "32 bytes"]),
         kd("a priority set in COMPUTE_PGM_RSRC1", descriptor(49, 0x04)).at(48).says(&["PRIORITY", "(11:10)"]),
