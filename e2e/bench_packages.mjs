@@ -9,36 +9,54 @@
 // Usage: node e2e/bench_packages.mjs WHEEL... (prints one JSON object per wheel, one per line).
 // Nothing here asserts on time.
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { openPage, startSite } from './support.mjs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serveStatic } from '../scripts/static-server.mjs';
+import { BASE, CHROMIUM, DIST } from './support.mjs';
 
-/** Resident memory (MiB) of the descendants of the process `root`: this script's browser's
- * processes only, whatever else runs on the machine. */
+/** Resident memory (MiB) of the descendants of the process `root`, by Chromium process type
+ * (`--type=renderer`, `gpu-process`, ...; the browser's own process is "browser"): this script's
+ * browser's processes only, whatever else runs on the machine. */
 function treeRss(root) {
-  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' })
-    .split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/).map(Number));
+  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss=,args='], { encoding: 'utf8' })
+    .split('\n').filter(Boolean).map((l) => {
+      const [pid, ppid, rss, ...args] = l.trim().split(/\s+/);
+      const type = args.join(' ').match(/--type=([a-z-]+)/)?.[1] ?? 'browser';
+      return [Number(pid), Number(ppid), Number(rss), type];
+    });
   const inTree = new Set([root]);
   for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of rows) if (inTree.has(ppid) && !inTree.has(pid)) { inTree.add(pid); grew = true; }
   }
   // The root itself (this script) is not counted.
-  return rows.filter(([pid]) => pid !== root && inTree.has(pid)).reduce((sum, [, , kib]) => sum + kib, 0) / 1024;
+  const byType = {};
+  for (const [pid, , kib, type] of rows) {
+    if (pid !== root && inTree.has(pid)) byType[type] = (byType[type] ?? 0) + kib / 1024;
+  }
+  return byType;
 }
 
-/** Peak resident memory (MiB) of the browser's processes while `work` runs. */
+/** Peak resident memory (MiB) of the browser's processes while `work` runs, and how it was
+ * split between process types at that instant. */
 async function peakChromiumMemory(browserPid, work) {
   let peak = 0;
+  let peakByType = {};
   const sample = () => {
     try {
-      peak = Math.max(peak, treeRss(browserPid));
+      const byType = treeRss(browserPid);
+      const total = Object.values(byType).reduce((a, b) => a + b, 0);
+      if (total > peak) [peak, peakByType] = [total, byType];
     } catch { /* no process at this instant */ }
   };
   const timer = setInterval(sample, 50);
   try {
     const result = await work();
     sample();
-    return { ...result, peakMib: Math.round(peak) };
+    const split = Object.fromEntries(Object.entries(peakByType).map(([t, m]) => [t, Math.round(m)]));
+    return { ...result, peakMib: Math.round(peak), peakByType: split };
   } finally {
     clearInterval(timer);
   }
@@ -76,22 +94,29 @@ async function kernelsLine(page) {
 async function main() {
   const wheels = process.argv.slice(2);
   if (!wheels.length) throw new Error('usage: node e2e/bench_packages.mjs WHEEL...');
-  const site = await startSite();
+  const { server, url } = await serveStatic({ dir: DIST, base: BASE });
   try {
     for (const wheel of wheels) {
-      const { context, page } = await openPage(site.browser, site.siteUrl);
+      // A browser of its own, with a profile on disk as a user's browser has (a context made
+      // by `browser.newContext()` is a private window, whose storage is kept in memory: the
+      // page's scratch files for large members would count as the browser's memory there).
+      const profile = mkdtempSync(join(tmpdir(), 'offload-bench-profile-'));
+      const context = await chromium.launchPersistentContext(profile, { ...CHROMIUM, viewport: { width: 1366, height: 768 } });
       try {
+        const page = context.pages()[0] ?? await context.newPage();
+        await page.goto(url);
+        await page.locator('.welcome').waitFor();
         // The browser is a child of this script: its processes are this script's descendants.
         const r = await peakChromiumMemory(process.pid, () => open(page, wheel));
         const mib = statSync(wheel).size / 2 ** 20;
         console.log(JSON.stringify({ wheel: wheel.split('/').pop(), mib: Math.round(mib), ...r }));
       } finally {
         await context.close();
+        rmSync(profile, { recursive: true, force: true });
       }
     }
   } finally {
-    await site.browser.close();
-    site.server.close();
+    server.close();
   }
 }
 

@@ -51,17 +51,20 @@ export function samples() {
 
 /** The built site served from its sub-path, and Chromium. Returns { server, siteUrl, browser,
  * served }; `served` lists every answer the server gave, as { path, status }, in order. */
+/** How the tests launch Chromium. */
+export const CHROMIUM = {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
+
 export async function startSite() {
   assert.ok(statSync(join(DIST, 'index.html')).isFile(), `no build in ${DIST}: run make e2e`);
   const served = [];
   const onRequest = (method, path, status) => served.push({ path, status });
   const { server, url: siteUrl } = await serveStatic({ dir: DIST, base: BASE, onRequest });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await chromium.launch(CHROMIUM);
   return { server, siteUrl, browser, served };
 }
 

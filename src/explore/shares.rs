@@ -160,7 +160,7 @@ pub fn explore_share<'a, R: ReadRef<'a>>(
     };
     let mut members = Vec::with_capacity(share.len());
     for one in share {
-        let mut sub = member_explorer(opts, base, companions, hooks.read_owned);
+        let mut sub = member_explorer(opts, base, companions, hooks.read_owned, hooks.spill);
         sub.found = found.take();
         let mut node = one.node.clone();
         sub.member(input, &one.member(), &mut node, whole, 1, 1);
@@ -250,9 +250,11 @@ fn member_explorer<'o, 'p, 'c>(
     base: usize,
     companions: &'c [Companion<'c>],
     read_owned: Option<super::ReadOwned<'p>>,
+    spill: Option<super::Spill<'p>>,
 ) -> Explorer<'o, 'p, 'c> {
     let mut ex = super::again::explorer(opts, base, companions, None);
     ex.read_owned = read_owned;
+    ex.spill = spill;
     ex
 }
 

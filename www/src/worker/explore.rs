@@ -8,28 +8,35 @@ use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
 use crate::worker::kept::{take_companions, Explored, SourceReader};
 use crate::worker::outbox::report;
+use crate::worker::scratch::{spill_hook, Scratch};
 use object::read::ReadCache;
 use offload::edit::NodePath;
-use offload::explore::Options;
 use offload::explore::{explore_decompressing, explore_hooked, Companion, Hooks, Progress};
+use offload::explore::{Options, Spill};
 use offload::report::{kernels, runs_on, targets, targets::Target};
 use offload::tree::{Node, NodeKind, Span, Tree};
 use std::cell::RefCell;
 
 /// Explores `file` here, alone, within the limits of `settings`, with the `companions` it refers
 /// to (name and bytes), and returns the page's document, keeping in `kept` what later requests
-/// need (see [`crate::worker::shares::explore_file`]).
+/// need (see [`crate::worker::shares::explore_file`]); a package's large members are inflated
+/// into `scratch`, if there is one, rather than memory.
 pub(crate) fn explore_file_alone(
     name: &str,
     file: Source,
     companions: Vec<(String, Vec<u8>)>,
     settings: &Settings,
     kept: &RefCell<Option<Explored>>,
+    scratch: Option<&Scratch>,
 ) -> Doc {
     let started = js_sys::Date::now();
     let found = RefCell::new(FoundSoFar { remote: matches!(file, Source::Remote(_)), ..FoundSoFar::default() });
     let options = explorer_options(settings, &file);
-    let how = Exploring::Observed(&mut |p, m| found.borrow_mut().member(p, m), &mut |b| found.borrow_mut().bundle(b));
+    let how = Exploring::Observed(
+        &mut |p, m| found.borrow_mut().member(p, m),
+        &mut |b| found.borrow_mut().bundle(b),
+        scratch,
+    );
     let explored = explore_to_keep(name, file, companions, settings, options, how);
     let size = explored.file.size();
     report(Report::Progress(Loading::at("preparing the views", size)));
@@ -104,8 +111,9 @@ pub(crate) enum Exploring<'o> {
     /// With the compressed bundle at this span decompressed, as the user asked.
     Decompressing(Span),
     /// Telling the first of each member of a package as it is explored, and the second of each
-    /// bundle as soon as its images are described.
-    Observed(&'o mut dyn FnMut(&Progress, &Node), &'o mut dyn FnMut(&Node)),
+    /// bundle as soon as its images are described; large members inflated into the scratch
+    /// file, if there is one.
+    Observed(&'o mut dyn FnMut(&Progress, &Node), &'o mut dyn FnMut(&Node), Option<&'o Scratch>),
 }
 
 impl Exploring<'_> {
@@ -212,13 +220,12 @@ pub(crate) fn explore_to_keep(
         Exploring::Plain => {
             explore_hooked(&cache, name, &options, &joined, Hooks { read_owned: Some(&read), ..Hooks::default() })
         }
-        Exploring::Observed(observer, found) => explore_hooked(
-            &cache,
-            name,
-            &options,
-            &joined,
-            Hooks { observer: Some(observer), read_owned: Some(&read), spill: None, found: Some(found) },
-        ),
+        Exploring::Observed(observer, found, scratch) => {
+            let spill = scratch.map(spill_hook);
+            let spill = spill.as_ref().map(|s| s as Spill<'_>);
+            let hooks = Hooks { observer: Some(observer), read_owned: Some(&read), spill, found: Some(found) };
+            explore_hooked(&cache, name, &options, &joined, hooks)
+        }
     };
     drop(joined);
     let mut explored = Explored::new(tree, file, name.to_string(), *settings, options);

@@ -33,6 +33,8 @@ mod prepare;
 #[cfg(target_arch = "wasm32")]
 mod remote;
 #[cfg(target_arch = "wasm32")]
+mod scratch;
+#[cfg(target_arch = "wasm32")]
 mod shares;
 
 #[cfg(target_arch = "wasm32")]
@@ -68,7 +70,7 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
         }
         Ok(ToWorker::ExploreShare { file, settings, share }) => {
             remote::set_on_fetch(|fetched| outbox::post(&FromWorker::Share(FromShare::Fetched(fetched))));
-            shares::explore_share(file, &settings, &share)
+            shares::explore_share(file, settings, share)
         }
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept
@@ -113,7 +115,7 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
             };
             match companions {
                 Ok(companions) => {
-                    explore::explore_file_alone(&name, file, companions, &settings, kept);
+                    explore::explore_file_alone(&name, file, companions, &settings, kept, None);
                 }
                 Err(message) => report(Report::Failed { message }),
             }

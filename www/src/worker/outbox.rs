@@ -2,7 +2,7 @@
 //! a plain failure report when a message cannot be encoded, so the page is never left waiting
 //! without a word.
 
-use crate::wire::messages::{encode, Answer, FromWorker, Report};
+use crate::wire::messages::{encode, transferables, Answer, FromWorker, Report};
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
@@ -14,7 +14,7 @@ fn scope() -> DedicatedWorkerGlobalScope {
 pub(crate) fn post(message: &FromWorker) {
     match encode(message) {
         Ok(v) => {
-            let _ = scope().post_message(&v);
+            let _ = scope().post_message_with_transfer(&v, &transferables(&v));
         }
         Err(e) => {
             let fallback = Report::Failed { message: format!("could not send a result to the page: {e}") };

@@ -16,9 +16,10 @@ use crate::worker::kept::{Explored, SourceReader};
 use crate::worker::nested::Nested;
 use crate::worker::outbox::{post, report};
 use crate::worker::remote;
+use crate::worker::scratch::{self, Scratch};
 use object::read::ReadCache;
 use offload::explore::shares::{self, Plan, Share, ShareMember};
-use offload::explore::{Hooks, Options, Progress};
+use offload::explore::{Hooks, Options, Progress, Spill, SPILL_OVER};
 use offload::report::runs_on;
 use offload::report::targets::Target;
 use offload::tree::Node;
@@ -61,7 +62,8 @@ thread_local! {
 
 /// Explores `file`, with the `companions` it refers to (name and bytes), within the limits of
 /// `settings`, and sends the page its document, keeping in `kept` what later requests need: a
-/// package on share workers, one per core, anything else here, alone.
+/// package on share workers, one per core, anything else here, alone (with a scratch file for
+/// a package's large members).
 pub(crate) fn explore_file(
     name: &str,
     file: Source,
@@ -74,7 +76,17 @@ pub(crate) fn explore_file(
     if companions.is_empty() && start(name, &file, settings, kept, started) {
         return;
     }
-    report(Report::Explored(explore_file_alone(name, file, companions, settings, kept)));
+    if file.size() < SPILL_OVER {
+        report(Report::Explored(explore_file_alone(name, file, companions, settings, kept, None)));
+        return;
+    }
+    // Large enough to hold a member worth a scratch file.
+    let (name, settings, kept) = (name.to_string(), *settings, kept.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let scratch = Scratch::open().await;
+        let doc = explore_file_alone(&name, file, companions, &settings, &kept, scratch.as_ref());
+        report(Report::Explored(doc));
+    });
 }
 
 /// How many share workers this machine gets: one per core the browser reports, at least two
@@ -275,20 +287,37 @@ fn failed(index: usize, why: &str, kept: &Kept) {
     let Some(exploring) = EXPLORING.with(|e| e.borrow_mut().take()) else { return };
     exploring.workers.iter().for_each(Nested::terminate);
     web_sys::console::warn_1(&format!("share worker {index} stopped ({why}): exploring on one worker").into());
-    let doc = explore_file_alone(&exploring.name, exploring.file, Vec::new(), &exploring.settings, kept);
+    let doc = explore_file_alone(&exploring.name, exploring.file, Vec::new(), &exploring.settings, kept, None);
     report(Report::Explored(doc));
 }
 
 /// In a share worker: explores the members `share` of `file` and tells the explorer that
 /// started it how far it has got and, at the end, what it found.
-pub(crate) fn explore_share(file: Source, settings: &Settings, share: &[ShareMember]) {
+///
+/// Its large deflated members are inflated into a scratch file rather than memory, where the
+/// browser gives the page one (see [`scratch`]).
+pub(crate) fn explore_share(file: Source, settings: Settings, share: Vec<ShareMember>) {
+    if !share.iter().any(scratch::wanted) {
+        explore_share_with(file, &settings, &share, None);
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        let scratch = Scratch::open().await;
+        explore_share_with(file, &settings, &share, scratch.as_ref());
+    });
+}
+
+/// [`explore_share`], with a scratch file for its large members if there is one.
+fn explore_share_with(file: Source, settings: &Settings, share: &[ShareMember], scratch: Option<&Scratch>) {
     let options = explorer_options(settings, &file);
     let cache = ReadCache::new(SourceReader::new(file.clone()));
     let read = owned_reads(&file);
     let since = RefCell::new(FoundSince::default());
     let mut observer = |p: &Progress, member: &Node| since.borrow_mut().member(p, member);
     let mut found = |bundle: &Node| since.borrow_mut().bundle(bundle);
-    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill: None, found: Some(&mut found) };
+    let spill = scratch.map(scratch::spill_hook);
+    let spill = spill.as_ref().map(|s| s as Spill<'_>);
+    let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill, found: Some(&mut found) };
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
     post(&FromWorker::Share(FromShare::Explored(found)));
 }

@@ -1,0 +1,211 @@
+//! Large inflated members kept on disk instead of in memory: the page's counterpart of the
+//! CLI's unlinked temporary file ([`offload::explore::Hooks::spill`]).
+//!
+//! A worker that is to explore a package member of [`offload::explore::SPILL_OVER`] bytes or
+//! more opens a scratch file in the origin's private file system (OPFS) with a synchronous
+//! access handle, which only dedicated workers have, before it starts. The member is inflated
+//! into it a block at a time and explored from there, read on demand, so only its headers and
+//! offload sections come back into the worker's memory: a worker's memory follows the device
+//! code, not the largest library (a wasm module's memory never shrinks, so a 965 MiB library
+//! inflated once would be held by the worker until it ends).
+//!
+//! The scratch files are a few fixed names (`offload-scratch-N`), each held by one worker at a
+//! time (a synchronous access handle locks its file), emptied when taken and when let go: a
+//! worker stopped while it explored (Cancel, a closed tab) leaves its file's bytes until the
+//! next worker takes that name. Where the browser has no OPFS for the page (an insecure origin,
+//! a private window of some browsers, an older engine) nothing is written: the member is
+//! inflated into memory, as before.
+
+use object::read::{ReadCache, ReadCacheOps};
+use offload::explore::shares::ShareMember;
+use offload::explore::{SpillExplore, SpillFill, SPILL_OVER};
+use offload::format::package::Compression;
+use offload::util::window::Window;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{
+    FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemGetFileOptions, FileSystemReadWriteOptions,
+    FileSystemSyncAccessHandle,
+};
+
+/// How many scratch file names workers share: more than the workers one tab starts, so that a
+/// second tab finds free ones too.
+const NAMES: usize = 12;
+/// How many inflated bytes are gathered before one write: each write is a call out of the
+/// module and a system call.
+const WRITE_BLOCK: usize = 4 << 20;
+
+/// A scratch file held by this worker, emptied when let go.
+pub(crate) struct Scratch {
+    handle: FileSystemSyncAccessHandle,
+}
+
+impl Scratch {
+    /// A scratch file of its own for this worker, or `None` where the browser gives the page no
+    /// OPFS with synchronous access or every name is taken.
+    pub(crate) async fn open() -> Option<Scratch> {
+        let directory = private_directory().await?;
+        for n in 0..NAMES {
+            let options = FileSystemGetFileOptions::new();
+            options.set_create(true);
+            let name = format!("offload-scratch-{n}");
+            let Ok(file) = JsFuture::from(directory.get_file_handle_with_options(&name, &options)).await else {
+                return None;
+            };
+            let file: FileSystemFileHandle = file.unchecked_into();
+            // Refused while another worker holds this name.
+            if let Ok(handle) = JsFuture::from(file.create_sync_access_handle()).await {
+                let handle: FileSystemSyncAccessHandle = handle.unchecked_into();
+                handle.truncate_with_f64(0.0).ok()?;
+                return Some(Scratch { handle });
+            }
+        }
+        None
+    }
+
+    /// Inflates a member through `fill` into the scratch file and explores it from there with
+    /// `explore` ([`offload::explore::Spill`]); `None` when the file could not take it (a full
+    /// disk, a quota), and the member is to be inflated into memory instead.
+    pub(crate) fn spill(
+        &self,
+        fill: &mut SpillFill<'_>,
+        explore: &mut SpillExplore<'_>,
+    ) -> Option<offload::Result<()>> {
+        self.handle.truncate_with_f64(0.0).ok()?;
+        let mut writer =
+            Writer { handle: &self.handle, at: 0, pending: Vec::with_capacity(WRITE_BLOCK), failed: false };
+        let filled = fill(&mut |chunk: &[u8]| writer.take(chunk));
+        writer.write_pending();
+        if writer.failed {
+            return None;
+        }
+        let size = match filled {
+            Ok(size) => size,
+            Err(e) => return Some(Err(e)),
+        };
+        if writer.at != size || self.handle.flush().is_err() {
+            return None;
+        }
+        let cache = ReadCache::new(ScratchReader { handle: &self.handle, pos: 0, len: size });
+        let input = &cache;
+        explore(Window::whole(&input));
+        Some(Ok(()))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = self.handle.truncate_with_f64(0.0);
+        self.handle.close();
+    }
+}
+
+/// Whether `member` is one a scratch file would take: deflated, and inflating to
+/// [`SPILL_OVER`] bytes or more.
+pub(crate) fn wanted(member: &ShareMember) -> bool {
+    member.compression == Compression::Deflate && member.size >= SPILL_OVER
+}
+
+/// The explorer's [`offload::explore::Hooks::spill`], writing into `scratch`.
+pub(crate) fn spill_hook(
+    scratch: &Scratch,
+) -> impl Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<offload::Result<()>> + '_ {
+    move |fill, explore| scratch.spill(fill, explore)
+}
+
+/// The origin's private directory, where the browser gives workers synchronous access to it.
+async fn private_directory() -> Option<FileSystemDirectoryHandle> {
+    let global = js_sys::global();
+    let navigator = js_sys::Reflect::get(&global, &"navigator".into()).ok()?;
+    let storage = js_sys::Reflect::get(&navigator, &"storage".into()).ok()?;
+    // Looked up rather than called blindly: an insecure origin has no `storage`, and an engine
+    // without OPFS no `getDirectory` or no synchronous handles; calling them would throw.
+    if storage.is_undefined() || !has_function(&storage, "getDirectory") || !sync_handles_exist(&global) {
+        return None;
+    }
+    let storage: web_sys::StorageManager = storage.unchecked_into();
+    let directory = JsFuture::from(storage.get_directory()).await.ok()?;
+    directory.dyn_into::<FileSystemDirectoryHandle>().ok()
+}
+
+fn has_function(object: &JsValue, name: &str) -> bool {
+    js_sys::Reflect::get(object, &name.into()).is_ok_and(|f| f.is_function())
+}
+
+/// Whether this engine's file handles make synchronous access handles.
+fn sync_handles_exist(global: &JsValue) -> bool {
+    let class = js_sys::Reflect::get(global, &"FileSystemFileHandle".into()).ok();
+    let prototype = class.and_then(|c| js_sys::Reflect::get(&c, &"prototype".into()).ok());
+    prototype.is_some_and(|p| has_function(&p, "createSyncAccessHandle"))
+}
+
+/// Inflated bytes on their way into the scratch file, gathered into blocks.
+struct Writer<'a> {
+    handle: &'a FileSystemSyncAccessHandle,
+    at: u64,
+    pending: Vec<u8>,
+    failed: bool,
+}
+
+impl Writer<'_> {
+    fn take(&mut self, chunk: &[u8]) {
+        if self.failed {
+            return;
+        }
+        self.pending.extend_from_slice(chunk);
+        if self.pending.len() >= WRITE_BLOCK {
+            self.write_pending();
+        }
+    }
+
+    fn write_pending(&mut self) {
+        if self.failed || self.pending.is_empty() {
+            return;
+        }
+        let options = FileSystemReadWriteOptions::new();
+        options.set_at(self.at as f64);
+        match self.handle.write_with_u8_array_and_options(&self.pending, &options) {
+            Ok(written) if written as usize == self.pending.len() => {
+                self.at += self.pending.len() as u64;
+                self.pending.clear();
+            }
+            _ => self.failed = true,
+        }
+    }
+}
+
+/// The scratch file read on demand, for `object::ReadCache`.
+struct ScratchReader<'a> {
+    handle: &'a FileSystemSyncAccessHandle,
+    pos: u64,
+    len: u64,
+}
+
+impl ReadCacheOps for ScratchReader<'_> {
+    fn len(&mut self) -> Result<u64, ()> {
+        Ok(self.len)
+    }
+
+    fn seek(&mut self, pos: u64) -> Result<u64, ()> {
+        self.pos = pos;
+        Ok(pos)
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        let options = FileSystemReadWriteOptions::new();
+        options.set_at(self.pos as f64);
+        let n = self.handle.read_with_u8_array_and_options(buf, &options).map_err(|_| ())? as usize;
+        self.pos += n as u64;
+        Ok(n)
+    }
+
+    fn read_exact(&mut self, mut buf: &mut [u8]) -> Result<(), ()> {
+        while !buf.is_empty() {
+            match self.read(buf)? {
+                0 => return Err(()),
+                n => buf = &mut buf[n..],
+            }
+        }
+        Ok(())
+    }
+}
