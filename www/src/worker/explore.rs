@@ -92,6 +92,8 @@ const OWNED_BLOCK: u64 = 4 << 20;
 /// being asked; the limits on decompressed sizes still hold. Their hashes are checked only when
 /// the settings say to verify every compressed bundle (`check_hashes`): a ROCm framework's
 /// library decompresses to gigabytes, whose MD5 took longer in a worker than decoding them.
+/// A remote package's members named as text (`.py`, headers, records) are not read at all
+/// (`skip_by_name`).
 pub(crate) fn explorer_options(settings: &Settings, file: &Source) -> Options {
     let head = SourceReader::new(file.clone()).read_at(0, 4096).unwrap_or_default();
     let package = offload::format::package::detect(&head).is_some();
@@ -100,6 +102,9 @@ pub(crate) fn explorer_options(settings: &Settings, file: &Source) -> Options {
         keep_bytes: !package,
         verify_all: options.verify_all || package,
         check_hashes: options.verify_all || !package,
+        // Over a network every byte read is fetched: members named as text are listed without
+        // being read, as the CLI lists them.
+        skip_by_name: options.skip_by_name || matches!(file, Source::Remote(_)),
         ..options
     }
 }

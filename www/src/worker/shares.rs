@@ -72,7 +72,9 @@ pub(crate) fn explore_file(
     kept: &Kept,
 ) {
     let started = js_sys::Date::now();
-    report(Report::Progress(Loading::at("reading and decompressing", 0)));
+    // A remote file's line of bytes fetched shows from the start: its first block may take
+    // seconds on a slow link, and a synchronous request tells nothing until it is done.
+    report(Report::Progress(Loading { fetched: remote_fetched(&file), ..Loading::at("reading and decompressing", 0) }));
     if companions.is_empty() && start(name, &file, settings, kept, started) {
         return;
     }
