@@ -141,8 +141,8 @@ impl Source {
     }
 }
 
-/// Options of the commands that need every image (kernels, fit): every compressed container
-/// decompressed, nothing kept once read.
+/// Options of `check`, which needs every image and checks bundle hashes: every compressed
+/// container decompressed, nothing kept once read.
 fn every_image() -> Options {
     Options { verify_all: true, keep_bytes: false, ..Options::default() }
 }
@@ -165,7 +165,7 @@ pub fn targets(source: &Source) -> Outcome<Answer> {
 
 /// `offload kernels --json [--target T ...]`.
 pub fn kernels(source: &Source, only: &[String]) -> Outcome<Answer> {
-    let tree = source.explore(&every_image())?;
+    let tree = source.explore(&Options::default().for_reports())?;
     let table = crate::kernels::table(&source.shown(), &tree, only)?;
     Ok(source.answer(crate::kernels::document(&source.shown(), &table), &tree))
 }
@@ -175,7 +175,7 @@ pub fn fit(source: &Source, gpus: &[String]) -> Outcome<Answer> {
     if gpus.is_empty() {
         return Err(Failure::new("--gpu: expected at least one GPU (gfx1201, gfx90a:xnack+, sm_89), found none"));
     }
-    let tree = source.explore(&every_image())?;
+    let tree = source.explore(&Options::default().for_reports())?;
     let fits = crate::fit::fits(&tree, gpus)?;
     Ok(source.answer(crate::fit::document(&source.shown(), &fits), &tree))
 }

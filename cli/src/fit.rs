@@ -8,7 +8,6 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
-use offload::explore::Options;
 use offload::report::demangle::demangle;
 use offload::report::fit::{self, Fit, KernelFit, LoadedImage};
 use serde_json::{json, Value};
@@ -58,7 +57,7 @@ pub fn run(a: &FitArgs) -> Outcome<bool> {
     // Every image is needed: every compressed container is decompressed (within the limits);
     // the answers need only what the tree says of each image, so their bytes are not kept, and
     // the bundles' hashes are not checked (`list` checks them).
-    let options = Options { verify_all: true, keep_bytes: false, check_hashes: false, ..a.limits.options() };
+    let options = a.limits.options().for_reports();
     let tree = crate::kpack::explore(path, &file, &name, &options, &a.kpack)?;
     let fits = fits(&tree, &a.gpus)?;
     if a.json {

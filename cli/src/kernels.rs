@@ -6,7 +6,6 @@ use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};
 use crate::Limits;
 use clap::Args;
-use offload::explore::Options;
 use offload::report::check::holes;
 use offload::report::kernels::{self, KernelCell, KernelTable};
 use serde::ser::Serializer;
@@ -75,7 +74,7 @@ pub fn run(a: &KernelsArgs) -> Outcome<()> {
     // the table needs only what the tree says of each image, so their bytes are not kept, and
     // their hashes are `list`'s business (an MD5 of every decompressed byte: a third of the time
     // on a ROCm framework's library).
-    let options = Options { verify_all: true, keep_bytes: false, check_hashes: false, ..a.limits.options() };
+    let options = a.limits.options().for_reports();
     let tree = crate::kpack::explore(&a.file, &file, &name, &options, &a.kpack)?;
     let table = table(&shown(&a.file), &tree, &a.targets)?;
     let holes = holes::holes(&tree, &table, &name);
@@ -348,7 +347,7 @@ mod tests {
     fn long_names_take_a_line_of_their_own() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/images/hip_kernels.o");
         let data = std::fs::read(path).unwrap();
-        let tree = offload::explore::explore(&data[..], "hip_kernels.o", &Options::default());
+        let tree = offload::explore::explore(&data[..], "hip_kernels.o", &offload::explore::Options::default());
         let mut t = kernels::collect(&tree);
         let long = format!("void kernel<{}>(int*)", "very_long_template_argument, ".repeat(10));
         t.rows[0].demangled = long.clone();

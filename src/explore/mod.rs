@@ -101,6 +101,17 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// These options for a report read from the tree alone (`kernels`, `fit`, `doctor`): every
+    /// image decoded, no decompressed bytes kept once explored, and bundle hashes not checked,
+    /// as clang-offload-bundler checks them only when verbose (`list --verify` and `check` still
+    /// check them): a ROCm framework's library decompresses to gigabytes, whose MD5 cost more
+    /// than decoding them.
+    pub fn for_reports(self) -> Options {
+        Options { verify_all: true, keep_bytes: false, check_hashes: false, ..self }
+    }
+}
+
 /// A file explored together with the input, not part of it: a `.kpack` archive holding the
 /// device code of a kpack'd host binary ([`crate::format::kpack`]). `name` is its file name or
 /// path, matched against the search paths the binary's reference gives.

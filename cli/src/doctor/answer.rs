@@ -70,7 +70,7 @@ pub struct Library {
 
 /// Reads the library at `path` (nothing kept once read) and answers for every GPU.
 pub fn examine(path: PathBuf, distribution: Option<usize>, gpus: &[Gpu]) -> Library {
-    let options = Options { verify_all: true, keep_bytes: false, check_hashes: false, ..Options::default() };
+    let options = Options::default().for_reports();
     let source = Source::Path(path.clone());
     let tree = match source.explore(&options) {
         Ok(tree) => tree,
