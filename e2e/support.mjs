@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -211,6 +212,33 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
 `;
   execFileSync('python3', ['-c', script, path, String(data), join(FIXTURES, 'hip_elf_2arch_compressed.o'),
     join(FIXTURES, 'nvidia/nv_3arch_size.fatbin'), join(FIXTURES, 'nvidia/nv_3arch_none.fatbin')]);
+}
+
+/** Builds at `path` a wheel of two libraries that each inflate past the core's SPILL_OVER
+ * (64 MiB): fixtures that clang made, padded by llvm-objcopy with a section of zeros (so the
+ * wheel stays small), and a `__init__.py`. */
+export function buildPaddedWheel(path) {
+  const work = mkdtempSync(join(tmpdir(), 'offload-padded-'));
+  try {
+    const zeros = join(work, 'zeros.bin');
+    writeFileSync(zeros, Buffer.alloc(70 << 20));
+    const members = [['padded/libhip.so', 'hip_elf_2arch.o'], ['padded/libcuda.so', 'cuda_elf_newdriver_rdc.o']];
+    for (const [name, fixture] of members) {
+      must(join(LLVM_BIN, 'llvm-objcopy'), ['--add-section', `.pad=${zeros}`, join(FIXTURES, fixture), join(work, basename(name))]);
+    }
+    mkdirSync(dirname(path), { recursive: true });
+    const script = `
+import os, sys, zipfile
+out, work, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('padded/__init__.py', '')
+    for name in names:
+        z.write(os.path.join(work, os.path.basename(name)), name)
+`;
+    execFileSync('python3', ['-c', script, path, work, ...members.map(([name]) => name)]);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 /** Starts `scripts/remote_server.py` on `dir`; resolves to { process, url }. Its stderr is

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveStatic } from '../../scripts/static-server.mjs';
-import { DIST, BASE, FIXTURES, OFFLOAD, ROOT, buildWheel, cliList, must, samples, startRemoteServer } from '../support.mjs';
+import { DIST, BASE, FIXTURES, OFFLOAD, ROOT, buildPaddedWheel, buildWheel, cliList, must, samples, startRemoteServer } from '../support.mjs';
 import { By, Origin, startEngine, until, watchPage, webkitConsoleOfLoad } from './driver.mjs';
 
 const ENGINE = process.env.E2E_ENGINE ?? 'firefox';
@@ -432,6 +432,24 @@ test('a #url= link is read by ranges from a host like the package index\'s', asy
     remote.process.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a wheel whose libraries inflate past 64 MiB shows the targets `offload list` gives', async () => {
+  // Inflated into scratch files of the origin's private file system where the engine gives a
+  // worker synchronous access to it, else into memory (www/src/worker/scratch.rs): either way,
+  // the CLI's answer.
+  const wheel = join(tmp, 'padded-1.0-py3-none-linux_x86_64.whl');
+  buildPaddedWheel(wheel);
+  await $('#file-input').sendKeys(wheel);
+  await waitExplored('padded-1.0-py3-none-linux_x86_64.whl');
+  assert.deepEqual(await pageTargets(), cliTargets(wheel));
+  const scratch = await js(`return navigator.storage?.getDirectory ? (async () => {
+      const names = [];
+      for await (const name of (await navigator.storage.getDirectory()).keys()) names.push(name);
+      return names.filter((n) => n.startsWith('offload-scratch-')).length;
+    })().catch(() => -1) : -1`);
+  console.log(`# ${ENGINE}: ${scratch < 0 ? 'no private file system: inflated in memory' : `${scratch} scratch files`}`);
+  assert.deepEqual(await session.problems(), []);
 });
 
 test('the service worker controls a reload, which explores with the site\'s server gone', async () => {

@@ -5,38 +5,10 @@
 // finds, and the scratch files are left empty.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, LLVM_BIN, OFFLOAD, ROOT, must, sharedPage } from '../support.mjs';
+import { OFFLOAD, ROOT, buildPaddedWheel, must, sharedPage } from '../support.mjs';
 
-const WORK = join(ROOT, 'test-output', 'scratch');
-const WHEEL = join(WORK, 'padded-1.0-py3-none-linux_x86_64.whl');
-/** Past the core's SPILL_OVER (64 MiB). */
-const PAD = 70 << 20;
-
-/** `fixture` with a section of `PAD` zero bytes added, written to `out`. */
-function padded(fixture, out) {
-  const zeros = join(WORK, 'zeros.bin');
-  writeFileSync(zeros, Buffer.alloc(PAD));
-  must(join(LLVM_BIN, 'llvm-objcopy'), ['--add-section', `.pad=${zeros}`, join(FIXTURES, fixture), out]);
-  rmSync(zeros);
-}
-
-function buildWheel() {
-  rmSync(WORK, { recursive: true, force: true });
-  mkdirSync(WORK, { recursive: true });
-  const members = [['padded/libhip.so', 'hip_elf_2arch.o'], ['padded/libcuda.so', 'cuda_elf_newdriver_rdc.o']];
-  for (const [name, fixture] of members) padded(fixture, join(WORK, name.split('/')[1]));
-  const script = `
-import sys, zipfile
-with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
-    z.writestr('padded/__init__.py', '')
-    for name in sys.argv[2:]:
-        z.write(f'${WORK}/' + name.split('/')[1], name)
-`;
-  execFileSync('python3', ['-c', script, WHEEL, ...members.map(([name]) => name)]);
-}
+const WHEEL = join(ROOT, 'test-output', 'scratch', 'padded-1.0-py3-none-linux_x86_64.whl');
 
 /** The origin's private files the page left: name and size. */
 function privateFiles(page) {
@@ -54,7 +26,7 @@ const problems = [];
 const shared = sharedPage(problems);
 
 test('libraries inflating past 64 MiB are explored from scratch files, which are left empty', async () => {
-  buildWheel();
+  buildPaddedWheel(WHEEL);
   const { page } = shared;
   const cli = JSON.parse(must(OFFLOAD, ['kernels', '--json', WHEEL]));
   const expectedTargets = JSON.parse(must(OFFLOAD, ['sizes', '--json', WHEEL])).targets.map((t) => t.target);
