@@ -50,3 +50,24 @@ test('libraries inflating past 64 MiB are explored from scratch files, which are
   assert.deepEqual(scratch.filter((f) => f.size > 0), [], 'every scratch file is left empty');
   assert.deepEqual(problems, []);
 });
+
+test('scratch files a stopped worker left full are removed when the page starts', async () => {
+  const { page } = shared;
+  // As a worker stopped in the middle of a large member leaves its file.
+  await page.evaluate(async () => {
+    const directory = await navigator.storage.getDirectory();
+    const file = await directory.getFileHandle('offload-scratch-11', { create: true });
+    const writable = await file.createWritable();
+    await writable.write(new Uint8Array(1 << 20).fill(7));
+    await writable.close();
+  });
+  assert.deepEqual((await privateFiles(page)).filter((f) => f.name === 'offload-scratch-11'), [{ name: 'offload-scratch-11', size: 1 << 20 }]);
+  await page.reload();
+  await page.locator('.welcome').waitFor();
+  await page.waitForFunction(async () => {
+    const directory = await navigator.storage.getDirectory();
+    for await (const name of directory.keys()) if (name.startsWith('offload-scratch-')) return false;
+    return true;
+  }, null, { timeout: 10_000 });
+  assert.deepEqual(problems, []);
+});

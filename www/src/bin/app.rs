@@ -16,6 +16,8 @@ fn main() {
 #[cfg(target_arch = "wasm32")]
 fn start_page() {
     offload_www::page::offline::register_service_worker();
+    // What workers of an earlier visit left in their scratch files, if they were stopped.
+    offload_www::wire::scratch::sweep();
     // The static shell index.html shows while this code loads gives way to the app.
     if let Some(shell) = gloo_utils::document().get_element_by_id("shell") {
         shell.remove();

@@ -304,5 +304,7 @@ impl Drop for ExplorerWorker {
         self.worker.set_onmessage(None);
         self.worker.set_onerror(None);
         self.worker.terminate();
+        // A worker stopped in the middle of a large member leaves its scratch file full.
+        crate::wire::scratch::sweep();
     }
 }

@@ -21,3 +21,5 @@ pub mod settings;
 pub mod js;
 #[cfg(target_arch = "wasm32")]
 pub mod messages;
+#[cfg(target_arch = "wasm32")]
+pub mod scratch;

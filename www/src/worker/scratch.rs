@@ -9,28 +9,26 @@
 //! code, not the largest library (a wasm module's memory never shrinks, so a 965 MiB library
 //! inflated once would be held by the worker until it ends).
 //!
-//! The scratch files are a few fixed names (`offload-scratch-N`), each held by one worker at a
-//! time (a synchronous access handle locks its file), emptied when taken and when let go: a
-//! worker stopped while it explored (Cancel, a closed tab) leaves its file's bytes until the
-//! next worker takes that name. Where the browser has no OPFS for the page (an insecure origin,
+//! The scratch files are a few fixed names (`offload-scratch-N`, [`crate::wire::scratch`]), each
+//! held by one worker at a time (a synchronous access handle locks its file), emptied when taken
+//! and when let go; what a worker stopped while it explored (Cancel, a closed tab) leaves, the
+//! page sweeps. Where the browser has no OPFS for the page (an insecure origin,
 //! a private window of some browsers, an older engine) nothing is written: the member is
 //! inflated into memory, as before.
 
+use crate::wire::scratch as scratch_names;
 use object::read::{ReadCache, ReadCacheOps};
 use offload::explore::shares::ShareMember;
 use offload::explore::{SpillExplore, SpillFill, SPILL_OVER};
 use offload::format::package::Compression;
 use offload::util::window::Window;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     FileSystemDirectoryHandle, FileSystemFileHandle, FileSystemGetFileOptions, FileSystemReadWriteOptions,
     FileSystemSyncAccessHandle,
 };
 
-/// How many scratch file names workers share: more than the workers one tab starts, so that a
-/// second tab finds free ones too.
-const NAMES: usize = 12;
 /// How many inflated bytes are gathered before one write: each write is a call out of the
 /// module and a system call.
 const WRITE_BLOCK: usize = 4 << 20;
@@ -45,10 +43,10 @@ impl Scratch {
     /// OPFS with synchronous access or every name is taken.
     pub(crate) async fn open() -> Option<Scratch> {
         let directory = private_directory().await?;
-        for n in 0..NAMES {
+        for n in 0..scratch_names::NAMES {
             let options = FileSystemGetFileOptions::new();
             options.set_create(true);
-            let name = format!("offload-scratch-{n}");
+            let name = scratch_names::name(n);
             let Ok(file) = JsFuture::from(directory.get_file_handle_with_options(&name, &options)).await else {
                 return None;
             };
@@ -113,30 +111,15 @@ pub(crate) fn spill_hook(
     move |fill, explore| scratch.spill(fill, explore)
 }
 
-/// The origin's private directory, where the browser gives workers synchronous access to it.
+/// The origin's private directory, where this engine gives workers synchronous access to it.
 async fn private_directory() -> Option<FileSystemDirectoryHandle> {
-    let global = js_sys::global();
-    let navigator = js_sys::Reflect::get(&global, &"navigator".into()).ok()?;
-    let storage = js_sys::Reflect::get(&navigator, &"storage".into()).ok()?;
-    // Looked up rather than called blindly: an insecure origin has no `storage`, and an engine
-    // without OPFS no `getDirectory` or no synchronous handles; calling them would throw.
-    if storage.is_undefined() || !has_function(&storage, "getDirectory") || !sync_handles_exist(&global) {
+    // Looked up rather than called blindly: an engine without synchronous handles would throw.
+    let class = js_sys::Reflect::get(&js_sys::global(), &"FileSystemFileHandle".into()).ok()?;
+    let prototype = js_sys::Reflect::get(&class, &"prototype".into()).ok()?;
+    if !scratch_names::has_function(&prototype, "createSyncAccessHandle") {
         return None;
     }
-    let storage: web_sys::StorageManager = storage.unchecked_into();
-    let directory = JsFuture::from(storage.get_directory()).await.ok()?;
-    directory.dyn_into::<FileSystemDirectoryHandle>().ok()
-}
-
-fn has_function(object: &JsValue, name: &str) -> bool {
-    js_sys::Reflect::get(object, &name.into()).is_ok_and(|f| f.is_function())
-}
-
-/// Whether this engine's file handles make synchronous access handles.
-fn sync_handles_exist(global: &JsValue) -> bool {
-    let class = js_sys::Reflect::get(global, &"FileSystemFileHandle".into()).ok();
-    let prototype = class.and_then(|c| js_sys::Reflect::get(&c, &"prototype".into()).ok());
-    prototype.is_some_and(|p| has_function(&p, "createSyncAccessHandle"))
+    scratch_names::private_directory().await
 }
 
 /// Inflated bytes on their way into the scratch file, gathered into blocks.
