@@ -195,7 +195,27 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
         return vop3_dpp::decode(isa, words, opcode, mnemonic, form, fields);
     }
+    if !fields.short && mnemonic.starts_with("v_bitop3_") {
+        return decode_bitop3(isa, words, mnemonic, form, fields);
+    }
     print(isa, words, mnemonic, form, fields, "")
+}
+
+/// gfx950's `v_bitop3_b16`/`_b32`: the neg (bits 2:0), abs (5:3) and omod (7:6) fields hold the
+/// 8-bit truth table, printed `bitop3:N` (decimal up to 10, hex above, nothing for 0) before
+/// `op_sel`, as llvm-objdump 22 prints it.
+fn decode_bitop3(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+    let table = (fields.neg & 7) | (fields.abs & 7) << 3 | (fields.omod & 3) << 6;
+    let plain = Fields { neg: 0, abs: 0, omod: 0, ..fields };
+    let mut decoded = print(isa, words, mnemonic, form, plain, "")?;
+    let shown = match table {
+        0 => return Some(decoded),
+        1..=10 => format!(" bitop3:{table}"),
+        _ => format!(" bitop3:{table:#x}"),
+    };
+    let at = decoded.text.find(" op_sel:").unwrap_or(decoded.text.len());
+    decoded.text.insert_str(at, &shown);
+    Some(decoded)
 }
 
 /// An SDWA word (see [`sdwa`]).
