@@ -156,6 +156,9 @@ struct Fields {
     sext: u8,
     /// Sources may name any register file and constant (SDWA's s0/s1 select a scalar source).
     any_file: bool,
+    /// Sources (bit per index) whose inline constants print as their 9-bit field in hex
+    /// (`0x81`): src1 of `v_fmac_*_e64_dpp`.
+    raw_constants: u8,
 }
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -267,6 +270,7 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
         lo128_notes: 0,
         sext: 0,
         any_file: false,
+        raw_constants: 0,
     }
 }
 
@@ -356,15 +360,20 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 }
                 let file = if agpr { File::Agpr } else { File::Vgpr };
                 let half = half && !plain;
-                let mut body = source(
-                    generation,
-                    words,
-                    literal_index,
-                    value,
-                    (file, count, half, ty, accept),
-                    &fields,
-                    half_high,
-                )?;
+                let raw = fields.raw_constants & (1 << index) != 0 && matches!(value, 128..=208 | 240..=248);
+                let mut body = if raw {
+                    format!("{value:#x}")
+                } else {
+                    source(
+                        generation,
+                        words,
+                        literal_index,
+                        value,
+                        (file, count, half, ty, accept),
+                        &fields,
+                        half_high,
+                    )?
+                };
                 match notes[3] {
                     note if high && !note.is_empty() => body.push_str(note),
                     _ => body.push_str(note_for(generation, value, count, [notes[0], notes[1], notes[2]])),

@@ -49,6 +49,11 @@ pub(super) fn decode(
     };
     fields.src[0] = 256 + (dword & 0xFF);
     fields.size = 3;
+    // llvm-objdump 22 prints an inline constant in src1 of the fused multiply-accumulates
+    // (whose src2 is tied to the destination) as the field's value in hex.
+    if mnemonic.starts_with("v_fmac_") {
+        fields.raw_constants = 1 << 1;
+    }
     let mut name = String::from(mnemonic);
     name.push_str(if mnemonic.ends_with("_e64") { "_dpp" } else { "_e64_dpp" });
     let mut decoded = print(isa, words, &name, form, fields, &tail)?;
