@@ -6,7 +6,7 @@ use alloc::string::String;
 
 use super::tables::{vop3p, F8F6F4_WIDTHS};
 use super::{push_operand, Fit, Form, Lit, Op, Slot, SlotFile};
-use crate::disasm::operands::{inline_constant, register, scalar, File, Type};
+use crate::disasm::operands::{inline_constant, invalid_literal, register, scalar, File, Type};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 /// Modifier bit numbers (see [`Op::reject`]).
@@ -385,19 +385,7 @@ fn literal_text(lit: Lit, value: u32) -> Option<String> {
                 format!("{low:#x}")
             }
         }
-        Lit::Invalid => {
-            let names = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
-            let shown = if value <= 64 {
-                format!("{value}")
-            } else if value >= 0xFFFF_FFF0 {
-                format!("-{}", value.wrapping_neg())
-            } else if let Some(i) = F32_INLINE.iter().position(|v| *v == value) {
-                String::from(names.get(i).copied().unwrap_or_default())
-            } else {
-                format!("{value:#x}")
-            };
-            format!("{shown}/*Invalid immediate*/")
-        }
+        Lit::Invalid => invalid_literal(value),
     })
 }
 

@@ -32,7 +32,7 @@ mod vop3_dpp_tables;
 use alloc::format;
 use alloc::string::String;
 
-use super::operands::{register, scalar, File};
+use super::operands::{invalid_literal, register, scalar, File};
 use super::{Class, Decoded, Generation, Isa, Words};
 
 /// How a constant in an operand prints (learned per operand from llvm-objdump's answers).
@@ -195,13 +195,44 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
+    let byte_sel = byte_select(generation, mnemonic, &fields);
+    let fields = match byte_sel {
+        Some((_, used)) => Fields { op_sel: fields.op_sel & !used, ..fields },
+        None => fields,
+    };
+    let byte_sel = byte_sel.map(|(text, _)| text);
     if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
-        return vop3_dpp::decode(isa, words, opcode, mnemonic, form, fields);
+        let fields = if byte_sel.is_some() { Fields { op_sel: 0, ..fields } } else { fields };
+        return vop3_dpp::decode(isa, words, opcode, mnemonic, form, fields, byte_sel.unwrap_or_default());
+    }
+    if let Some(selected) = byte_sel {
+        let mut decoded = print(isa, words, mnemonic, form, fields, "")?;
+        decoded.text.push_str(&selected);
+        return Some(decoded);
     }
     if !fields.short && mnemonic.starts_with("v_bitop3_") {
         return decode_bitop3(isa, words, mnemonic, form, fields);
     }
     print(isa, words, mnemonic, form, fields, "")
+}
+
+/// GFX12's fp8/bf8 conversions name a byte of a dword with two op_sel bits, printed
+/// `byte_sel:N` when not 0: `v_cvt_sr_bf8_f32`/`_fp8_f32` the byte written (op_sel bit 2 is
+/// N's bit 0, bit 3 its bit 1), `v_cvt_f32_bf8`/`_fp8` the byte read (bit 1 is N's bit 0, bit 0
+/// its bit 1). The other two op_sel bits make the plain VOP3 word invalid and are ignored by its
+/// DPP forms. The text and the op_sel bits used; `None` for other opcodes.
+fn byte_select(generation: Generation, mnemonic: &str, fields: &Fields) -> Option<(String, u32)> {
+    if generation != Generation::Gfx12 || fields.short {
+        return None;
+    }
+    let bit = |n: u32| fields.op_sel >> n & 1;
+    let (byte, used) = match mnemonic {
+        "v_cvt_sr_bf8_f32" | "v_cvt_sr_fp8_f32" => (bit(2) | bit(3) << 1, 0b1100),
+        "v_cvt_f32_bf8_e64" | "v_cvt_f32_fp8_e64" => (bit(1) | bit(0) << 1, 0b0011),
+        _ => return None,
+    };
+    let text = if byte == 0 { String::new() } else { format!(" byte_sel:{byte}") };
+    Some((text, used))
 }
 
 /// gfx950's `v_bitop3_b16`/`_b32`: the neg (bits 2:0), abs (5:3) and omod (7:6) fields hold the
@@ -336,6 +367,14 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 2 => String::from("p0"),
                 value => format!("invalid_param_{value}"),
             },
+            // GFX10+ reads a scalar destination field of 255 as a literal, which it prints with
+            // its complaint.
+            Operand::Dst { file: DstFile::Scalar, .. }
+                if fields.vdst == 255 && !fields.short && generation >= Generation::Gfx10 =>
+            {
+                literal_used = true;
+                invalid_literal(words.get(literal_index)?)
+            }
             Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
             Operand::Dst { file, count, half, odd_note, high_invalid } => {
                 if high_invalid && plain32 && fields.vdst >= 128 {
