@@ -22,4 +22,7 @@ vop3dpp:
 	.long 0xd76b5041, 0x41f49cea, 0xce02018a
 	.long 0xd5ec780e, 0x0234cae9, 0x6a97f319
 	.long 0xd52b0209, 0x000102ea, 0x71a6af9f
+	// v_cndmask_b32_dpp with src1's abs: the bars around src1 and the carry-in.
+	.long 0x03efa8fa, 0x3ce01387
+	.long 0x02d144fa, 0xa8d812da
 	s_endpgm

@@ -190,6 +190,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         let mut decoded = print(isa, words, extension.mnemonic, form, fields, &extension.tail)?;
         // DPP's src0 is a VGPR operand, so a misaligned tuple names the VGPR class, not VGPR-or-SGPR.
         decoded.text = decoded.text.replacen("operand has 'VS_", "operand has 'VReg_", 1);
+        if extension.abs_around_carry {
+            decoded.text = abs_around_carry(&decoded.text)?;
+        }
         return Some(decoded);
     }
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
@@ -250,6 +253,17 @@ fn decode_bitop3(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, field
     let at = decoded.text.find(" op_sel:").unwrap_or(decoded.text.len());
     decoded.text.insert_str(at, &shown);
     Some(decoded)
+}
+
+/// `v_cndmask_b32_dpp v1, v2, -v5, vcc_lo …` as `v_cndmask_b32_dpp v1, v2, -|v5, vcc_lo| …`: the
+/// bars of src1's abs around src1 and the carry-in, as llvm-objdump 22 prints GFX12's form.
+fn abs_around_carry(text: &str) -> Option<String> {
+    let carry = [", vcc_lo", ", vcc"].into_iter().find(|c| text.contains(&format!("{c} ")))?;
+    let end = text.find(&format!("{carry} "))? + carry.len();
+    let start = text.get(..end - carry.len())?.rfind(", ")? + 2;
+    let operand = text.get(start..end)?;
+    let (sign, rest) = operand.strip_prefix('-').map_or(("", operand), |rest| ("-", rest));
+    Some(format!("{}{sign}|{rest}|{}", text.get(..start)?, text.get(end..)?))
 }
 
 /// An SDWA word (see [`sdwa`]).
