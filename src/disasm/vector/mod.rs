@@ -540,6 +540,8 @@ fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String>
         // No 64-bit m0 or LDS-direct operand.
         return None;
     }
+    // llvm-objdump names a six-register (192-bit) scalar tuple with five registers.
+    let count = if count == 6 { 5 } else { count };
     scalar(generation, value, u32::from(count))
 }
 
