@@ -4,7 +4,8 @@
     scripts/disasm/check_memory.py all [N]
     scripts/disasm/check_memory.py gfx90a 2000 mimg,mtbuf   # only these encodings
 
-For each encoding (DS, flat, scratch, global, MUBUF, MTBUF, EXP, LDSDIR, MIMG) the opcode is drawn from the
+For each encoding (DS, flat, scratch, global, MUBUF, MTBUF, EXP, LDSDIR, MIMG, and the BVH
+intersections of GFX10+) the opcode is drawn from the
 generated table and every other bit at random; each field is zeroed half the time, since
 llvm-mc rejects nonzero fields an opcode does not use. Prints, per processor and encoding, how
 many of the words llvm-mc decodes we print identically, how many we decode that llvm-mc rejects,
@@ -137,16 +138,57 @@ def candidates(cpu, n, rng):
         codes = ops.get((group, cpu), [])
         if gen >= 10 and codes:
             out[group] = dim_candidates(cpu, codes, layout, n, rng)
+    if gen >= 10:
+        out["bvh"] = bvh_candidates(gen, n, rng)
     return out
 
 
+def bvh_candidates(gen, n, rng):
+    """`image_bvh_intersect_ray` and `image_bvh64_intersect_ray` (src/disasm/memory/bvh.rs): the
+    fixed dword 0 of either, random registers, NSA and A16, and now and then any other bit."""
+    out = []
+    for _ in range(n):
+        wide = rng.getrandbits(1)
+        regs = [rng.getrandbits(8) for _ in range(6)]
+        if gen == 10:
+            w0 = (0xF19C9F01 if wide else 0xF1989F01) | rng.choice([0, 1, 2, 3]) << 1
+            w1 = regs[0] | regs[1] << 8 | rng.getrandbits(5) << 16 | rng.getrandbits(1) << 30 | rng.getrandbits(4) << 26
+            words = [w0, w1] + [rng.getrandbits(32) for _ in range(w0 >> 1 & 3)]
+        elif gen == 11:
+            w0 = (0xF0688F80 if wide else 0xF0648F80) | rng.getrandbits(1) | rng.getrandbits(1) << 16
+            w1 = regs[0] | regs[1] << 8 | rng.getrandbits(5) << 16 | rng.getrandbits(3) << 23
+            words = [w0, w1] + ([rng.getrandbits(32)] if w0 & 1 else [])
+        else:
+            w0 = 0xD3C68010 if wide else 0xD3C64010
+            rsrc = rng.choice([4 * rng.randrange(26), rng.getrandbits(9)])
+            words = [w0, regs[1] | rsrc << 9 | regs[2] << 24, rng.getrandbits(32)]
+        # A bit anywhere, one word in five: the bits that must be zero or one.
+        if rng.random() < 0.2:
+            d = rng.randrange(min(2, len(words)))
+            words[d] ^= 1 << rng.randrange(32)
+        out.append(words)
+    return out
+
+
+
+def decoder_command(mcpu):
+    """The decoder's command line: `examples/disasm_words.rs` built by cargo, or the binary named
+    by `DISASM_WORDS` (an earlier build, to measure a change against)."""
+    built = os.environ.get("DISASM_WORDS")
+    if built:
+        return [built, mcpu]
+    return ["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu]
+
 def ours(cpu, cands):
     lines = "\n".join(" ".join("%08X" % w for w in c) for c in cands) + "\n"
-    run_ = subprocess.run(["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", cpu],
+    run_ = subprocess.run(decoder_command(cpu),
                           input=lines, capture_output=True, text=True, cwd=ROOT, check=True)
     out = []
-    for line in run_.stdout.splitlines():
-        out.append(None if line == "<none>" else line.rsplit("\t", 1)[0])
+    for line, c in zip(run_.stdout.splitlines(), cands):
+        text, _, size = line.rpartition("\t")
+        # A decoding of another length is not a decoding of this candidate (llvm-mc's answer
+        # for it is None too).
+        out.append(None if line == "<none>" or int(size) != 4 * len(c) else text)
     return out
 
 

@@ -141,10 +141,19 @@ def with_literal(words):
     return words
 
 
+
+def decoder_command(mcpu):
+    """The decoder's command line: `examples/disasm_words.rs` built by cargo, or the binary named
+    by `DISASM_WORDS` (an earlier build, to measure a change against)."""
+    built = os.environ.get("DISASM_WORDS")
+    if built:
+        return [built, mcpu]
+    return ["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu]
+
 def ours(mcpu, cands):
     env = dict(os.environ, CARGO_TARGET_DIR=os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")))
     stdin = "\n".join(" ".join("%08X" % w for w in c) for c in cands) + "\n"
-    p = subprocess.run(["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu],
+    p = subprocess.run(decoder_command(mcpu),
                        input=stdin, capture_output=True, text=True, cwd=ROOT, env=env, check=True)
     out = []
     for line, c in zip(p.stdout.splitlines(), cands):

@@ -229,9 +229,20 @@ def learn(cpu, layout):
     real = [c for c in acands if c is not None]
     rtexts = iter(run(cpu, real))
     atexts = [next(rtexts) if c is not None else None for c in acands]
+    # The same words with D16 set: a first decoding keeps its data width whatever D16 asks, which
+    # tells it apart where the plain width happens to equal it (image_msaa_load's four VGPRs at
+    # a DIM it has no form for).
+    d16_cands = [c and P.word(op, sampler[op], dim=(k % 8), nsa=extra(k // 16), dmask=probe_dmask[op],
+                              bits=([a16] if (k // 8) % 2 and a16 is not None else []) + [d16])
+                 for i, op in enumerate(ops) for k, c in enumerate(acands[64 * i:64 * (i + 1)])] \
+        if d16 is not None else []
+    real16 = [c for c in d16_cands if c]
+    r16 = iter(run(cpu, real16))
+    d16_texts = [next(r16) if c else None for c in d16_cands]
     addr_rows, fallbacks, spaces = {}, {}, {}
     for i, op in enumerate(ops):
         want = rules[op][probe_dmask[op]]
+        want16 = rules[op][probe_dmask[op] | 64]
         row, fb, sp = [], [0, 0, 0, 0], 0
         for k, t in enumerate(atexts[64 * i:64 * (i + 1)]):
             s = k // 16
@@ -241,7 +252,9 @@ def learn(cpu, layout):
                 continue
             if p[1]:
                 sp |= 1 << s
-            if p[2] != want:
+            t16 = d16_texts[64 * i + k] if d16_texts else None
+            p16 = parse(t16) if t16 else None
+            if p[2] != want or (p16 is not None and want16 not in (0, FALLBACK) and p16[2] != want16):
                 row.append(FALLBACK)
                 fb[s] = p[2] | p[3] << 3
             else:

@@ -17,6 +17,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_vector import run as objdump_run  # noqa: E402
+
 LLVM_BIN = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "src", "disasm", "packed", "tables.rs")
@@ -85,9 +88,12 @@ def disassemble(mcpu, candidates):
     if got is not None:
         return got
     if len(candidates) == 1:
-        return [None]
+        # llvm-mc crashed: `-show-encoding` encodes the instruction again, which fails for some
+        # words llvm-objdump prints (an MFMA's `/*Invalid immediate*/` source). llvm-objdump,
+        # which does not encode, answers for it.
+        return objdump_run(mcpu, candidates, warned=True)
     if len(candidates) <= 64:
-        return [(_run(mcpu, [c]) or [None])[0] for c in candidates]
+        return [disassemble(mcpu, [c])[0] for c in candidates]
     half = len(candidates) // 2
     return disassemble(mcpu, candidates[:half]) + disassemble(mcpu, candidates[half:])
 
@@ -146,7 +152,7 @@ def form_of(name):
         return "Mai"
     if name.startswith("v_accvgpr"):
         return "Move"
-    if name.startswith("v_fma_mix"):
+    if name.startswith(("v_fma_mix", "v_mad_mix")):
         return "Mix"
     return "Packed"
 
@@ -252,9 +258,9 @@ def learn_vop3p(mcpu):
         slot_probes = []
         for i in range(3):
             row = []
+            # llvm-mc 22 crashes on a float constant in an MFMA's AV operand; `disassemble`
+            # then asks llvm-objdump.
             for v in (2, 257, 129, 240, 248):
-                if v in (240, 248) and form in ("Mai", "Move") and i < 2:
-                    v = 2  # llvm-mc 22 crashes on a float constant in an AV operand
                 s = list(SOURCES)
                 s[i] = v
                 row.append(vop3p_word(mcpu, op, s, hi=hi))
@@ -292,7 +298,7 @@ def learn_vop3p(mcpu):
             slot["sgpr"] = fit(texts[0], None)
             slot["odd"] = fit(texts[1], None) if slot["count"] > 1 else "Yes"
             slot["int"] = fit(texts[2], None)
-            slot["float"] = "No" if form in ("Mai", "Move") and i < 2 else fit(texts[3], None)
+            slot["float"] = fit(texts[3], None)
             slot["ty"] = "F64" if texts[4] == "0.15915494309189532" else "F32"
             slot["lit"] = "No" if gfx9 else literal_style(texts[5:])
             slots.append(slot)

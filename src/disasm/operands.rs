@@ -179,3 +179,30 @@ pub fn source(generation: Generation, value: u32, count: u32, ty: Type, literal:
         _ => scalar(generation, value, count),
     }
 }
+
+/// A 32-bit literal where llvm-objdump wants none (a scalar destination field of 255 on GFX10+,
+/// an MFMA source): the value as an integer or f32 inline constant would print when it is one,
+/// else hex, then `/*Invalid immediate*/`.
+pub fn invalid_literal(value: u32) -> String {
+    const F32_INLINE: [(u32, &str); 9] = [
+        (0x3F00_0000, "0.5"),
+        (0xBF00_0000, "-0.5"),
+        (0x3F80_0000, "1.0"),
+        (0xBF80_0000, "-1.0"),
+        (0x4000_0000, "2.0"),
+        (0xC000_0000, "-2.0"),
+        (0x4080_0000, "4.0"),
+        (0xC080_0000, "-4.0"),
+        (0x3E22_F983, "0.15915494"),
+    ];
+    let shown = if value <= 64 {
+        format!("{value}")
+    } else if value >= 0xFFFF_FFF0 {
+        format!("-{}", value.wrapping_neg())
+    } else if let Some((_, name)) = F32_INLINE.iter().find(|(bits, _)| *bits == value) {
+        String::from(*name)
+    } else {
+        format!("{value:#x}")
+    };
+    format!("{shown}/*Invalid immediate*/")
+}

@@ -20,4 +20,9 @@ images:
 	image_atomic_cmpswap v[6:7], v4, s[8:15] dmask:0x3 dim:SQ_RSRC_IMG_1D glc
 	image_get_resinfo v[0:3], v4, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D
 	image_msaa_load v[0:3], v[4:7], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_MSAA_ARRAY
+	image_bvh_intersect_ray v[4:7], v[9:19], s[4:7]
+	image_bvh64_intersect_ray v[4:7], v[9:20], s[4:7]
+	image_bvh_intersect_ray v[4:7], v[9:16], s[4:7] a16
+	image_bvh_intersect_ray v[4:7], [v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19], s[4:7]
+	image_bvh64_intersect_ray v[4:7], [v9, v10, v11, v12, v13, v14, v15, v16, v17], s[4:7] a16
 	s_endpgm

@@ -16,4 +16,10 @@ vop3dpp:
 	v_lshl_add_u32_e64_dpp v9, v10, v2, v11 dpp8:[1,2,3,4,5,6,7,0]
 	v_sin_f32_e64_dpp v12, v13 row_mirror row_mask:0xf bank_mask:0xf
 	v_cndmask_b32_e64_dpp v14, v15, v16, s20 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf
+	// Words as llvm-objdump prints them: a 16-bit comparison's op_sel (sources only), src1
+	// constants of v_fmac_f32_e64_dpp in hex.
+	.long 0xd43a1811, 0x006b70fa, 0xfc047bb0
+	.long 0xd43a0811, 0x006b70e9, 0xfc047bb0
+	.long 0xd52b0209, 0x000102ea, 0x71a6af9f
+	.long 0xd52b0009, 0x0001e0fa, 0xff00e401
 	s_endpgm

@@ -16,4 +16,13 @@ vop3dpp:
 	v_lshl_add_u32_e64_dpp v9, v10, 2, v11 dpp8:[1,2,3,4,5,6,7,0]
 	v_sin_f32_e64_dpp v12, v13 row_mirror row_mask:0xf bank_mask:0xf
 	v_cndmask_b32_e64_dpp v14, v15, v16, s20 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf
+	// Words as llvm-objdump prints them: byte_sel of the fp8/bf8 conversions (the op_sel bits
+	// the plain VOP3 form rejects are ignored), src1 constants of v_fmac_f32_e64_dpp in hex.
+	.long 0xd76c58d1, 0x005f40fa, 0x60cc27b0
+	.long 0xd76b5041, 0x41f49cea, 0xce02018a
+	.long 0xd5ec780e, 0x0234cae9, 0x6a97f319
+	.long 0xd52b0209, 0x000102ea, 0x71a6af9f
+	// v_cndmask_b32_dpp with src1's abs: the bars around src1 and the carry-in.
+	.long 0x03efa8fa, 0x3ce01387
+	.long 0x02d144fa, 0xa8d812da
 	s_endpgm

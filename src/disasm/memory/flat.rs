@@ -289,7 +289,12 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     match f.segment {
         Segment::Flat => {}
         Segment::Global => out.push(scalar_operand(isa, Scalar::Saddr64, f.saddr)?),
-        Segment::Scratch => out.push(scalar_operand(isa, Scalar::Saddr32, f.saddr)?),
+        Segment::Scratch => {
+            // gfx1010's `lds` forms name their base as gfx1030 does: 127 is `off`, where the
+            // other forms print `exec_hi` with a complaint.
+            let names_from = if f.lds && isa == Isa::Gfx1010 { Isa::Gfx1030 } else { isa };
+            out.push(scalar_operand(names_from, Scalar::Saddr32, f.saddr)?);
+        }
     }
     Some(out)
 }

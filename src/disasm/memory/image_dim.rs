@@ -41,6 +41,9 @@ struct Layout {
     /// A slot that must be zero when the address count leaves it unused (VIMAGE's fifth, in
     /// dword 1; llvm-objdump ignores the others).
     zero_when_unused: Option<usize>,
+    /// A slot that must be zero when no address form of the opcode reaches it (VSAMPLE's fourth,
+    /// the top byte of dword 2, for the opcodes with at most three addresses).
+    zero_when_never_used: Option<usize>,
 }
 
 const GFX10: Layout = Layout {
@@ -69,6 +72,7 @@ const GFX10: Layout = Layout {
     ],
     tuple_last: false,
     zero_when_unused: None,
+    zero_when_never_used: None,
 };
 const GFX11: Layout = Layout {
     dwords: 2,
@@ -82,6 +86,7 @@ const GFX11: Layout = Layout {
     slots: &[(1, 0), (2, 0), (2, 8), (2, 16), (2, 24)],
     tuple_last: true,
     zero_when_unused: None,
+    zero_when_never_used: None,
 };
 const VIMAGE: Layout = Layout {
     dwords: 3,
@@ -95,6 +100,7 @@ const VIMAGE: Layout = Layout {
     slots: &[(2, 0), (2, 8), (2, 16), (2, 24), (1, 24)],
     tuple_last: true,
     zero_when_unused: Some(4),
+    zero_when_never_used: None,
 };
 const VSAMPLE: Layout = Layout {
     dwords: 3,
@@ -108,6 +114,7 @@ const VSAMPLE: Layout = Layout {
     slots: &[(2, 0), (2, 8), (2, 16), (2, 24)],
     tuple_last: true,
     zero_when_unused: None,
+    zero_when_never_used: Some(3),
 };
 
 /// The `DIM` values as llvm-objdump names them.
@@ -177,7 +184,15 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let data = *t::RULES
         .get((op.2 >> 1 & 0x3F) as usize)?
         .get((dmask | role(0) << 4 | role(1) << 5 | role(2) << 6) as usize)?;
-    let address = *t::ADDRESSES.get((op.2 >> 8 & 0xFF) as usize)?.get((dim | role(3) << 3 | nsa << 4) as usize)?;
+    let forms = t::ADDRESSES.get((op.2 >> 8 & 0xFF) as usize)?;
+    let address = *forms.get((dim | role(3) << 3 | nsa << 4) as usize)?;
+    if let Some(index) = layout.zero_when_never_used {
+        let widest = forms.iter().filter(|&&count| count < FIRST_DECODING).max().copied().unwrap_or(0);
+        let &(dword, shift) = layout.slots.get(index)?;
+        if usize::from(widest) <= index && bits(dwords[dword], shift, 8) != 0 {
+            return None;
+        }
+    }
     if data == 0 || address == 0 {
         return None;
     }

@@ -29,6 +29,7 @@ use super::operands::{register, File};
 use super::{Class, Decoded, Generation, Isa, Words};
 
 mod buffer;
+mod bvh;
 mod ds;
 mod export;
 mod flat;
@@ -254,7 +255,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         (0x33, Generation::Gfx11 | Generation::Gfx12) if first >> 24 == 0xCE => export::decode_ldsdir(isa, words),
         (0x3C, Generation::Gfx8 | Generation::Gfx9) => image::decode(isa, words),
         (0x3C, Generation::Gfx10 | Generation::Gfx11) | (0x34 | 0x39, Generation::Gfx12) => {
-            image_dim::decode(isa, words)
+            image_dim::decode(isa, words).or_else(|| bvh::decode(isa, words))
         }
         _ => None,
     }

@@ -6,7 +6,7 @@ use alloc::string::String;
 
 use super::tables::{vop3p, F8F6F4_WIDTHS};
 use super::{push_operand, Fit, Form, Lit, Op, Slot, SlotFile};
-use crate::disasm::operands::{inline_constant, register, scalar, File, Type};
+use crate::disasm::operands::{inline_constant, invalid_literal, register, scalar, File, Type};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 /// Modifier bit numbers (see [`Op::reject`]).
@@ -51,6 +51,10 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let second = words.get(1)?;
     let op = lookup(isa, first)?;
     if op.name == SCALE_LOAD {
+        // The scale load has no destination: llvm-mc rejects one in its vdst field.
+        if first & 0xFF != 0 {
+            return None;
+        }
         if let Some(fused) = scaled_mfma(isa, words, op, first, second) {
             return Some(fused);
         }
@@ -66,7 +70,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     match op.form {
         Form::Packed => push_packed_modifiers(&mut text, op, bits),
         Form::Mix => push_mix_modifiers(&mut text, op, bits),
-        Form::Mai => push_mai_modifiers(&mut text, first, second),
+        Form::Mai => push_mai_modifiers(&mut text, first, second, negates_sources(isa, op)),
         Form::Move => {}
     }
     let size = if reader.literal_used { 12 } else { 8 };
@@ -99,6 +103,10 @@ fn body(reader: &mut Reader<'_>, op: &Op, first: u32, second: u32) -> Option<Str
         let acc = agpr_selected(slot.file, first, second);
         // gfx950's f8f6f4 MFMAs: sources A and B are as wide as their formats (cbsz, blgp) ask.
         let width = formats.and_then(|f| f.get(index).and_then(|&at| F8F6F4_WIDTHS.get(at as usize)));
+        // llvm-mc checks an AGPR tuple against the opcode's widest format before resizing it.
+        if width.is_some() && acc && (256..=511).contains(value) && value - 256 + u32::from(slot.count) > 256 {
+            return None;
+        }
         let resized;
         let slot = match width {
             Some(&count) => {
@@ -154,12 +162,13 @@ fn scaled_mfma(isa: Isa, words: &Words<'_>, scale: &Op, first: u32, second: u32)
         let operand = match value {
             256..=511 => register(File::Vgpr, value - 256, 1),
             128..=208 | 240..=248 => format!("{}/*Invalid immediate*/", inline_constant(value, Type::F32)?),
+            _ if is_inline_register(isa.generation(), value) => scalar(isa.generation(), value, 1)?,
             _ => format!("{}{}", scalar(isa.generation(), value, 1)?, note("VGPR_32")),
         };
         push_operand(&mut fused, ", ", &operand);
     }
     push_scale_modifiers(&mut fused, first, second, 3);
-    push_mai_modifiers(&mut fused, mfma_first, mfma_second);
+    push_mai_modifiers(&mut fused, mfma_first, mfma_second, false);
     Some(Decoded { size: 16, text: fused, class: Class::Matrix, target: None })
 }
 
@@ -200,6 +209,9 @@ fn note(class: &str) -> String {
 /// A VGPR/AGPR tuple from register `number`, with llvm-mc's note when it is misaligned.
 fn vector_register(slot: &Slot, number: u32, acc: bool) -> Option<String> {
     let count = u32::from(slot.count);
+    if acc && number + count > 256 {
+        return None; // llvm-mc rejects an AGPR tuple past a255 (and prints a VGPR one past v255)
+    }
     let file = if acc { File::Agpr } else { File::Vgpr };
     let mut text = register(file, number, count);
     if count > 1 && number % 2 == 1 {
@@ -252,10 +264,84 @@ fn source(reader: &mut Reader<'_>, slot: &Slot, value: u32, acc: bool) -> Option
         }
         128..=208 => fitted(inline_constant(value, slot.ty)?, slot.int),
         240..=248 => fitted(inline_constant(value, slot.ty)?, slot.float),
-        // llvm-mc names a tuple of 4 or more SGPRs from the multiple of 4 at or below the field.
-        0..=105 if slot.count >= 4 => fitted(scalar(generation, value & !3, u32::from(slot.count))?, slot.sgpr),
-        _ => fitted(scalar(generation, value, u32::from(slot.count))?, slot.sgpr),
+        _ if !special_fits(generation, value, slot.count) => None,
+        _ if is_inline_register(generation, value) => match slot.sgpr {
+            // llvm-mc takes these in any register slot that takes SGPRs, without a note.
+            Fit::No => None,
+            _ => scalar(generation, value, u32::from(slot.count)),
+        },
+        _ => {
+            let (first, count) = scalar_tuple(generation, value, u32::from(slot.count))?;
+            fitted(scalar(generation, first, count)?, accumulator_class(slot.sgpr, slot.file, acc))
+        }
     }
+}
+
+/// Whether a special register (not an SGPR or TTMP) can stand for a slot of `count` registers:
+/// a 64-bit slot takes the registers that have a pair (`vcc`, `exec`, `flat_scratch`,
+/// `xnack_mask`) and the `src_*` values but not a pair's high half, `m0`,
+/// `src_flat_scratch_base_hi` or `src_lds_direct`; a wider slot takes only `null`.
+fn special_fits(generation: Generation, value: u32, count: u8) -> bool {
+    let ttmp = crate::disasm::operands::first_ttmp(generation);
+    let last_sgpr = if generation <= Generation::Gfx9 { 101 } else { 105 };
+    let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
+    let m0 = if generation >= Generation::Gfx11 { 125 } else { 124 };
+    if count <= 1 || value <= last_sgpr || (ttmp..=123).contains(&value) {
+        return true;
+    }
+    if count >= 3 {
+        return value == null;
+    }
+    let pair_half = matches!(value, 102..=107 | 126 | 127) && value % 2 == 1;
+    !(pair_half || value == m0 || value == 231 || value == 254)
+}
+
+/// The registers llvm-mc names for an SGPR or TTMP tuple of `count` at `value`: a pair starts at
+/// the even register at or below the field, a wider tuple at the multiple of 4, and no scalar
+/// tuple is wider than 16 registers (a 1024-bit slot names 16).
+/// `None` when the tuple would run past s105 or `ttmp15`, which llvm-mc rejects.
+fn scalar_tuple(generation: Generation, value: u32, count: u32) -> Option<(u32, u32)> {
+    let ttmp = crate::disasm::operands::first_ttmp(generation);
+    let last_sgpr = if generation <= Generation::Gfx9 { 101 } else { 105 };
+    // A tuple may run into s102–s105 even where those are named registers (GFX9).
+    let (base, last) = if value >= ttmp { (ttmp, 123) } else { (0, 105) };
+    let in_file = value <= last_sgpr || (ttmp..=123).contains(&value);
+    if !in_file || count <= 1 {
+        return Some((value, count));
+    }
+    let align = if count == 2 { 2 } else { 4 };
+    let (first, count) = (base + (value - base) / align * align, count.min(16));
+    (first + count - 1 <= last).then_some((first, count))
+}
+
+/// The special registers llvm-objdump prints without a register-class note in any slot that
+/// takes scalars: `null`, `src_flat_scratch_base_*`, `src_shared_*`, `src_private_*`,
+/// `src_pops_exiting_wave_id`, `src_vccz`, `src_execz`, `src_scc`.
+fn is_inline_register(generation: Generation, value: u32) -> bool {
+    let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
+    value == null && generation >= Generation::Gfx9 || matches!(value, 230 | 231 | 235..=239 | 251..=253)
+}
+
+/// A note's class for the accumulator slot (src2 of an MFMA), which names AGPRs when `acc_cd`
+/// is set (`AReg_512_Align2`), as the destination's does.
+fn accumulator_class(fit: Fit, file: SlotFile, acc: bool) -> Fit {
+    match fit {
+        Fit::Note(class) if file == SlotFile::AccCd && acc => Fit::Note(agpr_class(class).unwrap_or(class)),
+        other => other,
+    }
+}
+
+/// The AGPR class of a VGPR class name (`VReg_512_Align2` → `AReg_512_Align2`).
+fn agpr_class(class: &str) -> Option<&'static str> {
+    const CLASSES: [(&str, &str); 6] = [
+        ("VReg_64_Align2", "AReg_64_Align2"),
+        ("VReg_128_Align2", "AReg_128_Align2"),
+        ("VReg_256_Align2", "AReg_256_Align2"),
+        ("VReg_512_Align2", "AReg_512_Align2"),
+        ("VReg_1024_Align2", "AReg_1024_Align2"),
+        ("VGPR_32", "AGPR_32"),
+    ];
+    CLASSES.iter().find(|(v, _)| *v == class).map(|(_, a)| *a)
 }
 
 const F16_INLINE: [u32; 9] = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118];
@@ -299,19 +385,7 @@ fn literal_text(lit: Lit, value: u32) -> Option<String> {
                 format!("{low:#x}")
             }
         }
-        Lit::Invalid => {
-            let names = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
-            let shown = if value <= 64 {
-                format!("{value}")
-            } else if value >= 0xFFFF_FFF0 {
-                format!("-{}", value.wrapping_neg())
-            } else if let Some(i) = F32_INLINE.iter().position(|v| *v == value) {
-                String::from(names.get(i).copied().unwrap_or_default())
-            } else {
-                format!("{value:#x}")
-            };
-            format!("{shown}/*Invalid immediate*/")
-        }
+        Lit::Invalid => invalid_literal(value),
     })
 }
 
@@ -383,13 +457,24 @@ fn push_mix_modifiers(text: &mut String, op: &Op, bits: u16) {
     }
 }
 
-fn push_mai_modifiers(text: &mut String, first: u32, second: u32) {
+/// Whether an MFMA's `blgp` bits are its sources' negations, printed `neg:[…]`: the f64 MFMAs
+/// from gfx940 on.
+fn negates_sources(isa: Isa, op: &Op) -> bool {
+    matches!(isa, Isa::Gfx942 | Isa::Gfx950) && op.name.starts_with("v_mfma_f64")
+}
+
+fn push_mai_modifiers(text: &mut String, first: u32, second: u32, negates: bool) {
     let cbsz = (first >> 8) & 7;
     let abid = (first >> 11) & 0xF;
     let blgp = (second >> 29) & 7;
-    for (name, value) in [("cbsz", cbsz), ("abid", abid), ("blgp", blgp)] {
+    for (name, value) in [("cbsz", cbsz), ("abid", abid)] {
         if value != 0 {
             text.push_str(&format!(" {name}:{value}"));
         }
+    }
+    if blgp != 0 && negates {
+        text.push_str(&format!(" neg:[{},{},{}]", blgp & 1, (blgp >> 1) & 1, blgp >> 2));
+    } else if blgp != 0 {
+        text.push_str(&format!(" blgp:{blgp}"));
     }
 }

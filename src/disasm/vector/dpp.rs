@@ -36,6 +36,8 @@ const DPP8_OK: u16 = 1 << 8;
 const NEWBCAST_ONLY: u16 = 1 << 9;
 const HIGH_INVALID: u16 = 10;
 const HIGH_NOTE: u16 = 13;
+/// src1's abs bit among the four DPP16 neg/abs bits (src0 neg, src0 abs, src1 neg, src1 abs).
+const SRC1_ABS: u16 = 1 << 3;
 
 /// What a DPP word adds to the 32-bit form: the mnemonic, the source fields, the modifier bits
 /// that print (in the order of [`Form::print`]) and the words after the operands.
@@ -44,6 +46,9 @@ pub(super) struct Extension {
     pub fields: Fields,
     pub shown: u16,
     pub tail: String,
+    /// GFX12's `v_cndmask_b32_dpp` with src1's abs bit: llvm-objdump 22 draws the bars around
+    /// src1 and the carry-in together (`|v5, vcc_lo|`).
+    pub abs_around_carry: bool,
 }
 
 /// The DPP row of `opcode` in `encoding`.
@@ -80,7 +85,10 @@ pub(super) fn extend(
     fields.lo128_notes = ((flags >> (HIGH_NOTE + 1)) & 3) as u8;
     if selector == 250 {
         let modifiers = ((w1 >> 20) & 0xF) as u16;
-        if modifiers & (flags >> 4) & 0xF != 0 {
+        let abs_around_carry = isa.generation() == Generation::Gfx12 && mnemonic == "v_cndmask_b32_dpp";
+        let abs_around_carry = abs_around_carry && modifiers & SRC1_ABS != 0;
+        let rejected = (flags >> 4) & 0xF & if abs_around_carry { !SRC1_ABS } else { 0xF };
+        if modifiers & rejected != 0 {
             return None;
         }
         let printed = modifiers & flags & 0xF;
@@ -89,12 +97,12 @@ pub(super) fn extend(
             .iter()
             .filter(|(from, _)| printed & (1 << from) != 0)
             .fold(0u16, |acc, (_, to)| acc | (1 << to));
-        Some(Extension { mnemonic, fields, shown, tail: dpp16_tail(isa, w1, flags) })
+        Some(Extension { mnemonic, fields, shown, tail: dpp16_tail(isa, w1, flags), abs_around_carry })
     } else {
         if flags & DPP8_OK == 0 || isa.generation() <= Generation::Gfx9 {
             return None;
         }
-        Some(Extension { mnemonic, fields, shown: 0, tail: dpp8_tail(w1, selector == 234) })
+        Some(Extension { mnemonic, fields, shown: 0, tail: dpp8_tail(w1, selector == 234), abs_around_carry: false })
     }
 }
 

@@ -32,7 +32,7 @@ mod vop3_dpp_tables;
 use alloc::format;
 use alloc::string::String;
 
-use super::operands::{register, scalar, File};
+use super::operands::{invalid_literal, register, scalar, File};
 use super::{Class, Decoded, Generation, Isa, Words};
 
 /// How a constant in an operand prints (learned per operand from llvm-objdump's answers).
@@ -156,6 +156,9 @@ struct Fields {
     sext: u8,
     /// Sources may name any register file and constant (SDWA's s0/s1 select a scalar source).
     any_file: bool,
+    /// Sources (bit per index) whose inline constants print as their 9-bit field in hex
+    /// (`0x81`): src1 of `v_fmac_*_e64_dpp`.
+    raw_constants: u8,
 }
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -187,15 +190,80 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         let mut decoded = print(isa, words, extension.mnemonic, form, fields, &extension.tail)?;
         // DPP's src0 is a VGPR operand, so a misaligned tuple names the VGPR class, not VGPR-or-SGPR.
         decoded.text = decoded.text.replacen("operand has 'VS_", "operand has 'VReg_", 1);
+        if extension.abs_around_carry {
+            decoded.text = abs_around_carry(&decoded.text)?;
+        }
         return Some(decoded);
     }
     let at = table.binary_search_by_key(&(opcode as u16), |row| row.0).ok()?;
     let (_, mnemonic, form) = *table.get(at)?;
     let form = tables::FORMS.get(usize::from(form))?;
+    let byte_sel = byte_select(generation, mnemonic, &fields);
+    let fields = match byte_sel {
+        Some((_, used)) => Fields { op_sel: fields.op_sel & !used, ..fields },
+        None => fields,
+    };
+    let byte_sel = byte_sel.map(|(text, _)| text);
     if !fields.short && generation >= Generation::Gfx11 && matches!(fields.src[0], 233 | 234 | 250) {
-        return vop3_dpp::decode(isa, words, opcode, mnemonic, form, fields);
+        let fields = if byte_sel.is_some() { Fields { op_sel: 0, ..fields } } else { fields };
+        return vop3_dpp::decode(isa, words, opcode, mnemonic, form, fields, byte_sel.unwrap_or_default());
+    }
+    if let Some(selected) = byte_sel {
+        let mut decoded = print(isa, words, mnemonic, form, fields, "")?;
+        decoded.text.push_str(&selected);
+        return Some(decoded);
+    }
+    if !fields.short && mnemonic.starts_with("v_bitop3_") {
+        return decode_bitop3(isa, words, mnemonic, form, fields);
     }
     print(isa, words, mnemonic, form, fields, "")
+}
+
+/// GFX12's fp8/bf8 conversions name a byte of a dword with two op_sel bits, printed
+/// `byte_sel:N` when not 0: `v_cvt_sr_bf8_f32`/`_fp8_f32` the byte written (op_sel bit 2 is
+/// N's bit 0, bit 3 its bit 1), `v_cvt_f32_bf8`/`_fp8` the byte read (bit 1 is N's bit 0, bit 0
+/// its bit 1). The other two op_sel bits make the plain VOP3 word invalid and are ignored by its
+/// DPP forms. The text and the op_sel bits used; `None` for other opcodes.
+fn byte_select(generation: Generation, mnemonic: &str, fields: &Fields) -> Option<(String, u32)> {
+    if generation != Generation::Gfx12 || fields.short {
+        return None;
+    }
+    let bit = |n: u32| fields.op_sel >> n & 1;
+    let (byte, used) = match mnemonic {
+        "v_cvt_sr_bf8_f32" | "v_cvt_sr_fp8_f32" => (bit(2) | bit(3) << 1, 0b1100),
+        "v_cvt_f32_bf8_e64" | "v_cvt_f32_fp8_e64" => (bit(1) | bit(0) << 1, 0b0011),
+        _ => return None,
+    };
+    let text = if byte == 0 { String::new() } else { format!(" byte_sel:{byte}") };
+    Some((text, used))
+}
+
+/// gfx950's `v_bitop3_b16`/`_b32`: the neg (bits 2:0), abs (5:3) and omod (7:6) fields hold the
+/// 8-bit truth table, printed `bitop3:N` (decimal up to 10, hex above, nothing for 0) before
+/// `op_sel`, as llvm-objdump 22 prints it.
+fn decode_bitop3(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Fields) -> Option<Decoded> {
+    let table = (fields.neg & 7) | (fields.abs & 7) << 3 | (fields.omod & 3) << 6;
+    let plain = Fields { neg: 0, abs: 0, omod: 0, ..fields };
+    let mut decoded = print(isa, words, mnemonic, form, plain, "")?;
+    let shown = match table {
+        0 => return Some(decoded),
+        1..=10 => format!(" bitop3:{table}"),
+        _ => format!(" bitop3:{table:#x}"),
+    };
+    let at = decoded.text.find(" op_sel:").unwrap_or(decoded.text.len());
+    decoded.text.insert_str(at, &shown);
+    Some(decoded)
+}
+
+/// `v_cndmask_b32_dpp v1, v2, -v5, vcc_lo …` as `v_cndmask_b32_dpp v1, v2, -|v5, vcc_lo| …`: the
+/// bars of src1's abs around src1 and the carry-in, as llvm-objdump 22 prints GFX12's form.
+fn abs_around_carry(text: &str) -> Option<String> {
+    let carry = [", vcc_lo", ", vcc"].into_iter().find(|c| text.contains(&format!("{c} ")))?;
+    let end = text.find(&format!("{carry} "))? + carry.len();
+    let start = text.get(..end - carry.len())?.rfind(", ")? + 2;
+    let operand = text.get(start..end)?;
+    let (sign, rest) = operand.strip_prefix('-').map_or(("", operand), |rest| ("-", rest));
+    Some(format!("{}{sign}|{rest}|{}", text.get(..start)?, text.get(end..)?))
 }
 
 /// An SDWA word (see [`sdwa`]).
@@ -247,6 +315,7 @@ fn vop3_fields(w0: u32, w1: u32) -> Fields {
         lo128_notes: 0,
         sext: 0,
         any_file: false,
+        raw_constants: 0,
     }
 }
 
@@ -312,6 +381,14 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 2 => String::from("p0"),
                 value => format!("invalid_param_{value}"),
             },
+            // GFX10+ reads a scalar destination field of 255 as a literal, which it prints with
+            // its complaint.
+            Operand::Dst { file: DstFile::Scalar, .. }
+                if fields.vdst == 255 && !fields.short && generation >= Generation::Gfx10 =>
+            {
+                literal_used = true;
+                invalid_literal(words.get(literal_index)?)
+            }
             Operand::Dst { file: DstFile::Scalar, count, .. } => scalar_destination(generation, fields.vdst, count)?,
             Operand::Dst { file, count, half, odd_note, high_invalid } => {
                 if high_invalid && plain32 && fields.vdst >= 128 {
@@ -336,15 +413,20 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 }
                 let file = if agpr { File::Agpr } else { File::Vgpr };
                 let half = half && !plain;
-                let mut body = source(
-                    generation,
-                    words,
-                    literal_index,
-                    value,
-                    (file, count, half, ty, accept),
-                    &fields,
-                    half_high,
-                )?;
+                let raw = fields.raw_constants & (1 << index) != 0 && matches!(value, 128..=208 | 240..=248);
+                let mut body = if raw {
+                    format!("{value:#x}")
+                } else {
+                    source(
+                        generation,
+                        words,
+                        literal_index,
+                        value,
+                        (file, count, half, ty, accept),
+                        &fields,
+                        half_high,
+                    )?
+                };
                 match notes[3] {
                     note if high && !note.is_empty() => body.push_str(note),
                     _ => body.push_str(note_for(generation, value, count, [notes[0], notes[1], notes[2]])),
@@ -458,6 +540,8 @@ fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String>
         // No 64-bit m0 or LDS-direct operand.
         return None;
     }
+    // llvm-objdump names a six-register (192-bit) scalar tuple with five registers.
+    let count = if count == 6 { 5 } else { count };
     scalar(generation, value, u32::from(count))
 }
 
