@@ -233,19 +233,25 @@ mod tests {
 
     #[test]
     fn fetchers_skip_what_is_held_or_being_fetched_and_stop_at_the_window() {
-        let mut plan = Plan::new(&[(0, 3 * BLOCK)]);
+        let mut plan = Plan::new(&[(0, 4 * BLOCK)]);
         let mut extents = Extents::default();
         let mut in_flight = vec![(0, 10)];
         extents.insert(10, vec![0; 10], None);
-        let Next::Fetch(a, b, 0) = plan.next(&extents, &mut in_flight) else { panic!("expected a fetch") };
-        assert_eq!((a, b), (20, BLOCK));
+        assert!(matches!(plan.next(&extents, &mut in_flight), Next::Fetch(20, BLOCK, 0)));
+        plan.fetched(BLOCK - 20);
         let Next::Fetch(a, b, 0) = plan.next(&extents, &mut in_flight) else { panic!("expected a fetch") };
         assert_eq!((a, b), (BLOCK, 2 * BLOCK));
+        let Next::Fetch(a, b, 0) = plan.next(&extents, &mut in_flight) else { panic!("expected a fetch") };
+        assert_eq!((a, b), (2 * BLOCK, 3 * BLOCK));
         // Two blocks in flight: the next waits.
         assert!(matches!(plan.next(&extents, &mut in_flight), Next::Wait));
-        plan.fetched(BLOCK - 20);
         plan.fetched(BLOCK);
-        assert!(matches!(plan.next(&extents, &mut in_flight), Next::Fetch(a, _, 0) if a == 2 * BLOCK));
+        assert!(matches!(plan.next(&extents, &mut in_flight), Next::Fetch(a, _, 0) if a == 3 * BLOCK));
+        // Bytes fetched ahead and unread fill the window: the next waits.
+        plan.fetched(2 * BLOCK);
+        let mut full = Extents::default();
+        full.insert(0, vec![0; AHEAD as usize], Some(0));
+        assert!(matches!(plan.next(&full, &mut Vec::new()), Next::Wait));
         plan.stopped = true;
         assert!(matches!(plan.next(&extents, &mut in_flight), Next::Done));
     }

@@ -19,6 +19,7 @@
 mod ahead;
 mod extents;
 pub mod http;
+mod progress;
 mod zip;
 
 use crate::fail::{Failure, Outcome};
@@ -29,6 +30,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
+pub use progress::show_progress;
 pub use zip::prepare;
 
 /// Where a member's stored bytes lie, and whether its name says it is a library (read ahead
@@ -76,6 +78,8 @@ struct Inner {
     /// The first read that failed: readers through `object::ReadRef` learn only that a read
     /// failed, the command says why ([`Remote::failure`]).
     failure: Mutex<Option<String>>,
+    /// Bytes fetched of the file's size, drawn on a terminal ([`progress`]).
+    progress: progress::Bar,
 }
 
 enum Backing {
@@ -112,18 +116,20 @@ impl Remote {
         }
         let agent = http::agent();
         let opened = http::open(&agent, url).map_err(Failure::new)?;
-        let (location, size, backing, fetched) = match opened {
+        let (location, size, backing, fetched, bar) = match opened {
             Opened::Ranged { location, size, head } => {
                 let fetched = head.len() as u64;
                 let mut store = Store::default();
                 store.extents.insert(0, head, None);
                 let ranges =
                     Ranges { store: Mutex::new(store), changed: Condvar::new(), members: Mutex::new(Vec::new()) };
-                (location, size, Backing::Ranges(ranges), fetched)
+                (location, size, Backing::Ranges(ranges), fetched, progress::Bar::new(url, Some(size)))
             }
             Opened::Whole { location, length, body } => {
-                let (file, size) = download(url, length, body)?;
-                (location, size, Backing::Downloaded(file), size)
+                let bar = progress::Bar::new(url, length);
+                let (file, size) = download(url, length, body, &bar)?;
+                bar.finish();
+                (location, size, Backing::Downloaded(file), size, progress::Bar::hidden())
             }
         };
         let inner = Inner {
@@ -135,7 +141,9 @@ impl Remote {
             fetched: AtomicU64::new(fetched),
             requests: AtomicU64::new(1),
             failure: Mutex::new(None),
+            progress: bar,
         };
+        inner.progress.set(fetched);
         let remote = Remote { inner: Arc::new(inner) };
         if let Ok(mut opened) = OPENED.lock() {
             opened.retain(|(_, weak)| weak.strong_count() > 0);
@@ -328,8 +336,9 @@ impl Remote {
         ahead::start(self);
     }
 
-    /// No more fetching ahead: the explorer is done.
+    /// No more fetching ahead, and no more progress drawn: the explorer is done.
     pub fn stop_ahead(&self) {
+        self.inner.progress.finish();
         if let Backing::Ranges(ranges) = &self.inner.backing {
             if let Ok(mut store) = ranges.store.lock() {
                 store.plan.stopped = true;
@@ -393,7 +402,8 @@ impl Remote {
             }
         };
         inner.requests.fetch_add(1, Ordering::Relaxed);
-        inner.fetched.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        let total = inner.fetched.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
+        inner.progress.set(total);
         Ok(bytes)
     }
 
@@ -432,7 +442,12 @@ fn blocks(start: u64, stop: u64) -> Vec<(u64, u64)> {
 }
 
 /// Writes a whole body, as it arrives, to an unlinked temporary file: the file and its size.
-fn download(url: &str, length: Option<u64>, mut body: ureq::BodyReader<'static>) -> Outcome<(File, u64)> {
+fn download(
+    url: &str,
+    length: Option<u64>,
+    mut body: ureq::BodyReader<'static>,
+    bar: &progress::Bar,
+) -> Outcome<(File, u64)> {
     let told = length.map(|n| format!(" ({n} bytes)")).unwrap_or_default();
     eprintln!("offload: note: {url}: the host ignores `Range`; reading the whole file{told} into a temporary file");
     let mut file = crate::temporary::unlinked_file()
@@ -449,6 +464,7 @@ fn download(url: &str, length: Option<u64>, mut body: ureq::BodyReader<'static>)
         }
         writer.write_all(&buffer[..n]).map_err(|e| Failure::new(format!("{url}: writing the temporary file: {e}")))?;
         size += n as u64;
+        bar.set(size);
     }
     writer.flush().map_err(|e| Failure::new(format!("{url}: writing the temporary file: {e}")))?;
     drop(writer);
