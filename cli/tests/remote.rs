@@ -444,7 +444,7 @@ fn progress_is_drawn_on_a_terminal_only() {
     let url = format!("{}latency=300/pypi-files/{DEP}", server.url);
     let size = std::fs::metadata(server.local(DEP)).unwrap().len();
     // `script` gives the command a terminal; its output is what the terminal showed.
-    let command = format!("{} list {url} >/dev/null", s(&ours()));
+    let command = format!("{} list {url} >/dev/null", s(ours()));
     let Ok(shown) = Command::new("script").args(["-qec", &command, "/dev/null"]).output() else {
         println!("skipping: no `script` command to give the CLI a terminal");
         return;

@@ -84,7 +84,7 @@ struct Inner {
 
 enum Backing {
     /// The host serves ranges.
-    Ranges(Ranges),
+    Ranges(Box<Ranges>),
     /// The host sent the whole file: it lies in this unlinked temporary file.
     Downloaded(File),
 }
@@ -123,7 +123,7 @@ impl Remote {
                 store.extents.insert(0, head, None);
                 let ranges =
                     Ranges { store: Mutex::new(store), changed: Condvar::new(), members: Mutex::new(Vec::new()) };
-                (location, size, Backing::Ranges(ranges), fetched, progress::Bar::new(url, Some(size)))
+                (location, size, Backing::Ranges(Box::new(ranges)), fetched, progress::Bar::new(url, Some(size)))
             }
             Opened::Whole { location, length, body } => {
                 let bar = progress::Bar::new(url, length);
