@@ -216,8 +216,10 @@ fn a_raw_object_is_read_by_its_headers_and_offload_sections() {
 
 #[test]
 fn an_expired_signed_url_is_resolved_again() {
-    // Each answer waits 300 ms: the signed URLs, living 1 s, expire while the wheel is read.
-    let server = Server::start("expiry", &["--latency", "300"]);
+    // Each answer waits 300 ms and bodies come at 50 kB/s: the signed URLs, living 1 to 2 s,
+    // expire while the wheel is read (in parallel, as it is fetched ahead), and one resolved
+    // again lives long enough for the retried request.
+    let server = Server::start("expiry", &["--latency", "300", "--throttle", "50000"]);
     let url = format!("{}ttl=1/redirect/{APP}", server.url);
     let here = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(APP))));
     let there = answer(&with_file(&["list", "--json", "{}"], &url));
