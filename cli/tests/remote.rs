@@ -468,3 +468,60 @@ fn human(size: u64) -> String {
         n => format!("{n} B"),
     }
 }
+
+#[test]
+fn bundle_unbundle_compress_and_decompress_read_urls() {
+    let server = Server::start("tools", &[]);
+    let code = root().join("tests/images/hip_kernels_gfx90a.co");
+    std::fs::copy(&code, server.local("gfx90a.co")).unwrap();
+    let url = |name: &str| format!("{}pypi-files/{name}", server.url);
+    let local = |name: &str| s(&server.local(name));
+    // Each command run on the local files and on their URLs writes the same bytes.
+    let same = |args: &dyn Fn(&dyn Fn(&str) -> String, &str) -> Vec<String>, out: &str| {
+        let (here, there) = (format!("{out}.here"), format!("{out}.there"));
+        for (at, written) in [(&local as &dyn Fn(&str) -> String, &here), (&url, &there)] {
+            let (code, _, stderr) = offload(&args(at, &local(written)));
+            assert_eq!(code, 0, "{:?}: {stderr}", args(at, written));
+        }
+        let (a, b) = (std::fs::read(local(&here)).unwrap(), std::fs::read(local(&there)).unwrap());
+        assert!(!a.is_empty() && a == b, "{out}: the URLs' output differs from the local files'");
+        std::fs::copy(local(&here), local(out)).unwrap();
+    };
+    let targets = "--targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx90a";
+    same(
+        &|at, out| {
+            ["bundle", "--type=o", targets, &format!("--input={}", at("hip_kernels.o"))]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([format!("--input={}", at("gfx90a.co")), format!("--output={out}")])
+                .collect()
+        },
+        "bundled.o",
+    );
+    same(
+        &|at, out| {
+            ["unbundle", "--type=o", "--targets=hipv4-amdgcn-amd-amdhsa--gfx90a"]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([format!("--input={}", at("bundled.o")), format!("--output={out}")])
+                .collect()
+        },
+        "unbundled.co",
+    );
+    assert_eq!(std::fs::read(local("unbundled.co")).unwrap(), std::fs::read(&code).unwrap());
+    // A binary bundle (the code object as both entries) compressed, and back.
+    same(
+        &|at, out| {
+            ["bundle", "--type=bc", targets]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([format!("--input={}", at("gfx90a.co")), format!("--input={}", at("gfx90a.co"))])
+                .chain([format!("--output={out}")])
+                .collect()
+        },
+        "bundled.bc",
+    );
+    same(&|at, out| vec!["compress".into(), at("bundled.bc"), "-o".into(), out.into()], "compressed.bc");
+    same(&|at, out| vec!["decompress".into(), at("compressed.bc"), "-o".into(), out.into()], "decompressed.bc");
+    assert_eq!(std::fs::read(local("decompressed.bc")).unwrap(), std::fs::read(local("bundled.bc")).unwrap());
+}
