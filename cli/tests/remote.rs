@@ -469,6 +469,11 @@ fn human(size: u64) -> String {
     }
 }
 
+/// Where a file named so is: its local path, or its URL.
+type Place<'p> = &'p dyn Fn(&str) -> String;
+/// A command line reading files at a place and writing the file given.
+type CommandFor<'c> = &'c dyn Fn(Place<'_>, &str) -> Vec<String>;
+
 #[test]
 fn bundle_unbundle_compress_and_decompress_read_urls() {
     let server = Server::start("tools", &[]);
@@ -477,9 +482,9 @@ fn bundle_unbundle_compress_and_decompress_read_urls() {
     let url = |name: &str| format!("{}pypi-files/{name}", server.url);
     let local = |name: &str| s(&server.local(name));
     // Each command run on the local files and on their URLs writes the same bytes.
-    let same = |args: &dyn Fn(&dyn Fn(&str) -> String, &str) -> Vec<String>, out: &str| {
+    let same = |args: CommandFor<'_>, out: &str| {
         let (here, there) = (format!("{out}.here"), format!("{out}.there"));
-        for (at, written) in [(&local as &dyn Fn(&str) -> String, &here), (&url, &there)] {
+        for (at, written) in [(&local as Place<'_>, &here), (&url, &there)] {
             let (code, _, stderr) = offload(&args(at, &local(written)));
             assert_eq!(code, 0, "{:?}: {stderr}", args(at, written));
         }
