@@ -598,6 +598,17 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_central_directory_alone_places_members_as_their_local_headers_do() {
+        let zip = stored_zip(&[("a.txt", b"hello"), ("lib/b.so", b"\x7fELF....")]);
+        let (members, directory_start) = central_members(&zip[..]).unwrap();
+        let listed = read(&zip[..]).unwrap().members;
+        let placed = |ms: &[Member]| ms.iter().map(|m| (m.name.clone(), m.header, m.data_offset)).collect::<Vec<_>>();
+        assert_eq!(placed(&members), placed(&listed));
+        assert_eq!(directory_start, listed[1].data_end());
+        assert_eq!(local_header_spans(&zip[..], true).unwrap(), vec![listed[1].header]);
+    }
+
+    #[test]
     fn a_truncated_zip_has_no_end_record() {
         let zip = stored_zip(&[("a", b"x")]);
         let e = read(&zip[..zip.len() - 5]).unwrap_err();
