@@ -4,13 +4,17 @@
 //! its header, section headers and offload sections.
 //!
 //! - The size comes from the `Content-Range` of a first `bytes=0-65535` request ([`http`]).
-//! - Bytes read are kept in a cache of extents (at most [`CACHE_BUDGET`] bytes, the oldest
-//!   dropped first). Reads through the input's `ReadRef` fetch exactly the bytes asked for
-//!   (headers, section tables, offload sections: what a format reads is all it needs); the
-//!   stored bytes of a deflated member, read in order by the inflater ([`Remote::read_owned`]),
-//!   are fetched ahead up to the member's end, [`WINDOW`] bytes at a time in [`BLOCK`]-sized
-//!   requests made in parallel. [`Remote::prefetch`] fetches many small spans (a zip's local
-//!   headers) in parallel.
+//! - Bytes read are kept in a cache of extents ([`extents`]: at most [`CACHE_BUDGET`] bytes,
+//!   the oldest dropped first, bytes fetched ahead and unread last). Reads through the input's
+//!   `ReadRef` fetch exactly the bytes asked for (headers, section tables, offload sections:
+//!   what a format reads is all it needs). Of a zip, what the explorer will read of each member
+//!   is fetched ahead of it by threads of their own ([`ahead`], planned by [`zip`]); a reader
+//!   needing bytes being fetched waits for them. Where nothing is planned, the stored bytes of
+//!   a deflated member, read in order by the inflater ([`Remote::read_owned`]), are fetched
+//!   ahead up to the member's end, [`WINDOW`] bytes at a time in [`BLOCK`]-sized requests made
+//!   in parallel. [`Remote::prefetch`] fetches many small spans (a zip's local headers) in
+//!   parallel.
+//! - On a terminal, the bytes fetched of the file's size are drawn on stderr ([`progress`]).
 //! - A redirect to another origin is followed; when the URL it led to answers 403 or 410 later
 //!   (a signed URL that expired), the original URL is resolved again and the read retried.
 //! - A host that ignores `Range` sends the whole file: it is written, as it arrives, to an
