@@ -9,6 +9,7 @@ use crate::kpack::KpackArgs;
 use offload::explore::{self, Options};
 use offload::report::{diff as diff_report, sizes as sizes_report, targets};
 use offload::tree::Tree;
+use offload::util::window::Window;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::io::{Read, Seek, SeekFrom};
@@ -96,12 +97,29 @@ impl Source {
     /// Explores the source: a file is read lazily, with the kpack archives found next to it
     /// (as the commands do); bytes have no neighbours, so no companions.
     pub fn explore(&self, options: &Options) -> Outcome<Tree> {
+        self.explore_then(options, |_, _, _| ()).map(|(tree, ())| tree)
+    }
+
+    /// Explores the source like [`Source::explore`], then reads more of the same input with
+    /// `then` (its bytes, its name, the tree): read once, fetched once when it is a URL.
+    pub fn explore_then<T>(
+        &self,
+        options: &Options,
+        then: impl for<'s, 'a> FnOnce(Window<'s, 'a>, &str, &Tree) -> T,
+    ) -> Outcome<(Tree, T)> {
+        let name = self.name();
         match self {
             Source::Path(p) => {
                 let file = open_lazy(p)?;
-                crate::kpack::explore(p, &file, &self.name(), options, &KpackArgs::default())
+                let tree = crate::kpack::explore(p, &file, &name, options, &KpackArgs::default())?;
+                let after = then(Window::whole(&&file), &name, &tree);
+                Ok((tree, after))
             }
-            Source::Bytes { bytes, .. } => Ok(explore::explore(&bytes[..], &self.name(), options)),
+            Source::Bytes { bytes, .. } => {
+                let tree = explore::explore(&bytes[..], &name, options);
+                let after = then(Window::whole(&&bytes[..]), &name, &tree);
+                Ok((tree, after))
+            }
             Source::Reader { reader, .. } => {
                 // Every byte read may be fetched from far away (an fsspec file on object
                 // storage): members named as text are not read, and a package's deflated
@@ -114,7 +132,9 @@ impl Source {
                     ..explore::Hooks::default()
                 };
                 let options = Options { skip_by_name: true, ..options.clone() };
-                Ok(explore::explore_hooked(&cache, &self.name(), &options, &[], hooks))
+                let tree = explore::explore_hooked(&cache, &name, &options, &[], hooks);
+                let after = then(Window::whole(&&cache), &name, &tree);
+                Ok((tree, after))
             }
         }
     }
@@ -147,10 +167,18 @@ fn every_image() -> Options {
     Options { verify_all: true, keep_bytes: false, ..Options::default() }
 }
 
-/// `offload list --json`.
+/// `offload list --json`, with the `variant` a variant wheel declares.
 pub fn list(source: &Source) -> Outcome<Answer> {
-    let tree = source.explore(&Options { keep_bytes: false, ..Options::default() })?;
-    let document = crate::list::document(&source.shown(), &tree, &targets::collect(&tree))?;
+    let options = Options { keep_bytes: false, ..Options::default() };
+    let (tree, declared) = source.explore_then(&options, |input, name, tree| {
+        crate::list::variant::declared(input, name, &targets::collect(tree))
+    })?;
+    let mut document = crate::list::document(&source.shown(), &tree, &targets::collect(&tree))?;
+    match declared {
+        Some(Ok(d)) => document["variant"] = d.json(),
+        Some(Err(why)) => eprintln!("offload: note: {}: {why}", source.shown()),
+        None => {}
+    }
     Ok(source.answer(document, &tree))
 }
 

@@ -22,6 +22,10 @@ pub enum Input {
 /// other compressed input (a damaged header, bytes after the bundle, a linked `.hip_fatbin`,
 /// a pipe) is read whole and checked as before, so its error is the same.
 pub fn open_input(path: &Path) -> Outcome<Input> {
+    // A URL is read whole (by ranges, [`crate::remote`]), as a pipe is.
+    if crate::io::url_of(path).is_some() {
+        return from_bytes(path, crate::io::read_all(path)?);
+    }
     let mut file = crate::io::open_input(path)?;
     let meta = file.metadata().map_err(|e| Failure::io(path, "read", e))?;
     let mut data = Vec::new();
@@ -34,6 +38,11 @@ pub fn open_input(path: &Path) -> Outcome<Input> {
     }
     // Anything else is read whole, from where reading got to.
     file.read_to_end(&mut data).map_err(|e| Failure::io(path, "read", e))?;
+    from_bytes(path, data)
+}
+
+/// An input read whole: a compressed bundle, or other bytes.
+fn from_bytes(path: &Path, data: Vec<u8>) -> Outcome<Input> {
     if compressed::is_compressed(&data) {
         Single::from_bytes(path, data).map(Input::Compressed)
     } else {

@@ -160,8 +160,11 @@ pub fn read_all(path: &Path) -> Outcome<Vec<u8>> {
 }
 
 /// The size of the input file at `path` when it is a regular file (whose bytes can then be copied
-/// by the kernel), or `None` for anything else (a pipe, a device), which must be read whole.
+/// by the kernel), or `None` for anything else (a pipe, a device, a URL), which must be read whole.
 pub fn input_size(path: &Path) -> Outcome<Option<u64>> {
+    if url_of(path).is_some() {
+        return Ok(None);
+    }
     let meta = std::fs::metadata(path).map_err(|e| Failure::io(path, "read", e))?;
     note_input(path);
     Ok(meta.is_file().then_some(meta.len()))

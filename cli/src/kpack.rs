@@ -50,8 +50,11 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
         ..explore::Hooks::default()
     };
     let tree = explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks);
-    if let Some(why) = crate::io::url_of(binary).and_then(crate::remote::Remote::opened).and_then(|r| r.failure()) {
-        eprintln!("offload: error: {why}");
+    if let Some(remote) = crate::io::url_of(binary).and_then(crate::remote::Remote::opened) {
+        remote.stop_ahead();
+        if let Some(why) = remote.failure() {
+            eprintln!("offload: error: {why}");
+        }
     }
     Ok(tree)
 }

@@ -204,6 +204,7 @@ pub fn run(args: Vec<String>) -> u8 {
         }
     };
     io::allow_overwriting_inputs(cli.overwrite_input);
+    remote::show_progress(true);
     let result = match cli.command {
         Command::List(a) => list::run(&a),
         // clang-offload-bundler's `--unbundle` and `--list`, under either command name.

@@ -5,7 +5,7 @@
 
 mod jsonl;
 mod summary;
-mod variant;
+pub(crate) mod variant;
 
 use crate::fail::{Failure, Outcome};
 use crate::io::{open_lazy, shown};

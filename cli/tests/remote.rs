@@ -216,8 +216,10 @@ fn a_raw_object_is_read_by_its_headers_and_offload_sections() {
 
 #[test]
 fn an_expired_signed_url_is_resolved_again() {
-    // Each answer waits 300 ms: the signed URLs, living 1 s, expire while the wheel is read.
-    let server = Server::start("expiry", &["--latency", "300"]);
+    // Each answer waits 300 ms and bodies come at 50 kB/s: the signed URLs, living 1 to 2 s,
+    // expire while the wheel is read (in parallel, as it is fetched ahead), and one resolved
+    // again lives long enough for the retried request.
+    let server = Server::start("expiry", &["--latency", "300", "--throttle", "50000"]);
     let url = format!("{}ttl=1/redirect/{APP}", server.url);
     let here = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(APP))));
     let there = answer(&with_file(&["list", "--json", "{}"], &url));
@@ -376,4 +378,155 @@ fn a_variant_wheel_whose_declared_sm_arch_lacks_code_is_flagged() {
     // A wheel that is no variant has no `variant` key.
     let (_, doc) = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(DEP))));
     assert!(doc.get("variant").is_none());
+}
+
+/// Bytes of `ranges` sent more than once.
+fn sent_twice(mut ranges: Vec<(u64, u64)>) -> u64 {
+    ranges.sort_unstable();
+    let (mut twice, mut reached) = (0, 0);
+    for (a, b) in ranges {
+        twice += b.min(reached).saturating_sub(a);
+        reached = reached.max(b);
+    }
+    twice
+}
+
+/// What the explorer may read of a wheel (`bytes`) read by URL: the first read, the end
+/// records and directory, and of each member not named as text its local header and all its
+/// stored bytes when it is named as a library, else its first 64 KiB.
+fn readable_of(bytes: &[u8]) -> u64 {
+    let listing = zip::read(bytes).unwrap();
+    let directory = bytes.len() as u64 - listing.members.iter().map(|m| m.data_end()).max().unwrap();
+    let members: u64 = listing
+        .members
+        .iter()
+        .filter(|m| m.is_explored(true))
+        .map(|m| m.header.1 + if m.name.contains(".so") { m.stored_size } else { m.stored_size.min(64 << 10) })
+        .sum();
+    FIRST_READ + directory + members
+}
+
+#[test]
+fn fetching_ahead_fetches_each_byte_once_and_no_more_than_is_read() {
+    // 20 ms per answer: the fetchers ahead and the explorer's own reads overlap.
+    let server = Server::start("ahead", &[]);
+    let cached = support::wheels::cache_dir().join("cupy_rocm_5_0-13.3.0-cp311-cp311-manylinux2014_x86_64.whl");
+    let mut wheels = vec![APP.to_string(), DEP.to_string()];
+    if cached.exists() {
+        let name = cached.file_name().unwrap().to_str().unwrap().to_string();
+        std::os::unix::fs::symlink(&cached, server.local(&name)).unwrap();
+        wheels.push(name);
+    } else {
+        println!("skipping the real wheel: {} is not in the wheel cache", cached.display());
+    }
+    for wheel in &wheels {
+        let local = server.local(wheel);
+        let bytes = std::fs::read(&local).unwrap();
+        // `list` explores members one at a time, `kernels` on every core.
+        for command in [&["list", "--json", "{}"][..], &["kernels", "--json", "{}"][..]] {
+            server.reset();
+            let there = answer(&with_file(command, &format!("{}latency=20/pypi-files/{wheel}", server.url)));
+            let fetched = server.bytes(wheel);
+            let twice = sent_twice(server.ranges(wheel));
+            assert_eq!(answer(&with_file(command, &s(&local))), there, "{command:?} {wheel}");
+            assert_eq!(twice, 0, "{command:?} {wheel}: {twice} bytes fetched twice");
+            let readable = readable_of(&bytes);
+            assert!(
+                fetched <= readable,
+                "{command:?} {wheel}: fetched {fetched}, the explorer reads at most {readable}"
+            );
+        }
+    }
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_only() {
+    let server = Server::start("progress", &[]);
+    // 300 ms per answer: the bar is drawn before the read ends.
+    let url = format!("{}latency=300/pypi-files/{DEP}", server.url);
+    let size = std::fs::metadata(server.local(DEP)).unwrap().len();
+    // `script` gives the command a terminal; its output is what the terminal showed.
+    let command = format!("{} list {url} >/dev/null", s(ours()));
+    let Ok(shown) = Command::new("script").args(["-qec", &command, "/dev/null"]).output() else {
+        println!("skipping: no `script` command to give the CLI a terminal");
+        return;
+    };
+    let terminal = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.status.success(), "{terminal}");
+    let total = format!("of {}", human(size));
+    assert!(terminal.contains(&url) && terminal.contains("fetched") && terminal.contains(&total), "{terminal:?}");
+    // Not a terminal: nothing but the answer.
+    let (code, _, stderr) = offload(&with_file(&["list", "{}"], &url));
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
+/// A size as indicatif's `{total_bytes}` prints it (binary units, two decimals).
+fn human(size: u64) -> String {
+    match size {
+        n if n >= 1 << 20 => format!("{:.2} MiB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.2} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+/// Where a file named so is: its local path, or its URL.
+type Place<'p> = &'p dyn Fn(&str) -> String;
+/// A command line reading files at a place and writing the file given.
+type CommandFor<'c> = &'c dyn Fn(Place<'_>, &str) -> Vec<String>;
+
+#[test]
+fn bundle_unbundle_compress_and_decompress_read_urls() {
+    let server = Server::start("tools", &[]);
+    let code = root().join("tests/images/hip_kernels_gfx90a.co");
+    std::fs::copy(&code, server.local("gfx90a.co")).unwrap();
+    let url = |name: &str| format!("{}pypi-files/{name}", server.url);
+    let local = |name: &str| s(&server.local(name));
+    // Each command run on the local files and on their URLs writes the same bytes.
+    let same = |args: CommandFor<'_>, out: &str| {
+        let (here, there) = (format!("{out}.here"), format!("{out}.there"));
+        for (at, written) in [(&local as Place<'_>, &here), (&url, &there)] {
+            let (code, _, stderr) = offload(&args(at, &local(written)));
+            assert_eq!(code, 0, "{:?}: {stderr}", args(at, written));
+        }
+        let (a, b) = (std::fs::read(local(&here)).unwrap(), std::fs::read(local(&there)).unwrap());
+        assert!(!a.is_empty() && a == b, "{out}: the URLs' output differs from the local files'");
+        std::fs::copy(local(&here), local(out)).unwrap();
+    };
+    let targets = "--targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdhsa--gfx90a";
+    same(
+        &|at, out| {
+            ["bundle", "--type=o", targets, &format!("--input={}", at("hip_kernels.o"))]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([format!("--input={}", at("gfx90a.co")), format!("--output={out}")])
+                .collect()
+        },
+        "bundled.o",
+    );
+    same(
+        &|at, out| {
+            ["unbundle", "--type=o", "--targets=hipv4-amdgcn-amd-amdhsa--gfx90a"]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([format!("--input={}", at("bundled.o")), format!("--output={out}")])
+                .collect()
+        },
+        "unbundled.co",
+    );
+    assert_eq!(std::fs::read(local("unbundled.co")).unwrap(), std::fs::read(&code).unwrap());
+    // A binary bundle (the code object as both entries) compressed, and back.
+    same(
+        &|at, out| {
+            ["bundle", "--type=bc", targets]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([format!("--input={}", at("gfx90a.co")), format!("--input={}", at("gfx90a.co"))])
+                .chain([format!("--output={out}")])
+                .collect()
+        },
+        "bundled.bc",
+    );
+    same(&|at, out| vec!["compress".into(), at("bundled.bc"), "-o".into(), out.into()], "compressed.bc");
+    same(&|at, out| vec!["decompress".into(), at("compressed.bc"), "-o".into(), out.into()], "decompressed.bc");
+    assert_eq!(std::fs::read(local("decompressed.bc")).unwrap(), std::fs::read(local("bundled.bc")).unwrap());
 }

@@ -152,3 +152,26 @@ def test_a_real_cached_wheel_by_url(server, tmp_path):
     with zipfile.ZipFile(cached) as z:
         python = sum(i.compress_size for i in z.infolist() if i.filename.endswith(".py"))
     assert fetched <= cached.stat().st_size - python
+
+
+def test_list_says_what_a_variant_wheel_declares(server, tmp_path):
+    """`offload.list` has the `variant` key of `offload list --json`: a variant wheel's declared
+    properties (PEP 825 variant.json) beside what its binaries hold, locally and by URL."""
+    url, root, _ = server
+    subprocess.run([sys.executable, str(REPO / "scripts/make_test_wheels.py"), str(tmp_path / "plain"),
+                    "--variant", str(tmp_path)], check=True, capture_output=True, timeout=120)
+    name = "gpu_dep-1.0-py3-none-linux_x86_64-sm86sm90.whl"
+    (root / "variants").mkdir(exist_ok=True)
+    (root / "variants" / name).write_bytes((tmp_path / name).read_bytes())
+    for file in (str(tmp_path / name), f"{url}pypi-files/variants/{name}"):
+        doc = offload.list(file)
+        assert doc["variant"]["label"] == "sm86sm90", file
+        declared = [(p["value"], p["has_code"]) for p in doc["variant"]["properties"]]
+        assert declared == [("86_real", True), ("86_virtual", True), ("90_real", False)], file
+        assert doc["variant"] == cli_json("list", file)["variant"]
+        # From a file object too.
+        if not file.startswith("http"):
+            with open(file, "rb") as handle:
+                assert offload.list(handle)["variant"] == doc["variant"]
+    # A wheel that is no variant has no `variant` key.
+    assert "variant" not in offload.list(str(root / DEP))

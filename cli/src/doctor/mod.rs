@@ -194,6 +194,9 @@ fn answered(
 /// Every library read and answered for on every core, in the order found, one at a time per
 /// thread (a library's bytes are dropped when its answer is made).
 fn read_all(found: Vec<(PathBuf, Option<usize>)>, gpus: &[Gpu], progress: bool) -> Vec<Library> {
+    // Libraries read by URL (`--pip`) in parallel: this bar stands for them all, theirs would
+    // draw over each other.
+    crate::remote::show_progress(false);
     let bar = if progress && std::io::stderr().is_terminal() {
         ProgressBar::with_draw_target(Some(found.len() as u64), ProgressDrawTarget::stderr())
     } else {

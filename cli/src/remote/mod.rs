@@ -4,29 +4,37 @@
 //! its header, section headers and offload sections.
 //!
 //! - The size comes from the `Content-Range` of a first `bytes=0-65535` request ([`http`]).
-//! - Bytes read are kept in a cache of extents (at most [`CACHE_BUDGET`] bytes, the oldest
-//!   dropped first). Reads through the input's `ReadRef` fetch exactly the bytes asked for
-//!   (headers, section tables, offload sections: what a format reads is all it needs); the
-//!   stored bytes of a deflated member, read in order by the inflater ([`Remote::read_owned`]),
-//!   are fetched ahead up to the member's end, [`WINDOW`] bytes at a time in [`BLOCK`]-sized
-//!   requests made in parallel. [`Remote::prefetch`] fetches many small spans (a zip's local
-//!   headers) in parallel.
+//! - Bytes read are kept in a cache of extents ([`extents`]: at most [`CACHE_BUDGET`] bytes,
+//!   the oldest dropped first, bytes fetched ahead and unread last). Reads through the input's
+//!   `ReadRef` fetch exactly the bytes asked for (headers, section tables, offload sections:
+//!   what a format reads is all it needs). Of a zip, what the explorer will read of each member
+//!   is fetched ahead of it by threads of their own ([`ahead`], planned by [`zip`]); a reader
+//!   needing bytes being fetched waits for them. Where nothing is planned, the stored bytes of
+//!   a deflated member, read in order by the inflater ([`Remote::read_owned`]), are fetched
+//!   ahead up to the member's end, [`WINDOW`] bytes at a time in [`BLOCK`]-sized requests made
+//!   in parallel. [`Remote::prefetch`] fetches many small spans (a zip's local headers) in
+//!   parallel.
+//! - On a terminal, the bytes fetched of the file's size are drawn on stderr ([`progress`]).
 //! - A redirect to another origin is followed; when the URL it led to answers 403 or 410 later
 //!   (a signed URL that expired), the original URL is resolved again and the read retried.
 //! - A host that ignores `Range` sends the whole file: it is written, as it arrives, to an
 //!   unlinked temporary file and read from there, never held in memory.
 
+mod ahead;
+mod extents;
 pub mod http;
+mod progress;
 mod zip;
 
 use crate::fail::{Failure, Outcome};
+use extents::{without, Extents};
 use http::{Opened, RangeError};
-use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 
+pub use progress::show_progress;
 pub use zip::prepare;
 
 /// Where a member's stored bytes lie, and whether its name says it is a library (read ahead
@@ -74,14 +82,34 @@ struct Inner {
     /// The first read that failed: readers through `object::ReadRef` learn only that a read
     /// failed, the command says why ([`Remote::failure`]).
     failure: Mutex<Option<String>>,
+    /// Bytes fetched of the file's size, drawn on a terminal ([`progress`]).
+    progress: progress::Bar,
 }
 
 enum Backing {
-    /// The host serves ranges: the cache of what was fetched, and the spans of the members a
-    /// read may run ahead in.
-    Ranges { cache: Mutex<Extents>, members: Mutex<Vec<MemberSpan>> },
+    /// The host serves ranges.
+    Ranges(Box<Ranges>),
     /// The host sent the whole file: it lies in this unlinked temporary file.
     Downloaded(File),
+}
+
+/// What is known of a file read by ranges.
+struct Ranges {
+    store: Mutex<Store>,
+    /// Told when bytes land or a reader reads: readers wait for bytes being fetched, the
+    /// fetchers ahead for room in their window.
+    changed: Condvar,
+    /// The spans of the members a read may run ahead in.
+    members: Mutex<Vec<MemberSpan>>,
+}
+
+/// The bytes fetched, those being fetched (by readers or ahead), and the plan of what to
+/// fetch ahead.
+#[derive(Default)]
+struct Store {
+    extents: Extents,
+    in_flight: Vec<(u64, u64)>,
+    plan: ahead::Plan,
 }
 
 impl Remote {
@@ -92,16 +120,20 @@ impl Remote {
         }
         let agent = http::agent();
         let opened = http::open(&agent, url).map_err(Failure::new)?;
-        let (location, size, backing, fetched) = match opened {
+        let (location, size, backing, fetched, bar) = match opened {
             Opened::Ranged { location, size, head } => {
                 let fetched = head.len() as u64;
-                let mut cache = Extents::default();
-                cache.insert(0, head);
-                (location, size, Backing::Ranges { cache: Mutex::new(cache), members: Mutex::new(Vec::new()) }, fetched)
+                let mut store = Store::default();
+                store.extents.insert(0, head, None);
+                let ranges =
+                    Ranges { store: Mutex::new(store), changed: Condvar::new(), members: Mutex::new(Vec::new()) };
+                (location, size, Backing::Ranges(Box::new(ranges)), fetched, progress::Bar::new(url, Some(size)))
             }
             Opened::Whole { location, length, body } => {
-                let (file, size) = download(url, length, body)?;
-                (location, size, Backing::Downloaded(file), size)
+                let bar = progress::Bar::new(url, length);
+                let (file, size) = download(url, length, body, &bar)?;
+                bar.finish();
+                (location, size, Backing::Downloaded(file), size, progress::Bar::hidden())
             }
         };
         let inner = Inner {
@@ -113,7 +145,9 @@ impl Remote {
             fetched: AtomicU64::new(fetched),
             requests: AtomicU64::new(1),
             failure: Mutex::new(None),
+            progress: bar,
         };
+        inner.progress.set(fetched);
         let remote = Remote { inner: Arc::new(inner) };
         if let Ok(mut opened) = OPENED.lock() {
             opened.retain(|(_, weak)| weak.strong_count() > 0);
@@ -147,9 +181,9 @@ impl Remote {
 
     /// Says where reads may run ahead: the stored bytes of each member explored.
     pub fn set_members(&self, mut spans: Vec<MemberSpan>) {
-        if let Backing::Ranges { members, .. } = &self.inner.backing {
+        if let Backing::Ranges(ranges) = &self.inner.backing {
             spans.sort_unstable();
-            if let Ok(mut members) = members.lock() {
+            if let Ok(mut members) = ranges.members.lock() {
                 *members = spans;
             }
         }
@@ -189,25 +223,51 @@ impl Remote {
             )
         })?;
         let wanted = usize::try_from(size).map_err(|_| format!("{}: a read of {size} bytes", self.inner.url))?;
-        let (cache, members) = match &self.inner.backing {
+        let ranges = match &self.inner.backing {
             Backing::Downloaded(file) => return read_file_at(&self.inner.url, file, offset, wanted),
-            Backing::Ranges { cache, members } => (cache, members),
+            Backing::Ranges(ranges) => ranges,
         };
-        let gaps = lock(cache)?.gaps(offset, end);
-        let mut fetches = Vec::new();
-        for (start, stop) in gaps {
-            let stop = self.ahead_to(members, start, stop, ahead)?;
-            fetches.extend(blocks(start, stop));
+        let mut store = lock(&ranges.store)?;
+        let planned = store.plan.block_at(offset);
+        if let Some((member, _)) = planned {
+            let Store { plan, extents, .. } = &mut *store;
+            plan.note_read(member, extents);
+            ranges.changed.notify_all();
         }
-        let fetched = self.fetch_all(&fetches, fetches.len().min(4))?;
+        loop {
+            let needed = store.extents.gaps(offset, end);
+            if needed.is_empty() {
+                break;
+            }
+            let free = without(needed, &store.in_flight);
+            let Some(&(first, _)) = free.first() else {
+                // All that is missing is being fetched (ahead, or by another reader).
+                store =
+                    ranges.changed.wait(store).map_err(|_| "a thread reading the remote file failed".to_string())?;
+                continue;
+            };
+            // Planned bytes still to be fetched ahead: this reader fetches the block it needs
+            // and leaves the rest to the fetchers; elsewhere it reads ahead itself.
+            let stop = match planned {
+                Some(_) if store.plan.active() => store.plan.block_at(end - 1).map_or(end, |(_, e)| e.max(end)),
+                _ => self.ahead_to(&ranges.members, first, end, ahead)?,
+            };
+            let todo = without(store.extents.gaps(first, stop), &store.in_flight);
+            let fetches: Vec<(u64, u64)> = todo.iter().flat_map(|&(a, b)| blocks(a, b)).collect();
+            store.in_flight.extend(&todo);
+            drop(store);
+            let fetched = self.fetch_all(&fetches, fetches.len().min(4));
+            store = lock(&ranges.store)?;
+            store.in_flight.retain(|span| !todo.contains(span));
+            ranges.changed.notify_all();
+            for ((start, _), bytes) in fetches.iter().zip(fetched?) {
+                store.extents.insert(*start, bytes, None);
+            }
+        }
         let mut out = Vec::with_capacity(wanted);
-        let mut cache = lock(cache)?;
-        for ((start, _), bytes) in fetches.iter().zip(fetched) {
-            cache.insert(*start, bytes);
-        }
-        cache.copy(offset, end, &mut out);
-        cache.evict(CACHE_BUDGET);
-        drop(cache);
+        store.extents.copy(offset, end, &mut out);
+        store.extents.evict(CACHE_BUDGET);
+        drop(store);
         if out.len() != wanted {
             return Err(format!("{}: bytes {offset}..{end} not all fetched", self.inner.url));
         }
@@ -238,7 +298,7 @@ impl Remote {
     /// Fetches many small spans (a zip's local headers) in parallel into the cache; touching
     /// spans are asked for together.
     pub fn prefetch(&self, mut spans: Vec<(u64, u64)>) -> Outcome<()> {
-        let Backing::Ranges { cache, .. } = &self.inner.backing else { return Ok(()) };
+        let Backing::Ranges(ranges) = &self.inner.backing else { return Ok(()) };
         spans.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::new();
         for (at, size) in spans {
@@ -251,16 +311,44 @@ impl Remote {
                 _ => merged.push((at, end)),
             }
         }
+        // What is neither held nor being fetched ahead; marked as being fetched meanwhile.
         let gaps = {
-            let cache = lock(cache).map_err(Failure::new)?;
-            merged.iter().flat_map(|&(a, b)| cache.gaps(a, b)).collect::<Vec<_>>()
+            let mut store = lock(&ranges.store).map_err(Failure::new)?;
+            let gaps = merged.iter().flat_map(|&(a, b)| store.extents.gaps(a, b)).collect();
+            let gaps: Vec<(u64, u64)> =
+                without(gaps, &store.in_flight).into_iter().flat_map(|(a, b)| blocks(a, b)).collect();
+            store.in_flight.extend(&gaps);
+            gaps
         };
-        let fetched = self.fetch_all(&gaps, PARALLEL_SMALL).map_err(Failure::new)?;
-        let mut cache = lock(cache).map_err(Failure::new)?;
-        for ((start, _), bytes) in gaps.iter().zip(fetched) {
-            cache.insert(*start, bytes);
+        let fetched = self.fetch_all(&gaps, PARALLEL_SMALL);
+        let mut store = lock(&ranges.store).map_err(Failure::new)?;
+        store.in_flight.retain(|span| !gaps.contains(span));
+        ranges.changed.notify_all();
+        for ((start, _), bytes) in gaps.iter().zip(fetched.map_err(Failure::new)?) {
+            store.extents.insert(*start, bytes, None);
         }
         Ok(())
+    }
+
+    /// Fetches `spans` (`(start, size)` of the bytes the explorer will read of each member, in
+    /// the order it reads them) ahead of it, on threads of their own ([`ahead`]).
+    pub fn fetch_ahead(&self, spans: &[(u64, u64)]) {
+        let Backing::Ranges(ranges) = &self.inner.backing else { return };
+        if let Ok(mut store) = ranges.store.lock() {
+            store.plan.replan(spans);
+        }
+        ahead::start(self);
+    }
+
+    /// No more fetching ahead, and no more progress drawn: the explorer is done.
+    pub fn stop_ahead(&self) {
+        self.inner.progress.finish();
+        if let Backing::Ranges(ranges) = &self.inner.backing {
+            if let Ok(mut store) = ranges.store.lock() {
+                store.plan.stopped = true;
+            }
+            ranges.changed.notify_all();
+        }
     }
 
     /// Fetches `spans` (`start..end`), up to `parallel` at once, in order.
@@ -318,7 +406,8 @@ impl Remote {
             }
         };
         inner.requests.fetch_add(1, Ordering::Relaxed);
-        inner.fetched.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        let total = inner.fetched.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
+        inner.progress.set(total);
         Ok(bytes)
     }
 
@@ -356,75 +445,13 @@ fn blocks(start: u64, stop: u64) -> Vec<(u64, u64)> {
     out
 }
 
-/// The bytes fetched, by where they start; the oldest dropped first past a budget.
-#[derive(Default)]
-struct Extents {
-    by_start: BTreeMap<u64, Arc<Vec<u8>>>,
-    order: VecDeque<u64>,
-    bytes: u64,
-}
-
-impl Extents {
-    fn insert(&mut self, start: u64, bytes: Vec<u8>) {
-        if bytes.is_empty() {
-            return;
-        }
-        self.bytes += bytes.len() as u64;
-        if let Some(old) = self.by_start.insert(start, Arc::new(bytes)) {
-            self.bytes -= old.len() as u64;
-        } else {
-            self.order.push_back(start);
-        }
-    }
-
-    /// The parts of `start..end` no extent holds.
-    fn gaps(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
-        let mut gaps = Vec::new();
-        let mut at = start;
-        while at < end {
-            match self.covering(at) {
-                Some(stop) => at = stop,
-                None => {
-                    let next = self.by_start.range(at..end).next().map(|(&s, _)| s).unwrap_or(end);
-                    gaps.push((at, next));
-                    at = next;
-                }
-            }
-        }
-        gaps
-    }
-
-    /// The end of an extent holding the byte at `at`, the furthest one if several do.
-    fn covering(&self, at: u64) -> Option<u64> {
-        self.by_start.range(..=at).rev().take(8).map(|(&s, b)| s + b.len() as u64).filter(|&e| e > at).max()
-    }
-
-    /// Appends `start..end` to `out`, as far as extents hold it.
-    fn copy(&self, start: u64, end: u64, out: &mut Vec<u8>) {
-        let mut at = start;
-        while at < end {
-            let found = self.by_start.range(..=at).rev().take(8).find(|(&s, b)| s + b.len() as u64 > at);
-            let Some((&s, bytes)) = found else { return };
-            let from = (at - s) as usize;
-            let to = ((end - s) as usize).min(bytes.len());
-            out.extend_from_slice(&bytes[from..to]);
-            at = s + to as u64;
-        }
-    }
-
-    /// Drops the oldest extents until at most `budget` bytes are kept.
-    fn evict(&mut self, budget: u64) {
-        while self.bytes > budget {
-            let Some(start) = self.order.pop_front() else { return };
-            if let Some(old) = self.by_start.remove(&start) {
-                self.bytes -= old.len() as u64;
-            }
-        }
-    }
-}
-
 /// Writes a whole body, as it arrives, to an unlinked temporary file: the file and its size.
-fn download(url: &str, length: Option<u64>, mut body: ureq::BodyReader<'static>) -> Outcome<(File, u64)> {
+fn download(
+    url: &str,
+    length: Option<u64>,
+    mut body: ureq::BodyReader<'static>,
+    bar: &progress::Bar,
+) -> Outcome<(File, u64)> {
     let told = length.map(|n| format!(" ({n} bytes)")).unwrap_or_default();
     eprintln!("offload: note: {url}: the host ignores `Range`; reading the whole file{told} into a temporary file");
     let mut file = crate::temporary::unlinked_file()
@@ -441,6 +468,7 @@ fn download(url: &str, length: Option<u64>, mut body: ureq::BodyReader<'static>)
         }
         writer.write_all(&buffer[..n]).map_err(|e| Failure::new(format!("{url}: writing the temporary file: {e}")))?;
         size += n as u64;
+        bar.set(size);
     }
     writer.flush().map_err(|e| Failure::new(format!("{url}: writing the temporary file: {e}")))?;
     drop(writer);
@@ -502,23 +530,6 @@ impl Seek for Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn extents_find_gaps_and_copy_across_pieces() {
-        let mut e = Extents::default();
-        e.insert(10, vec![1; 10]);
-        e.insert(30, vec![2; 10]);
-        assert_eq!(e.gaps(0, 50), vec![(0, 10), (20, 30), (40, 50)]);
-        assert_eq!(e.gaps(12, 18), vec![]);
-        e.insert(20, vec![3; 10]);
-        let mut out = Vec::new();
-        e.copy(15, 35, &mut out);
-        assert_eq!(out, [vec![1; 5], vec![3; 10], vec![2; 5]].concat());
-        // The two oldest go; the one inserted last stays.
-        e.evict(15);
-        assert_eq!(e.bytes, 10);
-        assert_eq!(e.gaps(10, 40), vec![(10, 20), (30, 40)]);
-    }
 
     #[test]
     fn urls_are_told_from_paths() {

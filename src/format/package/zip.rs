@@ -154,6 +154,20 @@ fn read_window<'a>(input: Window<'_, 'a>, skip_by_name: bool) -> Result<Listing>
 /// alone: a reader over a network fetches them together, before the listing asks for them one
 /// at a time.
 pub fn local_header_spans<'a, R: ReadRef<'a>>(input: R, skip_by_name: bool) -> Result<Vec<(u64, u64)>> {
+    let (members, start) = central_members(input)?;
+    Ok(members
+        .iter()
+        .filter(|m| !(skip_by_name && super::named_without_device_code(&m.name)))
+        .map(|m| m.header)
+        .filter(|&(at, size)| at.checked_add(size).is_some_and(|e| e <= start))
+        .collect())
+}
+
+/// A zip's members as its central directory alone lists them (their data placed right after
+/// a local header repeating the central entry's name and extra field, unchecked), and where
+/// the directory starts: what a reader over a network plans its reads with before fetching
+/// any local header.
+pub fn central_members<'a, R: ReadRef<'a>>(input: R) -> Result<(Vec<Member>, u64)> {
     let input = Window::whole(&input);
     let len = input.len().map_err(|()| Error::new(0, "zip", "an input of known length", "a read error"))?;
     let end = find_end(input, len)?;
@@ -164,13 +178,7 @@ pub fn local_header_spans<'a, R: ReadRef<'a>>(input: R, skip_by_name: bool) -> R
         Error::new(start, "zip central directory", format!("{} readable bytes", dir.size), "a read error")
     })?;
     read_entries(cd, start, start - dir.offset, &dir, &mut listing);
-    Ok(listing
-        .members
-        .iter()
-        .filter(|m| !(skip_by_name && super::named_without_device_code(&m.name)))
-        .map(|m| m.header)
-        .filter(|&(at, size)| at.checked_add(size).is_some_and(|e| e <= start))
-        .collect())
+    Ok((listing.members, start))
 }
 
 /// Finds the end record in the last `22 + 65535` bytes: the last magic whose comment runs
@@ -587,6 +595,17 @@ pub(crate) mod tests {
         assert_eq!(l.members[1].size, 8);
         assert!(l.members.iter().all(|m| m.problems.is_empty() && m.is_explorable()));
         assert!(l.problems.is_empty());
+    }
+
+    #[test]
+    fn the_central_directory_alone_places_members_as_their_local_headers_do() {
+        let zip = stored_zip(&[("a.txt", b"hello"), ("lib/b.so", b"\x7fELF....")]);
+        let (members, directory_start) = central_members(&zip[..]).unwrap();
+        let listed = read(&zip[..]).unwrap().members;
+        let placed = |ms: &[Member]| ms.iter().map(|m| (m.name.clone(), m.header, m.data_offset)).collect::<Vec<_>>();
+        assert_eq!(placed(&members), placed(&listed));
+        assert_eq!(directory_start, listed[1].data_end());
+        assert_eq!(local_header_spans(&zip[..], true).unwrap(), vec![listed[1].header]);
     }
 
     #[test]
