@@ -50,6 +50,8 @@ every request without a behaviour prefix by --mode. Prefixes compose, in any ord
     /throttle=<B>/<path>    this request's body sent at most B bytes per second (own bucket).
     /latency=<MS>/<path>    this request waits MS milliseconds before its headers.
     /ttl=<S>/<path>         with /redirect/: the signed URL lives S seconds.
+    /uses=<N>/<path>        with /redirect/: the signed URL also expires once it has served N
+                            requests (an expiry that does not depend on how fast the client is).
 
     Example: /latency=50/pypi-files/pkg-1.0-py3-none-any.whl
 
@@ -248,12 +250,21 @@ class Server:
         self.quiet = args.quiet
         self.stats = Stats()
         self.key = secrets.token_bytes(32)
+        # Requests served by each signed URL that expires by uses (`uses=`), and the URLs made.
+        self.uses = {}
+        self.signed_made = 0
         self.main_origin = ""
         self.second_origin = ""
 
-    def sign(self, path, expires):
-        message = f"{path}\n{expires}".encode()
+    def sign(self, path, expires, uses=""):
+        message = f"{path}\n{expires}\n{uses}".encode()
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
+
+    def used_up(self, token, uses):
+        """Counts one request of the signed URL `token`: whether it had already served `uses`."""
+        with self.stats.lock:
+            self.uses[token] = self.uses.get(token, 0) + 1
+            return self.uses[token] > uses
 
     def file_path(self, relative):
         """The file under the root for a URL path, or None (no `..`, no absolute escapes)."""
@@ -397,7 +408,7 @@ class Handler(BaseHTTPRequestHandler):
             head = segments[0]
             if head in BEHAVIOURS or head in MODIFIERS:
                 behaviours.append(head)
-            elif re.fullmatch(r"(throttle|latency|ttl)=\d+", head):
+            elif re.fullmatch(r"(throttle|latency|ttl|uses)=\d+", head):
                 key, value = head.split("=")
                 options[key] = int(value)
             else:
@@ -454,7 +465,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.serve_signed(relative, query)
         behaviour = next((b for b in behaviours if b not in MODIFIERS), self.shared.mode)
         if behaviour == "redirect":
-            return self.redirect(relative, options.get("ttl", self.shared.signed_ttl))
+            return self.redirect(relative, options.get("ttl", self.shared.signed_ttl), options.get("uses"))
 
         if relative.endswith(".metadata"):
             return self.serve_metadata(relative)
@@ -531,14 +542,20 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.write_body(body, relative, None)
 
-    def redirect(self, relative, ttl):
+    def redirect(self, relative, ttl, uses=None):
         if self.shared.file_path(relative) is None and not relative.endswith(".metadata"):
             return self.error(404, f"no file {relative!r} under the server's root")
         # Rounded up: a URL lives at least `ttl` seconds.
         expires = math.ceil(time.time() + ttl)
-        signature = self.shared.sign(relative, expires)
+        # A URL that expires by uses is told apart from the others made in the same second.
+        with self.shared.stats.lock:
+            self.shared.signed_made += 1
+            made = self.shared.signed_made
+        by_uses = f"{uses}.{made}" if uses else ""
+        signature = self.shared.sign(relative, expires, by_uses)
         quoted = urllib.parse.quote(relative)
-        target = f"{self.shared.second_origin}signed/{quoted}?expires={expires}&sig={signature}"
+        uses_query = f"&uses={by_uses}" if uses else ""
+        target = f"{self.shared.second_origin}signed/{quoted}?expires={expires}{uses_query}&sig={signature}"
         self.send_small(302, f"see {target}\n", "text/plain", extra_headers=[("Location", target)])
 
     def serve_signed(self, relative, query):
@@ -550,9 +567,11 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self.error(403, "signed URL without a valid expires=")
         signature = query.get("sig", [""])[0]
-        if not hmac.compare_digest(signature, self.shared.sign(relative, expires)):
+        by_uses = query.get("uses", [""])[0]
+        if not hmac.compare_digest(signature, self.shared.sign(relative, expires, by_uses)):
             return self.error(403, "signature does not match")
-        if time.time() > expires:
+        used_up = bool(by_uses) and self.shared.used_up(by_uses, int(by_uses.split(".")[0]))
+        if time.time() > expires or used_up:
             with self.shared.stats.lock:
                 self.shared.stats.expired += 1
             return self.error(403, "request has expired")
