@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 from gen_memory import GEN, ISAS, LAYOUTS, pack, run  # noqa: E402
 from gen_vector import run as objdump_run  # noqa: E402
 from gen_image_dim import LAYOUTS as DIM_LAYOUTS  # noqa: E402
+from decoder import decoder_command  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 TABLES = os.path.join(ROOT, "src/disasm/memory/tables.rs")
@@ -169,15 +170,6 @@ def bvh_candidates(gen, n, rng):
         out.append(words)
     return out
 
-
-
-def decoder_command(mcpu):
-    """The decoder's command line: `examples/disasm_words.rs` built by cargo, or the binary named
-    by `DISASM_WORDS` (an earlier build, to measure a change against)."""
-    built = os.environ.get("DISASM_WORDS")
-    if built:
-        return [built, mcpu]
-    return ["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu]
 
 def ours(cpu, cands):
     lines = "\n".join(" ".join("%08X" % w for w in c) for c in cands) + "\n"

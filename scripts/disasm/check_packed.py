@@ -15,18 +15,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_packed import LLVM_BIN, disassemble, learn_vopd, vop3p_prefix  # noqa: E402
 from gen_vector import run as objdump_run  # noqa: E402
+from decoder import decoder_command  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
-
-
-def decoder_command(mcpu):
-    """The decoder's command line: `examples/disasm_words.rs` built by cargo, or the binary named
-    by `DISASM_WORDS` (an earlier build, to measure a change against)."""
-    built = os.environ.get("DISASM_WORDS")
-    if built:
-        return [built, mcpu]
-    return ["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu]
 
 def ours(mcpu, candidates):
     lines = "".join(" ".join("%08X" % w for w in c) + "\n" for c in candidates)

@@ -19,6 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_scalar as gen  # noqa: E402
+from decoder import decoder_command  # noqa: E402
 
 ROOT = gen.ROOT
 TABLES = gen.OUT
@@ -115,7 +116,7 @@ def smem_candidate(gen_no, op, rng):
 
 def ours(mcpu, cands):
     run = subprocess.run(
-        ["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu],
+        decoder_command(mcpu),
         input="\n".join(" ".join("%08X" % w for w in c) for c in cands) + "\n",
         capture_output=True, text=True, check=True, cwd=ROOT)
     out = []

@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gen_vector import FAMILIES, gen_of, run  # noqa: E402
+from decoder import decoder_command  # noqa: E402
 
 # Encodings to check (`ONLY=dpp,dpp8`), all when unset.
 ONLY = [e for e in os.environ.get("ONLY", "").split(",") if e]
@@ -140,15 +141,6 @@ def with_literal(words):
         return words + [literal()]
     return words
 
-
-
-def decoder_command(mcpu):
-    """The decoder's command line: `examples/disasm_words.rs` built by cargo, or the binary named
-    by `DISASM_WORDS` (an earlier build, to measure a change against)."""
-    built = os.environ.get("DISASM_WORDS")
-    if built:
-        return [built, mcpu]
-    return ["cargo", "run", "--release", "-q", "-p", "offload", "--example", "disasm_words", "--", mcpu]
 
 def ours(mcpu, cands):
     env = dict(os.environ, CARGO_TARGET_DIR=os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")))
