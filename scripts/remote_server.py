@@ -469,10 +469,9 @@ class Handler(BaseHTTPRequestHandler):
 
         if relative.endswith(".metadata"):
             return self.serve_metadata(relative)
-        path = self.shared.file_path(relative)
+        path = self.requested_file(relative)
         if path is None:
-            return self.error(404, f"no file {relative!r} under the server's root")
-        self.shared.stats.request(relative)
+            return None
         if behaviour == "gzip-always":
             return self.serve_gzip(path, relative)
         if behaviour == "gzip":
@@ -542,6 +541,15 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.write_body(body, relative, None)
 
+    def requested_file(self, relative):
+        """The file a request names, counted as asked for; None when there is none (answered 404)."""
+        path = self.shared.file_path(relative)
+        if path is None:
+            self.error(404, f"no file {relative!r} under the server's root")
+            return None
+        self.shared.stats.request(relative)
+        return path
+
     def redirect(self, relative, ttl, uses=None):
         if self.shared.file_path(relative) is None and not relative.endswith(".metadata"):
             return self.error(404, f"no file {relative!r} under the server's root")
@@ -577,11 +585,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(403, "request has expired")
         if relative.endswith(".metadata"):
             return self.serve_metadata(relative)
-        path = self.shared.file_path(relative)
-        if path is None:
-            return self.error(404, f"no file {relative!r} under the server's root")
-        self.shared.stats.request(relative)
-        self.serve_ranges(path, relative, pypi=False)
+        path = self.requested_file(relative)
+        if path is not None:
+            self.serve_ranges(path, relative, pypi=False)
 
     # ----- the synthetic index -----
 
