@@ -40,7 +40,8 @@ rm -rf "$OUT/wheels"
 (cd "$ROOT/python" && PATH="$BUILD_VENV/bin:$PATH" "$BUILD_VENV/bin/maturin" build --release --quiet \
   --zig --compatibility manylinux_2_28 --out "$OUT/wheels")
 WHEEL=$(ls "$OUT"/wheels/offload_explorer-*.whl)
-AUDIT=$("$BUILD_VENV/bin/auditwheel" show "$WHEEL")
+# Run as a module: a build environment copied or moved keeps working (scripts hold its old path).
+AUDIT=$("$BUILD_VENV/bin/python" -m auditwheel show "$WHEEL")
 if ! grep -q '"manylinux_2_28_x86_64"' <<<"$AUDIT"; then
   say "expected $WHEEL to be consistent with manylinux_2_28_x86_64, auditwheel says:"
   echo "$AUDIT"
