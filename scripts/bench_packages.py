@@ -105,15 +105,15 @@ def page():
                          cwd=os.path.join(ROOT, "e2e"), capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"bench: the page failed on the wheels:\n{out.stderr[-2000:]}")
-    print("| wheel | members | pick to first target | pick to every kernel (page-measured) | CLI `kernels` | page / CLI | Kernels view says | peak memory, browser (of which the page's renderer) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| wheel | members | pick to first target | pick to every kernel (page-measured) | CLI `kernels` | page / CLI | Kernels view says | peak memory, browser: proportional (PSS) | resident, summed (RSS; of which the page's renderer) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for path, line in zip(paths, out.stdout.splitlines()):
         r = json.loads(line)
         cli, _ = measure([OFFLOAD, "kernels", path])
         members = len(zipfile.ZipFile(path).infolist())
         print(f"| {r['wheel']} ({r['mib']} MiB) | {members:,} | {r['firstTargetMs'] / 1000:.1f} s | "
               f"{r['wallMs'] / 1000:.1f} s ({r['pageMs'] / 1000:.1f} s) | {cli:.1f} s | {r['wallMs'] / 1000 / cli:.1f}x | "
-              f"{r['kernels']} | {r['peakMib']} MiB ({r['peakByType'].get('renderer', 0)} MiB) |")
+              f"{r['kernels']} | {r['peakPssMib']} MiB | {r['peakMib']} MiB ({r['peakByType'].get('renderer', 0)} MiB) |")
 
 
 def main():

@@ -189,6 +189,11 @@ fn heard(index: usize, message: JsValue, kept: &Kept) {
                 if let Some(slot) = e.shares.get_mut(index) {
                     *slot = Some(share);
                 }
+                // Its work is done: the memory it grew to (a wasm module's never shrinks) is
+                // given back now rather than once the last share is in.
+                if let Some(worker) = e.workers.get(index) {
+                    worker.terminate();
+                }
                 e.shares.iter().all(Option::is_some)
             });
             if done == Some(true) {

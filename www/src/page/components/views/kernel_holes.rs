@@ -3,6 +3,10 @@
 //! missing on gfx1100 of 12 targets", as `offload kernels` and `offload list` count them),
 //! which opens to the kernels themselves. The holes are the core's
 //! ([`offload::report::check::holes`]), found on the table the view shows.
+//!
+//! A line's kernels are put in the page only once it is opened: cuDNN's wheel has 47,672
+//! missing (target, kernel) pairs, and listing them all in closed lines doubled the time the
+//! Kernels view took to appear.
 
 use offload::report::check::holes::LibraryHoles;
 use std::collections::BTreeSet;
@@ -41,19 +45,49 @@ pub fn KernelHoles(props: &KernelHolesProps) -> Html {
         return html! {};
     }
     let lines = hole_lines(&props.holes);
-    let missing = props.holes.iter().flat_map(|h| h.missing.iter());
+    let places = props.holes.iter().enumerate().flat_map(|(l, h)| (0..h.missing.len()).map(move |t| (l, t)));
     html! {
         <div class="kernel-holes" role="group" aria-label="Kernels missing on some targets of their library">
-            { for lines.into_iter().zip(missing).map(|(line, m)| html! {
-                <details class="kernel-hole" data-target={m.target.clone()}>
-                    <summary>{ line }</summary>
-                    <ul class="hole-kernels">
-                        { for m.kernels.iter().map(|k| html! {
-                            <li title={k.name.clone()}><code>{ shown_name_of(&k.name, &k.demangled) }</code></li>
-                        }) }
-                    </ul>
-                </details>
+            { for lines.into_iter().zip(places).map(|(line, (library, target))| html! {
+                <KernelHole {line} holes={props.holes.clone()} {library} {target} />
             }) }
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct KernelHoleProps {
+    line: String,
+    holes: Rc<Vec<LibraryHoles>>,
+    /// Which library of `holes`, and which of its targets.
+    library: usize,
+    target: usize,
+}
+
+/// One target's line, whose kernels are listed once it has been opened.
+#[function_component]
+fn KernelHole(props: &KernelHoleProps) -> Html {
+    let opened = use_state(|| false);
+    let ontoggle = {
+        let opened = opened.clone();
+        Callback::from(move |e: Event| {
+            let open = e.target_dyn_into::<web_sys::HtmlDetailsElement>().is_some_and(|d| d.open());
+            if open && !*opened {
+                opened.set(true);
+            }
+        })
+    };
+    let Some(m) = props.holes.get(props.library).and_then(|h| h.missing.get(props.target)) else { return html! {} };
+    html! {
+        <details class="kernel-hole" data-target={m.target.clone()} {ontoggle}>
+            <summary>{ &props.line }</summary>
+            if *opened {
+                <ul class="hole-kernels">
+                    { for m.kernels.iter().map(|k| html! {
+                        <li title={k.name.clone()}><code>{ shown_name_of(&k.name, &k.demangled) }</code></li>
+                    }) }
+                </ul>
+            }
+        </details>
     }
 }
