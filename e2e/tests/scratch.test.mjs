@@ -2,11 +2,15 @@
 // clang made, padded by llvm-objcopy with a section of zeros, so the wheel stays small) is
 // explored with each library inflated into a scratch file of the origin's private file system
 // rather than into a worker's memory (www/src/worker/scratch.rs). The page finds what the CLI
-// finds, and the scratch files are left empty.
+// finds, and the scratch files are left empty; an image inside such a library, whose bytes the
+// exploration dropped, is found again through a scratch file and downloads as `offload extract`
+// writes it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OFFLOAD, ROOT, buildPaddedWheel, must, sharedPage } from '../support.mjs';
+import { OFFLOAD, ROOT, buildPaddedWheel, download, must, sharedPage } from '../support.mjs';
 
 const WHEEL = join(ROOT, 'test-output', 'scratch', 'padded-1.0-py3-none-linux_x86_64.whl');
 
@@ -49,6 +53,33 @@ test('libraries inflating past 64 MiB are explored from scratch files, which are
   assert.ok(scratch.length >= 1, `a scratch file was made: ${JSON.stringify(scratch)}`);
   assert.deepEqual(scratch.filter((f) => f.size > 0), [], 'every scratch file is left empty');
   assert.deepEqual(problems, []);
+});
+
+test('an image inside a library explored from a scratch file downloads as offload extract writes it', async () => {
+  buildPaddedWheel(WHEEL);
+  const { page } = shared;
+  const work = mkdtempSync(join(tmpdir(), 'offload-scratch-'));
+  try {
+    const extracted = join(work, 'extracted');
+    must(OFFLOAD, ['extract', WHEEL, '-o', extracted]);
+    const theirs = new Set(readdirSync(extracted));
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Open file…' }).click();
+    await (await chooser).setFiles(WHEEL);
+    await page.locator('#tab-panel section.summary').waitFor({ timeout: 120_000 });
+    // The first target's image: its bytes were dropped once described, so the worker explores
+    // its library again (inflated into a scratch file) to find them.
+    await page.locator('table.targets tbody tr').first().locator('button.target-id').click();
+    await page.locator('.inspector .download-node button:not([disabled])').waitFor({ timeout: 120_000 });
+    const got = await download(page, () => page.locator('.inspector .download-node button').click(), work);
+    assert.ok(theirs.has(got.name), `offload extract wrote ${[...theirs]}, the page ${got.name}`);
+    assert.ok(readFileSync(got.path).equals(readFileSync(join(extracted, got.name))), `${got.name} differs from offload extract's`);
+    const scratch = (await privateFiles(page)).filter((f) => f.name.startsWith('offload-scratch-'));
+    assert.ok(scratch.length >= 1, 'a scratch file is kept for finding bytes again');
+    assert.deepEqual(problems, []);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('scratch files a stopped worker left full are removed when the page starts', async () => {

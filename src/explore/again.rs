@@ -4,6 +4,14 @@
 //! exploration opened for the same bytes. A page that explored a 4 GiB wheel with its bytes
 //! dropped shows any image's bytes this way, holding one member's at a time.
 //!
+//! The member is explored again as it was the first time, its bytes dropped (and, with the
+//! caller's [`Hooks::spill`], a large member inflated outside memory), keeping the bytes of the
+//! space asked for and of the others explored before or after it up to a room the caller gives
+//! ([`Sparing`]; a page gives [`KEEP_AGAIN`]): a kernel of a 965 MiB library whose fatbins decompress to gigabytes is
+//! shown holding its own cubin and a few neighbours, not the library and every cubin (which
+//! took a page's worker past 3 GiB). The next space asked for in the same member is answered
+//! from those kept, when it is one of them.
+//!
 //! Matching. The spaces a member opens are numbered one after the other in both explorations,
 //! so the second one numbers its own from where the first began. A member explored alone may
 //! still open more spaces than it did within the whole (the listing budget for NVIDIA fatbin
@@ -11,7 +19,7 @@
 //! label, size, and origin (the span they were decompressed from, its space matched first) —
 //! not by their number.
 
-use super::{Asked, Explorer, Options};
+use super::{Asked, Explorer, Hooks, Options};
 use crate::explore::Companion;
 use crate::format::nv_fatbin::tree as nv_tree;
 use crate::format::package::{self, Compression, Kind, Listing};
@@ -38,6 +46,45 @@ pub fn member_spaces_again<'a, R: ReadRef<'a>>(
     companions: &[Companion<'_>],
     asked: Option<Span>,
 ) -> Result<Recovered, String> {
+    again_keeping(input, tree, space, opts, companions, asked, Hooks::default(), u64::MAX)
+}
+
+/// [`member_spaces_again`], keeping the bytes of the space asked for and of others only up to
+/// `room` bytes, the member's stored bytes read through `hooks.read_owned` and, when what is
+/// asked for lies inside it rather than being its inflated bytes, inflated through
+/// `hooks.spill` as the first exploration did: a page showing one image at a time holds that
+/// image's bytes and a few more ([`KEEP_AGAIN`]), whatever the member. A caller that walks
+/// every image of a member (`offload disasm`) keeps them all with [`member_spaces_again`].
+#[allow(clippy::too_many_arguments)]
+pub fn member_spaces_again_hooked<'a, R: ReadRef<'a>>(
+    input: R,
+    tree: &Tree,
+    space: u32,
+    opts: &Options,
+    companions: &[Companion<'_>],
+    asked: Option<Span>,
+    hooks: Hooks<'_>,
+    room: u64,
+) -> Result<Recovered, String> {
+    again_keeping(input, tree, space, opts, companions, asked, hooks, room)
+}
+
+/// What a page keeps of a member explored again besides the space asked for: the next one
+/// asked for (another kernel of the same library) is then likely held already.
+pub const KEEP_AGAIN: u64 = 256 << 20;
+
+/// [`member_spaces_again_hooked`].
+#[allow(clippy::too_many_arguments)]
+fn again_keeping<'a, R: ReadRef<'a>>(
+    input: R,
+    tree: &Tree,
+    space: u32,
+    opts: &Options,
+    companions: &[Companion<'_>],
+    asked: Option<Span>,
+    hooks: Hooks<'_>,
+    room: u64,
+) -> Result<Recovered, String> {
     let input = Window::whole(&input);
     let len = input.len().map_err(|()| String::from("the input's size could not be read"))?;
     let origin = top_origin(&tree.spaces, space)
@@ -45,14 +92,17 @@ pub fn member_spaces_again<'a, R: ReadRef<'a>>(
     let head = input.read_bytes_at(0, len.min(4096)).unwrap_or(&[]);
     let kind = package::detect(head).ok_or_else(|| format!("byte space {space} is not in a package member"))?;
     let whole = Span::new(0, 0, len);
+    let wanted = tree.spaces.get(space as usize).ok_or_else(|| format!("there is no byte space {space}"))?;
+    let sparing = Some(Sparing { wanted: (wanted.label.clone(), wanted.size), room });
+    let opts = Options { keep_bytes: false, ..opts.clone() };
     if let Kind::Stream(_) = kind {
         // One compressed stream (a `.tar.gz`): what it holds is found again by decompressing it
         // again, whole.
         let set: Vec<usize> =
             (1..tree.spaces.len()).filter(|&s| top_origin(&tree.spaces, s as u32).is_some()).collect();
-        let opts = Options { keep_bytes: true, ..opts.clone() };
         let mut quiet = |_: u64, _: u64| {};
         let mut ex = explorer(&opts, 1, companions, asked.map(|bundle| Asked { bundle, progress: &mut quiet }));
+        ex.sparing = sparing;
         ex.package(input, kind, whole, 0, 0);
         return matched(&tree.spaces, &set, &mut ex.spaces, 1);
     }
@@ -65,9 +115,13 @@ pub fn member_spaces_again<'a, R: ReadRef<'a>>(
     let set: Vec<usize> = (1..tree.spaces.len()).filter(|&s| in_member(s)).collect();
     let base = *set.first().ok_or_else(|| format!("byte space {space} is in no member"))?;
 
-    let opts = Options { keep_bytes: true, ..opts.clone() };
+    // The member's inflated bytes themselves are asked for: they must come into memory.
+    let inflated_asked = wanted.origin.is_some_and(|o| o.space == 0);
     let mut quiet = |_: u64, _: u64| {};
     let mut ex = explorer(&opts, base, companions, asked.map(|bundle| Asked { bundle, progress: &mut quiet }));
+    ex.sparing = sparing;
+    ex.read_owned = hooks.read_owned;
+    ex.spill = hooks.spill.filter(|_| !inflated_asked);
     let mut node = Node::new(NodeKind::PackageMember, "", whole);
     if member.compression == Compression::Stored || member.compression == Compression::Deflate {
         ex.member(input, member, &mut node, whole, 1, 1);
@@ -101,6 +155,38 @@ pub(super) fn explorer<'o, 'p, 'c>(
         spill: None,
         found: None,
         given: None,
+        sparing: None,
+    }
+}
+
+/// Which spaces an exploration with its bytes dropped keeps all the same ([`release`]): the
+/// one asked for, whatever its size, and others in the order they are explored while `room`
+/// lasts.
+pub(super) struct Sparing {
+    /// The label and size of the space asked for.
+    wanted: (String, u64),
+    room: u64,
+}
+
+impl Sparing {
+    fn spares(&mut self, space: &ByteSpace) -> bool {
+        if space.label == self.wanted.0 && space.size == self.wanted.1 {
+            return true;
+        }
+        if space.size <= self.room {
+            self.room -= space.size;
+            return true;
+        }
+        false
+    }
+}
+
+/// Drops the bytes of `spaces`, but those `sparing` keeps.
+pub(super) fn release(spaces: &mut [ByteSpace], sparing: &mut Option<Sparing>) {
+    for space in spaces.iter_mut().filter(|s| s.data.is_some()) {
+        if !sparing.as_mut().is_some_and(|k| k.spares(space)) {
+            space.data = None;
+        }
     }
 }
 
@@ -190,6 +276,32 @@ mod tests {
             }
         }
         assert!(found >= 5, "only {found} spaces found again");
+    }
+
+    /// With no room besides it, exploring a member again keeps the space asked for alone, byte
+    /// for byte; with room, its neighbours too.
+    #[test]
+    fn only_the_space_asked_for_is_kept_when_there_is_no_room() {
+        let mut checked = 0;
+        for (name, data) in crate::explore::package_fixtures() {
+            let opts = Options { keep_bytes: false, ..Options::default() };
+            let kept = explore(&data[..], &name, &Options::default());
+            let dropped = explore(&data[..], &name, &opts);
+            for (s, space) in kept.spaces.iter().enumerate().skip(1) {
+                let Some(bytes) = &space.data else { continue };
+                if top_origin(&kept.spaces, s as u32).is_none() {
+                    continue;
+                }
+                let again = again_keeping(&data[..], &dropped, s as u32, &opts, &[], None, Hooks::default(), 0);
+                let again = again.unwrap_or_else(|e| panic!("{name}: space {s}: {e}"));
+                assert!(again.iter().any(|(n, got)| *n as usize == s && got == bytes), "{name}: space {s}");
+                let others = again.iter().filter(|(n, _)| *n as usize != s);
+                // Only spaces of the same label and size as the one asked for (identical images).
+                assert!(others.clone().all(|(n, _)| dropped.spaces[*n as usize].label == space.label), "{name}: {s}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 5, "only {checked} spaces checked");
     }
 
     #[test]

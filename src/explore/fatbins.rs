@@ -34,7 +34,9 @@ impl Explorer<'_, '_, '_> {
     /// every core; `None`, with nothing done, when that would not give exactly the tree one
     /// thread gives or there is nothing to share.
     pub(super) fn nv_fatbins_in_parallel(&mut self, found: &[Found], data: &[u8], span: Span) -> Option<Vec<Node>> {
-        if !self.nv_budget.all || self.workers() < 2 {
+        // Exploring a member again keeps some spaces' bytes ([`super::again::Sparing`]), which
+        // the threads would drop.
+        if !self.nv_budget.all || self.workers() < 2 || self.sparing.is_some() {
             return None;
         }
         let containers: Vec<usize> =

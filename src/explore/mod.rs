@@ -37,7 +37,7 @@ mod packages;
 mod parallel;
 pub mod shares;
 
-pub use again::{member_spaces_again, Recovered};
+pub use again::{member_spaces_again, member_spaces_again_hooked, Recovered, KEEP_AGAIN};
 
 /// How much work exploring may do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,6 +190,11 @@ pub type Spill<'h> = &'h (dyn Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> O
 #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
 pub type Spill<'h> = &'h dyn Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>>;
 
+/// What ends the label of a space whose bytes are never kept, explored or found again.
+pub const NOT_KEPT: &str = " (bytes not kept: no offload data in them)";
+/// What starts the label of a space of which only a bundle's header was decompressed.
+pub const HEADER_ONLY_SPACE: &str = "decompressed bundle header (";
+
 /// The smallest inflated member written through [`Hooks::spill`] rather than held in memory.
 pub const SPILL_OVER: u64 = 64 << 20;
 
@@ -301,6 +306,7 @@ fn explore_all<'a, 'p>(
         spill: hooks.spill,
         found: hooks.found,
         given,
+        sparing: None,
     };
     ex.spaces.push(ByteSpace { label: name.to_string(), size: len, origin: None, data: None });
     let whole = Span::new(0, 0, len);
@@ -447,6 +453,9 @@ struct Explorer<'o, 'p, 'c> {
     /// The input's own package's listing and its members as other workers explored them
     /// ([`shares`]).
     given: Option<Given>,
+    /// With [`Options::keep_bytes`] off, the spaces whose bytes are kept all the same: those
+    /// asked for when a member is explored again ([`again`]).
+    sparing: Option<again::Sparing>,
 }
 
 fn error_node(e: &Error, span: Span, what: &str) -> Node {
@@ -668,10 +677,12 @@ impl Explorer<'_, '_, '_> {
         // before the next container is decompressed: a library's fatbins are never all held.
         let keep = self.opts.keep_bytes;
         let mut kept = self.spaces.len();
+        let sparing = &mut self.sparing;
         nv_tree::nodes_each(found, span, &mut self.spaces, &mut self.nv_budget, &mut |node, spaces| {
             describe_nv_images(spaces, node, data, span);
             if !keep {
-                spaces.iter_mut().skip(kept).for_each(|s| s.data = None);
+                let from = kept.min(spaces.len());
+                again::release(&mut spaces[from..], sparing);
                 kept = spaces.len();
             }
         })
@@ -681,15 +692,18 @@ impl Explorer<'_, '_, '_> {
     /// what is inside them has been explored.
     fn release_since(&mut self, first: usize) {
         if !self.opts.keep_bytes {
-            self.spaces.iter_mut().skip(first).for_each(|s| s.data = None);
+            let from = first.min(self.spaces.len());
+            again::release(&mut self.spaces[from..], &mut self.sparing);
         }
     }
 
     /// Keeps `bytes` as the data of the space `space` once what is inside has been explored;
-    /// with [`Options::keep_bytes`] off they are dropped here instead.
+    /// with [`Options::keep_bytes`] off they are dropped here instead (unless spared).
     fn keep(&mut self, space: u32, bytes: Vec<u8>) {
-        if self.opts.keep_bytes {
-            self.spaces[space as usize].data = Some(bytes);
+        let Some(kept) = self.spaces.get_mut(space as usize) else { return };
+        kept.data = Some(bytes);
+        if !self.opts.keep_bytes {
+            again::release(core::slice::from_mut(kept), &mut self.sparing);
         }
     }
 
@@ -875,7 +889,7 @@ impl Explorer<'_, '_, '_> {
                     dec.children.push(b);
                     self.spaces.push(ByteSpace {
                         label: format!(
-                            "decompressed bundle header ({} of {})",
+                            "{HEADER_ONLY_SPACE}{} of {})",
                             human_size(prefix.len() as u64),
                             human_size(total)
                         ),

@@ -461,7 +461,7 @@ impl Explorer<'_, '_, '_> {
         self.member_bytes(bytes, &mut dec, inner, depth + 1, level);
         let holds = holds_offload(&dec);
         if !holds {
-            self.spaces[inner.space as usize].label += " (bytes not kept: no offload data in them)";
+            self.spaces[inner.space as usize].label += super::NOT_KEPT;
         }
         node.children.push(dec);
         holds.then_some(inner.space)

@@ -134,6 +134,7 @@ impl Explorer<'_, '_, '_> {
                                 spill,
                                 found: None,
                                 given: None,
+                                sparing: None,
                             };
                             let mut node = taken[k].lock().ok().and_then(|mut n| n.take()).unwrap_or_else(blank);
                             let m = &members[index];

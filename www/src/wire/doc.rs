@@ -332,6 +332,23 @@ impl Doc {
     }
 }
 
+impl Doc {
+    /// Shows whole the spaces of `tree` whose bytes its exploration dropped (a package's,
+    /// explored with [`offload::explore::Options::keep_bytes`] off): the worker finds them
+    /// again on demand. Not those whose bytes are never kept, nor a bundle of which only the
+    /// header was decompressed.
+    pub fn with_bytes_found_again(mut self, tree: &Tree) -> Doc {
+        use offload::explore::{HEADER_ONLY_SPACE, NOT_KEPT};
+        for (info, space) in self.spaces.iter_mut().zip(&tree.spaces).skip(1) {
+            let never = space.label.ends_with(NOT_KEPT) || space.label.starts_with(HEADER_ONLY_SPACE);
+            if space.data.is_none() && !never {
+                info.available = info.size;
+            }
+        }
+        self
+    }
+}
+
 fn space_infos(tree: &Tree) -> Vec<SpaceInfo> {
     let infos = tree.spaces.iter().enumerate().map(|(i, s)| SpaceInfo {
         label: s.label.clone(),

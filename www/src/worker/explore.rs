@@ -6,7 +6,7 @@ use crate::wire::doc::{self, DecodedKernels, Doc, FieldInfo, NodeId};
 use crate::wire::messages::{CompanionFile, Loading, Report, Source};
 use crate::wire::settings::Settings;
 use crate::worker::edit::{read_whole_quietly, MAX_EDIT_SIZE};
-use crate::worker::kept::{take_companions, Explored, SourceReader};
+use crate::worker::kept::{owned_reads, take_companions, Explored, SourceReader};
 use crate::worker::outbox::report;
 use crate::worker::scratch::{spill_hook, Scratch};
 use object::read::ReadCache;
@@ -40,7 +40,7 @@ pub(crate) fn explore_file_alone(
     let explored = explore_to_keep(name, file, companions, settings, options, how);
     let size = explored.file.size();
     report(Report::Progress(Loading::at("preparing the views", size)));
-    let doc = document(&explored.tree, &explored.file, size, started);
+    let doc = document(&explored.tree, &explored.options, &explored.file, size, started);
     *kept.borrow_mut() = Some(explored);
     doc
 }
@@ -57,32 +57,6 @@ pub(crate) fn keep_quietly(
     let options = explorer_options(settings, &file);
     *kept.borrow_mut() = Some(explore_to_keep(name, file, companions, settings, options, Exploring::Plain));
 }
-
-/// How a package's members are read from `file`: into bytes of their own, dropped once
-/// inflated, rather than through the exploration's cache of slices, which keeps all it reads.
-/// The core reads a member a piece at a time as it inflates it; the file is read in blocks of
-/// [`OWNED_BLOCK`] bytes, the pieces served from the last one (a read of the file costs far
-/// more than a copy).
-pub(crate) fn owned_reads(file: &Source) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
-    let reader = SourceReader::new(file.clone());
-    let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
-    move |offset, size| {
-        let mut block = block.borrow_mut();
-        let inside = |b: &(u64, Vec<u8>)| offset >= b.0 && offset + size <= b.0 + b.1.len() as u64;
-        if !inside(&block) {
-            // Fewer bytes at the end of the file.
-            *block = (offset, reader.read_at(offset, size.max(OWNED_BLOCK)).ok()?);
-            if !inside(&block) {
-                return None;
-            }
-        }
-        let start = (offset - block.0) as usize;
-        Some(block.1[start..start + size as usize].to_vec())
-    }
-}
-
-/// How many bytes of the file [`owned_reads`] reads at a time.
-const OWNED_BLOCK: u64 = 4 << 20;
 
 /// The core's options for exploring `file` in this worker: the settings', and for a package
 /// (a wheel, a tarball, a `.deb`), its decompressed members' bytes dropped once explored, so
@@ -289,7 +263,7 @@ pub(crate) fn decompress(kept: &RefCell<Option<Explored>>, node: &NodePath) -> R
     let companions = take_companions(kept);
     let options = explorer_options(&settings, &file);
     let tree = explore_decompressing(&cache, &name, &options, &Companion::all(&companions), span, &mut progress);
-    let doc = document(&tree, &file, file.size(), started);
+    let doc = document(&tree, &options, &file, file.size(), started);
     let mut explored = Explored::new(tree, file, name, settings, options);
     explored.companions = companions;
     explored.decompressed = Some(span);
@@ -337,10 +311,13 @@ fn bundle_around(tree: &Tree, node: &[usize]) -> Option<(NodePath, Span)> {
     })
 }
 
-/// Turns a new tree into the page's document, timed from `started`.
-pub(crate) fn document(tree: &Tree, file: &Source, size: u64, started: f64) -> Doc {
+/// Turns a new tree, explored with `options`, into the page's document, timed from `started`.
+pub(crate) fn document(tree: &Tree, options: &Options, file: &Source, size: u64, started: f64) -> Doc {
     let blocks = FieldBlocks::new(file, size);
     let mut doc = Doc::from_tree_lean(tree, &|span| raw_bytes(tree, &blocks, span));
+    if !options.keep_bytes {
+        doc = doc.with_bytes_found_again(tree);
+    }
     doc.explore_us = ((js_sys::Date::now() - started) * 1000.0) as u64;
     doc
 }

@@ -8,9 +8,10 @@ use crate::wire::messages::{Loading, Report, Source};
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
 use crate::worker::remote;
+use crate::worker::scratch;
 use object::read::ReadCache;
 use object::read::ReadCacheOps;
-use offload::explore::{member_spaces_again, Companion, Options, Recovered};
+use offload::explore::{member_spaces_again_hooked, Companion, Hooks, Options, Recovered, Spill, KEEP_AGAIN};
 use offload::tree::{Node, Span, Tree};
 use std::cell::RefCell;
 use web_sys::FileReaderSync;
@@ -79,7 +80,16 @@ impl Explored {
             *self.found_again.borrow_mut() = None;
             let cache = ReadCache::new(SourceReader::new(self.file.clone()));
             let companions = Companion::all(&self.companions);
-            let found = member_spaces_again(&cache, &self.tree, space, &self.options, &companions, self.decompressed)?;
+            // Read and inflated as when explored: stored bytes a block at a time, a large member
+            // into a scratch file, so that only what is asked for comes into memory.
+            let read = owned_reads(&self.file);
+            let found = scratch::with_later(|scratch| {
+                let spill = scratch.map(scratch::spill_hook);
+                let spill = spill.as_ref().map(|s| s as Spill<'_>);
+                let hooks = Hooks { read_owned: Some(&read), spill, ..Hooks::default() };
+                let (tree, options, asked) = (&self.tree, &self.options, self.decompressed);
+                member_spaces_again_hooked(&cache, tree, space, options, &companions, asked, hooks, KEEP_AGAIN)
+            })?;
             *self.found_again.borrow_mut() = Some(found);
         }
         let found = self.found_again.borrow();
@@ -232,3 +242,29 @@ impl ReadCacheOps for SourceReader {
         Ok(())
     }
 }
+
+/// How a package's members are read from `file`: into bytes of their own, dropped once
+/// inflated, rather than through the exploration's cache of slices, which keeps all it reads.
+/// The core reads a member a piece at a time as it inflates it; the file is read in blocks of
+/// [`OWNED_BLOCK`] bytes, the pieces served from the last one (a read of the file costs far
+/// more than a copy).
+pub(crate) fn owned_reads(file: &Source) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
+    let reader = SourceReader::new(file.clone());
+    let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
+    move |offset, size| {
+        let mut block = block.borrow_mut();
+        let inside = |b: &(u64, Vec<u8>)| offset >= b.0 && offset + size <= b.0 + b.1.len() as u64;
+        if !inside(&block) {
+            // Fewer bytes at the end of the file.
+            *block = (offset, reader.read_at(offset, size.max(OWNED_BLOCK)).ok()?);
+            if !inside(&block) {
+                return None;
+            }
+        }
+        let start = (offset - block.0) as usize;
+        Some(block.1[start..start + size as usize].to_vec())
+    }
+}
+
+/// How many bytes of the file [`owned_reads`] reads at a time.
+const OWNED_BLOCK: u64 = 4 << 20;

@@ -15,6 +15,10 @@
 //! page sweeps. Where the browser has no OPFS for the page (an insecure origin,
 //! a private window of some browsers, an older engine) nothing is written: the member is
 //! inflated into memory, as before.
+//!
+//! The explorer keeps one for later once a package is explored ([`keep_for_later`]): showing
+//! the bytes of an image inside a large member explores that member again, and inflates it
+//! into the scratch file as the first exploration did.
 
 use crate::wire::scratch as scratch_names;
 use object::read::{ReadCache, ReadCacheOps};
@@ -96,6 +100,34 @@ impl Drop for Scratch {
         let _ = self.handle.truncate_with_f64(0.0);
         self.handle.close();
     }
+}
+
+thread_local! {
+    /// The scratch file this worker keeps for exploring members again ([`keep_for_later`]).
+    static LATER: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps `scratch` (when there is one) for exploring members again, or opens one if none is
+/// kept: a package with a member of [`SPILL_OVER`] bytes or more has been explored.
+pub(crate) fn keep_for_later(scratch: Option<Scratch>) {
+    if LATER.with(|l| l.borrow().is_some()) {
+        return;
+    }
+    match scratch {
+        Some(scratch) => LATER.with(|l| *l.borrow_mut() = Some(scratch)),
+        None => wasm_bindgen_futures::spawn_local(async {
+            if let Some(scratch) = Scratch::open().await {
+                LATER.with(|l| {
+                    l.borrow_mut().get_or_insert(scratch);
+                });
+            }
+        }),
+    }
+}
+
+/// `f` with the scratch file kept for later, if there is one yet.
+pub(crate) fn with_later<T>(f: impl FnOnce(Option<&Scratch>) -> T) -> T {
+    LATER.with(|l| f(l.borrow().as_ref()))
 }
 
 /// Whether `member` is one a scratch file would take: deflated, and inflating to

@@ -11,8 +11,8 @@
 
 use crate::wire::messages::{decode, encode, FromShare, FromWorker, Loading, Report, Source, ToWorker};
 use crate::wire::settings::Settings;
-use crate::worker::explore::{document, explore_file_alone, explorer_options, owned_reads, HeardImages};
-use crate::worker::kept::{Explored, SourceReader};
+use crate::worker::explore::{document, explore_file_alone, explorer_options, HeardImages};
+use crate::worker::kept::{owned_reads, Explored, SourceReader};
 use crate::worker::nested::Nested;
 use crate::worker::outbox::{post, report};
 use crate::worker::remote;
@@ -20,6 +20,7 @@ use crate::worker::scratch::{self, Scratch};
 use object::read::ReadCache;
 use offload::explore::shares::{self, Plan, Share, ShareMember};
 use offload::explore::{Hooks, Options, Progress, Spill, SPILL_OVER};
+use offload::format::package::Compression;
 use offload::report::runs_on;
 use offload::report::targets::Target;
 use offload::tree::Node;
@@ -88,6 +89,7 @@ pub(crate) fn explore_file(
         let scratch = Scratch::open().await;
         let doc = explore_file_alone(&name, file, companions, &settings, &kept, scratch.as_ref());
         report(Report::Explored(doc));
+        scratch::keep_for_later(scratch);
     });
 }
 
@@ -280,13 +282,18 @@ fn finish(kept: &Kept) {
     let read = owned_reads(&exploring.file);
     let hooks = Hooks { read_owned: Some(&read), ..Hooks::default() };
     let (name, options) = (&exploring.name, &exploring.options);
+    let large =
+        exploring.plan.listing.members.iter().any(|m| m.compression == Compression::Deflate && m.size >= SPILL_OVER);
     let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
     let size = exploring.file.size();
     report(Report::Progress(Loading::at("preparing the views", size)));
-    let doc = document(&tree, &exploring.file, size, exploring.started);
+    let doc = document(&tree, &exploring.options, &exploring.file, size, exploring.started);
     *kept.borrow_mut() =
         Some(Explored::new(tree, exploring.file, exploring.name, exploring.settings, exploring.options));
     report(Report::Explored(doc));
+    if large {
+        scratch::keep_for_later(None);
+    }
 }
 
 /// Share worker `index` failed or stopped (`why`): the file is explored here, alone.
