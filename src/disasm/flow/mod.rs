@@ -80,7 +80,7 @@ pub fn functions(listing: &Listing) -> Vec<(String, u64, Range<usize>)> {
 pub fn analyze(listing: &Listing, name: &str, lines: Range<usize>, wave64: bool) -> Flow {
     let code = &listing.lines[lines.clone()];
     let mode = Mode { isa: listing.isa, wave64 };
-    let accesses: Vec<_> = code.iter().map(|l| access::access(&l.text, l.target.is_some(), mode)).collect();
+    let accesses: Vec<_> = code.iter().map(|l| access::of_line(listing, l, mode)).collect();
     let blocks = blocks::blocks(code);
     let (loops, irreducible) = loops::loops(&blocks);
     let pressure = liveness::pressure(&accesses, &blocks);

@@ -114,7 +114,7 @@ fn gfx12(words: &Words<'_>) -> Option<Decoded> {
     let address = slot_list(&slots, groups(wide, false));
     let data = register(File::Vgpr, second & 0xFF, 4);
     let text = format!("{} {data}, {address}, {resource}", NAMES[usize::from(wide)]);
-    Some(Decoded { size: 12, text, class: Class::VectorMemory, target: None })
+    Some(Decoded { size: 12, text, class: Class::VectorMemory, target: None, registers: None })
 }
 
 /// GFX12's 9-bit resource field: an aligned SGPR or TTMP quad or `null`; llvm-objdump also names a
@@ -149,5 +149,5 @@ fn finish(isa: Isa, wide: bool, second: u32, address: String, a16: bool, size: u
     if a16 {
         text.push_str(" a16");
     }
-    Some(Decoded { size, text, class: Class::VectorMemory, target: None })
+    Some(Decoded { size, text, class: Class::VectorMemory, target: None, registers: None })
 }

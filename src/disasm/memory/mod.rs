@@ -220,7 +220,7 @@ fn has_sc_bits(isa: Isa) -> bool {
 
 /// A decoded memory instruction of `dwords` dwords.
 fn done(text: String, dwords: usize, class: Class) -> Option<Decoded> {
-    Some(Decoded { size: dwords * 4, text, class, target: None })
+    Some(Decoded { size: dwords * 4, text, class, target: None, registers: None })
 }
 
 /// `name` followed by its operands, comma-separated.

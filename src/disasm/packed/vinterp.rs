@@ -61,7 +61,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         text.push_str(&format!(" op_sel:[{},{},{},{}]", bit(0), bit(1), bit(2), bit(3)));
     }
     text.push_str(&format!(" wait_exp:{}", first >> 8 & 7));
-    Some(Decoded { size: 8, text, class: Class::VectorAlu, target: None })
+    Some(Decoded { size: 8, text, class: Class::VectorAlu, target: None, registers: None })
 }
 
 /// A source: a VGPR (with its half), or another VOP3 source value, followed where llvm-objdump

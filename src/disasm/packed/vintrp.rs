@@ -47,5 +47,5 @@ pub(super) fn decode(words: &Words<'_>) -> Option<Decoded> {
     };
     let channel = ["x", "y", "z", "w"][((word >> 8) & 3) as usize];
     let text = format!("{name} v{}, {source}, attr{}.{channel}", (word >> 18) & 0xFF, (word >> 10) & 0x3F);
-    Some(Decoded { size: 4, text, class: Class::VectorAlu, target: None })
+    Some(Decoded { size: 4, text, class: Class::VectorAlu, target: None, registers: None })
 }

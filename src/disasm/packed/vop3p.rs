@@ -62,7 +62,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         let mut reader = Reader { words, isa, literal_used: false };
         let mut text = body(&mut reader, op, first, second & !(3 << 27))?;
         push_scale_modifiers(&mut text, first, second, 2);
-        return Some(Decoded { size: 8, text, class: class_of(op.name), target: None });
+        return Some(Decoded { size: 8, text, class: class_of(op.name), target: None, registers: None });
     }
     let mut reader = Reader { words, isa, literal_used: false };
     let mut text = body(&mut reader, op, first, second)?;
@@ -74,7 +74,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         Form::Move => {}
     }
     let size = if reader.literal_used { 12 } else { 8 };
-    Some(Decoded { size, text, class: class_of(op.name), target: None })
+    Some(Decoded { size, text, class: class_of(op.name), target: None, registers: None })
 }
 
 /// The table row of a VOP3P first dword.
@@ -169,7 +169,7 @@ fn scaled_mfma(isa: Isa, words: &Words<'_>, scale: &Op, first: u32, second: u32)
     }
     push_scale_modifiers(&mut fused, first, second, 3);
     push_mai_modifiers(&mut fused, mfma_first, mfma_second, false);
-    Some(Decoded { size: 16, text: fused, class: Class::Matrix, target: None })
+    Some(Decoded { size: 16, text: fused, class: Class::Matrix, target: None, registers: None })
 }
 
 fn class_of(name: &str) -> Class {

@@ -63,7 +63,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let x_text = half_text(generation, x_name, x_form, &x, literal)?;
     let y_text = half_text(generation, y_name, y_form, &y, literal)?;
     let size = if needs_literal { 12 } else { 8 };
-    Some(Decoded { size, text: format!("{x_text} :: {y_text}"), class: Class::VectorAlu, target: None })
+    Some(Decoded {
+        size,
+        text: format!("{x_text} :: {y_text}"),
+        class: Class::VectorAlu,
+        target: None,
+        registers: None,
+    })
 }
 
 impl Dual {
