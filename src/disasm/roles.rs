@@ -14,6 +14,7 @@
 //! | `v_mac_*`, `v_fmac_*`, `v_dot2c_*`, `v_dot4c_*`, `v_dot8c_*`, `v_writelane_*`, `v_smfmac_*`, `v_movreld_*`, `v_permlane*` | read and written | accumulators and tied destinations (one lane, or `vdst` as `src2`); `v_permlane16/x16` keep lanes the select skips |
 //! | `v_swap_*`, `v_permlane*_swap_*` | read and written, and the source too | both operands are exchanged |
 //! | `s_cbranch_vccz`, `s_cbranch_vccnz`, `v_div_fmas_*` | — | read `vcc` implicitly |
+//! | `ds_bvh_stack_*` | the address too is read and written | the stack address is updated in place |
 
 use super::operands::{RegisterOperands, Role};
 
@@ -77,4 +78,13 @@ pub fn apply_vector(mnemonic: &str, registers: &mut RegisterOperands) {
         }
     }
     registers.reads_vcc |= reads_vcc_implicitly(mnemonic);
+}
+
+/// The role of a DS instruction's `ADDR` field.
+pub fn ds_address(mnemonic: &str) -> Role {
+    if mnemonic.starts_with("ds_bvh_stack") {
+        Role::ReadWritten
+    } else {
+        Role::Read
+    }
 }
