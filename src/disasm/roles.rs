@@ -11,9 +11,9 @@
 //! |---|---|---|
 //! | `s_cmpk_*`, `s_setreg_b32`, `s_waitcnt_*cnt`, `s_cbranch_i_fork`, `s_movreld_*` | read only | SOPK's `sdst` is the compared or stored value, a counter's SGPR, a fork mask; `s_movreld` writes the SGPR `m0` past it, which the flow analysis cannot name |
 //! | `s_cmovk_i32`, `s_cmov_*`, `s_addk_*`, `s_mulk_i32`, `s_bitset0/1_*`, `s_fmac_*`, `s_subvector_loop_*` | read and written | conditional move, `D = D op K`, one bit set, `D += A * B`, the loop's saved mask |
-//! | `v_mac_*`, `v_fmac_*`, `v_dot2c_*`, `v_dot4c_*`, `v_dot8c_*`, `v_writelane_*`, `v_smfmac_*`, `v_movreld_*`, `v_permlane*` | read and written | accumulators and tied destinations (one lane, or `vdst` as `src2`); `v_permlane16/x16` keep lanes the select skips |
+//! | `v_mac_*`, `v_fmac_*`, `v_dot2c_*`, `v_dot4c_*`, `v_dot8c_*`, `v_dot2acc_*` (and their `v_dual_` halves), `v_writelane_*`, `v_smfmac_*`, `v_movreld_*`, `v_permlane*` | read and written | accumulators and tied destinations (one lane, or `vdst` as `src2`; `llvm-mc -show-inst` lists the destination again as the last source); `v_permlane16/x16` keep lanes the select skips |
 //! | `v_swap_*`, `v_permlane*_swap_*` | read and written, and the source too | both operands are exchanged |
-//! | `s_cbranch_vccz`, `s_cbranch_vccnz`, `v_div_fmas_*` | — | read `vcc` implicitly |
+//! | `s_cbranch_vccz`, `s_cbranch_vccnz`, `v_div_fmas_*`, `v_dual_cndmask_b32` | — | read `vcc` implicitly (VOPD's `v_dual_cndmask_b32` names no `vcc` where VOP2's prints it) |
 //! | `ds_bvh_stack_*` | the address too is read and written | the stack address is updated in place |
 
 use super::operands::{RegisterOperands, Role};
@@ -34,7 +34,18 @@ pub fn scalar_destination(mnemonic: &str) -> Role {
 /// Whether a vector instruction's destination is read too (`base` is the mnemonic without its
 /// encoding suffix).
 pub fn vector_destination_is_read(base: &str) -> bool {
-    let tied = ["v_writelane", "v_smfmac", "v_swap", "v_permlane", "v_movreld", "v_dot2c_", "v_dot4c_", "v_dot8c_"];
+    let tied = [
+        "v_writelane",
+        "v_smfmac",
+        "v_swap",
+        "v_permlane",
+        "v_movreld",
+        "v_dot2c_",
+        "v_dot4c_",
+        "v_dot8c_",
+        "v_dot2acc_",
+        "v_dual_dot2acc_",
+    ];
     tied.iter().any(|p| base.starts_with(p)) || base.contains("mac_") || base.contains("fmac")
 }
 
@@ -45,7 +56,7 @@ pub fn vector_swaps(base: &str) -> bool {
 
 /// Whether an instruction reads `vcc` without naming it.
 pub fn reads_vcc_implicitly(mnemonic: &str) -> bool {
-    mnemonic.starts_with("s_cbranch_vcc") || mnemonic.starts_with("v_div_fmas_")
+    ["s_cbranch_vcc", "v_div_fmas_", "v_dual_cndmask_"].iter().any(|p| mnemonic.starts_with(p))
 }
 
 /// A vector instruction's mnemonic without its encoding suffix (`_e32`, `_e64`, `_sdwa`, `_dpp`,

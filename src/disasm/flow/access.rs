@@ -35,7 +35,7 @@
 use alloc::vec::Vec;
 
 use crate::disasm::operands::{File as OperandFile, RegisterOperands, Role};
-use crate::disasm::roles::{base_of, reads_vcc_implicitly};
+use crate::disasm::roles::base_of;
 use crate::disasm::{Generation, Isa, Line, Listing};
 
 /// A register file the pressure is counted in.
@@ -218,7 +218,7 @@ fn add_half(out: &mut Access, text: &str, has_target: bool, mode: Mode) {
             }
         }
     }
-    if reads_vcc_implicitly(mnemonic) {
+    if mnemonic.starts_with("s_cbranch_vcc") || mnemonic.starts_with("v_div_fmas_") {
         out.uses.push(implicit_vcc_range(mode));
     }
 }
