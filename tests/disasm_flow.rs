@@ -247,7 +247,7 @@ type Shape = fn(&Sets, &Sets) -> bool;
 /// The cases where the sets from the decoder's operands differ from the text's, because the
 /// text's rules were wrong: (mnemonic prefix, what is right, the shape the difference must
 /// have to be accepted as that case).
-const TEXT_WAS_WRONG: [(&str, &str, Shape); 6] = [
+const TEXT_WAS_WRONG: [(&str, &str, Shape); 9] = [
     (
         "flat_atomic_",
         "a returning FLAT atomic writes the old value to VDST (dword 1 bits 31:24), a field of its \
@@ -277,7 +277,25 @@ const TEXT_WAS_WRONG: [(&str, &str, Shape); 6] = [
          so the text rules missed the read",
         operands_also_read_vcc,
     ),
+    (
+        "ds_param_load",
+        "GFX12's name for lds_param_load (the LDSDIR encoding, not DS): it loads an attribute into \
+         its VGPR, written; the text rules took it for a DS operation without a result",
+        text_took_a_destination_for_read,
+    ),
+    ("ds_direct_load", "as ds_param_load: GFX12's lds_direct_load", text_took_a_destination_for_read),
+    (
+        "v_interp_p2_f32_e32",
+        "VINTRP's second pass adds to the first pass's result in its destination (`llvm-mc \
+         -show-inst` lists VGPR D twice)",
+        operands_read_the_destination_too,
+    ),
 ];
+
+/// The operands write what the text read, and read nothing.
+fn text_took_a_destination_for_read(new: &Sets, old: &Sets) -> bool {
+    old.0 == RegSet::default() && new.1 == RegSet::default() && new.0 == old.1 && new.0 != RegSet::default()
+}
 
 /// The operands read the written registers too; the text read only the rest.
 fn operands_read_the_destination_too(new: &Sets, old: &Sets) -> bool {

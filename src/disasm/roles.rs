@@ -14,6 +14,7 @@
 //! | `v_mac_*`, `v_fmac_*`, `v_dot2c_*`, `v_dot4c_*`, `v_dot8c_*`, `v_dot2acc_*` (and their `v_dual_` halves), `v_writelane_*`, `v_smfmac_*`, `v_movreld_*`, `v_permlane*` | read and written | accumulators and tied destinations (one lane, or `vdst` as `src2`; `llvm-mc -show-inst` lists the destination again as the last source); `v_permlane16/x16` keep lanes the select skips |
 //! | `v_swap_*`, `v_permlane*_swap_*` | read and written, and the source too | both operands are exchanged |
 //! | `s_cbranch_vccz`, `s_cbranch_vccnz`, `v_div_fmas_*`, `v_dual_cndmask_b32` | — | read `vcc` implicitly (VOPD's `v_dual_cndmask_b32` names no `vcc` where VOP2's prints it) |
+//! | `v_interp_p2_f32_e32` (VINTRP, GFX8–GFX10) | read and written | adds to the first pass's result in the destination (`llvm-mc -show-inst` lists VGPR D twice); GFX11's VINTERP `v_interp_p2_f32` takes it as a source |
 //! | `ds_bvh_stack_*` | the address too is read and written | the stack address is updated in place |
 
 use super::operands::{RegisterOperands, Role};
@@ -97,5 +98,14 @@ pub fn ds_address(mnemonic: &str) -> Role {
         Role::ReadWritten
     } else {
         Role::Read
+    }
+}
+
+/// The role of an interpolation's destination (VINTRP and VINTERP).
+pub fn interpolation_destination(mnemonic: &str) -> Role {
+    if mnemonic == "v_interp_p2_f32_e32" {
+        Role::ReadWritten
+    } else {
+        Role::Written
     }
 }
