@@ -529,4 +529,80 @@ mod tests {
         let dual = from_text("v_dual_mov_b32 v0, v1 :: v_dual_add_f32 v2, v3, v4", false, GFX11);
         assert_eq!(dual, Access { defs: vec![v(0, 1), v(2, 1)], uses: vec![v(1, 1), v(3, 1), v(4, 1)] });
     }
+
+    /// The sets the decoder's operands give for `bytes` (as llvm-mc 22 encodes the text the
+    /// decoder prints, checked too).
+    fn decoded(isa: Isa, wave64: bool, bytes: &[u8], text: &str) -> Access {
+        let decoded = crate::disasm::decode(isa, bytes, 0).expect(text);
+        assert_eq!(decoded.text, text);
+        let registers = decoded.registers.expect("the decoder hands over its operands");
+        from_operands(&registers, Mode { isa, wave64 })
+    }
+
+    #[test]
+    fn roles_come_from_the_decoders_fields() {
+        let g = Isa::Gfx90a;
+        let carry = decoded(g, true, &[0x02, 0x07, 0x02, 0x38], "v_addc_co_u32_e32 v1, vcc, v2, v3, vcc");
+        assert_eq!(carry, Access { defs: vec![v(1, 1), s(106, 2)], uses: vec![v(2, 1), v(3, 1), s(106, 2)] });
+        let fmac = decoded(g, true, &[0x01, 0x05, 0x00, 0x76], "v_fmac_f32_e32 v0, v1, v2");
+        assert_eq!(fmac, Access { defs: vec![v(0, 1)], uses: vec![v(0, 1), v(1, 1), v(2, 1)] });
+        let swap = decoded(g, true, &[0x02, 0xa3, 0x02, 0x7e], "v_swap_b32 v1, v2");
+        assert_eq!(swap, Access { defs: vec![v(1, 1), v(2, 1)], uses: vec![v(1, 1), v(2, 1)] });
+        let cmovk = decoded(g, true, &[0x10, 0x00, 0x84, 0xb0], "s_cmovk_i32 s4, 0x10");
+        assert_eq!(cmovk, Access { defs: vec![s(4, 1)], uses: vec![s(4, 1)] });
+        let cmpk = decoded(g, true, &[0x01, 0x00, 0x04, 0xb4], "s_cmpk_eq_u32 s4, 0x1");
+        assert_eq!(cmpk, Access { defs: vec![], uses: vec![s(4, 1)] });
+        let branch = decoded(g, true, &[0x01, 0x00, 0x86, 0xbf], "s_cbranch_vccz 1");
+        assert_eq!(branch, Access { defs: vec![], uses: vec![s(106, 2)] });
+        let mfma = decoded(
+            g,
+            true,
+            &[0x00, 0x80, 0xc1, 0xd3, 0x00, 0x03, 0x02, 0x04],
+            "v_mfma_f32_16x16x1f32 a[0:15], v0, v1, a[0:15]",
+        );
+        assert_eq!(mfma, Access { defs: vec![a(0, 16)], uses: vec![v(0, 1), v(1, 1), a(0, 16)] });
+    }
+
+    #[test]
+    fn memory_roles_come_from_the_decoders_fields() {
+        let g = Isa::Gfx90a;
+        let load = decoded(g, true, &[0x02, 0, 0x0a, 0xc0, 0, 0, 0, 0], "s_load_dwordx4 s[0:3], s[4:5], 0x0");
+        assert_eq!(load, Access { defs: vec![s(0, 4)], uses: vec![s(4, 2)] });
+        let store = decoded(g, true, &[0x42, 0, 0x42, 0xc0, 0, 0, 0, 0], "s_store_dword s1, s[4:5], 0x0");
+        assert_eq!(store, Access { defs: vec![], uses: vec![s(1, 1), s(4, 2)] });
+        let ds = decoded(g, true, &[0, 0, 0x6c, 0xd8, 0x02, 0, 0, 0x01], "ds_read_b32 v1, v2");
+        assert_eq!(ds, Access { defs: vec![v(1, 1)], uses: vec![v(2, 1)] });
+        // A buffer atomic returns into the data registers it reads.
+        let buffer = decoded(
+            g,
+            true,
+            &[0x00, 0x50, 0x08, 0xe1, 0x02, 0x01, 0x00, 0x80],
+            "buffer_atomic_add v1, v2, s[0:3], 0 offen glc",
+        );
+        assert_eq!(buffer, Access { defs: vec![v(1, 1)], uses: vec![v(1, 1), v(2, 1), s(0, 4)] });
+        // A global atomic returns into a VDST field of its own.
+        let global = decoded(
+            g,
+            true,
+            &[0x00, 0x80, 0x09, 0xdd, 0x00, 0x02, 0x7f, 0x03],
+            "global_atomic_add v3, v[0:1], v2, off glc",
+        );
+        assert_eq!(global, Access { defs: vec![v(3, 1)], uses: vec![v(0, 2), v(2, 1)] });
+    }
+
+    #[test]
+    fn gfx11_halves_vopd_and_cmpx() {
+        let g = Isa::Gfx1100;
+        let half = decoded(g, false, &[0x02, 0x07, 0x02, 0x65], "v_add_f16_e32 v1.h, v2.l, v3.l");
+        assert_eq!(half, Access { defs: vec![v(1, 1)], uses: vec![v(1, 1), v(2, 1), v(3, 1)] });
+        let dual = decoded(
+            g,
+            false,
+            &[0x01, 0x05, 0x50, 0xca, 0x04, 0x01, 0x02, 0x00],
+            "v_dual_cndmask_b32 v0, v1, v2 :: v_dual_mov_b32 v3, v4",
+        );
+        assert_eq!(dual, Access { defs: vec![v(0, 1), v(3, 1)], uses: vec![v(1, 1), v(2, 1), v(4, 1), s(106, 1)] });
+        let cmpx = decoded(g, false, &[0x7e, 0x00, 0xca, 0xd4, 0x00, 0x02, 0x02, 0x00], "v_cmpx_eq_u32_e64 s0, v1");
+        assert_eq!(cmpx, Access { defs: vec![], uses: vec![s(0, 1), v(1, 1)] });
+    }
 }
