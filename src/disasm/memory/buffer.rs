@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 
 use super::flat::cache_policy;
 use super::{
-    address, bits, data_register, done_with, has_agpr_data, has_sc_bits, join, loaded, lookup, push_vector,
+    address, bits, data_register, data_role, done_with, has_agpr_data, has_sc_bits, join, lookup, push_vector,
     scalar_operand, tables, vector, Op, Scalar,
 };
 use crate::disasm::operands::{File, RegisterOperands, Role};
@@ -191,19 +191,6 @@ fn unified_format(names: &[&str], value: u32) -> String {
 
 /// `vdata, vaddr, srsrc, soffset`, as far as the opcode has them. A typed buffer's address pair
 /// takes any VGPR (llvm-objdump 22 names no aligned class for it, unlike MUBUF's on gfx90a+).
-/// What a buffer instruction does with `VDATA`: a load writes it, a store reads it, an atomic
-/// reads it and, when it returns the old value (`returns`: `glc`, `sc0`, GFX12's return `th`),
-/// writes it back into the same registers; a load into LDS (`lds`) only names it.
-fn data_role(name: &str, returns: bool, lds: bool) -> Role {
-    if name.contains("_atomic_") {
-        return if returns { Role::ReadWritten } else { Role::Read };
-    }
-    if lds || name.contains("store") {
-        return Role::Read;
-    }
-    loaded(name)
-}
-
 /// The register operands (`VDATA`, `VADDR`, `SRSRC`, `SOFFSET`), added to `registers`: `VDATA`
 /// with role `data`, the rest read.
 fn operands(

@@ -239,6 +239,19 @@ fn loaded(name: &str) -> Role {
     }
 }
 
+/// What a buffer or image instruction does with `VDATA`: a load writes it, a store reads it, an atomic
+/// reads it and, when it returns the old value (`returns`: `glc`, `sc0`, GFX12's return `th`),
+/// writes it back into the same registers; a load into LDS (`lds`) only names it.
+fn data_role(name: &str, returns: bool, lds: bool) -> Role {
+    if name.contains("_atomic_") {
+        return if returns { Role::ReadWritten } else { Role::Read };
+    }
+    if lds || name.contains("store") {
+        return Role::Read;
+    }
+    loaded(name)
+}
+
 /// `count` registers of the vector file `agpr` says, from `first`.
 fn push_vector(registers: &mut RegisterOperands, agpr: bool, first: u32, count: u32, role: Role) {
     registers.push_vector(if agpr { File::Agpr } else { File::Vgpr }, first, count, role);
