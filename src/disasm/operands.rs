@@ -229,8 +229,9 @@ pub struct RegisterOperand {
 }
 
 /// The register operands of one instruction, in encoding order, without allocating (the
-/// listing decodes millions of words). More operands than fit mark the list incomplete, and
-/// the flow analysis then does not trust it.
+/// listing decodes millions of words). The capacity holds the most any encoding has (a GFX10
+/// image: thirteen NSA addresses, data, resource, sampler); more would mark the list
+/// incomplete, which `tests/disasm_flow.rs` checks never happens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegisterOperands {
     items: [RegisterOperand; RegisterOperands::CAPACITY],
@@ -249,7 +250,8 @@ impl Default for RegisterOperands {
 }
 
 impl RegisterOperands {
-    const CAPACITY: usize = 8;
+    /// Room for a GFX10 image's thirteen NSA addresses and its other operands.
+    const CAPACITY: usize = 16;
 
     /// Adds an operand.
     pub fn push(&mut self, operand: RegisterOperand) {

@@ -5,18 +5,19 @@
 //! metadata's `sgpr_count` counts them). `exec`, `m0`, `scc`, `ttmp*`, `null`, constants and
 //! literals are not register-file registers and are left out.
 //!
-//! **From the decoder's fields** ([`from_operands`]): the scalar (SOP1, SOP2, SOPK, SOPC, SOPP,
-//! SMEM) and vector ALU (VOP1, VOP2, VOPC, VOP3 with their DPP, SDWA and `_e64_dpp` forms)
-//! decoders hand over each register operand with its role, decided where they read its field
+//! **From the decoder's fields** ([`from_operands`]): every decoder (scalar, vector ALU with
+//! DPP, SDWA and `_e64_dpp`, VOP3P, VOPD, interpolation, DS, buffer, flat, image, BVH, export,
+//! LDS-direct) hands over each register operand with its role, decided where it reads the field
 //! from the generated layout (a scalar layout's `D` is written, `A`/`B` read; a vector form's
-//! destination and carry-out written, its sources read; an SMEM load writes `SDATA`, a store
-//! reads it), plus the few roles no table holds, listed in [`crate::disasm::roles`].
+//! destination and carry-out written, its sources read; a load's data written, a store's read,
+//! an atomic's data read and, when it returns into the same registers, written), plus the few
+//! roles no table holds, listed in [`crate::disasm::roles`]. A line that did not decode (`.long`,
+//! a run of zeros) reads and writes nothing.
 //!
-//! **From the printed text** ([`from_text`]), for the encodings whose decoders do not hand over
-//! operands: VOP3P (packed math, MFMA, WMMA), VOPD, the interpolation encodings (VINTRP,
-//! VINTERP, LDSDIR) and the memory encodings (DS, MUBUF, MTBUF, FLAT/GLOBAL/SCRATCH, MIMG,
-//! VIMAGE/VSAMPLE, BVH, EXP). The text names every explicit operand in encoding order
-//! (llvm-objdump's syntax), so the sets follow from the mnemonic and the operands' positions:
+//! **The former text rules** ([`from_text`]) are kept as the reference `tests/disasm_flow.rs`
+//! compares the decoder's operands with, over the fixtures and real wheels; the analysis does
+//! not use them. The text names every explicit operand in encoding order (llvm-objdump's
+//! syntax), so the sets followed from the mnemonic and the operands' positions:
 //!
 //! | instructions | written | read |
 //! |---|---|---|
@@ -143,13 +144,10 @@ pub struct Mode {
     pub wave64: bool,
 }
 
-/// The registers instruction `line` of `listing` writes and reads: from the decoder's operands
-/// where its encoding gives them, else from its text.
+/// The registers instruction `line` of `listing` writes and reads, from the decoder's operands;
+/// nothing for a line that did not decode.
 pub fn of_line(listing: &Listing, line: &Line, mode: Mode) -> Access {
-    match listing.registers(line) {
-        Some(registers) if registers.is_complete() => from_operands(&registers, mode),
-        _ => from_text(&line.text, line.target.is_some(), mode),
-    }
+    listing.registers(line).map_or_else(Access::default, |registers| from_operands(&registers, mode))
 }
 
 /// The sets of the register operands a decoder read, with their roles.
@@ -181,8 +179,8 @@ fn implicit_vcc_range(mode: Mode) -> Range {
     Range { file: File::Sgpr, first: VCC_LO, count: if mode.wave64 { 2 } else { 1 } }
 }
 
-/// The registers the instruction printed as `text` writes and reads; `has_target`: its last
-/// operand is a branch target.
+/// The registers the instruction printed as `text` writes and reads by the former text rules
+/// (the reference the tests compare with); `has_target`: its last operand is a branch target.
 pub fn from_text(text: &str, has_target: bool, mode: Mode) -> Access {
     let mut out = Access::default();
     if let Some((first, second)) = text.split_once(" :: ") {

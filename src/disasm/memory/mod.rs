@@ -218,12 +218,6 @@ fn has_sc_bits(isa: Isa) -> bool {
     matches!(isa, Isa::Gfx942 | Isa::Gfx950)
 }
 
-/// A decoded memory instruction of `dwords` dwords whose decoder does not give its register
-/// operands (images, exports, LDS-direct loads, BVH).
-fn done(text: String, dwords: usize, class: Class) -> Option<Decoded> {
-    Some(Decoded { size: dwords * 4, text, class, target: None, registers: None })
-}
-
 /// A decoded memory instruction with its register operands.
 fn done_with(text: String, dwords: usize, class: Class, registers: RegisterOperands) -> Option<Decoded> {
     Some(Decoded { size: dwords * 4, text, class, target: None, registers: Some(registers) })
