@@ -1,7 +1,8 @@
 //! Control flow and register pressure of a code object's functions, from its listing: what a
 //! kernel engineer reads after the instructions themselves.
 //!
-//! - [`access`]: the registers each instruction reads and writes, by encoding group.
+//! - [`access`]: the registers each instruction reads and writes, from the operands and roles
+//!   the decoder hands over ([`crate::disasm::RegisterOperands`]).
 //! - [`blocks`]: basic blocks and branch edges; unreachable blocks.
 //! - [`loops`]: dominators, back edges and natural loops.
 //! - [`liveness`]: live VGPRs, AGPRs and SGPRs at each instruction (a backward pass).
