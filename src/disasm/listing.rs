@@ -21,7 +21,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use super::{decode, Class, Isa};
+use super::{decode, Class, Isa, RegisterOperands};
 use crate::error::{Error, Result};
 use crate::image::amdgpu::{processor_name, EF_AMDGPU_MACH};
 use crate::image::elf::Elf;
@@ -399,6 +399,16 @@ impl Listing {
     fn bytes_of(&self, line: &Line) -> &[u8] {
         let start = line.address.wrapping_sub(self.code_address) as usize;
         self.code.get(start..start.saturating_add(line.size)).unwrap_or(&[])
+    }
+
+    /// The register operands of instruction `line` and what it does with each, decoded again
+    /// from its bytes (the lines keep only text, so that a listing of millions of lines stays
+    /// small); `None` for other lines and for the encodings that do not give them yet.
+    pub fn registers(&self, line: &Line) -> Option<RegisterOperands> {
+        if line.kind != LineKind::Instruction {
+            return None;
+        }
+        decode(self.isa, self.bytes_of(line), line.address)?.registers
     }
 
     /// The dwords of `line` as llvm-objdump prints them: `C00A0002 00000000` (empty for a run

@@ -28,10 +28,12 @@ pub mod listing;
 mod memory;
 pub mod operands;
 mod packed;
+pub mod roles;
 mod scalar;
 mod vector;
 
 pub use listing::{Line, LineKind, Listing, Symbol};
+pub use operands::{RegisterOperand, RegisterOperands, Role};
 
 /// The encoding family of a processor: the unit the decoding tables are kept per.
 ///
@@ -202,6 +204,10 @@ pub struct Decoded {
     pub class: Class,
     /// Where a branch goes, as an address.
     pub target: Option<u64>,
+    /// The register operands and what the instruction does with each, from the fields the
+    /// decoder read; `None` for the encodings that do not give them yet (the flow analysis then
+    /// reads the text, see [`flow::access`]).
+    pub registers: Option<RegisterOperands>,
 }
 
 /// The dwords of the code at one address: the first is always there; later ones are read with a
@@ -246,7 +252,13 @@ pub fn decode(isa: Isa, bytes: &[u8], address: u64) -> Option<Decoded> {
     // GFX10 and later name the all-zero dword `v_illegal` (VOP2 opcode 0 is unused there), as
     // llvm-mc 22 shows: the padding some linkers leave between kernels.
     if first == 0 && isa.generation() >= Generation::Gfx10 {
-        return Some(Decoded { size: 4, text: String::from("v_illegal"), class: Class::Other, target: None });
+        return Some(Decoded {
+            size: 4,
+            text: String::from("v_illegal"),
+            class: Class::Other,
+            target: None,
+            registers: Some(RegisterOperands::default()),
+        });
     }
     scalar::decode(isa, &words)
         .or_else(|| vector::decode(isa, &words))

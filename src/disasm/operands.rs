@@ -206,3 +206,121 @@ pub fn invalid_literal(value: u32) -> String {
     };
     format!("{shown}/*Invalid immediate*/")
 }
+
+/// What an instruction does with a register operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Written,
+    Read,
+    /// Read and written: an accumulator, a tied operand, a partial write (a 16-bit half, an
+    /// SDWA `UNUSED_PRESERVE` destination), an atomic that returns the old value.
+    ReadWritten,
+}
+
+/// One register operand as the decoder read it from its fields: `count` registers of `file`
+/// from `first`. Only the counted files appear: VGPRs, AGPRs, and SGPRs `s0`–`s105` with
+/// `vcc_lo`/`vcc_hi` as 106 and 107; trap temporaries, `exec`, `m0`, `null` and constants do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterOperand {
+    pub file: File,
+    pub first: u16,
+    pub count: u16,
+    pub role: Role,
+}
+
+/// The register operands of one instruction, in encoding order, without allocating (the
+/// listing decodes millions of words). The capacity holds the most any encoding has (a GFX10
+/// image: thirteen NSA addresses, data, resource, sampler); more would mark the list
+/// incomplete, which `tests/disasm_flow.rs` checks never happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterOperands {
+    items: [RegisterOperand; RegisterOperands::CAPACITY],
+    len: u8,
+    overflowed: bool,
+    /// The instruction also reads `vcc` without naming it (`s_cbranch_vccz`, `v_div_fmas_*`):
+    /// a pair in wave64, `vcc_lo` in wave32, which the decoder does not know.
+    pub reads_vcc: bool,
+}
+
+impl Default for RegisterOperands {
+    fn default() -> RegisterOperands {
+        let empty = RegisterOperand { file: File::Sgpr, first: 0, count: 0, role: Role::Read };
+        RegisterOperands { items: [empty; RegisterOperands::CAPACITY], len: 0, overflowed: false, reads_vcc: false }
+    }
+}
+
+impl RegisterOperands {
+    /// Room for a GFX10 image's thirteen NSA addresses and its other operands.
+    const CAPACITY: usize = 16;
+
+    /// Adds an operand.
+    pub fn push(&mut self, operand: RegisterOperand) {
+        match self.items.get_mut(usize::from(self.len)) {
+            Some(slot) => {
+                *slot = operand;
+                self.len += 1;
+            }
+            None => self.overflowed = true,
+        }
+    }
+
+    /// Adds the counted registers of a scalar operand field (`value` as in the source operand
+    /// table, `count` dwords from it as printed), if it names any.
+    pub fn push_scalar(&mut self, generation: Generation, value: u32, count: u32, role: Role) {
+        if let Some((first, count)) = counted_scalar(generation, value, count) {
+            self.push(RegisterOperand { file: File::Sgpr, first, count, role });
+        }
+    }
+
+    /// Adds `count` registers of a vector file (VGPRs or AGPRs) from `first`.
+    pub fn push_vector(&mut self, file: File, first: u32, count: u32, role: Role) {
+        let (Ok(first), Ok(count)) = (u16::try_from(first), u16::try_from(count)) else { return };
+        if u32::from(first) + u32::from(count) <= 256 {
+            self.push(RegisterOperand { file, first, count, role });
+        }
+    }
+
+    /// Adds the registers of source operand `value` (a VGPR from 256, else a scalar value).
+    pub fn push_source(&mut self, generation: Generation, value: u32, count: u32, role: Role) {
+        match value {
+            256..=511 => self.push_vector(File::Vgpr, value - 256, count, role),
+            _ => self.push_scalar(generation, value, count, role),
+        }
+    }
+
+    /// The operands, in order.
+    pub fn as_slice(&self) -> &[RegisterOperand] {
+        &self.items[..usize::from(self.len)]
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [RegisterOperand] {
+        &mut self.items[..usize::from(self.len)]
+    }
+
+    /// Whether every operand fitted.
+    pub fn is_complete(&self) -> bool {
+        !self.overflowed
+    }
+}
+
+/// The counted SGPRs a scalar field names, as (first, count): a range starts at the aligned
+/// register below `value` (2 for pairs, 4 for more), as it prints; `vcc` and its halves are
+/// 106 and 107. `None` for trap temporaries, `exec`, `m0`, `null`, GFX9's `flat_scratch` and
+/// `xnack_mask`, and constants.
+fn counted_scalar(generation: Generation, value: u32, count: u32) -> Option<(u16, u16)> {
+    let align = match count {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    if value <= last_sgpr(generation) {
+        let first = value & !(align - 1);
+        return (first + count <= 106).then_some((first as u16, count as u16));
+    }
+    match (value, count) {
+        (106, 1) => Some((106, 1)),
+        (106, _) => Some((106, 2)),
+        (107, 1) => Some((107, 1)),
+        _ => None,
+    }
+}

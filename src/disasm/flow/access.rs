@@ -1,28 +1,43 @@
-//! Which registers an instruction reads and writes, from the text the decoder prints.
+//! Which registers an instruction reads and writes.
 //!
-//! The decoder's text names every explicit operand in encoding order (llvm-objdump's syntax),
-//! so the read and write sets follow from the mnemonic and the operands' positions; the rules
-//! per encoding group are below. Registers counted: VGPRs `v0`–`v255`, AGPRs `a0`–`a255`, SGPRs
-//! `s0`–`s105` and `vcc` (its halves as SGPRs 106 and 107, where the hardware puts them in the
-//! SGPR file and where the metadata's `sgpr_count` counts them). `exec`, `m0`, `scc`, `ttmp*`,
-//! `null`, constants and literals are not register-file registers and are left out.
+//! Registers counted: VGPRs `v0`–`v255`, AGPRs `a0`–`a255`, SGPRs `s0`–`s105` and `vcc` (its
+//! halves as SGPRs 106 and 107, where the hardware puts them in the SGPR file and where the
+//! metadata's `sgpr_count` counts them). `exec`, `m0`, `scc`, `ttmp*`, `null`, constants and
+//! literals are not register-file registers and are left out.
+//!
+//! **From the decoder's fields** ([`from_operands`]): every decoder (scalar, vector ALU with
+//! DPP, SDWA and `_e64_dpp`, VOP3P, VOPD, interpolation, DS, buffer, flat, image, BVH, export,
+//! LDS-direct) hands over each register operand with its role, decided where it reads the field
+//! from the generated layout (a scalar layout's `D` is written, `A`/`B` read; a vector form's
+//! destination and carry-out written, its sources read; a load's data written, a store's read,
+//! an atomic's data read and, when it returns into the same registers, written), plus the few
+//! roles no table holds, listed in [`crate::disasm::roles`]. A line that did not decode (`.long`,
+//! a run of zeros) reads and writes nothing.
+//!
+//! **The former text rules** ([`from_text`]) are kept as the reference `tests/disasm_flow.rs`
+//! compares the decoder's operands with, over the fixtures and real wheels; the analysis does
+//! not use them. The text names every explicit operand in encoding order (llvm-objdump's
+//! syntax), so the sets followed from the mnemonic and the operands' positions:
 //!
 //! | instructions | written | read |
 //! |---|---|---|
-//! | most SALU, VALU, SMEM loads, VMEM/DS/FLAT loads, image loads and samples | the first operand | the rest |
-//! | `v_*_co_*`, `v_addc`/`v_subb*`, `v_div_scale_*`, `v_mad_u64_u32`, `v_mad_i64_i32` | the first two (the second is the carry or condition out) | the rest |
-//! | `s_cmp*`, `s_bitcmp*`, `s_cmpk_*`, `s_setreg*`, stores, `exp`, `s_setpc_b64`, GFX10+ `v_cmpx_*` | nothing | every operand |
+//! | VALU, VMEM/DS/FLAT loads, image loads and samples | the first operand | the rest |
+//! | `v_mad_u64_u32`, `v_mad_i64_i32` (VOP3b in VOP3P's space on GFX9) | the first two | the rest |
+//! | stores, `exp` | nothing | every operand |
 //! | atomics | the first operand when they return a value (`glc`; `sc0` on gfx940+; `th:TH_ATOMIC_RETURN` on GFX12) | every operand |
 //! | DS: `ds_read*`, `ds_load*`, `*_rtn*`, `ds_swizzle`, `ds_(b)permute`, `ds_append`, `ds_consume`, `ds_ordered_count` | the first operand | the rest; other DS operations write nothing |
-//! | accumulating or partial writes: `v_mac`/`v_fmac`/`*dot*c`, `v_writelane`, `v_smfmac*`, `s_cmov*`, `s_cmovk`, `s_addk`, `s_mulk`, `s_bitset*`, `s_fmac*`, `v_swap*`, `v_permlane*`, `*_d16*` loads, SDWA `UNUSED_PRESERVE`, true16 halves `v0.l`/`v0.h` | the first operand | the first operand too |
-//! | `s_cbranch_vccz`/`vccnz`, `v_div_fmas_*` | as above | `vcc` as well (implicit) |
+//! | accumulating or partial writes: `v_smfmac*`, `*dot*c`, `*_d16*` loads, true16 halves `v0.l`/`v0.h` | the first operand | the first operand too |
 //! | `v_dual_*` (VOPD) | each half's first operand | each half's rest |
 //!
+//! The text rules also cover the scalar and vector ALU encodings (they were the only source
+//! before the decoders gave operands); `tests/disasm_flow.rs` checks that both agree there.
 //! A branch's target operand is an address or a label, not a register, and is skipped.
 
 use alloc::vec::Vec;
 
-use crate::disasm::{Generation, Isa};
+use crate::disasm::operands::{File as OperandFile, RegisterOperands, Role};
+use crate::disasm::roles::base_of;
+use crate::disasm::{Generation, Isa, Line, Listing};
 
 /// A register file the pressure is counted in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,9 +144,44 @@ pub struct Mode {
     pub wave64: bool,
 }
 
-/// The registers the instruction printed as `text` writes and reads; `has_target`: its last
-/// operand is a branch target.
-pub fn access(text: &str, has_target: bool, mode: Mode) -> Access {
+/// The registers instruction `line` of `listing` writes and reads, from the decoder's operands;
+/// nothing for a line that did not decode.
+pub fn of_line(listing: &Listing, line: &Line, mode: Mode) -> Access {
+    listing.registers(line).map_or_else(Access::default, |registers| from_operands(&registers, mode))
+}
+
+/// The sets of the register operands a decoder read, with their roles.
+pub fn from_operands(registers: &RegisterOperands, mode: Mode) -> Access {
+    let mut out = Access::default();
+    for operand in registers.as_slice() {
+        let file = match operand.file {
+            OperandFile::Vgpr => File::Vgpr,
+            OperandFile::Agpr => File::Agpr,
+            OperandFile::Sgpr => File::Sgpr,
+            OperandFile::Ttmp => continue,
+        };
+        let range = Range { file, first: operand.first, count: operand.count };
+        if operand.role != Role::Read {
+            out.defs.push(range);
+        }
+        if operand.role != Role::Written {
+            out.uses.push(range);
+        }
+    }
+    if registers.reads_vcc {
+        out.uses.push(implicit_vcc_range(mode));
+    }
+    out
+}
+
+/// `vcc` as an implicit operand reads it: a pair in wave64, `vcc_lo` in wave32.
+fn implicit_vcc_range(mode: Mode) -> Range {
+    Range { file: File::Sgpr, first: VCC_LO, count: if mode.wave64 { 2 } else { 1 } }
+}
+
+/// The registers the instruction printed as `text` writes and reads by the former text rules
+/// (the reference the tests compare with); `has_target`: its last operand is a branch target.
+pub fn from_text(text: &str, has_target: bool, mode: Mode) -> Access {
     let mut out = Access::default();
     if let Some((first, second)) = text.split_once(" :: ") {
         // VOPD: two independent halves, each "mnemonic dst, srcs".
@@ -166,9 +216,8 @@ fn add_half(out: &mut Access, text: &str, has_target: bool, mode: Mode) {
             }
         }
     }
-    if implicit_vcc(mnemonic) {
-        let count = if mode.wave64 { 2 } else { 1 };
-        out.uses.push(Range { file: File::Sgpr, first: VCC_LO, count });
+    if mnemonic.starts_with("s_cbranch_vcc") || mnemonic.starts_with("v_div_fmas_") {
+        out.uses.push(implicit_vcc_range(mode));
     }
 }
 
@@ -183,7 +232,7 @@ struct Rule {
 fn rule(mnemonic: &str, text: &str, operands: &[&str], isa: Isa) -> Rule {
     let writes = |defs: usize| Rule { defs, def_is_read: false };
     let accumulates = Rule { defs: 1, def_is_read: true };
-    let name = strip_form(mnemonic);
+    let name = base_of(mnemonic);
     if name.starts_with("s_") {
         return scalar_rule(name, text);
     }
@@ -218,16 +267,6 @@ fn rule(mnemonic: &str, text: &str, operands: &[&str], isa: Isa) -> Rule {
 /// `v_dot2c_f32_f16`, `v_dot4c_i32_i8`, `v_dot8c_i32_i4`: the accumulator is the destination.
 fn is_dot_c(name: &str) -> bool {
     ["v_dot2c_", "v_dot4c_", "v_dot8c_"].iter().any(|p| name.starts_with(p))
-}
-
-/// The mnemonic without its encoding suffix (`_e32`, `_e64`, `_sdwa`, `_dpp`, `_e64_dpp`).
-fn strip_form(mnemonic: &str) -> &str {
-    for suffix in ["_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp"] {
-        if let Some(base) = mnemonic.strip_suffix(suffix) {
-            return base;
-        }
-    }
-    mnemonic
 }
 
 /// VALU instructions whose second operand is a carry or condition out (VOP3b, or VOP2 with
@@ -304,11 +343,6 @@ fn memory_rule(name: &str, text: &str) -> Option<Rule> {
         return Some(writes(0));
     }
     Some(Rule { defs: 1, def_is_read: name.contains("_d16") })
-}
-
-/// Instructions that read `vcc` without naming it.
-fn implicit_vcc(mnemonic: &str) -> bool {
-    mnemonic.starts_with("s_cbranch_vcc") || mnemonic.starts_with("v_div_fmas_")
 }
 
 /// The comma-separated operands of `rest` (after the mnemonic), split outside brackets and
@@ -441,56 +475,132 @@ mod tests {
 
     #[test]
     fn the_first_operand_is_written_and_the_rest_read() {
-        let got = access("v_add_f32_e32 v0, s1, v[2:3]", false, GFX9);
+        let got = from_text("v_add_f32_e32 v0, s1, v[2:3]", false, GFX9);
         assert_eq!(got, Access { defs: vec![v(0, 1)], uses: vec![s(1, 1), v(2, 2)] });
-        let load = access("global_load_dwordx4 v[4:7], v[0:1], off offset:16", false, GFX9);
+        let load = from_text("global_load_dwordx4 v[4:7], v[0:1], off offset:16", false, GFX9);
         assert_eq!(load, Access { defs: vec![v(4, 4)], uses: vec![v(0, 2)] });
     }
 
     #[test]
     fn stores_compares_and_carries() {
-        let store = access("buffer_store_dword v1, v2, s[0:3], 0 offen", false, GFX9);
+        let store = from_text("buffer_store_dword v1, v2, s[0:3], 0 offen", false, GFX9);
         assert_eq!(store, Access { defs: vec![], uses: vec![v(1, 1), v(2, 1), s(0, 4)] });
-        let cmp = access("s_cmp_eq_u32 s4, 0", false, GFX9);
+        let cmp = from_text("s_cmp_eq_u32 s4, 0", false, GFX9);
         assert_eq!(cmp.defs, vec![]);
-        let carry = access("v_addc_co_u32_e32 v1, vcc, v2, v3, vcc", false, GFX9);
+        let carry = from_text("v_addc_co_u32_e32 v1, vcc, v2, v3, vcc", false, GFX9);
         assert_eq!(carry.defs, vec![v(1, 1), s(106, 2)]);
         assert_eq!(carry.uses, vec![v(2, 1), v(3, 1), s(106, 2)]);
-        let cmpx = access("v_cmpx_eq_u32_e64 s0, v1", false, GFX11);
+        let cmpx = from_text("v_cmpx_eq_u32_e64 s0, v1", false, GFX11);
         assert_eq!(cmpx, Access { defs: vec![], uses: vec![s(0, 1), v(1, 1)] });
     }
 
     #[test]
     fn modifiers_are_not_registers() {
-        let image = access("image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf a16", false, GFX9);
+        let image = from_text("image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf a16", false, GFX9);
         assert_eq!(image.uses, vec![v(4, 2), s(8, 8), s(16, 4)]);
-        let mfma = access("v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15] cbsz:1 abid:1", false, GFX9);
+        let mfma = from_text("v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15] cbsz:1 abid:1", false, GFX9);
         assert_eq!(mfma.defs, vec![a(0, 16)]);
-        let nsa = access("image_sample v[0:3], [v4, v6], s[8:15], s[16:19] dmask:0xf", false, GFX11);
+        let nsa = from_text("image_sample v[0:3], [v4, v6], s[8:15], s[16:19] dmask:0xf", false, GFX11);
         assert_eq!(nsa.uses, vec![v(4, 1), v(6, 1), s(8, 8), s(16, 4)]);
-        let exp = access("exp mrt0 v0, v1, off, off done vm", false, GFX9);
+        let exp = from_text("exp mrt0 v0, v1, off, off done vm", false, GFX9);
         assert_eq!(exp, Access { defs: vec![], uses: vec![v(0, 1), v(1, 1)] });
     }
 
     #[test]
     fn atomics_write_only_when_they_return() {
-        let no_return = access("global_atomic_add v[0:1], v2, off", false, GFX9);
+        let no_return = from_text("global_atomic_add v[0:1], v2, off", false, GFX9);
         assert_eq!(no_return.defs, vec![]);
-        let returns = access("global_atomic_add v3, v[0:1], v2, off glc", false, GFX9);
+        let returns = from_text("global_atomic_add v3, v[0:1], v2, off glc", false, GFX9);
         assert_eq!(returns.defs, vec![v(3, 1)]);
     }
 
     #[test]
     fn implicit_vcc_and_branch_targets() {
-        let branch = access("s_cbranch_vccz 12", true, GFX11);
+        let branch = from_text("s_cbranch_vccz 12", true, GFX11);
         assert_eq!(branch, Access { defs: vec![], uses: vec![s(106, 1)] });
-        let call = access("s_swappc_b64 s[30:31], s[4:5]", false, GFX9);
+        let call = from_text("s_swappc_b64 s[30:31], s[4:5]", false, GFX9);
         assert_eq!(call, Access { defs: vec![s(30, 2)], uses: vec![s(4, 2)] });
     }
 
     #[test]
     fn vopd_halves() {
-        let dual = access("v_dual_mov_b32 v0, v1 :: v_dual_add_f32 v2, v3, v4", false, GFX11);
+        let dual = from_text("v_dual_mov_b32 v0, v1 :: v_dual_add_f32 v2, v3, v4", false, GFX11);
         assert_eq!(dual, Access { defs: vec![v(0, 1), v(2, 1)], uses: vec![v(1, 1), v(3, 1), v(4, 1)] });
+    }
+
+    /// The sets the decoder's operands give for `bytes` (as llvm-mc 22 encodes the text the
+    /// decoder prints, checked too).
+    fn decoded(isa: Isa, wave64: bool, bytes: &[u8], text: &str) -> Access {
+        let decoded = crate::disasm::decode(isa, bytes, 0).expect(text);
+        assert_eq!(decoded.text, text);
+        let registers = decoded.registers.expect("the decoder hands over its operands");
+        from_operands(&registers, Mode { isa, wave64 })
+    }
+
+    #[test]
+    fn roles_come_from_the_decoders_fields() {
+        let g = Isa::Gfx90a;
+        let carry = decoded(g, true, &[0x02, 0x07, 0x02, 0x38], "v_addc_co_u32_e32 v1, vcc, v2, v3, vcc");
+        assert_eq!(carry, Access { defs: vec![v(1, 1), s(106, 2)], uses: vec![v(2, 1), v(3, 1), s(106, 2)] });
+        let fmac = decoded(g, true, &[0x01, 0x05, 0x00, 0x76], "v_fmac_f32_e32 v0, v1, v2");
+        assert_eq!(fmac, Access { defs: vec![v(0, 1)], uses: vec![v(0, 1), v(1, 1), v(2, 1)] });
+        let swap = decoded(g, true, &[0x02, 0xa3, 0x02, 0x7e], "v_swap_b32 v1, v2");
+        assert_eq!(swap, Access { defs: vec![v(1, 1), v(2, 1)], uses: vec![v(1, 1), v(2, 1)] });
+        let cmovk = decoded(g, true, &[0x10, 0x00, 0x84, 0xb0], "s_cmovk_i32 s4, 0x10");
+        assert_eq!(cmovk, Access { defs: vec![s(4, 1)], uses: vec![s(4, 1)] });
+        let cmpk = decoded(g, true, &[0x01, 0x00, 0x04, 0xb4], "s_cmpk_eq_u32 s4, 0x1");
+        assert_eq!(cmpk, Access { defs: vec![], uses: vec![s(4, 1)] });
+        let branch = decoded(g, true, &[0x01, 0x00, 0x86, 0xbf], "s_cbranch_vccz 1");
+        assert_eq!(branch, Access { defs: vec![], uses: vec![s(106, 2)] });
+        let mfma = decoded(
+            g,
+            true,
+            &[0x00, 0x80, 0xc1, 0xd3, 0x00, 0x03, 0x02, 0x04],
+            "v_mfma_f32_16x16x1f32 a[0:15], v0, v1, a[0:15]",
+        );
+        assert_eq!(mfma, Access { defs: vec![a(0, 16)], uses: vec![v(0, 1), v(1, 1), a(0, 16)] });
+    }
+
+    #[test]
+    fn memory_roles_come_from_the_decoders_fields() {
+        let g = Isa::Gfx90a;
+        let load = decoded(g, true, &[0x02, 0, 0x0a, 0xc0, 0, 0, 0, 0], "s_load_dwordx4 s[0:3], s[4:5], 0x0");
+        assert_eq!(load, Access { defs: vec![s(0, 4)], uses: vec![s(4, 2)] });
+        let store = decoded(g, true, &[0x42, 0, 0x42, 0xc0, 0, 0, 0, 0], "s_store_dword s1, s[4:5], 0x0");
+        assert_eq!(store, Access { defs: vec![], uses: vec![s(1, 1), s(4, 2)] });
+        let ds = decoded(g, true, &[0, 0, 0x6c, 0xd8, 0x02, 0, 0, 0x01], "ds_read_b32 v1, v2");
+        assert_eq!(ds, Access { defs: vec![v(1, 1)], uses: vec![v(2, 1)] });
+        // A buffer atomic returns into the data registers it reads.
+        let buffer = decoded(
+            g,
+            true,
+            &[0x00, 0x50, 0x08, 0xe1, 0x02, 0x01, 0x00, 0x80],
+            "buffer_atomic_add v1, v2, s[0:3], 0 offen glc",
+        );
+        assert_eq!(buffer, Access { defs: vec![v(1, 1)], uses: vec![v(1, 1), v(2, 1), s(0, 4)] });
+        // A global atomic returns into a VDST field of its own.
+        let global = decoded(
+            g,
+            true,
+            &[0x00, 0x80, 0x09, 0xdd, 0x00, 0x02, 0x7f, 0x03],
+            "global_atomic_add v3, v[0:1], v2, off glc",
+        );
+        assert_eq!(global, Access { defs: vec![v(3, 1)], uses: vec![v(0, 2), v(2, 1)] });
+    }
+
+    #[test]
+    fn gfx11_halves_vopd_and_cmpx() {
+        let g = Isa::Gfx1100;
+        let half = decoded(g, false, &[0x02, 0x07, 0x02, 0x65], "v_add_f16_e32 v1.h, v2.l, v3.l");
+        assert_eq!(half, Access { defs: vec![v(1, 1)], uses: vec![v(1, 1), v(2, 1), v(3, 1)] });
+        let dual = decoded(
+            g,
+            false,
+            &[0x01, 0x05, 0x50, 0xca, 0x04, 0x01, 0x02, 0x00],
+            "v_dual_cndmask_b32 v0, v1, v2 :: v_dual_mov_b32 v3, v4",
+        );
+        assert_eq!(dual, Access { defs: vec![v(0, 1), v(3, 1)], uses: vec![v(1, 1), v(2, 1), v(4, 1), s(106, 1)] });
+        let cmpx = decoded(g, false, &[0x7e, 0x00, 0xca, 0xd4, 0x00, 0x02, 0x02, 0x00], "v_cmpx_eq_u32_e64 s0, v1");
+        assert_eq!(cmpx, Access { defs: vec![], uses: vec![s(0, 1), v(1, 1)] });
     }
 }

@@ -1,7 +1,8 @@
 //! Control flow and register pressure of a code object's functions, from its listing: what a
 //! kernel engineer reads after the instructions themselves.
 //!
-//! - [`access`]: the registers each instruction reads and writes, by encoding group.
+//! - [`access`]: the registers each instruction reads and writes, from the operands and roles
+//!   the decoder hands over ([`crate::disasm::RegisterOperands`]).
 //! - [`blocks`]: basic blocks and branch edges; unreachable blocks.
 //! - [`loops`]: dominators, back edges and natural loops.
 //! - [`liveness`]: live VGPRs, AGPRs and SGPRs at each instruction (a backward pass).
@@ -80,7 +81,7 @@ pub fn functions(listing: &Listing) -> Vec<(String, u64, Range<usize>)> {
 pub fn analyze(listing: &Listing, name: &str, lines: Range<usize>, wave64: bool) -> Flow {
     let code = &listing.lines[lines.clone()];
     let mode = Mode { isa: listing.isa, wave64 };
-    let accesses: Vec<_> = code.iter().map(|l| access::access(&l.text, l.target.is_some(), mode)).collect();
+    let accesses: Vec<_> = code.iter().map(|l| access::of_line(listing, l, mode)).collect();
     let blocks = blocks::blocks(code);
     let (loops, irreducible) = loops::loops(&blocks);
     let pressure = liveness::pressure(&accesses, &blocks);

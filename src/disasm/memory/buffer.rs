@@ -18,9 +18,10 @@ use alloc::vec::Vec;
 
 use super::flat::cache_policy;
 use super::{
-    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, vector, Op,
-    Scalar,
+    address, bits, data_register, data_role, done_with, has_agpr_data, has_sc_bits, join, lookup, push_vector,
+    scalar_operand, tables, vector, Op, Scalar,
 };
+use crate::disasm::operands::{File, RegisterOperands, Role};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 const LDS_ALLOWED: u32 = 16;
@@ -105,7 +106,9 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         format: if typed { format(isa, first) } else { String::new() },
     };
     let _ = code;
-    let mut text = join(op.1, &operands(isa, op, &fields, typed)?);
+    let mut registers = RegisterOperands::default();
+    let role = data_role(op.1, glc != 0, fields.lds);
+    let mut text = join(op.1, &operands(isa, op, &fields, typed, role, &mut registers)?);
     modifiers(&mut text, &fields);
     if has_sc_bits(isa) {
         flag(&mut text, glc != 0, "sc0");
@@ -121,7 +124,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     flag(&mut text, fields.lds, "lds");
     flag(&mut text, fields.tfe, "tfe");
-    done(text, 2, Class::VectorMemory)
+    done_with(text, 2, Class::VectorMemory, registers)
 }
 
 /// A cache operation: llvm-mc ignores the operand fields and `slc`, rejects `offen`, `idxen`,
@@ -144,7 +147,7 @@ fn bare(isa: Isa, op: &Op, first: u32, second: u32) -> Option<Decoded> {
     let (glc_name, high_name) = if has_sc_bits(isa) { ("sc0", "sc1") } else { ("glc", "dlc") };
     flag(&mut text, glc && op.flag(GLC_PRINTED), glc_name);
     flag(&mut text, high && op.flag(BIT15_PRINTED), high_name);
-    done(text, 2, Class::VectorMemory)
+    done_with(text, 2, Class::VectorMemory, RegisterOperands::default())
 }
 
 /// The opcode entry: MUBUF and MTBUF have their own tables and opcode bits per generation.
@@ -188,7 +191,17 @@ fn unified_format(names: &[&str], value: u32) -> String {
 
 /// `vdata, vaddr, srsrc, soffset`, as far as the opcode has them. A typed buffer's address pair
 /// takes any VGPR (llvm-objdump 22 names no aligned class for it, unlike MUBUF's on gfx90a+).
-fn operands(isa: Isa, op: &Op, f: &Fields, typed: bool) -> Option<Vec<String>> {
+/// The register operands (`VDATA`, `VADDR`, `SRSRC`, `SOFFSET`), added to `registers`: `VDATA`
+/// with role `data`, the rest read.
+fn operands(
+    isa: Isa,
+    op: &Op,
+    f: &Fields,
+    typed: bool,
+    data: Role,
+    registers: &mut RegisterOperands,
+) -> Option<Vec<String>> {
+    let generation = isa.generation();
     let mut out = Vec::new();
     let width = op.nibble(0);
     if width == 0 {
@@ -196,15 +209,26 @@ fn operands(isa: Isa, op: &Op, f: &Fields, typed: bool) -> Option<Vec<String>> {
     }
     if !(f.lds && op.flag(LDS_DROPS_VDATA)) {
         out.push(data_register(isa, f.agpr, f.vdata, width + u32::from(f.tfe), true)?);
+        push_vector(registers, f.agpr, f.vdata, width + u32::from(f.tfe), data);
     }
-    out.push(match (f.idxen, f.offen) {
-        (true, true) if typed => vector(false, f.vaddr, 2)?,
-        (true, true) => address(isa, f.vaddr, 2)?,
-        (false, false) => String::from("off"),
-        _ => address(isa, f.vaddr, 1)?,
+    let vaddr = match (f.idxen, f.offen) {
+        (true, true) => 2,
+        (false, false) => 0,
+        _ => 1,
+    };
+    out.push(match vaddr {
+        2 if typed => vector(false, f.vaddr, 2)?,
+        0 => String::from("off"),
+        n => address(isa, f.vaddr, n)?,
     });
+    if vaddr > 0 {
+        registers.push_vector(File::Vgpr, f.vaddr, vaddr, Role::Read);
+    }
     out.push(scalar_operand(isa, Scalar::Srsrc, f.srsrc)?);
+    let srsrc = if generation == Generation::Gfx12 { f.srsrc & !3 } else { f.srsrc * 4 };
+    registers.push_scalar(generation, srsrc, 4, Role::Read);
     out.push(scalar_operand(isa, Scalar::Soffset, f.soffset)?);
+    registers.push_scalar(generation, f.soffset, 1, Role::Read);
     Some(out)
 }
 
@@ -248,10 +272,13 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         format: if typed { unified_format(tables::FORMATS_GFX12, bits(second, 23, 7)) } else { String::new() },
         ..Fields::default()
     };
-    let mut text = join(op.1, &operands(isa, op, &fields, typed)?);
+    let mut registers = RegisterOperands::default();
+    let th = bits(second, 20, 3);
+    let role = data_role(op.1, th & 1 != 0, false);
+    let mut text = join(op.1, &operands(isa, op, &fields, typed, role, &mut registers)?);
     modifiers(&mut text, &fields);
     cache_policy(&mut text, op.1, bits(second, 20, 3), bits(second, 18, 2));
     flag(&mut text, bits(first, 7, 1) != 0, "nv");
     flag(&mut text, fields.tfe, "tfe");
-    done(text, 3, Class::VectorMemory)
+    done_with(text, 3, Class::VectorMemory, registers)
 }

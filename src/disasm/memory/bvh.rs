@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{bits, scalar_operand, Scalar};
-use crate::disasm::operands::{inline_constant, register, File, Type};
+use crate::disasm::operands::{inline_constant, register, File, RegisterOperands, Role, Type};
 use crate::disasm::{Class, Decoded, Isa, Words};
 
 const NAMES: [&str; 2] = ["image_bvh_intersect_ray", "image_bvh64_intersect_ray"];
@@ -64,7 +64,9 @@ fn gfx10(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let a16 = second >> 30 & 1 != 0;
     let count: u32 = groups(wide, a16).iter().sum();
     let nsa = bits(first, 1, 2) as usize;
+    let mut registers = RegisterOperands::default();
     let address = if nsa == 0 {
+        registers.push_vector(File::Vgpr, second & 0xFF, count, Role::Read);
         register(File::Vgpr, second & 0xFF, count)
     } else {
         // One VGPR a byte: the first in dword 1, the rest in the NSA dwords.
@@ -73,13 +75,15 @@ fn gfx10(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         }
         let mut list = Vec::with_capacity(count as usize);
         list.push(register(File::Vgpr, second & 0xFF, 1));
+        registers.push_vector(File::Vgpr, second & 0xFF, 1, Role::Read);
         for i in 0..count as usize - 1 {
             let dword = words.get(2 + i / 4)?;
             list.push(register(File::Vgpr, dword >> (8 * (i % 4)) & 0xFF, 1));
+            registers.push_vector(File::Vgpr, dword >> (8 * (i % 4)) & 0xFF, 1, Role::Read);
         }
         format!("[{}]", list.join(", "))
     };
-    finish(isa, wide, second, address, a16, 8 + 4 * nsa)
+    finish(isa, wide, second, address, a16, 8 + 4 * nsa, registers)
 }
 
 fn gfx11(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -91,15 +95,17 @@ fn gfx11(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     let a16 = first >> 16 & 1 != 0;
     let sizes = groups(wide, a16);
+    let mut registers = RegisterOperands::default();
     let (address, size) = if first & 1 == 0 {
         let count = sizes.iter().sum();
+        registers.push_vector(File::Vgpr, second & 0xFF, count, Role::Read);
         (register(File::Vgpr, second & 0xFF, count), 8)
     } else {
         let nsa = words.get(2)?;
         let slots = [second & 0xFF, nsa & 0xFF, nsa >> 8 & 0xFF, nsa >> 16 & 0xFF, nsa >> 24];
-        (slot_list(&slots, sizes), 12)
+        (slot_list(&slots, sizes, &mut registers), 12)
     };
-    finish(isa, wide, second, address, a16, size)
+    finish(isa, wide, second, address, a16, size, registers)
 }
 
 fn gfx12(words: &Words<'_>) -> Option<Decoded> {
@@ -111,10 +117,17 @@ fn gfx12(words: &Words<'_>) -> Option<Decoded> {
     }
     let resource = gfx12_resource(bits(second, 9, 9))?;
     let slots = [third & 0xFF, third >> 8 & 0xFF, third >> 16 & 0xFF, third >> 24, second >> 24];
-    let address = slot_list(&slots, groups(wide, false));
+    // The four result VGPRs are written; the address slots and the resource read.
+    let mut registers = RegisterOperands::default();
+    registers.push_vector(File::Vgpr, second & 0xFF, 4, Role::Written);
+    let address = slot_list(&slots, groups(wide, false), &mut registers);
+    match bits(second, 9, 9) {
+        value @ 256..=511 => registers.push_vector(File::Vgpr, value - 256, 4, Role::Read),
+        value => registers.push_scalar(crate::disasm::Generation::Gfx12, value, 4, Role::Read),
+    }
     let data = register(File::Vgpr, second & 0xFF, 4);
     let text = format!("{} {data}, {address}, {resource}", NAMES[usize::from(wide)]);
-    Some(Decoded { size: 12, text, class: Class::VectorMemory, target: None })
+    Some(Decoded { size: 12, text, class: Class::VectorMemory, target: None, registers: Some(registers) })
 }
 
 /// GFX12's 9-bit resource field: an aligned SGPR or TTMP quad or `null`; llvm-objdump also names a
@@ -135,19 +148,37 @@ fn gfx12_resource(value: u32) -> Option<String> {
 
 /// `[v9, v10, v[11:13], …]`: one slot per group, each a VGPR or a tuple (llvm-objdump prints a
 /// tuple past v255 as it reads it).
-fn slot_list(slots: &[u32], sizes: &[u32]) -> String {
-    let list: Vec<String> =
-        slots.iter().zip(sizes).map(|(&first, &count)| register(File::Vgpr, first, count)).collect();
+fn slot_list(slots: &[u32], sizes: &[u32], registers: &mut RegisterOperands) -> String {
+    let list: Vec<String> = slots
+        .iter()
+        .zip(sizes)
+        .map(|(&first, &count)| {
+            registers.push_vector(File::Vgpr, first, count, Role::Read);
+            register(File::Vgpr, first, count)
+        })
+        .collect();
     format!("[{}]", list.join(", "))
 }
 
-/// The text of a GFX10.3/GFX11 word: data, address, resource, `a16`.
-fn finish(isa: Isa, wide: bool, second: u32, address: String, a16: bool, size: usize) -> Option<Decoded> {
+/// The text of a GFX10.3/GFX11 word: data, address, resource, `a16`; `registers` holds the
+/// address registers read, to which the four result VGPRs (written) and the resource's four
+/// SGPRs (read) are added.
+fn finish(
+    isa: Isa,
+    wide: bool,
+    second: u32,
+    address: String,
+    a16: bool,
+    size: usize,
+    mut registers: RegisterOperands,
+) -> Option<Decoded> {
     let data = register(File::Vgpr, second >> 8 & 0xFF, 4);
     let resource = scalar_operand(isa, Scalar::Srsrc, bits(second, 16, 5))?;
+    registers.push_vector(File::Vgpr, second >> 8 & 0xFF, 4, Role::Written);
+    registers.push_scalar(isa.generation(), 4 * bits(second, 16, 5), 4, Role::Read);
     let mut text = format!("{} {data}, {address}, {resource}", NAMES[usize::from(wide)]);
     if a16 {
         text.push_str(" a16");
     }
-    Some(Decoded { size, text, class: Class::VectorMemory, target: None })
+    Some(Decoded { size, text, class: Class::VectorMemory, target: None, registers: Some(registers) })
 }

@@ -14,8 +14,11 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{address, bits, data_register, done, has_agpr_data, join, lookup, tables, vector, Op};
-use crate::disasm::{Class, Decoded, Generation, Isa, Words};
+use super::{
+    address, bits, data_register, done_with, has_agpr_data, join, loaded, lookup, push_vector, tables, vector, Op,
+};
+use crate::disasm::operands::{RegisterOperands, Role};
+use crate::disasm::{roles, Class, Decoded, Generation, Isa, Words};
 
 /// How an opcode's offset bits print (bits 16-17 of its shape).
 const STYLE_SHIFT: u32 = 16;
@@ -36,7 +39,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if (gds && !op.flag(GDS_ALLOWED)) || (!gds && gds_required) || (acc && !op.flag(ACC_ALLOWED)) {
         return None;
     }
-    let operands = operands(isa, op, second, acc)?;
+    let mut registers = RegisterOperands::default();
+    let operands = operands(isa, op, second, acc, &mut registers)?;
     let mut text = join(op.1, &operands);
     offsets(&mut text, op, first);
     // gfx90a and later have no GDS: llvm-mc accepts the bit and does not print it, except on
@@ -44,12 +48,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if gds && (!has_agpr_data(isa) || gds_required) {
         text.push_str(" gds");
     }
-    done(text, 2, Class::Lds)
+    done_with(text, 2, Class::Lds, registers)
 }
 
-/// The register operands in the order llvm-mc prints them: `vdst`, `addr`, `data0`, `data1`.
-/// `None` when a field the opcode does not use is not zero.
-fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
+/// The register operands in the order llvm-mc prints them: `vdst`, `addr`, `data0`, `data1`,
+/// added to `registers` with their roles (`vdst` written, the rest read). `None` when a field
+/// the opcode does not use is not zero.
+fn operands(isa: Isa, op: &Op, second: u32, acc: bool, registers: &mut RegisterOperands) -> Option<Vec<String>> {
     // (nibble of the shape, bit position in dword 1, whether an AGPR when ACC is set)
     let fields = [(0, 24, true), (1, 0, false), (2, 8, true), (3, 16, true)];
     let mut out = Vec::new();
@@ -66,9 +71,16 @@ fn operands(isa: Isa, op: &Op, second: u32, acc: bool) -> Option<Vec<String>> {
         // atomics and two-source forms are VGPRs only (`VReg_…`), and llvm-mc does not complain
         // about odd AGPR tuples there.
         let either_file = if nibble == 0 { !op.1.contains("_rtn_") } else { op.nibble(0) == 0 && op.nibble(3) == 0 };
+        let gws = op.1.starts_with("ds_gws");
+        let role = match nibble {
+            0 => loaded(op.1),
+            1 => roles::ds_address(op.1),
+            _ => Role::Read,
+        };
+        push_vector(registers, acc && (data || gws), value, count, role);
         out.push(match (data, acc) {
             // The GWS operand sits in the address field but is data: AGPRs print plainly.
-            (false, true) if op.1.starts_with("ds_gws") => vector(true, value, count)?,
+            (false, true) if gws => vector(true, value, count)?,
             (false, _) => address(isa, value, count)?,
             (true, true) if has_agpr_data(isa) && !either_file => vector(true, value, count)?,
             (true, _) => data_register(isa, acc, value, count, either_file)?,

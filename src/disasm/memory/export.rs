@@ -12,7 +12,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{bits, done, tables, vector};
+use super::{bits, done_with, tables, vector};
+use crate::disasm::operands::{File, RegisterOperands, Role};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 pub(super) fn decode_export(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -23,9 +24,12 @@ pub(super) fn decode_export(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let enabled = bits(first, 0, 4);
     let compressed = !gfx11 && bits(first, 10, 1) != 0;
     let mut sources = Vec::new();
+    // An export reads its enabled sources and writes no register.
+    let mut registers = RegisterOperands::default();
     for slot in 0..4 {
         let source = if compressed { slot / 2 } else { slot };
         sources.push(if enabled >> slot & 1 != 0 {
+            registers.push_vector(File::Vgpr, bits(second, 8 * source, 8), 1, Role::Read);
             vector(false, bits(second, 8 * source, 8), 1)?
         } else {
             String::from("off")
@@ -45,7 +49,7 @@ pub(super) fn decode_export(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
             text.push_str(flag);
         }
     }
-    done(text, 2, Class::Other)
+    done_with(text, 2, Class::Other, registers)
 }
 
 /// The export target's name: colour, depth, position, primitive and parameter slots by
@@ -86,5 +90,8 @@ pub(super) fn decode_ldsdir(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     } else {
         text.push_str(&format!(" wait_vdst:{wait}"));
     }
-    done(text, 1, Class::Lds)
+    // The loaded VGPR is written.
+    let mut registers = RegisterOperands::default();
+    registers.push_vector(File::Vgpr, bits(word, 0, 8), 1, Role::Written);
+    done_with(text, 1, Class::Lds, registers)
 }

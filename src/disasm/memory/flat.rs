@@ -22,9 +22,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{
-    address, bits, data_register, done, has_agpr_data, has_sc_bits, join, lookup, scalar_operand, tables, vector, Op,
-    Scalar,
+    address, bits, data_register, done_with, has_agpr_data, has_sc_bits, join, loaded, lookup, push_vector,
+    scalar_operand, tables, vector, Op, Scalar,
 };
+use crate::disasm::operands::{RegisterOperands, Role};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 const ACC_ALLOWED: u32 = 17;
@@ -136,7 +137,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if isa == Isa::Gfx90a && float_atomic && bits(first, 25, 1) != 0 {
         return None;
     }
-    let mut text = join(op.1, &operands(isa, op, &fields)?);
+    let mut registers = RegisterOperands::default();
+    let mut text = join(op.1, &operands(isa, op, &fields, &mut registers)?);
     if offset_printed(op, &fields) {
         text.push_str(&format!(" offset:{}", fields.offset));
     }
@@ -151,7 +153,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         flag(&mut text, isa == Isa::Gfx90a && bits(first, 25, 1) != 0, "scc");
     }
     flag(&mut text, lds != 0, "lds");
-    done(text, 2, Class::VectorMemory)
+    done_with(text, 2, Class::VectorMemory, registers)
 }
 
 pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
@@ -179,14 +181,15 @@ pub(super) fn decode_gfx12(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         agpr: false,
         lds: false,
     };
-    let mut text = join(op.1, &operands(isa, op, &fields)?);
+    let mut registers = RegisterOperands::default();
+    let mut text = join(op.1, &operands(isa, op, &fields, &mut registers)?);
     if offset_printed(op, &fields) {
         text.push_str(&format!(" offset:{}", fields.offset));
     }
     flag(&mut text, bits(second, 16, 1) != 0, "scale_offset");
     cache_policy(&mut text, op.1, th, scope);
     flag(&mut text, bits(first, 7, 1) != 0, "nv");
-    done(text, 3, Class::VectorMemory)
+    done_with(text, 3, Class::VectorMemory, registers)
 }
 
 /// GFX12's `th:` and `scope:` modifiers; the `th:` names depend on the kind of access and the
@@ -233,8 +236,10 @@ fn sign_extend(value: u32, width: u32) -> i64 {
 }
 
 /// The register operands: `vdst` (loads, returning atomics), the address, `data` (stores,
-/// atomics), and the scalar base (global, scratch).
-fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
+/// atomics), and the scalar base (global, scratch); added to `registers` with their roles:
+/// `vdst` written (a returning atomic's too: it is a field of its own, not the data), the rest
+/// read.
+fn operands(isa: Isa, op: &Op, f: &Fields, registers: &mut RegisterOperands) -> Option<Vec<String>> {
     let generation = isa.generation();
     let off = match generation {
         Generation::Gfx8 | Generation::Gfx9 => 127,
@@ -261,17 +266,18 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     };
     if vdst != 0 && !f.lds {
         out.push(data(f.vdst, vdst)?);
+        push_vector(registers, f.agpr, f.vdst, vdst, loaded(op.1));
     }
     let saddr_off = f.saddr == off;
     if op.nibble(1) != 0 || f.segment == Segment::Scratch {
         out.push(match f.segment {
-            Segment::Flat => address(isa, f.addr, 2)?,
-            Segment::Global if saddr_off => address(isa, f.addr, 2)?,
-            Segment::Global => address(isa, f.addr, 1)?,
+            Segment::Flat => vector_address(isa, f.addr, 2, registers)?,
+            Segment::Global if saddr_off => vector_address(isa, f.addr, 2, registers)?,
+            Segment::Global => vector_address(isa, f.addr, 1, registers)?,
             Segment::Scratch => {
                 let uses_vaddr = if generation >= Generation::Gfx11 || has_sc_bits(isa) { f.sve } else { saddr_off };
                 if uses_vaddr {
-                    address(isa, f.addr, 1)?
+                    vector_address(isa, f.addr, 1, registers)?
                 } else {
                     String::from("off")
                 }
@@ -280,6 +286,7 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     }
     if op.nibble(2) != 0 {
         out.push(data(f.data, op.nibble(2))?);
+        push_vector(registers, f.agpr, f.data, op.nibble(2), Role::Read);
     }
     // Cache control without operands (`global_wb`, `global_inv`) takes no base either.
     let bare = op.nibble(0) == 0 && op.nibble(1) == 0 && op.nibble(2) == 0;
@@ -288,13 +295,23 @@ fn operands(isa: Isa, op: &Op, f: &Fields) -> Option<Vec<String>> {
     }
     match f.segment {
         Segment::Flat => {}
-        Segment::Global => out.push(scalar_operand(isa, Scalar::Saddr64, f.saddr)?),
+        Segment::Global => {
+            out.push(scalar_operand(isa, Scalar::Saddr64, f.saddr)?);
+            registers.push_scalar(generation, f.saddr, 2, Role::Read);
+        }
         Segment::Scratch => {
             // gfx1010's `lds` forms name their base as gfx1030 does: 127 is `off`, where the
             // other forms print `exec_hi` with a complaint.
             let names_from = if f.lds && isa == Isa::Gfx1010 { Isa::Gfx1030 } else { isa };
             out.push(scalar_operand(names_from, Scalar::Saddr32, f.saddr)?);
+            registers.push_scalar(generation, f.saddr, 1, Role::Read);
         }
     }
     Some(out)
+}
+
+/// A VGPR address operand, read.
+fn vector_address(isa: Isa, first: u32, count: u32, registers: &mut RegisterOperands) -> Option<String> {
+    registers.push_vector(crate::disasm::operands::File::Vgpr, first, count, Role::Read);
+    address(isa, first, count)
 }

@@ -23,7 +23,8 @@
 
 use alloc::format;
 
-use super::{address, aligned, bits, done, has_agpr_data, image_tables, vector};
+use super::{address, aligned, bits, data_role, done_with, has_agpr_data, image_tables, push_vector, vector};
+use crate::disasm::operands::{File, RegisterOperands, Role};
 use crate::disasm::{Class, Decoded, Isa, Words};
 
 /// The single-bit modifiers in the order llvm-objdump prints them: (dword, bit).
@@ -98,7 +99,18 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
             text.push_str(name);
         }
     }
-    done(text, 2, Class::VectorMemory)
+    // VDATA by what the operation does (an atomic returns into it with `glc`), the address and
+    // descriptors read; a resource is eight SGPRs from 4 × SRSRC, a sampler four from 4 × SSAMP.
+    let mut registers = RegisterOperands::default();
+    let returns = set(MODIFIERS[1]);
+    push_vector(&mut registers, acc, vdata, width, data_role(op.1, returns, false));
+    registers.push_vector(File::Vgpr, vaddr, shape & 0xF, Role::Read);
+    let generation = isa.generation();
+    registers.push_scalar(generation, 4 * bits(dwords[1], 16, 5), 8, Role::Read);
+    if sampler {
+        registers.push_scalar(generation, 4 * ssamp, 4, Role::Read);
+    }
+    done_with(text, 2, Class::VectorMemory, registers)
 }
 
 /// The name of a register-tuple field's value, or `None` where llvm-objdump rejects it.

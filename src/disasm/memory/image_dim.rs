@@ -16,7 +16,8 @@ use alloc::string::String;
 use core::fmt::Write;
 
 use super::flat::cache_policy;
-use super::{bits, done, image_dim_tables as t, vector, DimFamily};
+use super::{bits, data_role, done_with, image_dim_tables as t, vector, DimFamily};
+use crate::disasm::operands::{File, RegisterOperands, Role};
 use crate::disasm::{Class, Decoded, Isa, Words};
 
 /// A field: (dword, shift, width).
@@ -221,13 +222,26 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     let spaces = if op.2 >> (16 + nsa) & 1 != 0 { "  " } else { " " };
     let mut text = format!("{}{spaces}{}, ", op.1, vector(false, vdata, width)?);
-    addresses(&mut text, layout, &dwords, nsa, count)?;
+    // VDATA by what the operation does: an atomic returns into it with `glc` (GFX12: a
+    // returning `th`); addresses and descriptors are read.
+    let mut registers = RegisterOperands::default();
+    let returns = match fam.mods.iter().position(|&(_, _, name)| name == "glc") {
+        Some(at) => modifiers >> at & 1 != 0,
+        None => layout.nsa.is_none() && bits(dwords[1], 20, 1) != 0,
+    };
+    registers.push_vector(File::Vgpr, vdata, width, data_role(op.1, returns, false));
+    addresses(&mut text, layout, &dwords, nsa, count, &mut registers)?;
     text.push_str(", ");
-    scalar(&mut text, fam.srsrc, fam.vgpr_classes[0], 8, field(&dwords, layout.srsrc))?;
+    let srsrc = field(&dwords, layout.srsrc);
+    scalar(&mut text, fam.srsrc, fam.vgpr_classes[0], 8, srsrc)?;
+    descriptor_registers(&mut registers, isa, layout.srsrc, srsrc, 8);
     let ssamp = layout.ssamp.map_or(0, |f| field(&dwords, f));
     if op.2 & 1 != 0 {
         text.push_str(", ");
         scalar(&mut text, fam.ssamp, fam.vgpr_classes[1], 4, ssamp)?;
+        if let Some(f) = layout.ssamp {
+            descriptor_registers(&mut registers, isa, f, ssamp, 4);
+        }
     } else if ssamp != 0 {
         return None;
     }
@@ -248,16 +262,40 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if layout.nsa.is_none() && usize::from(fam.roles[4]) >= fam.mods.len() {
         cache_policy(&mut text, op.1, bits(dwords[1], 20, 3), bits(dwords[1], 18, 2));
     }
-    done(text, size, Class::VectorMemory)
+    done_with(text, size, Class::VectorMemory, registers)
+}
+
+/// The SGPRs of a resource (`width` 8) or sampler (4) descriptor field, read: a 5-bit field
+/// (GFX10, GFX11) counts SGPRs by four, GFX12's 9-bit field names the first SGPR, and from 256
+/// on a VGPR tuple (which llvm-objdump prints with a complaint).
+fn descriptor_registers(registers: &mut RegisterOperands, isa: Isa, place: Field, value: u32, width: u32) {
+    match value {
+        256.. => registers.push_vector(File::Vgpr, value - 256, width, Role::Read),
+        _ if place.2 == 9 => registers.push_scalar(isa.generation(), value, width, Role::Read),
+        _ => registers.push_scalar(isa.generation(), value * 4, width, Role::Read),
+    }
+}
+
+/// A VGPR address operand of `count` registers, read.
+fn address_operand(registers: &mut RegisterOperands, first: u32, count: u32) -> Option<String> {
+    registers.push_vector(File::Vgpr, first, count, Role::Read);
+    vector(false, first, count)
 }
 
 /// The address operand: one tuple without NSA (GFX10, GFX11); otherwise a list of the slots'
 /// registers, the last slot a tuple for the rest where the layout says so, a single address bare
 /// on GFX12 (whose slots past the count are ignored).
-fn addresses(text: &mut String, layout: &Layout, dwords: &[u32; 5], nsa: u32, count: u32) -> Option<()> {
+fn addresses(
+    text: &mut String,
+    layout: &Layout,
+    dwords: &[u32; 5],
+    nsa: u32,
+    count: u32,
+    registers: &mut RegisterOperands,
+) -> Option<()> {
     let slot = |i: usize| layout.slots.get(i).map(|&(d, s)| bits(dwords[d], s, 8));
     if layout.nsa.is_some() && nsa == 0 {
-        text.push_str(&vector(false, slot(0)?, count)?);
+        text.push_str(&address_operand(registers, slot(0)?, count)?);
         return Some(());
     }
     let available = layout.slots.len() as u32;
@@ -268,7 +306,7 @@ fn addresses(text: &mut String, layout: &Layout, dwords: &[u32; 5], nsa: u32, co
         }
     }
     if layout.nsa.is_none() && count == 1 {
-        text.push_str(&vector(false, slot(0)?, 1)?);
+        text.push_str(&address_operand(registers, slot(0)?, 1)?);
         return Some(());
     }
     text.push('[');
@@ -277,7 +315,7 @@ fn addresses(text: &mut String, layout: &Layout, dwords: &[u32; 5], nsa: u32, co
             text.push_str(", ");
         }
         let width = if i + 1 == used { count - i } else { 1 };
-        text.push_str(&vector(false, slot(i as usize)?, width)?);
+        text.push_str(&address_operand(registers, slot(i as usize)?, width)?);
     }
     text.push(']');
     Some(())

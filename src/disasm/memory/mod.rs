@@ -25,7 +25,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::operands::{register, File};
+use super::operands::{register, File, RegisterOperands, Role};
 use super::{Class, Decoded, Generation, Isa, Words};
 
 mod buffer;
@@ -218,9 +218,37 @@ fn has_sc_bits(isa: Isa) -> bool {
     matches!(isa, Isa::Gfx942 | Isa::Gfx950)
 }
 
-/// A decoded memory instruction of `dwords` dwords.
-fn done(text: String, dwords: usize, class: Class) -> Option<Decoded> {
-    Some(Decoded { size: dwords * 4, text, class, target: None })
+/// A decoded memory instruction with its register operands.
+fn done_with(text: String, dwords: usize, class: Class, registers: RegisterOperands) -> Option<Decoded> {
+    Some(Decoded { size: dwords * 4, text, class, target: None, registers: Some(registers) })
+}
+
+/// What a load does with its destination: a `_d16` load writes half of each register and keeps
+/// the other half, so the register is read too.
+fn loaded(name: &str) -> Role {
+    if name.contains("_d16") {
+        Role::ReadWritten
+    } else {
+        Role::Written
+    }
+}
+
+/// What a buffer or image instruction does with `VDATA`: a load writes it, a store reads it, an atomic
+/// reads it and, when it returns the old value (`returns`: `glc`, `sc0`, GFX12's return `th`),
+/// writes it back into the same registers; a load into LDS (`lds`) only names it.
+fn data_role(name: &str, returns: bool, lds: bool) -> Role {
+    if name.contains("_atomic_") {
+        return if returns { Role::ReadWritten } else { Role::Read };
+    }
+    if lds || name.contains("store") {
+        return Role::Read;
+    }
+    loaded(name)
+}
+
+/// `count` registers of the vector file `agpr` says, from `first`.
+fn push_vector(registers: &mut RegisterOperands, agpr: bool, first: u32, count: u32, role: Role) {
+    registers.push_vector(if agpr { File::Agpr } else { File::Vgpr }, first, count, role);
 }
 
 /// `name` followed by its operands, comma-separated.

@@ -20,7 +20,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::vinterp_tables;
-use crate::disasm::operands::{self, Type};
+use crate::disasm::operands::{self, File, RegisterOperands, Role, Type};
 use crate::disasm::{Class, Decoded, Generation, Isa, Words};
 
 /// Whether `first` is a VINTERP word of `isa`.
@@ -47,11 +47,20 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         }
     };
     let mut text = format!("{name} v{}{}", first & 0xFF, half(0, 3));
+    // The destination is written (a 16-bit half in part, so read too); the sources read.
+    let mut registers = RegisterOperands::default();
+    let partial = if half(0, 3).is_empty() { Role::Written } else { Role::ReadWritten };
+    registers.push_vector(File::Vgpr, first & 0xFF, 1, partial);
     for i in 0..3 {
         let value = second >> (9 * i) & 0x1FF;
         let negated = second >> (29 + i) & 1 != 0;
         text.push_str(", ");
         text.push_str(&source(isa, value, half(i + 1, i), negated)?);
+        if value >= 256 || !half(i + 1, i).is_empty() {
+            registers.push_vector(File::Vgpr, value & 0xFF, 1, Role::Read);
+        } else {
+            registers.push_source(generation, value, 1, Role::Read);
+        }
     }
     if first >> 15 & 1 != 0 {
         text.push_str(" clamp");
@@ -61,7 +70,7 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         text.push_str(&format!(" op_sel:[{},{},{},{}]", bit(0), bit(1), bit(2), bit(3)));
     }
     text.push_str(&format!(" wait_exp:{}", first >> 8 & 7));
-    Some(Decoded { size: 8, text, class: Class::VectorAlu, target: None })
+    Some(Decoded { size: 8, text, class: Class::VectorAlu, target: None, registers: Some(registers) })
 }
 
 /// A source: a VGPR (with its half), or another VOP3 source value, followed where llvm-objdump

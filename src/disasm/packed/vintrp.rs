@@ -16,7 +16,8 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::disasm::{Class, Decoded, Generation, Isa, Words};
+use crate::disasm::operands::{File, RegisterOperands, Role};
+use crate::disasm::{roles, Class, Decoded, Generation, Isa, Words};
 
 const NAMES: [&str; 3] = ["v_interp_p1_f32_e32", "v_interp_p2_f32_e32", "v_interp_mov_f32_e32"];
 
@@ -46,6 +47,12 @@ pub(super) fn decode(words: &Words<'_>) -> Option<Decoded> {
         format!("v{vsrc}")
     };
     let channel = ["x", "y", "z", "w"][((word >> 8) & 3) as usize];
-    let text = format!("{name} v{}, {source}, attr{}.{channel}", (word >> 18) & 0xFF, (word >> 10) & 0x3F);
-    Some(Decoded { size: 4, text, class: Class::VectorAlu, target: None })
+    let vdst = (word >> 18) & 0xFF;
+    let text = format!("{name} v{vdst}, {source}, attr{}.{channel}", (word >> 10) & 0x3F);
+    let mut registers = RegisterOperands::default();
+    registers.push_vector(File::Vgpr, vdst, 1, roles::interpolation_destination(name));
+    if op != 2 {
+        registers.push_vector(File::Vgpr, vsrc, 1, Role::Read);
+    }
+    Some(Decoded { size: 4, text, class: Class::VectorAlu, target: None, registers: Some(registers) })
 }

@@ -6,8 +6,8 @@ use alloc::string::String;
 
 use super::tables::{vop3p, F8F6F4_WIDTHS};
 use super::{push_operand, Fit, Form, Lit, Op, Slot, SlotFile};
-use crate::disasm::operands::{inline_constant, invalid_literal, register, scalar, File, Type};
-use crate::disasm::{Class, Decoded, Generation, Isa, Words};
+use crate::disasm::operands::{inline_constant, invalid_literal, register, scalar, File, RegisterOperands, Role, Type};
+use crate::disasm::{roles, Class, Decoded, Generation, Isa, Words};
 
 /// Modifier bit numbers (see [`Op::reject`]).
 const NEG_HI: [u32; 3] = [0, 1, 2];
@@ -29,14 +29,43 @@ fn modifier_bits(first: u32, second: u32) -> u16 {
     (((first >> 8) & 0xFF) | (((second >> 27) & 0x1F) << 8)) as u16
 }
 
-/// What one decode reads and builds: the dwords, and whether the literal was used.
+/// What one decode reads and builds: the dwords, whether the literal was used, and the register
+/// operands with their roles (the destination written, the sources read).
 struct Reader<'a> {
     words: &'a Words<'a>,
     isa: Isa,
     literal_used: bool,
+    registers: RegisterOperands,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(words: &'a Words<'a>, isa: Isa) -> Reader<'a> {
+        Reader { words, isa, literal_used: false, registers: RegisterOperands::default() }
+    }
+
+    /// The operands, with the roles no table holds (a tied accumulator) applied.
+    fn registers(mut self, name: &str) -> RegisterOperands {
+        roles::apply_vector(name, &mut self.registers);
+        self.registers
+    }
+
+    /// Adds the registers of source `value` (`count` of them; AGPRs when `acc`), read.
+    fn read(&mut self, value: u32, count: u32, acc: bool) {
+        let generation = self.isa.generation();
+        match value {
+            256..=511 => {
+                let file = if acc { File::Agpr } else { File::Vgpr };
+                self.registers.push_vector(file, value - 256, count, Role::Read);
+            }
+            0..=127 => {
+                if let Some((first, count)) = scalar_tuple(generation, value, count) {
+                    self.registers.push_scalar(generation, first, count, Role::Read);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn literal(&mut self) -> Option<u32> {
         if self.isa.generation() == Generation::Gfx9 {
             return None; // llvm-mc 22 crashes on a GFX9 VOP3P literal
@@ -59,12 +88,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
             return Some(fused);
         }
         // Its sources are VGPRs: bits 27 and 28 are `op_sel_hi`, not the MFMA's ACC bits.
-        let mut reader = Reader { words, isa, literal_used: false };
+        let mut reader = Reader::new(words, isa);
         let mut text = body(&mut reader, op, first, second & !(3 << 27))?;
         push_scale_modifiers(&mut text, first, second, 2);
-        return Some(Decoded { size: 8, text, class: class_of(op.name), target: None });
+        let registers = Some(reader.registers(op.name));
+        return Some(Decoded { size: 8, text, class: class_of(op.name), target: None, registers });
     }
-    let mut reader = Reader { words, isa, literal_used: false };
+    let mut reader = Reader::new(words, isa);
     let mut text = body(&mut reader, op, first, second)?;
     let bits = modifier_bits(first, second);
     match op.form {
@@ -74,7 +104,8 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         Form::Move => {}
     }
     let size = if reader.literal_used { 12 } else { 8 };
-    Some(Decoded { size, text, class: class_of(op.name), target: None })
+    let registers = Some(reader.registers(op.name));
+    Some(Decoded { size, text, class: class_of(op.name), target: None, registers })
 }
 
 /// The table row of a VOP3P first dword.
@@ -95,6 +126,9 @@ fn body(reader: &mut Reader<'_>, op: &Op, first: u32, second: u32) -> Option<Str
     if let Some(dst) = destination(reader.isa, op, first) {
         push_operand(&mut text, separator, &dst?);
         separator = ", ";
+        let slot = op.slots[0];
+        let file = if agpr_selected(slot.file, first, 0) { File::Agpr } else { File::Vgpr };
+        reader.registers.push_vector(file, first & 0xFF, u32::from(slot.count), Role::Written);
     }
     let fields = [second & 0x1FF, (second >> 9) & 0x1FF, (second >> 18) & 0x1FF];
     let formats = op.name.ends_with("f8f6f4").then_some([(first >> 8) & 7, 8 + ((second >> 29) & 7)]);
@@ -116,6 +150,7 @@ fn body(reader: &mut Reader<'_>, op: &Op, first: u32, second: u32) -> Option<Str
             None => slot,
         };
         let mut operand = source(reader, slot, *value, acc)?;
+        reader.read(*value, u32::from(slot.count), acc);
         if op.form == Form::Mix {
             operand = with_mix_modifiers(operand, bits, index, (128..=208).contains(value));
         }
@@ -149,7 +184,7 @@ fn scaled_mfma(isa: Isa, words: &Words<'_>, scale: &Op, first: u32, second: u32)
         return None;
     }
     let mfma = lookup(isa, mfma_first).filter(|op| op.name.ends_with("f8f6f4"))?;
-    let mut reader = Reader { words, isa, literal_used: false };
+    let mut reader = Reader::new(words, isa);
     // The MFMA's abid field carries the pairing, not a modifier.
     let mfma_first = mfma_first & !(0xF << 11);
     let text = body(&mut reader, mfma, mfma_first, mfma_second)?;
@@ -166,10 +201,12 @@ fn scaled_mfma(isa: Isa, words: &Words<'_>, scale: &Op, first: u32, second: u32)
             _ => format!("{}{}", scalar(isa.generation(), value, 1)?, note("VGPR_32")),
         };
         push_operand(&mut fused, ", ", &operand);
+        reader.read(value, 1, false);
     }
     push_scale_modifiers(&mut fused, first, second, 3);
     push_mai_modifiers(&mut fused, mfma_first, mfma_second, false);
-    Some(Decoded { size: 16, text: fused, class: Class::Matrix, target: None })
+    let registers = Some(reader.registers(mfma.name));
+    Some(Decoded { size: 16, text: fused, class: Class::Matrix, target: None, registers })
 }
 
 fn class_of(name: &str) -> Class {

@@ -19,8 +19,8 @@ use alloc::string::String;
 use super::tables::{VOPD_X_GFX11, VOPD_X_GFX12, VOPD_Y_GFX11, VOPD_Y_GFX12};
 use super::vop3p::full_literal;
 use super::Dual;
-use crate::disasm::operands::{source, Type};
-use crate::disasm::{Class, Decoded, Generation, Isa, Words};
+use crate::disasm::operands::{source, File, RegisterOperands, Role, Type};
+use crate::disasm::{roles, Class, Decoded, Generation, Isa, Words};
 
 pub(super) fn is_vopd(isa: Isa, first: u32) -> bool {
     matches!(isa.generation(), Generation::Gfx11 | Generation::Gfx12) && first >> 26 == 0x32
@@ -63,7 +63,32 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let x_text = half_text(generation, x_name, x_form, &x, literal)?;
     let y_text = half_text(generation, y_name, y_form, &y, literal)?;
     let size = if needs_literal { 12 } else { 8 };
-    Some(Decoded { size, text: format!("{x_text} :: {y_text}"), class: Class::VectorAlu, target: None })
+    let mut registers = RegisterOperands::default();
+    half_registers(generation, x_name, x_form, &x, &mut registers);
+    half_registers(generation, y_name, y_form, &y, &mut registers);
+    Some(Decoded {
+        size,
+        text: format!("{x_text} :: {y_text}"),
+        class: Class::VectorAlu,
+        target: None,
+        registers: Some(registers),
+    })
+}
+
+/// Adds one half's registers to `out`: its destination written (and read, for an accumulator),
+/// `src0` and `vsrc1` read.
+fn half_registers(generation: Generation, name: &str, form: Dual, half: &Half, out: &mut RegisterOperands) {
+    let mut registers = RegisterOperands::default();
+    registers.push_vector(File::Vgpr, half.dst, 1, Role::Written);
+    registers.push_source(generation, half.src0, 1, Role::Read);
+    if form != Dual::Move {
+        registers.push_vector(File::Vgpr, half.vsrc1, 1, Role::Read);
+    }
+    roles::apply_vector(name, &mut registers);
+    for &register in registers.as_slice() {
+        out.push(register);
+    }
+    out.reads_vcc |= registers.reads_vcc;
 }
 
 impl Dual {

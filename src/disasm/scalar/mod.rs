@@ -26,8 +26,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::operands::{first_ttmp, inline_constant, register, scalar as plain_scalar, File, Type};
-use super::{Class, Decoded, Generation, Isa, Words};
+use super::operands::{
+    first_ttmp, inline_constant, register, scalar as plain_scalar, File, RegisterOperands, Role, Type,
+};
+use super::{roles, Class, Decoded, Generation, Isa, Words};
 
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let word = words.get(0)?;
@@ -98,12 +100,17 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
     let fields = SopFields::of(encoding, word);
     let generation = isa.generation();
     let mut operands: Vec<String> = Vec::new();
+    let mut registers = RegisterOperands::default();
     let mut size = 4;
     for token in layout.split(' ') {
         let mut chars = token.chars();
         let (Some(kind), rest) = (chars.next(), chars.as_str()) else { continue };
         match kind {
-            'D' => operands.push(scalar(generation, fields.sdst, rest.parse().ok()?)?),
+            'D' => {
+                let count = rest.parse().ok()?;
+                operands.push(scalar(generation, fields.sdst, count)?);
+                registers.push_scalar(generation, fields.sdst, count, roles::scalar_destination(mnemonic));
+            }
             'A' | 'B' => {
                 let value = if kind == 'A' { fields.ssrc0 } else { fields.ssrc1 };
                 let (text, used) = sop_source(isa, words, value, rest)?;
@@ -111,6 +118,9 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
                     size = 8;
                 }
                 operands.push(text);
+                if let Some(count) = rest.get(..1).and_then(|c| c.parse().ok()) {
+                    registers.push_scalar(generation, value, count, Role::Read);
+                }
             }
             'K' => operands.push(immediate(isa, fields.simm16, rest)?),
             'L' => {
@@ -136,7 +146,8 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
     let text = if mnemonic == "s_endpgm" && fields.simm16 == 0 { String::from(mnemonic) } else { text };
     let class = class_of(mnemonic, encoding);
     let target = branch_target(words, mnemonic, encoding, fields.simm16);
-    Some(Decoded { size, text, class, target })
+    registers.reads_vcc = roles::reads_vcc_implicitly(mnemonic);
+    Some(Decoded { size, text, class, target, registers: Some(registers) })
 }
 
 /// A SOP source operand from its layout token's tail (`2l`: two dwords, 64-bit type; `M`:
@@ -389,6 +400,7 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
     let f = SmemFields::of(generation, word0, word1);
     let (mnemonic, layout) = lookup(tables::smem(isa), f.opcode)?;
     let mut operands: Vec<String> = Vec::new();
+    let mut registers = RegisterOperands::default();
     let mut modifiers = String::new();
     for token in layout.split(' ') {
         match token {
@@ -400,9 +412,14 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
                 }
                 operands.push(signed_hex(f.offset));
                 operands.push(scalar(generation, f.soffset, 1)?);
+                registers.push_scalar(generation, f.soffset, 1, Role::Read);
                 operands.push(format!("{}", f.sdata));
             }
-            "O" => smem_offset(generation, &f, &mut operands, &mut modifiers)?,
+            "O" => {
+                if let Some(soffset) = smem_offset(generation, &f, &mut operands, &mut modifiers)? {
+                    registers.push_scalar(generation, soffset, 1, Role::Read);
+                }
+            }
             "G" if generation == Generation::Gfx12 => {}
             "G" => modifiers.push_str(&smem_cache_bits(generation, f.word0)),
             // No offset operands: GFX9 rejects the imm bit.
@@ -413,8 +430,14 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
             _ => {
                 let count: u32 = token.get(1..)?.parse().ok()?;
                 match token.get(..1)? {
-                    "S" if count > 0 => operands.push(smem_data(generation, f.sdata, count)?),
-                    "P" => operands.push(smem_base(generation, f.sbase, count)?),
+                    "S" if count > 0 => {
+                        operands.push(smem_data(generation, f.sdata, count)?);
+                        registers.push_scalar(generation, f.sdata, count, smem_data_role(mnemonic, generation, &f));
+                    }
+                    "P" => {
+                        operands.push(smem_base(generation, f.sbase, count)?);
+                        registers.push_scalar(generation, f.sbase, count, Role::Read);
+                    }
                     _ => {}
                 }
             }
@@ -433,7 +456,24 @@ fn smem(isa: Isa, words: &Words<'_>, word0: u32) -> Option<Decoded> {
         text.push_str(&operands.join(", "));
     }
     text.push_str(&modifiers);
-    Some(Decoded { size: 8, text, class: Class::ScalarMemory, target: None })
+    Some(Decoded { size: 8, text, class: Class::ScalarMemory, target: None, registers: Some(registers) })
+}
+
+/// What an SMEM instruction does with `SDATA`: a load writes it, a store reads it, an atomic
+/// reads it and writes the old value back when it returns one (`glc`; GFX12 has no scalar
+/// atomics).
+fn smem_data_role(mnemonic: &str, generation: Generation, f: &SmemFields) -> Role {
+    if mnemonic.contains("_atomic_") {
+        if smem_glc(generation, f.word0) {
+            Role::ReadWritten
+        } else {
+            Role::Read
+        }
+    } else if mnemonic.contains("_store") {
+        Role::Read
+    } else {
+        Role::Written
+    }
 }
 
 /// SDATA: llvm prints `m0` and `exec` with a remark, as they are outside the operand's class,
@@ -469,14 +509,19 @@ fn smem_base(generation: Generation, value: u32, count: u32) -> Option<String> {
     }
 }
 
-/// The offset operands: an immediate, an SGPR, or `soffset offset:imm`, by generation.
+/// The offset operands: an immediate, an SGPR, or `soffset offset:imm`, by generation; with the
+/// value of the scalar register it printed, if it printed one.
 fn smem_offset(
     generation: Generation,
     f: &SmemFields,
     operands: &mut Vec<String>,
     modifiers: &mut String,
-) -> Option<()> {
-    let soffset_name = |v: u32| scalar(generation, v, 1);
+) -> Option<Option<u32>> {
+    let mut register = None;
+    let mut soffset_name = |v: u32| {
+        register = Some(v);
+        scalar(generation, v, 1)
+    };
     match generation {
         Generation::Gfx8 => {
             // An immediate offset, or the SGPR the offset dword names.
@@ -519,7 +564,7 @@ fn smem_offset(
             }
         }
     }
-    Some(())
+    Some(register)
 }
 
 /// Whether the cache bits an opcode without them must leave clear are set (GFX11: glc and dlc).

@@ -32,8 +32,8 @@ mod vop3_dpp_tables;
 use alloc::format;
 use alloc::string::String;
 
-use super::operands::{invalid_literal, register, scalar, File};
-use super::{Class, Decoded, Generation, Isa, Words};
+use super::operands::{invalid_literal, register, scalar, File, RegisterOperands, Role};
+use super::{roles, Class, Decoded, Generation, Isa, Words};
 
 /// How a constant in an operand prints (learned per operand from llvm-objdump's answers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,8 +282,35 @@ fn decode_sdwa(
         let (vcc, count) = if decoded.text.contains(" vcc_lo, ") { (" vcc_lo, ", 1) } else { (" vcc, ", 2) };
         let named = scalar_tuple(isa.generation(), sdst, count)?;
         decoded.text = decoded.text.replacen(vcc, &format!(" {named}, "), 1);
+        if let Some(registers) = decoded.registers.as_mut() {
+            sdwa_condition_out(isa.generation(), registers, sdst, u32::from(count));
+        }
+    }
+    if extension.preserves {
+        // dst_unused:UNUSED_PRESERVE keeps the destination's bits outside dst_sel.
+        for register in decoded.registers.iter_mut().flat_map(|r| r.as_mut_slice()) {
+            if register.role == Role::Written && register.file != File::Sgpr {
+                register.role = Role::ReadWritten;
+            }
+        }
     }
     Some(decoded)
+}
+
+/// An SDWA comparison's `sdst` in place of the `vcc` its form writes.
+fn sdwa_condition_out(generation: Generation, registers: &mut RegisterOperands, sdst: u32, count: u32) {
+    let mut rebuilt = RegisterOperands::default();
+    rebuilt.reads_vcc = registers.reads_vcc;
+    let mut replaced = false;
+    for &register in registers.as_slice() {
+        if !replaced && register.role == Role::Written && register.file == File::Sgpr && register.first == 106 {
+            replaced = true;
+            rebuilt.push_scalar(generation, sdst, count, Role::Written);
+        } else {
+            rebuilt.push(register);
+        }
+    }
+    *registers = rebuilt;
 }
 
 /// Source values that select the SDWA or DPP extension of a 32-bit encoding instead of an operand.
@@ -357,7 +384,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
     // A 32-bit word without an extension (DPP and SDWA have rules of their own).
     let plain32 = fields.short && fields.size == 1;
     let mut text = String::from(mnemonic);
+    let mut registers = RegisterOperands::default();
     for (i, operand) in form.operands.iter().enumerate() {
+        record(generation, operand, &fields, plain, &mut registers);
         text.push_str(if i == 0 { " " } else { ", " });
         let half_high = form
             .op_sel_half
@@ -452,7 +481,60 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
         text.push_str(tail);
     }
     let size = 4 * (fields.size + usize::from(literal_used));
-    Some(Decoded { size, text, class: Class::VectorAlu, target: None })
+    roles::apply_vector(mnemonic, &mut registers);
+    Some(Decoded { size, text, class: Class::VectorAlu, target: None, registers: Some(registers) })
+}
+
+/// Adds the registers `operand` names to `registers`, with the role its field has: the
+/// destination and carry-out are written, sources read, and a fixed `vcc` is the carry or
+/// condition out before the first source and the carry or condition in after it. A 16-bit
+/// destination half (`v1.l`) is a partial write, so it is read too. `plain`: the word prints
+/// without register halves.
+fn record(generation: Generation, operand: &Operand, fields: &Fields, plain: bool, registers: &mut RegisterOperands) {
+    // The number of a VGPR field and how many registers it names, halves included.
+    let vector = |number: u32, count: u8, half: bool| {
+        if half && fields.short {
+            (number & 0x7F, 1)
+        } else if half {
+            (number, 1)
+        } else {
+            (number, u32::from(count))
+        }
+    };
+    // llvm-objdump names a six-register scalar tuple with five.
+    let scalar_count = |count: u8| if count == 6 { 5 } else { u32::from(count) };
+    match *operand {
+        Operand::Fixed(name) => {
+            let after_sources = registers.as_slice().iter().any(|r| r.role == Role::Read);
+            let role = if after_sources { Role::Read } else { Role::Written };
+            let count = if name == "vcc" { 2 } else { 1 };
+            registers.push_scalar(generation, 106, count, role);
+        }
+        Operand::Dst { file: DstFile::Scalar, .. }
+            if fields.vdst == 255 && !fields.short && generation >= Generation::Gfx10 => {}
+        Operand::Dst { file: DstFile::Scalar, count, .. } => {
+            if fields.vdst < 128 {
+                registers.push_scalar(generation, fields.vdst, scalar_count(count), Role::Written);
+            }
+        }
+        Operand::Dst { file, count, half, .. } => {
+            let half = half && !plain;
+            let (first, count) = vector(fields.vdst, count, half);
+            let file = if file == DstFile::Agpr { File::Agpr } else { File::Vgpr };
+            registers.push_vector(file, first, count, if half { Role::ReadWritten } else { Role::Written });
+        }
+        Operand::Carry { count } => registers.push_scalar(generation, fields.sdst, scalar_count(count), Role::Written),
+        Operand::Src { index, count, half, agpr, .. } => {
+            let Some(&value) = fields.src.get(usize::from(index)) else { return };
+            if value >= 256 {
+                let (first, count) = vector(value - 256, count, half && !plain);
+                registers.push_vector(if agpr { File::Agpr } else { File::Vgpr }, first, count, Role::Read);
+            } else if value < 128 {
+                registers.push_scalar(generation, value, scalar_count(count), Role::Read);
+            }
+        }
+        Operand::Literal | Operand::Attr | Operand::Param => {}
+    }
 }
 
 /// A VGPR operand: in a 32-bit encoding of a 16-bit operation bit 7 picks the high half.

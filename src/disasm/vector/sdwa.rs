@@ -31,6 +31,8 @@ pub(super) struct Sdwa {
     pub tail: String,
     /// The VOPC destination written instead of VCC (scalar register number).
     pub sdst: Option<u32>,
+    /// `dst_unused:UNUSED_PRESERVE`: the destination is written in part.
+    pub preserves: bool,
 }
 
 fn row(isa: Isa, encoding: Encoding, opcode: u32) -> Option<(&'static str, u32)> {
@@ -105,7 +107,8 @@ pub(super) fn extend(
         Encoding::Vopc => format!("src0_sel:{src0_sel} src1_sel:{src1_sel}"),
     };
     let sdst = if is_vopc && set(15) { Some((w1 >> 8) & 0x7F) } else { None };
-    Some(Sdwa { mnemonic, fields, tail, sdst })
+    let preserves = encoding != Encoding::Vopc && (w1 >> 11) & 3 == 2;
+    Some(Sdwa { mnemonic, fields, tail, sdst, preserves })
 }
 
 /// `dst_sel:… dst_unused:…`.
