@@ -31,6 +31,7 @@ use object::ReadRef;
 mod again;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod fatbins;
+pub mod fetch_plan;
 mod kpacked;
 mod packages;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]

@@ -29,11 +29,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use object::ReadRef;
 
-/// Bytes of a member looked at to tell what it is: a tar's magic is at 257.
-const HEAD: u64 = 512;
-/// Stored bytes of a deflated member read to inflate its first [`HEAD`] bytes: a deflate
-/// block's header and tables take far less.
-const STORED_HEAD: u64 = 64 << 10;
+// What a member's first read takes (what remote readers fetch of it: `fetch_plan`).
+use super::fetch_plan::{HEAD, STORED_HEAD};
 
 impl Explorer<'_, '_, '_> {
     /// A package (or compressed stream) whose bytes are `input`, lying at `span`; `level` is

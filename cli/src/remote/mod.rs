@@ -37,20 +37,14 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 pub use progress::show_progress;
 pub use zip::prepare;
 
-/// Where a member's stored bytes lie, and whether its name says it is a library (read ahead
-/// from its first read on).
-pub type MemberSpan = (u64, u64, bool);
+pub use offload::explore::fetch_plan::{MemberSpan, SEQUENTIAL_READ, WINDOW};
 
 /// Bytes of one range request made while reading ahead.
 pub const BLOCK: u64 = 8 << 20;
-/// Bytes read ahead of the inflater in a member: [`BLOCK`]s fetched in parallel.
-pub const WINDOW: u64 = 4 * BLOCK;
 /// Most bytes the extent cache keeps.
 pub const CACHE_BUDGET: u64 = 192 << 20;
 /// Most requests in flight at once when many small spans are fetched.
 const PARALLEL_SMALL: usize = 16;
-/// A read through `read_owned` of at least this many bytes is the inflater's: read ahead.
-const SEQUENTIAL_READ: u64 = 256 << 10;
 
 /// Whether a command's file argument is a URL this reader takes.
 pub fn is_url(text: &str) -> bool {
@@ -274,10 +268,8 @@ impl Remote {
         Ok(out)
     }
 
-    /// Where a read of a member's stored bytes that starts a gap at `start` runs to: the
-    /// member's end or a [`WINDOW`] further, whichever is nearer (never less than `stop`),
-    /// when the inflater reads in order (`sequential`) or the member is named as a library;
-    /// else `stop`.
+    /// Where a read that starts a gap at `start` runs to (the core's rule, which the page
+    /// follows too: `fetch_plan::read_ahead_end`).
     fn ahead_to(
         &self,
         members: &Mutex<Vec<MemberSpan>>,
@@ -285,32 +277,14 @@ impl Remote {
         stop: u64,
         sequential: bool,
     ) -> Result<u64, String> {
-        let members = lock(members)?;
-        let index = members.partition_point(|&(at, _, _)| at <= start);
-        let Some(&(at, size, library)) = index.checked_sub(1).and_then(|i| members.get(i)) else { return Ok(stop) };
-        let member_end = at.saturating_add(size);
-        if start >= member_end || !(sequential || library) {
-            return Ok(stop);
-        }
-        Ok(member_end.min(start.saturating_add(WINDOW)).max(stop))
+        Ok(offload::explore::fetch_plan::read_ahead_end(&lock(members)?, start, stop, sequential))
     }
 
     /// Fetches many small spans (a zip's local headers) in parallel into the cache; touching
     /// spans are asked for together.
-    pub fn prefetch(&self, mut spans: Vec<(u64, u64)>) -> Outcome<()> {
+    pub fn prefetch(&self, spans: Vec<(u64, u64)>) -> Outcome<()> {
         let Backing::Ranges(ranges) = &self.inner.backing else { return Ok(()) };
-        spans.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::new();
-        for (at, size) in spans {
-            let end = at.saturating_add(size).min(self.inner.size);
-            if at >= end {
-                continue;
-            }
-            match merged.last_mut() {
-                Some(last) if at <= last.1 => last.1 = last.1.max(end),
-                _ => merged.push((at, end)),
-            }
-        }
+        let merged = offload::explore::fetch_plan::merged(spans, self.inner.size);
         // What is neither held nor being fetched ahead; marked as being fetched meanwhile.
         let gaps = {
             let mut store = lock(&ranges.store).map_err(Failure::new)?;
