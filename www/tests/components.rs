@@ -948,8 +948,12 @@ async fn kernels_view_counts_the_kernels_missing_on_a_target_of_their_library_an
     // The line opens to the kernels.
     let details = el.query_selector(".kernel-hole").unwrap().unwrap();
     assert!(!details.has_attribute("open"));
+    // Closed, it lists nothing yet (a wheel's lines name tens of thousands of kernels).
+    assert!(all(&el, ".hole-kernels li").is_empty());
     el.query_selector(".kernel-hole summary").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
     assert!(settle(|| details.has_attribute("open")).await);
+    // Listed once the line has opened (its `toggle` event comes after).
+    assert!(settle(|| !all(&el, ".hole-kernels li").is_empty()).await);
     let kernels: Vec<String> = all(&el, ".hole-kernels li").iter().map(|k| k.text_content().unwrap()).collect();
     assert_eq!(kernels, ["k2", "k3"]);
     // Their gfx1100 cells say so; k4's, whose library has no gfx1100, stay plain.

@@ -2,12 +2,10 @@
 //! on some of its targets and not on others, a line per target that lacks them ("52 kernels
 //! missing on gfx1100 of 12 targets", as `offload kernels` and `offload list` count them),
 //! which opens to the kernels themselves. The holes are the core's
-//! ([`offload::report::check::holes`]), found on the table the view shows.
-//!
-//! A line's kernels are put in the page only once it is opened: cuDNN's wheel has 47,672
-//! missing (target, kernel) pairs, and listing them all in closed lines doubled the time the
-//! Kernels view took to appear.
+//! ([`offload::report::check::holes`]), found on the table the view shows. Each line is a
+//! [`KernelHole`], which lists its kernels only once opened.
 
+use crate::page::components::views::kernel_hole::KernelHole;
 use offload::report::check::holes::LibraryHoles;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -23,15 +21,6 @@ pub struct KernelHolesProps {
 pub fn missing_cells(holes: &[LibraryHoles]) -> BTreeSet<(String, String)> {
     let per_target = holes.iter().flat_map(|h| h.missing.iter());
     per_target.flat_map(|m| m.kernels.iter().map(|k| (m.target.clone(), k.name.clone()))).collect()
-}
-
-/// The name a kernel is shown by: `demangled`, or `name` where it did not demangle.
-pub fn shown_name_of<'a>(name: &'a str, demangled: &'a str) -> &'a str {
-    if demangled.is_empty() {
-        name
-    } else {
-        demangled
-    }
 }
 
 /// The line a target's holes show: "libx.so: 52 kernels missing on gfx1100 of 12 targets".
@@ -52,42 +41,5 @@ pub fn KernelHoles(props: &KernelHolesProps) -> Html {
                 <KernelHole {line} holes={props.holes.clone()} {library} {target} />
             }) }
         </div>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct KernelHoleProps {
-    line: String,
-    holes: Rc<Vec<LibraryHoles>>,
-    /// Which library of `holes`, and which of its targets.
-    library: usize,
-    target: usize,
-}
-
-/// One target's line, whose kernels are listed once it has been opened.
-#[function_component]
-fn KernelHole(props: &KernelHoleProps) -> Html {
-    let opened = use_state(|| false);
-    let ontoggle = {
-        let opened = opened.clone();
-        Callback::from(move |e: Event| {
-            let open = e.target_dyn_into::<web_sys::HtmlDetailsElement>().is_some_and(|d| d.open());
-            if open && !*opened {
-                opened.set(true);
-            }
-        })
-    };
-    let Some(m) = props.holes.get(props.library).and_then(|h| h.missing.get(props.target)) else { return html! {} };
-    html! {
-        <details class="kernel-hole" data-target={m.target.clone()} {ontoggle}>
-            <summary>{ &props.line }</summary>
-            if *opened {
-                <ul class="hole-kernels">
-                    { for m.kernels.iter().map(|k| html! {
-                        <li title={k.name.clone()}><code>{ shown_name_of(&k.name, &k.demangled) }</code></li>
-                    }) }
-                </ul>
-            }
-        </details>
     }
 }

@@ -14,7 +14,8 @@
 //! Above the table, the kernel × target holes of the table shown ([`KernelHoles`]); a kernel's
 //! cells on a target of its library that lacks it are marked "missing".
 
-use crate::page::components::views::kernel_holes::{missing_cells, shown_name_of, KernelHoles};
+use crate::page::components::views::kernel_hole::shown_name_of;
+use crate::page::components::views::kernel_holes::{missing_cells, KernelHoles};
 use crate::page::format::{human_size, thousands};
 use crate::page::state::{Action, FileRequest, KernelsDecoding, TabId};
 use crate::wire::doc::{Doc, NodeId};

@@ -23,6 +23,7 @@ pub mod goto_offset;
 pub mod hex_view;
 pub mod inspector;
 pub mod instruction_mix;
+pub mod kernel_hole;
 pub mod kernel_holes;
 pub mod kernels_view;
 pub mod layout_map;
