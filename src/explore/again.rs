@@ -46,8 +46,12 @@ pub fn member_spaces_again<'a, R: ReadRef<'a>>(
     companions: &[Companion<'_>],
     asked: Option<Span>,
 ) -> Result<Recovered, String> {
-    again_keeping(input, tree, space, opts, companions, asked, Hooks::default(), u64::MAX)
+    member_spaces_again_hooked(input, tree, space, opts, companions, asked, Hooks::default(), u64::MAX)
 }
+
+/// What a page keeps of a member explored again besides the space asked for: the next one
+/// asked for (another kernel of the same library) is then likely held already.
+pub const KEEP_AGAIN: u64 = 256 << 20;
 
 /// [`member_spaces_again`], keeping the bytes of the space asked for and of others only up to
 /// `room` bytes, the member's stored bytes read through `hooks.read_owned` and, when what is
@@ -57,25 +61,6 @@ pub fn member_spaces_again<'a, R: ReadRef<'a>>(
 /// every image of a member (`offload disasm`) keeps them all with [`member_spaces_again`].
 #[allow(clippy::too_many_arguments)]
 pub fn member_spaces_again_hooked<'a, R: ReadRef<'a>>(
-    input: R,
-    tree: &Tree,
-    space: u32,
-    opts: &Options,
-    companions: &[Companion<'_>],
-    asked: Option<Span>,
-    hooks: Hooks<'_>,
-    room: u64,
-) -> Result<Recovered, String> {
-    again_keeping(input, tree, space, opts, companions, asked, hooks, room)
-}
-
-/// What a page keeps of a member explored again besides the space asked for: the next one
-/// asked for (another kernel of the same library) is then likely held already.
-pub const KEEP_AGAIN: u64 = 256 << 20;
-
-/// [`member_spaces_again_hooked`].
-#[allow(clippy::too_many_arguments)]
-fn again_keeping<'a, R: ReadRef<'a>>(
     input: R,
     tree: &Tree,
     space: u32,
@@ -292,7 +277,8 @@ mod tests {
                 if top_origin(&kept.spaces, s as u32).is_none() {
                     continue;
                 }
-                let again = again_keeping(&data[..], &dropped, s as u32, &opts, &[], None, Hooks::default(), 0);
+                let again =
+                    member_spaces_again_hooked(&data[..], &dropped, s as u32, &opts, &[], None, Hooks::default(), 0);
                 let again = again.unwrap_or_else(|e| panic!("{name}: space {s}: {e}"));
                 assert!(again.iter().any(|(n, got)| *n as usize == s && got == bytes), "{name}: space {s}");
                 let others = again.iter().filter(|(n, _)| *n as usize != s);
