@@ -78,10 +78,21 @@ async function shot(name) {
 
 /** Waits until the active tab shows `name` explored. */
 async function waitExplored(name) {
-  await waitUntil(
-    `const tab = document.querySelector('[role=tab][aria-selected=true]');
-     return !!tab && tab.textContent.includes(arguments[0]) && !!document.querySelector('#tab-panel section.summary');`,
-    60000, name);
+  try {
+    await waitUntil(
+      `const tab = document.querySelector('[role=tab][aria-selected=true]');
+       return !!tab && tab.textContent.includes(arguments[0]) && !!document.querySelector('#tab-panel section.summary');`,
+      60000, name);
+  } catch (e) {
+    // What the page showed instead, so that a failure in CI says why (a progress line stuck, an
+    // error, another tab selected) rather than only that the summary never came.
+    await shot(`timeout-${name}`).catch(() => {});
+    const shown = await js(`const tab = document.querySelector('[role=tab][aria-selected=true]');
+      return { tab: tab?.textContent ?? null, panel: (document.querySelector('#tab-panel')?.innerText ?? '').slice(0, 600) };`)
+      .catch((why) => ({ unreadable: String(why) }));
+    e.message += `\nwaiting for ${name}; the page showed ${JSON.stringify(shown)}`;
+    throw e;
+  }
 }
 
 async function openSample(file) {
