@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod demangle;
+pub mod diagnostics;
 pub mod diff;
 pub mod file_names;
 pub mod fit;

@@ -1083,3 +1083,45 @@ async fn code_listing_outlines_blocks_draws_pressure_and_selects_the_peak() {
     assert!(settle(|| el.query_selector("#code-list .code-folded").unwrap().is_none()).await);
     assert_eq!(rows_now(), before);
 }
+
+#[wasm_bindgen_test]
+async fn diagnostics_of_one_message_but_for_numbers_are_one_line_that_opens_to_them() {
+    use offload::tree::{ByteSpace, Node, Severity, Span, Tree};
+    use offload_www::page::components::views::diagnostics_list::{Diagnostics, DiagnosticsProps, GROUP_OVER};
+    // As a CUDA library's wrappers: many notes, one message but for the offset; a note of its
+    // own; errors, which each keep their line however many.
+    let mut file = Node::new(NodeKind::File, "lib.so", Span::new(0, 0, 4096));
+    let count = GROUP_OVER + 2;
+    for i in 0..count {
+        let mut wrapper = Node::new(NodeKind::Unknown, format!("wrapper {i}"), Span::new(0, 24 * i as u64, 24));
+        wrapper.diag(Severity::Note, format!("the fatbin address at byte {} is 0", 24 * i), None);
+        file.children.push(wrapper);
+    }
+    file.diag(Severity::Note, "one note of its own", None);
+    for i in 0..count {
+        file.diag(Severity::Error, format!("a bad entry at byte {i}"), None);
+    }
+    let space = ByteSpace { label: "lib.so".into(), size: 4096, origin: None, data: None };
+    let doc = Rc::new(Doc::from_tree_lean(&Tree { spaces: vec![space], root: file }, &|_| None));
+    let el = root();
+    let (on_action, _) = recorder();
+    Renderer::<Diagnostics>::with_root_and_props(el.clone(), DiagnosticsProps { doc, selected: None, on_action })
+        .render();
+    assert!(settle(|| el.query_selector(".diagnostics").unwrap().is_some()).await);
+    let heading = el.query_selector(".diagnostics h3").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(heading, format!("Diagnostics ({})", 2 * count + 1));
+    let groups = all(&el, ".diagnostics li.diagnostic.group");
+    assert_eq!(groups.len(), 1, "the notes of one message are one line");
+    let line = groups[0].query_selector("summary").unwrap().unwrap().text_content().unwrap();
+    assert!(line.contains(&format!("{count} ×")), "{line}");
+    assert!(line.contains("the fatbin address at byte 0 is 0"), "the first is shown: {line}");
+    assert!(line.contains("numbers differ"), "{line}");
+    assert_eq!(all(&el, ".diagnostics > ul > li.diagnostic.error").len(), count, "errors one by one");
+    assert_eq!(all(&el, ".diagnostics > ul > li.diagnostic.note:not(.group)").len(), 1);
+    // Closed, the group lists nothing; opened, every one of its notes with its byte.
+    assert!(all(&el, "li.group details li").is_empty());
+    el.query_selector("li.group summary").unwrap().unwrap().unchecked_into::<HtmlElement>().click();
+    assert!(settle(|| all(&el, "li.group details li").len() == count).await);
+    let last = all(&el, "li.group details li").pop().unwrap().text_content().unwrap();
+    assert!(last.contains(&format!("the fatbin address at byte {} is 0", 24 * (count - 1))), "{last}");
+}

@@ -14,6 +14,7 @@ pub mod code_view;
 pub mod compare_view;
 pub mod container_chain;
 pub mod decompress_prompt;
+pub mod diagnostic_group;
 pub mod diagnostics_list;
 pub mod explored_with;
 pub mod fit_view;
