@@ -366,6 +366,11 @@ impl FieldBlocks {
     }
 
     fn read(&self, span: Span) -> Option<Vec<u8>> {
+        // A remote file's cache serves small reads itself; a block around them would fetch
+        // bytes the explorer never reads.
+        if self.reader.is_remote() {
+            return self.reader.read_at(span.offset, span.size).ok();
+        }
         let start = span.offset - span.offset % Self::BLOCK;
         let end = span.offset.checked_add(span.size)?;
         if end > start.saturating_add(Self::BLOCK) {

@@ -145,7 +145,7 @@ impl Explored {
 /// A file read on demand, for `object::ReadCache`: a `Blob` through `FileReaderSync`, a remote
 /// file through `worker::remote`'s block cache; reports how much was read as it goes.
 ///
-/// Small reads are served from a block of [`BLOCK`] bytes read at once: each `FileReaderSync`
+/// Small reads of a `Blob` are served from a block of [`BLOCK`] bytes read at once: each `FileReaderSync`
 /// read costs far more than the bytes it brings (a slice, a reader, a buffer, a copy into the
 /// module), and a package's listing reads one small local header per member, one after the
 /// other: a wheel of 13,000 members made 13,000 reads, 30 s in all.
@@ -191,6 +191,11 @@ impl SourceReader {
         }
     }
 
+    /// Whether the file is on another site, read by ranges.
+    pub(crate) fn is_remote(&self) -> bool {
+        matches!(self.source, Source::Remote(_))
+    }
+
     /// Up to `len` bytes from `offset` (fewer at the end of the file).
     pub(crate) fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let blob = match &self.source {
@@ -216,7 +221,9 @@ impl ReadCacheOps for SourceReader {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
-        if buf.len() <= SMALL_READ {
+        // A remote file's small reads are served by its own cache, which fetches exactly what
+        // is read (the bytes the CLI fetches), never a block around it.
+        if buf.len() <= SMALL_READ && !matches!(self.source, Source::Remote(_)) {
             let bytes = self.held_bytes(self.pos, buf.len()).map_err(|_| ())?;
             let n = bytes.len();
             buf[..n].copy_from_slice(bytes);
@@ -250,8 +257,13 @@ impl ReadCacheOps for SourceReader {
 /// more than a copy).
 pub(crate) fn owned_reads(file: &Source) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
     let reader = SourceReader::new(file.clone());
+    let reader_source = file.clone();
     let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
     move |offset, size| {
+        // A remote file's reads are fetched as the core plans them, never a block around them.
+        if let Source::Remote(remote) = &reader_source {
+            return crate::worker::remote::read_owned(remote, offset, size).ok();
+        }
         let mut block = block.borrow_mut();
         let inside = |b: &(u64, Vec<u8>)| offset >= b.0 && offset + size <= b.0 + b.1.len() as u64;
         if !inside(&block) {

@@ -38,7 +38,7 @@ mod scratch;
 mod shares;
 
 #[cfg(target_arch = "wasm32")]
-use crate::wire::messages::{decode, Answer, FromShare, FromWorker, Job, Loading, Report, ToWorker};
+use crate::wire::messages::{decode, Answer, FromShare, FromWorker, Job, Loading, Report, Source, ToWorker};
 #[cfg(target_arch = "wasm32")]
 use kept::Explored;
 #[cfg(target_arch = "wasm32")]
@@ -63,6 +63,11 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
     match decode::<ToWorker>(message) {
         Ok(ToWorker::Explore { name, file, companions, settings }) => {
             remote::set_on_fetch(|fetched| report(Report::Progress(Loading::fetched(shares::fetched_total(fetched)))));
+            // A remote zip: its local headers fetched and its members' reads planned, as the
+            // CLI does; a failure here is met again, and told, by the explorer.
+            if let Source::Remote(remote) = &file {
+                let _ = remote::prepare(remote);
+            }
             match explore::read_companions(&companions) {
                 Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
                 Err(message) => report(Report::Failed { message }),
@@ -70,6 +75,9 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
         }
         Ok(ToWorker::ExploreShare { file, settings, share }) => {
             remote::set_on_fetch(|fetched| outbox::post(&FromWorker::Share(FromShare::Fetched(fetched))));
+            if let Source::Remote(remote) = &file {
+                remote::plan_share(remote, &share);
+            }
             shares::explore_share(file, settings, share)
         }
         Ok(ToWorker::Read { request, space, offset, len }) => {

@@ -1,30 +1,37 @@
 //! A file on another site, read by a worker with synchronous range requests (a dedicated worker
 //! may block on `XMLHttpRequest`, as it does on `FileReaderSync` for a `Blob`).
 //!
-//! Reads go through a cache of [`BLOCK`]-byte blocks, one per worker (every reader of the file
-//! in this worker shares it, so a member's local header read by one and its bytes by another
-//! are fetched once): a small read is served from the block that holds it, a read going forward
-//! block after block fetches [`READ_AHEAD_BLOCKS`] at once, and a large read (a member's whole
-//! bytes for a download) is fetched as it is, around the cache. Every request is one closed range
+//! What is fetched is what the CLI fetches of the same file: the core plans it
+//! (`offload::explore::fetch_plan`). Reads go through a cache of extents, one per worker (every
+//! reader of the file in this worker shares it): only the bytes missing are fetched, exactly
+//! where no plan says more; of a zip ([`prepare`], [`plan_share`]) the local headers of the
+//! members explored are fetched together first, a read in the bytes planned for a member fetches
+//! through them (a [`WINDOW`] at most), and a read past them follows the core's rule (to the
+//! member's end or a window further, for the inflater reading in order and for members named as
+//! libraries). Requests are at most [`PIECE`] bytes; a large read (a member's whole bytes for a
+//! download) is fetched as it is, around the cache. Every request is one closed range
 //! (`wire::remote::range_header`); an answer that is not exactly the bytes asked for is an error
 //! that says what came. A redirect is followed by the browser; the address it led to is kept
 //! and, when it stops working (a signed URL that expired), resolved again from the original.
 //!
-//! [`BLOCK`]: crate::wire::remote::BLOCK
-//! [`READ_AHEAD_BLOCKS`]: crate::wire::remote::READ_AHEAD_BLOCKS
+//! Unlike the CLI, a worker fetches one request at a time, when the explorer needs its bytes
+//! (its requests block): the same bytes, in more round trips.
+//!
+//! [`WINDOW`]: offload::explore::fetch_plan::WINDOW
+//! [`PIECE`]: crate::wire::remote::PIECE
 
 use crate::wire::js::describe_error;
 use crate::wire::remote::{
-    block_bytes, blocks_for, blocks_to_fetch, check_range_answer, range_header, resolve_again, RemoteFile, BLOCK,
-    CACHED_BLOCKS,
+    check_range_answer, pieces, range_header, resolve_again, Extents, ReadPlan, RemoteFile, CACHE_BUDGET,
 };
+use offload::explore::fetch_plan::{self, MemberSpan, SEQUENTIAL_READ};
+use offload::explore::shares::ShareMember;
+use offload::format::package::{self, zip, Kind};
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
-use std::rc::Rc;
 use web_sys::{XmlHttpRequest, XmlHttpRequestResponseType};
 
 /// Reads larger than this many bytes are fetched as they are, not through the cache.
-const DIRECT_OVER: u64 = 4 * BLOCK;
+const DIRECT_OVER: u64 = 16 << 20;
 /// How often, at most, the bytes fetched are told to [`set_on_fetch`]'s listener.
 const TELL_EVERY_MS: f64 = 250.0;
 
@@ -36,10 +43,9 @@ struct Cache {
     file: RemoteFile,
     /// Where the last request ended up after redirects (`XMLHttpRequest.responseURL`).
     resolved: String,
-    /// Cached blocks, least recently used first: (block number, bytes).
-    blocks: VecDeque<(u64, Rc<Vec<u8>>)>,
-    /// The last block fetched, to tell a reader going forward.
-    previous: Option<u64>,
+    extents: Extents,
+    /// What the explorer will read of a zip's members ([`prepare`], [`plan_share`]).
+    plan: ReadPlan,
 }
 
 thread_local! {
@@ -77,8 +83,19 @@ fn count_fetched(n: u64) {
     }
 }
 
-/// Up to `len` bytes of `file` from `offset` (fewer at its end).
+/// Up to `len` bytes of `file` from `offset` (fewer at its end), for a reader that may read
+/// anywhere (headers, section tables).
 pub(crate) fn read_at(file: &RemoteFile, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    read(file, offset, len, false)
+}
+
+/// Up to `len` bytes of `file` from `offset` for the explorer's owned reads: one of at least
+/// [`SEQUENTIAL_READ`] bytes is the inflater's, reading a member in order (as in the CLI).
+pub(crate) fn read_owned(file: &RemoteFile, offset: u64, len: u64) -> Result<Vec<u8>, String> {
+    read(file, offset, len, len >= SEQUENTIAL_READ)
+}
+
+fn read(file: &RemoteFile, offset: u64, len: u64, sequential: bool) -> Result<Vec<u8>, String> {
     let end = offset.saturating_add(len).min(file.size);
     if offset >= end {
         return Ok(Vec::new());
@@ -86,7 +103,45 @@ pub(crate) fn read_at(file: &RemoteFile, offset: u64, len: u64) -> Result<Vec<u8
     if end - offset > DIRECT_OVER {
         return with_cache(file, |cache| cache.fetch(offset, end));
     }
-    with_cache(file, |cache| cache.read_cached(offset, end))
+    with_cache(file, |cache| cache.read_cached(offset, end, sequential))
+}
+
+/// Prepares this worker's cache of `file` for the explorer when it is a zip, as the CLI's
+/// reader does: reads its central directory, fetches the local headers of the members explored
+/// (with the small members between them) in as few requests as touch, and plans what the
+/// explorer reads of each member. Anything else is read as asked; a zip whose directory does
+/// not read is left to the explorer, which says why.
+pub(crate) fn prepare(file: &RemoteFile) -> Result<(), String> {
+    let input = object::read::ReadCache::new(crate::worker::kept::SourceReader::new(
+        crate::wire::messages::Source::Remote(file.clone()),
+    ));
+    let head = object::ReadRef::read_bytes_at(&input, 0, file.size.min(fetch_plan::HEAD)).unwrap_or(&[]);
+    if package::detect(head) != Some(Kind::Zip) {
+        return Ok(());
+    }
+    let Ok((directory, directory_start)) = zip::central_members(&input) else { return Ok(()) };
+    let first = fetch_plan::first_fetch(&directory, directory_start);
+    with_cache(file, |cache| {
+        for (start, end) in fetch_plan::merged(first.headers, file.size) {
+            cache.fill(start, end)?;
+        }
+        Ok::<(), String>(())
+    })?;
+    let Ok(listing) = zip::read_skipping(&input, true) else { return Ok(()) };
+    let (reads, spans) = fetch_plan::planned(&listing.members);
+    with_cache(file, |cache| cache.plan = ReadPlan::new(&reads, spans));
+    Ok(())
+}
+
+/// Plans what a share worker's explorer reads of `file`: the members of its `share`, whose
+/// listing came with it (their local headers were read by the worker that split the package).
+pub(crate) fn plan_share(file: &RemoteFile, share: &[ShareMember]) {
+    let reads: Vec<(u64, u64)> = share
+        .iter()
+        .map(|m| (m.data_offset, fetch_plan::planned_read(&m.name, m.stored_size, m.compression)))
+        .collect();
+    let spans = share.iter().map(|m| MemberSpan::new(&m.name, m.data_offset, m.stored_size)).collect();
+    with_cache(file, |cache| cache.plan = ReadPlan::new(&reads, spans));
 }
 
 /// `f` of this worker's cache of `file` (a new one when it held another file).
@@ -94,65 +149,44 @@ fn with_cache<T>(file: &RemoteFile, f: impl FnOnce(&mut Cache) -> T) -> T {
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.as_ref().is_none_or(|cache| cache.file != *file) {
-            *c =
-                Some(Cache { file: file.clone(), resolved: file.url.clone(), blocks: VecDeque::new(), previous: None });
+            *c = Some(Cache {
+                file: file.clone(),
+                resolved: file.url.clone(),
+                extents: Extents::default(),
+                plan: ReadPlan::default(),
+            });
         }
         f(c.as_mut().expect("the cache was just made"))
     })
 }
 
 impl Cache {
-    /// Bytes `start..end` from cached blocks, fetching those missing.
-    fn read_cached(&mut self, start: u64, end: u64) -> Result<Vec<u8>, String> {
-        let needed = blocks_for(start, end - start, self.file.size);
-        let count = self.file.size.div_ceil(BLOCK);
-        let mut held: Vec<Rc<Vec<u8>>> = Vec::with_capacity((needed.end - needed.start) as usize);
-        let mut block = needed.start;
-        while block < needed.end {
-            if let Some(bytes) = self.take(block) {
-                held.push(bytes);
-                block += 1;
-                continue;
-            }
-            let run = blocks_to_fetch(block, needed.end, self.previous, count);
-            let (from, to) =
-                (block_bytes(run.start, self.file.size).start, block_bytes(run.end - 1, self.file.size).end);
-            let bytes = self.fetch(from, to)?;
-            self.previous = Some(run.end - 1);
-            for number in run.clone() {
-                let range = block_bytes(number, self.file.size);
-                let piece = Rc::new(bytes[(range.start - from) as usize..(range.end - from) as usize].to_vec());
-                if number < needed.end {
-                    held.push(piece.clone());
-                }
-                self.keep(number, piece);
-            }
-            block = run.end;
+    /// Bytes `start..end` from the extents held, fetching those missing (and what the plan
+    /// says to fetch with them).
+    fn read_cached(&mut self, start: u64, end: u64, sequential: bool) -> Result<Vec<u8>, String> {
+        for (first, stop) in self.extents.gaps(start, end) {
+            let through = self.plan.fetch_end(first, stop, sequential).min(self.file.size);
+            self.fill(first, through)?;
         }
-        let mut out = Vec::with_capacity((end - start) as usize);
-        for (bytes, number) in held.iter().zip(needed) {
-            let first = number * BLOCK;
-            let (from, to) = (start.max(first) - first, end.min(first + bytes.len() as u64) - first);
-            out.extend_from_slice(&bytes[from as usize..to as usize]);
+        let out = self.extents.copy(start, end);
+        self.extents.evict(CACHE_BUDGET);
+        if out.len() as u64 != end - start {
+            return Err(format!("bytes {start}..{end} of the file were not all fetched"));
         }
         Ok(out)
     }
 
-    /// A cached block, now the most recently used.
-    fn take(&mut self, number: u64) -> Option<Rc<Vec<u8>>> {
-        let at = self.blocks.iter().position(|(n, _)| *n == number)?;
-        let entry = self.blocks.remove(at)?;
-        let bytes = entry.1.clone();
-        self.blocks.push_back(entry);
-        Some(bytes)
-    }
-
-    fn keep(&mut self, number: u64, bytes: Rc<Vec<u8>>) {
-        self.blocks.retain(|(n, _)| *n != number);
-        self.blocks.push_back((number, bytes));
-        while self.blocks.len() > CACHED_BLOCKS {
-            self.blocks.pop_front();
+    /// Fetches what the extents lack of `start..end`, a [`PIECE`] per request.
+    ///
+    /// [`PIECE`]: crate::wire::remote::PIECE
+    fn fill(&mut self, start: u64, end: u64) -> Result<(), String> {
+        for (a, b) in self.extents.gaps(start, end) {
+            for (from, to) in pieces(a, b) {
+                let bytes = self.fetch(from, to)?;
+                self.extents.insert(from, bytes);
+            }
         }
+        Ok(())
     }
 
     /// Exactly bytes `start..end` of the file, in one request; from the original address
