@@ -142,6 +142,8 @@ pub fn resolve_again(status: u16, resolved_differs: bool) -> bool {
 
 /// Bytes of one range request a worker makes while reading ahead.
 pub const PIECE: u64 = 4 << 20;
+/// Extents of at most this many bytes are dropped from a worker's cache last ([`Extents::evict`]).
+pub const SMALL_EXTENT: u64 = 64 << 10;
 /// Most bytes a worker's cache keeps (a [`WINDOW`] read ahead and what was read before it).
 pub const CACHE_BUDGET: u64 = 48 << 20;
 
@@ -242,13 +244,24 @@ impl Extents {
         out
     }
 
-    /// Drops the oldest extents until at most `budget` bytes are kept.
+    /// Drops the oldest extents until at most `budget` bytes are kept: first those over
+    /// [`SMALL_EXTENT`] bytes, then, if that is not enough, the small ones (a zip's local headers,
+    /// whose fields the tree reads again after its members' bytes went through the cache: each
+    /// dropped one would be fetched again, a round trip for a few dozen bytes).
     pub fn evict(&mut self, budget: u64) {
-        while self.bytes > budget {
-            let Some(start) = self.order.pop_front() else { return };
-            if let Some(old) = self.by_start.remove(&start) {
-                self.bytes -= old.len() as u64;
+        for small in [false, true] {
+            let mut kept = VecDeque::with_capacity(self.order.len());
+            while let Some(start) = self.order.pop_front() {
+                let size = self.by_start.get(&start).map_or(0, |b| b.len() as u64);
+                if self.bytes > budget && (small || size > SMALL_EXTENT) {
+                    if let Some(old) = self.by_start.remove(&start) {
+                        self.bytes -= old.len() as u64;
+                    }
+                } else {
+                    kept.push_back(start);
+                }
             }
+            self.order = kept;
         }
     }
 }
@@ -337,6 +350,12 @@ mod tests {
         assert_eq!(e.gaps(10, 40), vec![(10, 20), (30, 40)]);
         // What is not held is not made up.
         assert_eq!(e.copy(25, 35), vec![3; 5]);
+        // A large extent goes before older small ones.
+        let large = SMALL_EXTENT as usize + 1;
+        e.insert(1_000, vec![4; large]);
+        e.insert(0, vec![5; 5]);
+        e.evict(20);
+        assert_eq!((e.bytes, e.gaps(0, 30)), (15, vec![(5, 20)]));
     }
 
     #[test]

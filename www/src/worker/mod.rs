@@ -63,14 +63,22 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
     match decode::<ToWorker>(message) {
         Ok(ToWorker::Explore { name, file, companions, settings }) => {
             remote::set_on_fetch(|fetched| report(Report::Progress(Loading::fetched(shares::fetched_total(fetched)))));
-            // A remote zip: its local headers fetched and its members' reads planned, as the
-            // CLI does; a failure here is met again, and told, by the explorer.
-            if let Source::Remote(remote) = &file {
-                let _ = remote::prepare(remote);
-            }
-            match explore::read_companions(&companions) {
-                Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
-                Err(message) => report(Report::Failed { message }),
+            let explore =
+                move |file: Source, kept: &Rc<RefCell<Option<Explored>>>| match explore::read_companions(&companions) {
+                    Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
+                    Err(message) => report(Report::Failed { message }),
+                };
+            // A remote zip: its local headers fetched (in parallel) and its members' reads
+            // planned, as the CLI does; a failure here is met again, and told, by the explorer.
+            match file {
+                Source::Remote(remote) => {
+                    let kept = kept.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = remote::prepare(&remote).await;
+                        explore(Source::Remote(remote), &kept);
+                    });
+                }
+                file => explore(file, kept),
             }
         }
         Ok(ToWorker::ExploreShare { file, settings, share }) => {
