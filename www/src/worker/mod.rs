@@ -83,10 +83,13 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
         }
         Ok(ToWorker::ExploreShare { file, settings, share }) => {
             remote::set_on_fetch(|fetched| outbox::post(&FromWorker::Share(FromShare::Fetched(fetched))));
-            if let Source::Remote(remote) = &file {
-                remote::plan_share(remote, &share);
+            match file {
+                Source::Remote(remote) => wasm_bindgen_futures::spawn_local(async move {
+                    remote::plan_share(&remote, &share).await;
+                    shares::explore_share(Source::Remote(remote), settings, share)
+                }),
+                file => shares::explore_share(file, settings, share),
             }
-            shares::explore_share(file, settings, share)
         }
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept

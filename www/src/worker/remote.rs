@@ -15,8 +15,9 @@
 //! and, when it stops working (a signed URL that expired), resolved again from the original.
 //!
 //! Unlike the CLI, a worker fetches one request at a time when the explorer needs its bytes
-//! (its requests block), but for a zip's local headers, fetched before the explorer starts,
-//! [`PARALLEL`] at a time by asynchronous `fetch`es: the same bytes, in more round trips.
+//! (its requests block), but for a zip's local headers, fetched before the explorer starts, and
+//! a share's small planned reads, before a share worker starts, [`PARALLEL`] at a time by
+//! asynchronous `fetch`es: the same bytes, in more round trips.
 //!
 //! [`WINDOW`]: offload::explore::fetch_plan::WINDOW
 //! [`PIECE`]: crate::wire::remote::PIECE
@@ -181,14 +182,19 @@ fn start_fetch(url: &str, start: u64, end: u64) -> Result<js_sys::Promise, Strin
 }
 
 /// Plans what a share worker's explorer reads of `file`: the members of its `share`, whose
-/// listing came with it (their local headers were read by the worker that split the package).
-pub(crate) fn plan_share(file: &RemoteFile, share: &[ShareMember]) {
+/// listing came with it (their local headers were read by the worker that split the package),
+/// and fetches the small reads of that plan (members' first bytes, small members whole)
+/// [`PARALLEL`] at a time, where the explorer would make them one blocking request each.
+pub(crate) async fn plan_share(file: &RemoteFile, share: &[ShareMember]) {
     let reads: Vec<(u64, u64)> = share
         .iter()
         .map(|m| (m.data_offset, fetch_plan::planned_read(&m.name, m.stored_size, m.compression)))
         .collect();
     let spans = share.iter().map(|m| MemberSpan::new(&m.name, m.data_offset, m.stored_size)).collect();
     with_cache(file, |cache| cache.plan = ReadPlan::new(&reads, spans));
+    let small: Vec<(u64, u64)> = reads.into_iter().filter(|&(_, size)| size <= fetch_plan::STORED_HEAD).collect();
+    // A failure is met again, and told, by the explorer.
+    let _ = fetch_in_parallel(file, &fetch_plan::merged(small, file.size)).await;
 }
 
 /// `f` of this worker's cache of `file` (a new one when it held another file).
