@@ -249,6 +249,10 @@ impl Extents {
     /// whose fields the tree reads again after its members' bytes went through the cache: each
     /// dropped one would be fetched again, a round trip for a few dozen bytes).
     pub fn evict(&mut self, budget: u64) {
+        // Called after every read: nothing to walk while within the budget.
+        if self.bytes <= budget {
+            return;
+        }
         for small in [false, true] {
             let mut kept = VecDeque::with_capacity(self.order.len());
             while let Some(start) = self.order.pop_front() {
