@@ -4,7 +4,7 @@
 //! of decompressed spaces that only the worker has.
 
 use crate::wire::js::describe_error;
-use crate::wire::messages::{Loading, Report, Source};
+use crate::wire::messages::{Loading, RemoteFile, Report, Source};
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
 use crate::worker::remote;
@@ -191,9 +191,12 @@ impl SourceReader {
         }
     }
 
-    /// Whether the file is on another site, read by ranges.
-    pub(crate) fn is_remote(&self) -> bool {
-        matches!(self.source, Source::Remote(_))
+    /// The file on another site this reads by ranges, if it is one.
+    pub(crate) fn remote(&self) -> Option<&RemoteFile> {
+        match &self.source {
+            Source::Remote(remote) => Some(remote),
+            _ => None,
+        }
     }
 
     /// Up to `len` bytes from `offset` (fewer at the end of the file).

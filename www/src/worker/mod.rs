@@ -74,7 +74,9 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
                 Source::Remote(remote) => {
                     let kept = kept.clone();
                     wasm_bindgen_futures::spawn_local(async move {
+                        remote::trace("prepare");
                         let _ = remote::prepare(&remote).await;
+                        remote::trace("prepared");
                         explore(Source::Remote(remote), &kept);
                     });
                 }

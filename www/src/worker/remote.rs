@@ -59,6 +59,7 @@ thread_local! {
     /// Bytes fetched by this worker, over every remote file it read.
     static FETCHED: Cell<u64> = const { Cell::new(0) };
     static LAST_TOLD: Cell<f64> = const { Cell::new(0.0) };
+    static READS: Cell<u64> = const { Cell::new(0) };
     static ON_FETCH: RefCell<Option<FetchListener>> = const { RefCell::new(None) };
 }
 
@@ -101,6 +102,13 @@ pub(crate) fn read_owned(file: &RemoteFile, offset: u64, len: u64) -> Result<Vec
     read(file, offset, len, len >= SEQUENTIAL_READ)
 }
 
+/// Bytes `offset..offset + len` of `file` when this worker's cache holds them all, without
+/// fetching anything.
+pub(crate) fn held(file: &RemoteFile, offset: u64, len: u64) -> Option<Vec<u8>> {
+    let end = offset.saturating_add(len).min(file.size);
+    with_cache(file, |cache| cache.extents.gaps(offset, end).is_empty().then(|| cache.extents.copy(offset, end)))
+}
+
 fn read(file: &RemoteFile, offset: u64, len: u64, sequential: bool) -> Result<Vec<u8>, String> {
     let end = offset.saturating_add(len).min(file.size);
     if offset >= end {
@@ -139,6 +147,8 @@ pub(crate) async fn prepare(file: &RemoteFile) -> Result<(), String> {
 /// each through the blocking requests.
 async fn fetch_in_parallel(file: &RemoteFile, spans: &[(u64, u64)]) -> Result<(), String> {
     let failed = |e: JsValue| format!("a range request failed: {}", describe_error(e));
+    let t0 = js_sys::Date::now();
+    let n = spans.len();
     for batch in spans.chunks(PARALLEL) {
         let (url, wanted) = with_cache(file, |cache| {
             let gaps = batch.iter().flat_map(|&(a, b)| cache.extents.gaps(a, b));
@@ -160,6 +170,7 @@ async fn fetch_in_parallel(file: &RemoteFile, spans: &[(u64, u64)]) -> Result<()
             with_cache(file, |cache| cache.extents.insert(start, bytes));
         }
     }
+    trace(&format!("parallel {n} spans {:.0} ms", js_sys::Date::now() - t0));
     Ok(())
 }
 
@@ -217,6 +228,7 @@ impl Cache {
     /// Bytes `start..end` from the extents held, fetching those missing (and what the plan
     /// says to fetch with them).
     fn read_cached(&mut self, start: u64, end: u64, sequential: bool) -> Result<Vec<u8>, String> {
+        READS.with(|r| r.set(r.get() + 1));
         for (first, stop) in self.extents.gaps(start, end) {
             let through = self.plan.fetch_end(first, stop, sequential).min(self.file.size);
             self.fill(first, through)?;
@@ -281,6 +293,7 @@ fn request(url: &str, start: u64, end: u64) -> Result<(u16, Vec<u8>, String), St
         let host = web_sys::Url::new(url).map(|u| u.host()).unwrap_or_else(|_| url.to_string());
         format!("the connection to {host} failed while reading bytes {start}..{end} of the file: {}", describe_error(e))
     };
+    let t0 = js_sys::Date::now();
     let xhr = XmlHttpRequest::new().map_err(failed)?;
     xhr.open_with_async("GET", url, false).map_err(failed)?;
     xhr.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
@@ -291,5 +304,11 @@ fn request(url: &str, start: u64, end: u64) -> Result<(u16, Vec<u8>, String), St
     let bytes =
         if body.is_null() || body.is_undefined() { Vec::new() } else { js_sys::Uint8Array::new(&body).to_vec() };
     count_fetched(bytes.len() as u64);
+    trace(&format!("sync {start}..{end} {} B {:.0} ms", end - start, js_sys::Date::now() - t0));
     Ok((status, bytes, xhr.response_url()))
+}
+
+/// TEMPORARY profiling.
+pub(crate) fn trace(what: &str) {
+    web_sys::console::log_1(&format!("[remote] {:.0} reads {} {what}", js_sys::Date::now() % 1_000_000.0, READS.with(Cell::get)).into());
 }

@@ -284,10 +284,13 @@ fn finish(kept: &Kept) {
     let (name, options) = (&exploring.name, &exploring.options);
     let large =
         exploring.plan.listing.members.iter().any(|m| m.compression == Compression::Deflate && m.size >= SPILL_OVER);
+    remote::trace("merging");
     let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
     let size = exploring.file.size();
+    remote::trace("merged");
     report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&tree, &exploring.options, &exploring.file, size, exploring.started);
+    remote::trace("document");
     *kept.borrow_mut() =
         Some(Explored::new(tree, exploring.file, exploring.name, exploring.settings, exploring.options));
     report(Report::Explored(doc));
@@ -332,7 +335,9 @@ fn explore_share_with(file: Source, settings: &Settings, share: &[ShareMember], 
     let spill = scratch.map(scratch::spill_hook);
     let spill = spill.as_ref().map(|s| s as Spill<'_>);
     let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill, found: Some(&mut found) };
+    remote::trace(&format!("share of {} members starts", share.len()));
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
+    remote::trace("share done");
     post(&FromWorker::Share(FromShare::Explored(found)));
 }
 
