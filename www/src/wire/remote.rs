@@ -244,6 +244,19 @@ impl Extents {
         out
     }
 
+    /// The parts of `start..end` the extents hold, `(start, bytes)` in order.
+    pub fn held_within(&self, start: u64, end: u64) -> Vec<(u64, Vec<u8>)> {
+        let mut held = Vec::new();
+        let mut at = start;
+        for (gap_start, gap_end) in self.gaps(start, end).into_iter().chain([(end, end)]) {
+            if at < gap_start {
+                held.push((at, self.copy(at, gap_start)));
+            }
+            at = gap_end;
+        }
+        held
+    }
+
     /// Drops the oldest extents until at most `budget` bytes are kept: first those over
     /// [`SMALL_EXTENT`] bytes, then, if that is not enough, the small ones (a zip's local headers,
     /// whose fields the tree reads again after its members' bytes went through the cache: each
@@ -354,6 +367,9 @@ mod tests {
         assert_eq!(e.gaps(10, 40), vec![(10, 20), (30, 40)]);
         // What is not held is not made up.
         assert_eq!(e.copy(25, 35), vec![3; 5]);
+        assert_eq!(e.held_within(5, 45), vec![(20, vec![3; 10])]);
+        assert_eq!(e.held_within(22, 24), vec![(22, vec![3; 2])]);
+        assert!(e.held_within(30, 40).is_empty());
         // A large extent goes before older small ones.
         let large = SMALL_EXTENT as usize + 1;
         e.insert(1_000, vec![4; large]);

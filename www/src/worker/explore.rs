@@ -331,9 +331,8 @@ pub(crate) fn document(tree: &Tree, options: &Options, file: &Source, size: u64,
 /// were one blocking request per member not explored (its local header: the explorer reads
 /// none of a member named as text), 289 round trips for a cupy wheel, 14 s on the loopback.
 fn mark_raw_not_fetched(doc: &mut Doc) {
-    let unfetched = |f: &FieldInfo| {
-        f.raw.is_none() && f.field.span.is_some_and(|s| s.space == 0 && s.size <= doc::RAW_FIELD_LIMIT)
-    };
+    let unfetched =
+        |f: &FieldInfo| f.raw.is_none() && f.field.span.is_some_and(|s| s.space == 0 && s.size <= doc::RAW_FIELD_LIMIT);
     for node in &mut doc.nodes {
         if node.fields.iter().any(unfetched) {
             node.fields_elided = true;

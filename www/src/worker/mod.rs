@@ -74,20 +74,18 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
                 Source::Remote(remote) => {
                     let kept = kept.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        remote::trace("prepare");
                         let _ = remote::prepare(&remote).await;
-                        remote::trace("prepared");
                         explore(Source::Remote(remote), &kept);
                     });
                 }
                 file => explore(file, kept),
             }
         }
-        Ok(ToWorker::ExploreShare { file, settings, share }) => {
+        Ok(ToWorker::ExploreShare { file, settings, share, held }) => {
             remote::set_on_fetch(|fetched| outbox::post(&FromWorker::Share(FromShare::Fetched(fetched))));
             match file {
                 Source::Remote(remote) => wasm_bindgen_futures::spawn_local(async move {
-                    remote::plan_share(&remote, &share).await;
+                    remote::plan_share(&remote, &share, held).await;
                     shares::explore_share(Source::Remote(remote), settings, share)
                 }),
                 file => shares::explore_share(file, settings, share),

@@ -118,7 +118,11 @@ pub(crate) fn start(name: &str, file: &Source, settings: &Settings, kept: &Kept,
     }));
     let mut workers = Vec::with_capacity(plan.shares.len());
     for (index, share) in std::mem::take(&mut plan.shares).into_iter().enumerate() {
-        let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share };
+        let held = match file {
+            Source::Remote(remote) => remote::held_for_share(remote, &share),
+            _ => Vec::new(),
+        };
+        let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share, held };
         let started =
             start_worker(index, kept).and_then(|mut worker| encode(&job).and_then(|m| worker.post(m)).map(|()| worker));
         match started {
@@ -284,13 +288,10 @@ fn finish(kept: &Kept) {
     let (name, options) = (&exploring.name, &exploring.options);
     let large =
         exploring.plan.listing.members.iter().any(|m| m.compression == Compression::Deflate && m.size >= SPILL_OVER);
-    remote::trace("merging");
     let tree = shares::explore_merged(&cache, name, options, &[], exploring.plan.listing, shares, hooks);
     let size = exploring.file.size();
-    remote::trace("merged");
     report(Report::Progress(Loading::at("preparing the views", size)));
     let doc = document(&tree, &exploring.options, &exploring.file, size, exploring.started);
-    remote::trace("document");
     *kept.borrow_mut() =
         Some(Explored::new(tree, exploring.file, exploring.name, exploring.settings, exploring.options));
     report(Report::Explored(doc));
@@ -335,9 +336,7 @@ fn explore_share_with(file: Source, settings: &Settings, share: &[ShareMember], 
     let spill = scratch.map(scratch::spill_hook);
     let spill = spill.as_ref().map(|s| s as Spill<'_>);
     let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill, found: Some(&mut found) };
-    remote::trace(&format!("share of {} members starts", share.len()));
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
-    remote::trace("share done");
     post(&FromWorker::Share(FromShare::Explored(found)));
 }
 
