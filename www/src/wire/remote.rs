@@ -283,6 +283,22 @@ impl Extents {
     }
 }
 
+/// The first of `reads` (`(start, size)`, in the order they are read) as long as they add up to
+/// at most `budget` bytes: the first that would pass it, and those after it, are left out
+/// (fetched ahead of them, reads further on could be dropped from a cache of that budget
+/// before they are read, and fetched again).
+pub fn reads_within(reads: &[(u64, u64)], budget: u64) -> Vec<(u64, u64)> {
+    let mut total = 0u64;
+    reads
+        .iter()
+        .take_while(|&&(_, size)| {
+            total = total.saturating_add(size);
+            total <= budget
+        })
+        .copied()
+        .collect()
+}
+
 /// `start..stop` cut into [`PIECE`]s: one request each.
 pub fn pieces(start: u64, stop: u64) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
@@ -376,6 +392,16 @@ mod tests {
         e.insert(0, vec![5; 5]);
         e.evict(20);
         assert_eq!((e.bytes, e.gaps(0, 30)), (15, vec![(5, 20)]));
+    }
+
+    #[test]
+    fn reads_are_taken_in_order_within_a_budget() {
+        let reads = [(0, 10), (100, 20), (50, 5), (200, 1)];
+        assert_eq!(reads_within(&reads, 30), vec![(0, 10), (100, 20)]);
+        // The one that passes the budget stops the rest, smaller ones after it too.
+        assert_eq!(reads_within(&reads, 34), vec![(0, 10), (100, 20)]);
+        assert_eq!(reads_within(&reads, 36), reads.to_vec());
+        assert!(reads_within(&reads, 9).is_empty());
     }
 
     #[test]
