@@ -8,7 +8,8 @@
 //! members explored are fetched together first, a read in the bytes planned for a member fetches
 //! through them (a [`WINDOW`] at most), and a read past them follows the core's rule (to the
 //! member's end or a window further, for the inflater reading in order and for members named as
-//! libraries). Requests are at most [`PIECE`] bytes; a large read (a member's whole bytes for a
+//! libraries). Requests are at most [`BLOCKING_PIECE`] bytes ([`PIECE`] when several are made
+//! at once); a large read (a member's whole bytes for a
 //! download) is fetched as it is, around the cache. Every request is one closed range
 //! (`wire::remote::range_header`); an answer that is not exactly the bytes asked for is an error
 //! that says what came. A redirect is followed by the browser; the address it led to is kept
@@ -21,10 +22,12 @@
 //!
 //! [`WINDOW`]: offload::explore::fetch_plan::WINDOW
 //! [`PIECE`]: crate::wire::remote::PIECE
+//! [`BLOCKING_PIECE`]: crate::wire::remote::BLOCKING_PIECE
 
 use crate::wire::js::describe_error;
 use crate::wire::remote::{
-    check_range_answer, pieces, range_header, reads_within, resolve_again, Extents, ReadPlan, RemoteFile, CACHE_BUDGET,
+    check_range_answer, pieces, pieces_of, range_header, reads_within, resolve_again, Extents, ReadPlan, RemoteFile,
+    BLOCKING_PIECE, CACHE_BUDGET,
 };
 use offload::explore::fetch_plan::{self, MemberSpan, SEQUENTIAL_READ};
 use offload::explore::shares::ShareMember;
@@ -268,12 +271,10 @@ impl Cache {
         Ok(out)
     }
 
-    /// Fetches what the extents lack of `start..end`, a [`PIECE`] per request.
-    ///
-    /// [`PIECE`]: crate::wire::remote::PIECE
+    /// Fetches what the extents lack of `start..end`, a [`BLOCKING_PIECE`] per request.
     fn fill(&mut self, start: u64, end: u64) -> Result<(), String> {
         for (a, b) in self.extents.gaps(start, end) {
-            for (from, to) in pieces(a, b) {
+            for (from, to) in pieces_of(a, b, BLOCKING_PIECE) {
                 let bytes = self.fetch(from, to)?;
                 self.extents.insert(from, bytes);
             }
