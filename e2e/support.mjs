@@ -216,26 +216,31 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
 
 /** Builds at `path` a wheel of two libraries that each inflate past the core's SPILL_OVER
  * (64 MiB): fixtures that clang made, padded by llvm-objcopy with a section of zeros (so the
- * wheel stays small), and a `__init__.py`. */
-export function buildPaddedWheel(path) {
+ * wheel stays small), and a `__init__.py`. `padded` names the padded libraries (member name,
+ * fixture), `plain` members added as the fixtures are. */
+export function buildPaddedWheel(path, {
+  padded = [['padded/libhip.so', 'hip_elf_2arch.o'], ['padded/libcuda.so', 'cuda_elf_newdriver_rdc.o']],
+  plain = [],
+} = {}) {
   const work = mkdtempSync(join(tmpdir(), 'offload-padded-'));
   try {
     const zeros = join(work, 'zeros.bin');
     writeFileSync(zeros, Buffer.alloc(70 << 20));
-    const members = [['padded/libhip.so', 'hip_elf_2arch.o'], ['padded/libcuda.so', 'cuda_elf_newdriver_rdc.o']];
-    for (const [name, fixture] of members) {
+    for (const [name, fixture] of padded) {
       must(join(LLVM_BIN, 'llvm-objcopy'), ['--add-section', `.pad=${zeros}`, join(FIXTURES, fixture), join(work, basename(name))]);
     }
     mkdirSync(dirname(path), { recursive: true });
     const script = `
 import os, sys, zipfile
-out, work, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, work, fixtures, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
     z.writestr('padded/__init__.py', '')
     for name in names:
-        z.write(os.path.join(work, os.path.basename(name)), name)
+        source, _, fixture = name.partition('=')
+        z.write(os.path.join(fixtures, fixture) if fixture else os.path.join(work, os.path.basename(name)), source)
 `;
-    execFileSync('python3', ['-c', script, path, work, ...members.map(([name]) => name)]);
+    const names = [...padded.map(([name]) => name), ...plain.map(([name, fixture]) => `${name}=${fixture}`)];
+    execFileSync('python3', ['-c', script, path, work, FIXTURES, ...names]);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

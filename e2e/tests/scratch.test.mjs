@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { OFFLOAD, ROOT, buildPaddedWheel, download, must, sharedPage } from '../support.mjs';
 
 const WHEEL = join(ROOT, 'test-output', 'scratch', 'padded-1.0-py3-none-linux_x86_64.whl');
+const DOMINATED = join(ROOT, 'test-output', 'scratch', 'dominated-1.0-py3-none-linux_x86_64.whl');
 
 /** The origin's private files the page left: name and size. */
 function privateFiles(page) {
@@ -80,6 +81,31 @@ test('an image inside a library explored from a scratch file downloads as offloa
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+});
+
+test('a wheel whose one library outweighs the rest: its worker starts before the listing, and the page finds what the CLI finds', async () => {
+  // One padded library (about 80 KiB stored) and three plain objects (a fifth of that): the
+  // explorer starts the library's share worker from the central directory alone
+  // (offload::explore::shares::dominant), lists the wheel once that worker is up, and the other
+  // members go to a second worker.
+  buildPaddedWheel(DOMINATED, {
+    padded: [['dominated/libhip.so', 'hip_elf_2arch.o']],
+    plain: [['dominated/cuda.o', 'cuda_elf_newdriver_rdc.o'], ['dominated/omp.o', 'omp_elf_2arch.o'], ['dominated/rdc.o', 'hip_elf_rdc.o']],
+  });
+  const { page } = shared;
+  const cli = JSON.parse(must(OFFLOAD, ['kernels', '--json', DOMINATED]));
+  const expectedTargets = JSON.parse(must(OFFLOAD, ['sizes', '--json', DOMINATED])).targets.map((t) => t.target);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Open file…' }).click();
+  await (await chooser).setFiles(DOMINATED);
+  await page.locator('#tab-panel section.summary').waitFor({ timeout: 120_000 });
+  const shown = await page.locator('#tab-panel section.summary li.runs-on-line').evaluateAll((lis) => lis.map((li) => li.dataset.target));
+  assert.deepEqual([...shown].sort(), [...expectedTargets].sort(), 'Runs on lists what offload sizes finds');
+  const panel = page.locator('section.kernels-panel');
+  if (!(await panel.count())) await page.getByRole('button', { name: /^Kernels/ }).first().click();
+  const total = cli.kernels.length.toLocaleString('en-US');
+  assert.equal(await panel.locator('.kernels-count').textContent(), `${total} kernels across ${cli.targets.length} targets`);
+  assert.deepEqual(problems, []);
 });
 
 test('scratch files a stopped worker left full are removed when the page starts', async () => {

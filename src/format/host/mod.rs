@@ -19,6 +19,8 @@
 //!
 //! Only the section table and the sections above are read, so with a lazily read input (the
 //! CLI's file cache, the app's sliced reads) a large library costs little more than its headers.
+//! For ELF that means reading the section table ourselves: `object`'s whole-file reader also
+//! reads both symbol tables (31 MiB of TensorFlow's 965 MiB `libtensorflow_cc.so.2`).
 
 use crate::error::{Error, Result};
 use crate::util::window::Window;
@@ -113,6 +115,63 @@ pub fn read_host<'a, R: ReadRef<'a>>(input: R) -> Result<HostFile<'a>> {
 
 /// [`read_host`] through a [`Window`], compiled once whatever the caller's reader.
 fn read_host_window<'a>(input: Window<'_, 'a>) -> Result<HostFile<'a>> {
+    match object::FileKind::parse(input) {
+        Ok(object::FileKind::Elf64) => read_elf::<object::elf::FileHeader64<object::Endianness>>(input),
+        Ok(object::FileKind::Elf32) => read_elf::<object::elf::FileHeader32<object::Endianness>>(input),
+        _ => read_other(input),
+    }
+}
+
+/// An ELF file's offload sections, read from its section table alone. `object::File::parse`
+/// would also read both symbol tables whole (31 MiB of a framework's 965 MiB library, where the
+/// offload data is what is asked for): a lazily read input then holds them, and a large member
+/// inflated on the page would have to keep them.
+fn read_elf<'a, Elf: object::read::elf::FileHeader<Endian = object::Endianness>>(
+    input: Window<'_, 'a>,
+) -> Result<HostFile<'a>> {
+    use object::read::elf::SectionHeader;
+    let header = Elf::parse(input).map_err(|e| unreadable_host(input, e))?;
+    let endian = header.endian().map_err(|e| unreadable_host(input, e))?;
+    let table = header.sections(endian, input).map_err(|e| unreadable_host(input, e))?;
+    let mut sections = Vec::new();
+    for (index, section) in table.enumerate().skip(1) {
+        let Ok(name) = table.section_name(endian, section) else { continue };
+        let Ok(name) = core::str::from_utf8(name) else { continue };
+        let Some(role) = section_role(None, name) else { continue };
+        let Some((file_offset, size)) = section.file_range(endian) else { continue };
+        if size == 0 && file_offset > input.len().unwrap_or(0) {
+            continue;
+        }
+        let data = section.data(endian, input).map_err(|e| {
+            Error::new(file_offset, "offload section", format!("{size} bytes of section `{name}`"), e.to_string())
+        })?;
+        let address = section.sh_addr(endian).into();
+        sections.push(OffloadSection { name: name.to_string(), role, index: index.0, file_offset, data, address });
+    }
+    Ok(HostFile { description: elf_description(input), format: object::BinaryFormat::Elf, sections })
+}
+
+/// How [`describe`] words an ELF file, from its file header alone: `object` reads it from a
+/// copy of the header that lists no sections nor segments, so that it reads nothing else.
+fn elf_description(input: Window<'_, '_>) -> String {
+    let Ok(head) = input.read_bytes_at(0, 64) else { return "ELF".to_string() };
+    let mut head = head.to_vec();
+    let is_64 = head.get(4) == Some(&2);
+    // e_phoff, e_shoff, e_phnum, e_shnum and e_shstrndx, for either class.
+    let zeroed: &[(usize, usize)] = if is_64 { &[(32, 16), (56, 2), (60, 4)] } else { &[(28, 8), (44, 2), (48, 4)] };
+    for &(at, len) in zeroed {
+        if let Some(field) = head.get_mut(at..at + len) {
+            field.fill(0);
+        }
+    }
+    match object::File::parse(&head[..]) {
+        Ok(file) => describe(&file),
+        Err(_) => "ELF".to_string(),
+    }
+}
+
+/// A COFF, PE or Mach-O file's offload sections, through `object`'s generic reader.
+fn read_other<'a>(input: Window<'_, 'a>) -> Result<HostFile<'a>> {
     let file = object::File::parse(input).map_err(|e| unreadable_host(input, e))?;
     let mut sections = Vec::new();
     for section in file.sections() {
@@ -214,6 +273,57 @@ fn describe<'a, R: ReadRef<'a>>(file: &object::File<'a, R>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::cell::RefCell;
+
+    /// A slice that notes every range read of it.
+    struct Noted<'a> {
+        data: &'a [u8],
+        reads: RefCell<Vec<(u64, u64)>>,
+    }
+
+    impl<'a> ReadRef<'a> for &'a Noted<'a> {
+        fn len(self) -> core::result::Result<u64, ()> {
+            Ok(self.data.len() as u64)
+        }
+
+        fn read_bytes_at(self, offset: u64, size: u64) -> core::result::Result<&'a [u8], ()> {
+            self.reads.borrow_mut().push((offset, size));
+            self.data.read_bytes_at(offset, size)
+        }
+
+        fn read_bytes_at_until(
+            self,
+            range: core::ops::Range<u64>,
+            delimiter: u8,
+        ) -> core::result::Result<&'a [u8], ()> {
+            let found = self.data.read_bytes_at_until(range.clone(), delimiter)?;
+            self.reads.borrow_mut().push((range.start, found.len() as u64));
+            Ok(found)
+        }
+    }
+
+    /// An ELF library's symbol tables are not read (a framework's are tens of MiB), and it is
+    /// described as `object` describes it having read it whole.
+    #[test]
+    fn an_elf_file_is_read_from_its_section_table_alone() {
+        let data =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/libhip_3tu_compressed.so")).unwrap();
+        let noted = Noted { data: &data, reads: RefCell::new(Vec::new()) };
+        let host = read_host(&noted).unwrap();
+        assert_eq!(host.description, describe(&object::File::parse(&data[..]).unwrap()));
+        assert_eq!(host.description, "ELF 64-bit little-endian x86_64 shared library");
+        assert!(host.sections.iter().any(|s| s.role == SectionRole::HipFatbin));
+        // .dynsym at 0x238 (0x1f8 bytes) and .symtab at 0x4120 (0x390 bytes), by llvm-readelf -S.
+        let symbols = [(0x238u64, 0x1f8u64), (0x4120, 0x390)];
+        for &(offset, size) in noted.reads.borrow().iter() {
+            for &(at, len) in &symbols {
+                assert!(
+                    offset + size <= at || offset >= at + len,
+                    "read {size} bytes at {offset:#x}, in a symbol table"
+                );
+            }
+        }
+    }
 
     #[test]
     fn section_names_map_to_roles() {

@@ -181,6 +181,13 @@ pub fn central_members<'a, R: ReadRef<'a>>(input: R) -> Result<(Vec<Member>, u64
     Ok((listing.members, start))
 }
 
+/// A member of [`central_members`] placed by its own local header, as [`read`] places it (a
+/// problem with the header is said on the member): for a reader that wants one member before
+/// the whole listing is read.
+pub fn place_by_local_header<'a, R: ReadRef<'a>>(input: R, m: &mut Member, cd_start: u64) {
+    local_header(Window::whole(&input), m, cd_start);
+}
+
 /// Finds the end record in the last `22 + 65535` bytes: the last magic whose comment runs
 /// exactly to the end of the file, else the last one whose comment fits.
 fn find_end<'a, R: ReadRef<'a>>(input: R, len: u64) -> Result<u64> {

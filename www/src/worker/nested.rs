@@ -3,7 +3,7 @@
 //! tab), they stop with it.
 //!
 //! A worker drops what it is sent before its code has loaded, so messages wait here until it
-//! says it is ready.
+//! says it is ready; the explorer's own loader holds them itself ([`Nested::post_held`]).
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -62,6 +62,12 @@ impl Nested {
 
     /// Posts `message` now, before the worker is ready: what its loader waits for (its code).
     pub(crate) fn post_first(&mut self, message: &JsValue) -> Result<(), String> {
+        self.worker.post_message(message).map_err(|e| format!("{e:?}"))
+    }
+
+    /// Posts `message` now, to a worker whose loader holds what comes before its code listens
+    /// (`www/explorer.js`): its parent need not be free to hear that it is ready.
+    pub(crate) fn post_held(&self, message: &JsValue) -> Result<(), String> {
         self.worker.post_message(message).map_err(|e| format!("{e:?}"))
     }
 

@@ -57,8 +57,26 @@ struct Exploring {
     last_report: f64,
 }
 
+/// A dominant member's worker, started before the package is listed ([`shares::dominant`]).
+struct Early {
+    member: ShareMember,
+    worker: Nested,
+}
+
+/// The rest of a start, waiting for its [`Early`] worker to be up: a nested worker starts only
+/// while its parent's thread is free, so listing a wheel's 25,467 local headers at once would
+/// hold it back for as long. `None` in `early` once that worker has failed.
+struct Waiting {
+    early: Option<Early>,
+    then: Box<dyn FnOnce(Option<Early>)>,
+}
+
+/// How long a start waits for its early worker before it lists the package all the same.
+const EARLY_WAIT_MS: u32 = 1000;
+
 thread_local! {
     static EXPLORING: RefCell<Option<Exploring>> = const { RefCell::new(None) };
+    static WAITING: RefCell<Option<Waiting>> = const { RefCell::new(None) };
 }
 
 /// Explores `file`, with the `companions` it refers to (name and bytes), within the limits of
@@ -79,6 +97,11 @@ pub(crate) fn explore_file(
     if companions.is_empty() && start(name, &file, settings, kept, started) {
         return;
     }
+    explore_alone(name, file, companions, settings, kept);
+}
+
+/// Explores `file` on this worker alone and sends the page its document.
+fn explore_alone(name: &str, file: Source, companions: Vec<(String, Vec<u8>)>, settings: &Settings, kept: &Kept) {
     if file.size() < SPILL_OVER {
         report(Report::Explored(explore_file_alone(name, file, companions, settings, kept, None)));
         return;
@@ -104,11 +127,67 @@ fn worker_count() -> usize {
 /// Starts exploring `file` on share workers when it is a package whose members can be shared
 /// (see [`shares::plan`]); `false` when it must be explored alone. Any exploration under way on
 /// share workers is stopped first.
+///
+/// A member that outweighs all the others together (TensorFlow's 402 MiB library) is what the
+/// whole exploration waits for: its worker starts first, from the central directory alone, and
+/// the package is listed once that worker is up.
 pub(crate) fn start(name: &str, file: &Source, settings: &Settings, kept: &Kept, started: f64) -> bool {
     stop();
     let options = explorer_options(settings, file);
     let cache = ReadCache::new(SourceReader::new(file.clone()));
-    let Some(mut plan) = shares::plan(&cache, &options, worker_count()) else { return false };
+    let workers = worker_count();
+    let early = shares::dominant(&cache, &options, workers).and_then(|member| {
+        let worker = start_share(0, file, settings, vec![member.clone()], kept).ok()?;
+        Some(Early { member, worker })
+    });
+    let Some(early) = early else {
+        return start_planned(&cache, name, file, settings, kept, started, workers, None);
+    };
+    let (name, file, settings, kept) = (name.to_string(), file.clone(), *settings, kept.clone());
+    let then = Box::new(move |early: Option<Early>| {
+        let cache = ReadCache::new(SourceReader::new(file.clone()));
+        if !start_planned(&cache, &name, &file, &settings, &kept, started, workers, early) {
+            explore_alone(&name, file, Vec::new(), &settings, &kept);
+        }
+    });
+    WAITING.with(|w| *w.borrow_mut() = Some(Waiting { early: Some(early), then }));
+    gloo_timers::callback::Timeout::new(EARLY_WAIT_MS, go_on).forget();
+    true
+}
+
+/// The start waiting for its early worker goes on, if it still waits.
+fn go_on() {
+    if let Some(waiting) = WAITING.with(|w| w.borrow_mut().take()) {
+        (waiting.then)(waiting.early);
+    }
+}
+
+/// Starts the share workers of `file`'s plan, `early` (if any) as the first when the plan's
+/// first share is its member alone; `false` when the file is to be explored alone.
+#[allow(clippy::too_many_arguments)]
+fn start_planned(
+    cache: &ReadCache<SourceReader>,
+    name: &str,
+    file: &Source,
+    settings: &Settings,
+    kept: &Kept,
+    started: f64,
+    workers: usize,
+    early: Option<Early>,
+) -> bool {
+    let options = explorer_options(settings, file);
+    let Some(mut plan) = shares::plan(cache, &options, workers) else {
+        early.iter().for_each(|e| e.worker.terminate());
+        return false;
+    };
+    let mut early = early.filter(|e| {
+        // The local headers could still place it otherwise (or flag it): then it starts again.
+        let same = plan.shares.first().is_some_and(|first| first.len() == 1 && first[0] == e.member);
+        if !same {
+            e.worker.terminate();
+        }
+        same
+    });
     report(Report::Progress(Loading {
         stage: "reading and decompressing".into(),
         bytes_read: 0,
@@ -118,13 +197,10 @@ pub(crate) fn start(name: &str, file: &Source, settings: &Settings, kept: &Kept,
     }));
     let mut workers = Vec::with_capacity(plan.shares.len());
     for (index, share) in std::mem::take(&mut plan.shares).into_iter().enumerate() {
-        let held = match file {
-            Source::Remote(remote) => remote::held_for_share(remote, &share),
-            _ => Vec::new(),
+        let started = match early.take() {
+            Some(e) => Ok(e.worker),
+            None => start_share(index, file, settings, share, kept),
         };
-        let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share, held };
-        let started =
-            start_worker(index, kept).and_then(|mut worker| encode(&job).and_then(|m| worker.post(m)).map(|()| worker));
         match started {
             Ok(worker) => workers.push(worker),
             Err(why) => {
@@ -161,6 +237,25 @@ pub(crate) fn stop() {
     if let Some(exploring) = EXPLORING.with(|e| e.borrow_mut().take()) {
         exploring.workers.iter().for_each(Nested::terminate);
     }
+    if let Some(early) = WAITING.with(|w| w.borrow_mut().take()).and_then(|w| w.early) {
+        early.worker.terminate();
+    }
+}
+
+/// Starts share worker `index` on `share`.
+fn start_share(
+    index: usize,
+    file: &Source,
+    settings: &Settings,
+    share: Vec<ShareMember>,
+    kept: &Kept,
+) -> Result<Nested, String> {
+    let held = match file {
+        Source::Remote(remote) => remote::held_for_share(remote, &share),
+        _ => Vec::new(),
+    };
+    let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share, held };
+    start_worker(index, kept).and_then(|worker| encode(&job).and_then(|m| worker.post_held(&m)).map(|()| worker))
 }
 
 /// Starts share worker `index`, whose messages come back to [`heard`].
@@ -183,6 +278,8 @@ fn heard(index: usize, message: JsValue, kept: &Kept) {
     match decode::<FromWorker>(message) {
         Ok(FromWorker::Ready) => {
             with_exploring(|e| e.workers.get_mut(index).map(Nested::now_ready));
+            // An early worker is up: the start that waits for it goes on.
+            go_on();
         }
         Ok(FromWorker::Share(FromShare::Progress { progress, found })) => {
             with_exploring(|e| e.heard(index, progress, found));
@@ -302,6 +399,13 @@ fn finish(kept: &Kept) {
 
 /// Share worker `index` failed or stopped (`why`): the file is explored here, alone.
 fn failed(index: usize, why: &str, kept: &Kept) {
+    // An early worker that fails before the start waiting for it goes on is left out of it.
+    let early_failed = WAITING.with(|w| w.borrow_mut().as_mut().and_then(|w| w.early.take()));
+    if let Some(early) = early_failed {
+        early.worker.terminate();
+        go_on();
+        return;
+    }
     let Some(exploring) = EXPLORING.with(|e| e.borrow_mut().take()) else { return };
     exploring.workers.iter().for_each(Nested::terminate);
     web_sys::console::warn_1(&format!("share worker {index} stopped ({why}): exploring on one worker").into());
