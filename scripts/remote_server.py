@@ -98,7 +98,12 @@ Byte counting:
                                  client's User-Agent (`offload`, `pip`, `mozilla`). Index pages
                                  and .metadata files are counted under their own URL path.
                                  expired counts signed URLs refused because they expired.
-    /_stats/reset                zeroes every count (GET or POST); answers {"reset": true}.
+                                 active counts the GET answers being written now (not
+                                 reset): a client that dropped a connection mid-answer
+                                 leaves its thread writing, and counting, until the socket
+                                 fails, so a count is complete once active is 0.
+    /_stats/reset                zeroes every count but active (GET or POST); answers
+                                 {"reset": true}.
 
 Responses for missing files are 404, for unsatisfiable ranges 416 with `Content-Range: bytes
 */SIZE`; a malformed Range header is ignored (200, as RFC 9110 allows).
@@ -153,7 +158,14 @@ class Stats:
 
     def __init__(self):
         self.lock = threading.Lock()
+        # Answers being written, over resets: a reader that closed its connection mid-answer
+        # leaves the thread writing until the socket fails, and its bytes are counted then.
+        self.active = 0
         self.reset()
+
+    def answering(self, delta):
+        with self.lock:
+            self.active += delta
 
     def reset(self):
         with getattr(self, "lock", threading.Lock()):
@@ -192,6 +204,7 @@ class Stats:
                 "total_bytes": self.total,
                 "requests": self.requests,
                 "expired": self.expired,
+                "active": self.active,
                 "paths": json.loads(json.dumps(self.paths)),
             }
 
@@ -458,6 +471,13 @@ class Handler(BaseHTTPRequestHandler):
         if relative == "_stats/reset":
             self.shared.stats.reset()
             return self.send_small(200, json.dumps({"reset": True}), "application/json")
+        self.shared.stats.answering(1)
+        try:
+            return self.answer_get(behaviours, options, relative, query)
+        finally:
+            self.shared.stats.answering(-1)
+
+    def answer_get(self, behaviours, options, relative, query):
         if relative == "simple" or relative.startswith("simple/"):
             return self.serve_index(relative)
 

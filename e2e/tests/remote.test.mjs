@@ -105,6 +105,20 @@ test('#url= of a 500 MiB wheel on a host like the package index\'s reads only wh
   const byte = (o) => page.locator(`.hex-panel .hex-bytes .byte[data-offset="${o}"]`);
   await page.waitForFunction(() => document.querySelector('.hex-panel .hex-bytes .byte[data-offset="0"]')?.textContent === '50');
   assert.deepEqual([await byte(1).textContent(), await byte(2).textContent(), await byte(3).textContent()], ['4b', '03', '04']);
+  // A member named as text is not read, its local header neither (the CLI fetches none of it):
+  // selected, the inspector asks the worker for its fields and shows its header's raw bytes.
+  const zip = local.root.children[0];
+  const member = zip.children.findIndex((n) => n.label.startsWith('gpukit/__init__.py'));
+  const { offset, size } = zip.children[member].field_spans.name;
+  // Selected by a link's `sel=` (child indices from the root), as a shared link would.
+  await page.evaluate((h) => { location.hash = h; }, `#sel=0.0.${member}&url=${serverUrl}pypi-files/${BIG}`);
+  await page.locator('dialog.remote[open]').getByRole('button', { name: 'Open' }).click();
+  await page.locator('[role=treeitem][aria-selected=true] > .row', { hasText: 'gpukit/__init__.py' }).waitFor();
+  const raw = page.locator('.inspector tr[data-raw-of="name"] td.raw');
+  await raw.waitFor();
+  const header = [...readFileSync(join(root, BIG)).subarray(offset, offset + size)].map((b) => b.toString(16).padStart(2, '0'));
+  assert.equal((await raw.locator('.raw-row').allTextContents()).join(' ').replace(/\s+/g, ' ').trim(), header.join(' '),
+    'the local header of the member, fetched when it is selected');
   assert.deepEqual(problems, []);
   await context.close();
 

@@ -19,6 +19,9 @@
 use crate::format::package::{Compression, Member};
 use alloc::vec::Vec;
 
+/// Bytes asked for by a reader's first request, which tells whether the host serves ranges and
+/// the file's size (every host asks the same, so that the first request fetches the same bytes).
+pub const PROBE: u64 = 4096;
 /// Bytes of a member the explorer looks at to tell what it is: a tar's magic is at 257.
 pub const HEAD: u64 = 512;
 /// Stored bytes of a deflated member the explorer reads to inflate its first [`HEAD`] bytes: a

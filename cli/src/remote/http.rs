@@ -10,8 +10,9 @@ use ureq::http::{Response, StatusCode};
 use ureq::{Body, ResponseExt};
 
 /// Bytes asked for by the first request: what the explorer reads to tell a file's format
-/// (a PE's NT headers follow its DOS stub), and the size from `Content-Range`.
-pub const FIRST_BYTES: u64 = 4096;
+/// (a PE's NT headers follow its DOS stub), and the size from `Content-Range`; the page's
+/// first request asks for as many (the core's `fetch_plan::PROBE`).
+pub const FIRST_BYTES: u64 = offload::explore::fetch_plan::PROBE;
 
 /// One client for the process: its connections are kept and shared by every thread.
 pub fn agent() -> ureq::Agent {

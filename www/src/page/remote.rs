@@ -130,8 +130,9 @@ mod browser {
         Whole(Blob, WholeWhy),
     }
 
-    /// Bytes asked for by the first request, which tells whether the host serves ranges.
-    const PROBE_BYTES: u64 = 64 << 10;
+    /// Bytes asked for by the first request, which tells whether the host serves ranges: what
+    /// the CLI asks for first.
+    const PROBE_BYTES: u64 = offload::explore::fetch_plan::PROBE;
 
     /// Opens the file at `url`: by ranges when its host serves them (the size from
     /// `Content-Range`, else from a HEAD's `Content-Length`, else from a plain GET's, aborted

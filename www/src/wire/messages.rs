@@ -96,8 +96,10 @@ pub enum ToWorker {
     DecodeKernels { request: u32 },
     /// From an explorer to a worker it started for a share of a package's members
     /// ([`offload::explore::shares`]): explore the members `share` of `file` within
-    /// `settings`, reporting [`FromShare`]s to the explorer (never to the page).
-    ExploreShare { file: Source, settings: Settings, share: Vec<ShareMember> },
+    /// `settings`, reporting [`FromShare`]s to the explorer (never to the page). Of a remote
+    /// file, `held` brings the bytes of the share's small planned reads (small members whole)
+    /// that the explorer fetched already, `(start, bytes)`: not fetched again.
+    ExploreShare { file: Source, settings: Settings, share: Vec<ShareMember>, held: Vec<(u64, Vec<u8>)> },
 }
 
 /// What a share worker tells the explorer that started it ([`ToWorker::ExploreShare`]).

@@ -1,5 +1,5 @@
 //! Reading a file on another site by HTTP range requests: the decisions both sides make from a
-//! server's answers, and the block arithmetic of the workers' cache. Browser-free, so that
+//! server's answers, and the workers' cache of extents and what they fetch ahead. Browser-free, so that
 //! `cargo test` checks it natively; the requests themselves are made by the page
 //! (`page::remote`, async `fetch`) and the workers (`worker::remote`, synchronous
 //! `XMLHttpRequest`).
@@ -14,7 +14,9 @@
 //! | suffix (`bytes=-N`) and multi-range requests refused | never sent: every request is one `bytes=START-END` |
 //! | a signed URL that expires (403 after it worked) | resolved again from the original address |
 
+use offload::explore::fetch_plan::{read_ahead_end, MemberSpan, WINDOW};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
 
 /// A file on another site, as the workers read it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -138,37 +140,185 @@ pub fn resolve_again(status: u16, resolved_differs: bool) -> bool {
     resolved_differs && matches!(status, 401 | 403 | 410)
 }
 
-/// Bytes in a block of the workers' cache: the unit of every range request.
-pub const BLOCK: u64 = 4 << 20;
-/// Blocks fetched in one request once reads go forward block after block (read-ahead).
-pub const READ_AHEAD_BLOCKS: u64 = 4;
-/// Blocks the cache holds: reads within a few blocks of each other do not fetch again.
-pub const CACHED_BLOCKS: usize = 8;
+/// Bytes of one range request a worker makes when it makes several at once.
+pub const PIECE: u64 = 4 << 20;
+/// Bytes of one blocking range request a worker makes while reading ahead: larger than a
+/// [`PIECE`], since each costs a round trip during which the worker does nothing (a 123 MB
+/// library at 100 Mbit/s and 50 ms: 30 requests of 4 MiB, 8 of 16 MiB), small enough that the
+/// bytes fetched are told every second or so at that rate.
+pub const BLOCKING_PIECE: u64 = 16 << 20;
+/// Extents of at most this many bytes are dropped from a worker's cache last ([`Extents::evict`]).
+pub const SMALL_EXTENT: u64 = 64 << 10;
+/// Most bytes a worker's cache keeps (a [`WINDOW`] read ahead and what was read before it).
+pub const CACHE_BUDGET: u64 = 48 << 20;
 
-/// The blocks holding bytes `offset..offset + len` of a file of `size` bytes, as a range of
-/// block numbers (empty when nothing of the file is asked for).
-pub fn blocks_for(offset: u64, len: u64, size: u64) -> std::ops::Range<u64> {
-    let end = offset.saturating_add(len).min(size);
-    if offset >= end {
-        return 0..0;
+/// What a worker fetches ahead of the explorer in a zip, as the core plans it
+/// (`offload::explore::fetch_plan`, which the CLI follows too): the bytes it will read of each
+/// member, and the members' spans for reads beyond that.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadPlan {
+    /// The bytes planned, `(start, end)` by start.
+    planned: Vec<(u64, u64)>,
+    /// The members' stored bytes, by start.
+    members: Vec<MemberSpan>,
+}
+
+impl ReadPlan {
+    /// A plan from the `(start, size)` of the bytes the explorer reads of each member and the
+    /// members' spans.
+    pub fn new(reads: &[(u64, u64)], mut members: Vec<MemberSpan>) -> ReadPlan {
+        let mut planned: Vec<(u64, u64)> =
+            reads.iter().filter(|r| r.1 > 0).map(|&(start, size)| (start, start.saturating_add(size))).collect();
+        planned.sort_unstable();
+        members.sort_unstable();
+        ReadPlan { planned, members }
     }
-    offset / BLOCK..end.div_ceil(BLOCK)
+
+    /// Where a fetch that must start at `first` to serve a read ending at `stop` runs to:
+    /// through the planned bytes holding `first` (a [`WINDOW`] at most: the explorer reads
+    /// them in order, the rest is fetched as it comes), else by the core's rule for reads
+    /// beyond the plan.
+    pub fn fetch_end(&self, first: u64, stop: u64, sequential: bool) -> u64 {
+        let i = self.planned.partition_point(|&(start, _)| start <= first);
+        match i.checked_sub(1).map(|i| self.planned[i]) {
+            Some((_, end)) if first < end => end.min(first.saturating_add(WINDOW)).max(stop),
+            _ => read_ahead_end(&self.members, first, stop, sequential),
+        }
+    }
 }
 
-/// The bytes of block `index` in a file of `size` bytes (the last block is shorter).
-pub fn block_bytes(index: u64, size: u64) -> std::ops::Range<u64> {
-    let start = index.saturating_mul(BLOCK).min(size);
-    start..start.saturating_add(BLOCK).min(size)
+/// The bytes a worker has fetched of a remote file, by where they start, never overlapping
+/// (only what is missing is fetched); the oldest dropped first beyond a budget.
+#[derive(Default)]
+pub struct Extents {
+    by_start: BTreeMap<u64, Vec<u8>>,
+    order: VecDeque<u64>,
+    /// Bytes held.
+    pub bytes: u64,
 }
 
-/// The blocks to fetch in one request for a read that needs `first..last` (block numbers, end
-/// exclusive) of which `first` is missing: every needed one (cached or not, one request is
-/// cheaper than two), and when the reader goes forward (`previous` fetched block was just
-/// before `first`) up to [`READ_AHEAD_BLOCKS`] in all, within the file's `blocks`.
-pub fn blocks_to_fetch(first: u64, last: u64, previous: Option<u64>, blocks: u64) -> std::ops::Range<u64> {
-    let forward = previous.is_some_and(|p| p.checked_add(1) == Some(first));
-    let ahead = if forward { first.saturating_add(READ_AHEAD_BLOCKS) } else { first + 1 };
-    first..last.max(ahead).min(blocks).max(first.min(blocks))
+impl Extents {
+    /// Keeps `bytes` fetched at `start`.
+    pub fn insert(&mut self, start: u64, bytes: Vec<u8>) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.bytes += bytes.len() as u64;
+        match self.by_start.insert(start, bytes) {
+            Some(old) => self.bytes -= old.len() as u64,
+            None => self.order.push_back(start),
+        }
+    }
+
+    /// The end of the extent holding the byte at `at`, if one does.
+    fn covering(&self, at: u64) -> Option<u64> {
+        let (start, bytes) = self.by_start.range(..=at).next_back()?;
+        Some(start + bytes.len() as u64).filter(|&end| end > at)
+    }
+
+    /// The parts of `start..end` no extent holds.
+    pub fn gaps(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
+        let mut gaps = Vec::new();
+        let mut at = start;
+        while at < end {
+            match self.covering(at) {
+                Some(stop) => at = stop,
+                None => {
+                    let next = self.by_start.range(at..end).next().map_or(end, |(&s, _)| s);
+                    gaps.push((at, next));
+                    at = next;
+                }
+            }
+        }
+        gaps
+    }
+
+    /// Bytes `start..end`, as far as the extents hold them from `start` on.
+    pub fn copy(&self, start: u64, end: u64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(end.saturating_sub(start) as usize);
+        let mut at = start;
+        while at < end {
+            let Some((&s, bytes)) = self.by_start.range(..=at).next_back() else { break };
+            let stop = (s + bytes.len() as u64).min(end);
+            if stop <= at {
+                break;
+            }
+            out.extend_from_slice(&bytes[(at - s) as usize..(stop - s) as usize]);
+            at = stop;
+        }
+        out
+    }
+
+    /// The parts of `start..end` the extents hold, `(start, bytes)` in order.
+    pub fn held_within(&self, start: u64, end: u64) -> Vec<(u64, Vec<u8>)> {
+        let mut held = Vec::new();
+        let mut at = start;
+        for (gap_start, gap_end) in self.gaps(start, end).into_iter().chain([(end, end)]) {
+            if at < gap_start {
+                held.push((at, self.copy(at, gap_start)));
+            }
+            at = gap_end;
+        }
+        held
+    }
+
+    /// Drops the oldest extents until at most `budget` bytes are kept: first those over
+    /// [`SMALL_EXTENT`] bytes, then, if that is not enough, the small ones (a zip's local headers,
+    /// whose fields the tree reads again after its members' bytes went through the cache: each
+    /// dropped one would be fetched again, a round trip for a few dozen bytes).
+    pub fn evict(&mut self, budget: u64) {
+        // Called after every read: nothing to walk while within the budget.
+        if self.bytes <= budget {
+            return;
+        }
+        for small in [false, true] {
+            let mut kept = VecDeque::with_capacity(self.order.len());
+            while let Some(start) = self.order.pop_front() {
+                let size = self.by_start.get(&start).map_or(0, |b| b.len() as u64);
+                if self.bytes > budget && (small || size > SMALL_EXTENT) {
+                    if let Some(old) = self.by_start.remove(&start) {
+                        self.bytes -= old.len() as u64;
+                    }
+                } else {
+                    kept.push_back(start);
+                }
+            }
+            self.order = kept;
+        }
+    }
+}
+
+/// The first of `reads` (`(start, size)`, in the order they are read) as long as they add up to
+/// at most `budget` bytes: the first that would pass it, and those after it, are left out
+/// (fetched ahead of them, reads further on could be dropped from a cache of that budget
+/// before they are read, and fetched again).
+pub fn reads_within(reads: &[(u64, u64)], budget: u64) -> Vec<(u64, u64)> {
+    let mut total = 0u64;
+    reads
+        .iter()
+        .take_while(|&&(_, size)| {
+            total = total.saturating_add(size);
+            total <= budget
+        })
+        .copied()
+        .collect()
+}
+
+/// `start..stop` cut into [`PIECE`]s: one request each.
+pub fn pieces(start: u64, stop: u64) -> Vec<(u64, u64)> {
+    pieces_of(start, stop, PIECE)
+}
+
+/// `start..stop` cut into pieces of `piece` bytes (the last one shorter).
+pub fn pieces_of(start: u64, stop: u64, piece: u64) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut at = start;
+    while at < stop {
+        let end = stop.min(at.saturating_add(piece.max(1)));
+        out.push((at, end));
+        at = end;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -230,29 +380,55 @@ mod tests {
     }
 
     #[test]
-    fn block_arithmetic() {
-        let size = 10 * BLOCK + 5;
-        assert_eq!(blocks_for(0, 10, size), 0..1);
-        assert_eq!(blocks_for(BLOCK - 1, 2, size), 0..2);
-        assert_eq!(blocks_for(BLOCK, BLOCK, size), 1..2);
-        assert_eq!(blocks_for(size - 1, 100, size), 10..11);
-        assert_eq!(blocks_for(size, 1, size), 0..0);
-        assert_eq!(blocks_for(3, 0, size), 0..0);
-        assert_eq!(block_bytes(10, size), 10 * BLOCK..size);
-        assert_eq!(block_bytes(2, size), 2 * BLOCK..3 * BLOCK);
-        assert_eq!(block_bytes(11, size), size..size);
+    fn extents_find_gaps_copy_across_pieces_and_drop_the_oldest() {
+        let mut e = Extents::default();
+        e.insert(10, vec![1; 10]);
+        e.insert(30, vec![2; 10]);
+        assert_eq!(e.gaps(0, 50), vec![(0, 10), (20, 30), (40, 50)]);
+        assert_eq!(e.gaps(12, 18), vec![]);
+        e.insert(20, vec![3; 10]);
+        assert_eq!(e.copy(15, 35), [vec![1; 5], vec![3; 10], vec![2; 5]].concat());
+        e.evict(15);
+        assert_eq!(e.bytes, 10);
+        assert_eq!(e.gaps(10, 40), vec![(10, 20), (30, 40)]);
+        // What is not held is not made up.
+        assert_eq!(e.copy(25, 35), vec![3; 5]);
+        assert_eq!(e.held_within(5, 45), vec![(20, vec![3; 10])]);
+        assert_eq!(e.held_within(22, 24), vec![(22, vec![3; 2])]);
+        assert!(e.held_within(30, 40).is_empty());
+        // A large extent goes before older small ones.
+        let large = SMALL_EXTENT as usize + 1;
+        e.insert(1_000, vec![4; large]);
+        e.insert(0, vec![5; 5]);
+        e.evict(20);
+        assert_eq!((e.bytes, e.gaps(0, 30)), (15, vec![(5, 20)]));
     }
 
     #[test]
-    fn read_ahead_only_going_forward() {
-        // A first read, or a jump: the blocks needed, no more.
-        assert_eq!(blocks_to_fetch(3, 4, None, 11), 3..4);
-        assert_eq!(blocks_to_fetch(3, 4, Some(7), 11), 3..4);
-        assert_eq!(blocks_to_fetch(3, 6, Some(0), 11), 3..6);
-        // Forward: read ahead, never past the file.
-        assert_eq!(blocks_to_fetch(3, 4, Some(2), 11), 3..3 + READ_AHEAD_BLOCKS);
-        assert_eq!(blocks_to_fetch(9, 10, Some(8), 11), 9..11);
-        assert_eq!(blocks_to_fetch(3, 10, Some(2), 11), 3..10);
-        assert_eq!(blocks_to_fetch(11, 11, Some(10), 11), 11..11);
+    fn reads_are_taken_in_order_within_a_budget() {
+        let reads = [(0, 10), (100, 20), (50, 5), (200, 1)];
+        assert_eq!(reads_within(&reads, 30), vec![(0, 10), (100, 20)]);
+        // The one that passes the budget stops the rest, smaller ones after it too.
+        assert_eq!(reads_within(&reads, 34), vec![(0, 10), (100, 20)]);
+        assert_eq!(reads_within(&reads, 36), reads.to_vec());
+        assert!(reads_within(&reads, 9).is_empty());
+    }
+
+    #[test]
+    fn planned_bytes_are_fetched_through_and_the_rest_by_the_cores_rule() {
+        let library = MemberSpan { start: 1_000, size: 3 * WINDOW, library: true };
+        let data = MemberSpan { start: 200, size: 600, library: false };
+        let plan = ReadPlan::new(&[(1_000, 3 * WINDOW), (200, 512), (900, 0)], vec![library, data]);
+        // Inside a planned span: through it, a window at most.
+        assert_eq!(plan.fetch_end(1_010, 1_020, false), 1_010 + WINDOW);
+        assert_eq!(plan.fetch_end(300, 310, false), 712);
+        // Past the plan in a member not named as a library: exactly what is read, unless the
+        // inflater reads in order.
+        assert_eq!(plan.fetch_end(750, 760, false), 760);
+        assert_eq!(plan.fetch_end(750, 760, true), 800);
+        // Outside every member: exact.
+        assert_eq!(plan.fetch_end(0, 30, true), 30);
+        assert_eq!(pieces(0, PIECE + 1), vec![(0, PIECE), (PIECE, PIECE + 1)]);
+        assert_eq!(pieces_of(10, 30, 16), vec![(10, 26), (26, 30)]);
     }
 }

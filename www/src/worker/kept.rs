@@ -4,7 +4,7 @@
 //! of decompressed spaces that only the worker has.
 
 use crate::wire::js::describe_error;
-use crate::wire::messages::{Loading, Report, Source};
+use crate::wire::messages::{Loading, RemoteFile, Report, Source};
 use crate::wire::settings::Settings;
 use crate::worker::outbox::report;
 use crate::worker::remote;
@@ -145,7 +145,7 @@ impl Explored {
 /// A file read on demand, for `object::ReadCache`: a `Blob` through `FileReaderSync`, a remote
 /// file through `worker::remote`'s block cache; reports how much was read as it goes.
 ///
-/// Small reads are served from a block of [`BLOCK`] bytes read at once: each `FileReaderSync`
+/// Small reads of a `Blob` are served from a block of [`BLOCK`] bytes read at once: each `FileReaderSync`
 /// read costs far more than the bytes it brings (a slice, a reader, a buffer, a copy into the
 /// module), and a package's listing reads one small local header per member, one after the
 /// other: a wheel of 13,000 members made 13,000 reads, 30 s in all.
@@ -191,6 +191,14 @@ impl SourceReader {
         }
     }
 
+    /// The file on another site this reads by ranges, if it is one.
+    pub(crate) fn remote(&self) -> Option<&RemoteFile> {
+        match &self.source {
+            Source::Remote(remote) => Some(remote),
+            _ => None,
+        }
+    }
+
     /// Up to `len` bytes from `offset` (fewer at the end of the file).
     pub(crate) fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>, String> {
         let blob = match &self.source {
@@ -216,7 +224,9 @@ impl ReadCacheOps for SourceReader {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
-        if buf.len() <= SMALL_READ {
+        // A remote file's small reads are served by its own cache, which fetches exactly what
+        // is read (the bytes the CLI fetches), never a block around it.
+        if buf.len() <= SMALL_READ && !matches!(self.source, Source::Remote(_)) {
             let bytes = self.held_bytes(self.pos, buf.len()).map_err(|_| ())?;
             let n = bytes.len();
             buf[..n].copy_from_slice(bytes);
@@ -250,8 +260,13 @@ impl ReadCacheOps for SourceReader {
 /// more than a copy).
 pub(crate) fn owned_reads(file: &Source) -> impl Fn(u64, u64) -> Option<Vec<u8>> {
     let reader = SourceReader::new(file.clone());
+    let reader_source = file.clone();
     let block: std::cell::RefCell<(u64, Vec<u8>)> = Default::default();
     move |offset, size| {
+        // A remote file's reads are fetched as the core plans them, never a block around them.
+        if let Source::Remote(remote) = &reader_source {
+            return crate::worker::remote::read_owned(remote, offset, size).ok();
+        }
         let mut block = block.borrow_mut();
         let inside = |b: &(u64, Vec<u8>)| offset >= b.0 && offset + size <= b.0 + b.1.len() as u64;
         if !inside(&block) {

@@ -38,7 +38,7 @@ mod scratch;
 mod shares;
 
 #[cfg(target_arch = "wasm32")]
-use crate::wire::messages::{decode, Answer, FromShare, FromWorker, Job, Loading, Report, ToWorker};
+use crate::wire::messages::{decode, Answer, FromShare, FromWorker, Job, Loading, Report, Source, ToWorker};
 #[cfg(target_arch = "wasm32")]
 use kept::Explored;
 #[cfg(target_arch = "wasm32")]
@@ -63,14 +63,33 @@ fn dispatch(kept: &Rc<RefCell<Option<Explored>>>, message: wasm_bindgen::JsValue
     match decode::<ToWorker>(message) {
         Ok(ToWorker::Explore { name, file, companions, settings }) => {
             remote::set_on_fetch(|fetched| report(Report::Progress(Loading::fetched(shares::fetched_total(fetched)))));
-            match explore::read_companions(&companions) {
-                Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
-                Err(message) => report(Report::Failed { message }),
+            let explore =
+                move |file: Source, kept: &Rc<RefCell<Option<Explored>>>| match explore::read_companions(&companions) {
+                    Ok(companions) => shares::explore_file(&name, file, companions, &settings, kept),
+                    Err(message) => report(Report::Failed { message }),
+                };
+            // A remote zip: its local headers fetched (in parallel) and its members' reads
+            // planned, as the CLI does; a failure here is met again, and told, by the explorer.
+            match file {
+                Source::Remote(remote) => {
+                    let kept = kept.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = remote::prepare(&remote).await;
+                        explore(Source::Remote(remote), &kept);
+                    });
+                }
+                file => explore(file, kept),
             }
         }
-        Ok(ToWorker::ExploreShare { file, settings, share }) => {
+        Ok(ToWorker::ExploreShare { file, settings, share, held }) => {
             remote::set_on_fetch(|fetched| outbox::post(&FromWorker::Share(FromShare::Fetched(fetched))));
-            shares::explore_share(file, settings, share)
+            match file {
+                Source::Remote(remote) => wasm_bindgen_futures::spawn_local(async move {
+                    remote::plan_share(&remote, &share, held).await;
+                    shares::explore_share(Source::Remote(remote), settings, share)
+                }),
+                file => shares::explore_share(file, settings, share),
+            }
         }
         Ok(ToWorker::Read { request, space, offset, len }) => {
             let read = kept

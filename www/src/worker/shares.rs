@@ -250,7 +250,11 @@ fn start_share(
     share: Vec<ShareMember>,
     kept: &Kept,
 ) -> Result<Nested, String> {
-    let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share };
+    let held = match file {
+        Source::Remote(remote) => remote::held_for_share(remote, &share),
+        _ => Vec::new(),
+    };
+    let job = ToWorker::ExploreShare { file: file.clone(), settings: *settings, share, held };
     start_worker(index, kept).and_then(|worker| encode(&job).and_then(|m| worker.post_held(&m)).map(|()| worker))
 }
 
