@@ -383,7 +383,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
     let mut literal_used = false;
     // A 32-bit word without an extension (DPP and SDWA have rules of their own).
     let plain32 = fields.short && fields.size == 1;
-    let mut text = String::from(mnemonic);
+    // Room for the usual line, so that it is not reallocated as its operands are added.
+    let mut text = String::with_capacity(64);
+    text.push_str(mnemonic);
     let mut registers = RegisterOperands::default();
     for (i, operand) in form.operands.iter().enumerate() {
         record(generation, operand, &fields, plain, &mut registers);
@@ -543,7 +545,9 @@ fn vgpr(file: File, number: u32, count: u8, half: bool, short: bool, half_high: 
         return register(file, number, u32::from(count));
     }
     let (number, high) = if short { (number & 0x7F, number & 0x80 != 0) } else { (number, half_high) };
-    format!("{}{}", register(file, number, 1), if high { ".h" } else { ".l" })
+    let mut text = register(file, number, 1);
+    text.push_str(if high { ".h" } else { ".l" });
+    text
 }
 
 /// The note llvm-objdump appends to source `value` (see [`Operand::Src`]).
