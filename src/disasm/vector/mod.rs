@@ -460,6 +460,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 };
                 match notes[3] {
                     note if high && !note.is_empty() => body.push_str(note),
+                    // An SDWA source takes scalars and constants whatever the 32-bit form's
+                    // operand takes (GFX10's v_movrels_b32_sdwa prints s95 without a remark).
+                    _ if fields.any_file && value < 256 => {}
                     _ => body.push_str(note_for(generation, value, count, [notes[0], notes[1], notes[2]])),
                 }
                 if fields.sext & (1 << index) != 0 {
@@ -578,6 +581,9 @@ fn source(
     half_high: bool,
 ) -> Option<String> {
     let accept = if fields.any_file { accept | VGPR | SGPR | INLINE } else { accept };
+    // An SDWA source takes constants even where the 32-bit form's operand must be a register
+    // (GFX10's v_movrels_b32_sdwa prints 17 without a remark): they print as 32-bit integers.
+    let ty = if fields.any_file && ty == Ty::NoImm { Ty::B32 } else { ty };
     let allowed = |bit: u8| accept & bit != 0;
     match value {
         256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),
