@@ -21,4 +21,6 @@ sdwa:
 	.long 0x7e00a8f9, 0x00091603
 	.long 0x7fdaacf9, 0x000d0ee0
 	.long 0x7e00acf9, 0x00050003
+	// A comparison writing s[12:13] (sd) whose scalar src0 is vcc_lo.
+	.long 0x7cba26f9, 0x82838c6a
 	s_endpgm

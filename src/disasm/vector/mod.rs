@@ -278,10 +278,22 @@ fn decode_sdwa(
     let extension = sdwa::extend(isa, words, encoding, opcode, fields)?;
     let mut decoded = print(isa, words, extension.mnemonic, form, extension.fields, &extension.tail)?;
     if let Some(sdst) = extension.sdst {
-        // The comparison writes an SGPR (pair in wave64) rather than VCC.
-        let (vcc, count) = if decoded.text.contains(" vcc_lo, ") { (" vcc_lo, ", 1) } else { (" vcc, ", 2) };
+        // The comparison writes an SGPR (pair in wave64) rather than VCC: the first operand is
+        // replaced (a source may be vcc_lo too, as s0 makes src0 scalar).
+        let operands = decoded.text.find(' ').map_or(decoded.text.len(), |i| i + 1);
+        let first = decoded.text.get(operands..).unwrap_or("");
+        // A comparison that names no vcc (GFX10's v_cmpx writes exec only) keeps its text.
+        let (vcc, count) = if first.starts_with("vcc_lo, ") {
+            ("vcc_lo", 1)
+        } else if first.starts_with("vcc, ") {
+            ("vcc", 2)
+        } else {
+            ("", 2)
+        };
         let named = scalar_tuple(isa.generation(), sdst, count)?;
-        decoded.text = decoded.text.replacen(vcc, &format!(" {named}, "), 1);
+        if !vcc.is_empty() {
+            decoded.text.replace_range(operands..operands + vcc.len(), &named);
+        }
         if let Some(registers) = decoded.registers.as_mut() {
             sdwa_condition_out(isa.generation(), registers, sdst, u32::from(count));
         }
