@@ -29,11 +29,13 @@ const PROCESSORS: [&str; 12] = [
 const ZEROS: [&str; 4] = ["gfx803", "gfx900", "gfx1030", "gfx1100"];
 /// The assembly fixtures generate.sh assembles (tests/disasm/<name>_<processor>.s), each with
 /// the mnemonic prefix its instructions share: images, VINTERP interpolation, VOP3 DPP and MFMA.
-const ASSEMBLED: [(&str, &str, &[&str]); 4] = [
+const ASSEMBLED: [(&str, &str, &[&str]); 6] = [
     ("images", "image_", &["gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1201"]),
     ("interp", "v_interp_", &["gfx1100", "gfx1201"]),
     ("vop3dpp", "v_", &["gfx1100", "gfx1201"]),
     ("mfma", "v_mfma", &["gfx950"]),
+    ("sdwa", "v_cvt_", &["gfx942", "gfx950"]),
+    ("sdwa_gfx10", "v_movrel", &["gfx1010", "gfx1030"]),
 ];
 /// Differences listed per processor, unless `DISASM_SHOWN` says how many.
 const SHOWN_PER_PROCESSOR: usize = 25;
@@ -323,8 +325,10 @@ fn zero_runs_are_printed_as_llvm_objdump_prints_them() {
 
 /// Assembled encodings: images (tests/disasm/images_*.s: gfx90a MIMG with AGPR data, GFX10 and
 /// GFX11 MIMG with one-tuple and NSA addresses, GFX12 VIMAGE and VSAMPLE), GFX11/GFX12 VINTERP
-/// (interp_*.s), VOP3 DPP16/DPP8 (vop3dpp_*.s) and gfx950's f8f6f4 and scaled MFMAs
-/// (mfma_gfx950.s), listed as llvm-objdump lists them, line for line.
+/// (interp_*.s), VOP3 DPP16/DPP8 (vop3dpp_*.s), gfx950's f8f6f4 and scaled MFMAs
+/// (mfma_gfx950.s), gfx940's SDWA conversions without destination selects (sdwa.s, for gfx942
+/// and gfx950) and GFX10's SDWA moves with scalar sources (sdwa_gfx10.s), listed as llvm-objdump
+/// lists them, line for line.
 #[test]
 fn assembled_encodings_are_printed_as_llvm_objdump_prints_them() {
     for (name, prefix, processors) in ASSEMBLED {

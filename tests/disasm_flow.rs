@@ -13,7 +13,8 @@
 //!   offline): every decoded instruction hands over its register operands, and the read and
 //!   write sets they give equal the ones the former text rules give, except the listed cases
 //!   where the text's were wrong; and over the wheels' kernels, the peaks never exceed the
-//!   allocation.
+//!   allocation;
+//! - the register operands a listing keeps from its decoding equal a second decoding's.
 //!
 //! The same never-above check over more real ROCm wheels is `cli/tests/disasm_flow.rs`.
 //!
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use offload::disasm::flow::access::{self, Access, Mode, Range, RegSet};
 use offload::disasm::flow::{self, Allocation, EdgeKind, Exit, File, Flow};
-use offload::disasm::{Generation, LineKind, Listing};
+use offload::disasm::{decode, Generation, LineKind, Listing};
 use offload::explore::{explore, Options};
 use offload::report::targets;
 
@@ -395,6 +396,28 @@ fn operand_sets_equal_the_text_sets_over_the_fixtures() {
     println!("instructions (wave32 again for GFX10+) of the fixtures, by how their sets compare:");
     report_sets(&counts, &unexplained);
     assert!(counts.get("(equal)").copied().unwrap_or(0) > 10_000, "{counts:?}");
+}
+
+/// The listing keeps each line's register operands from its one decoding (the flow analysis
+/// no longer decodes every line again): over every line of the fixtures they equal what a fresh
+/// decoding of the line's bytes gives, and lines that are not instructions have none.
+#[test]
+fn kept_operands_equal_a_second_decoding() {
+    let mut compared = 0usize;
+    for path in fixtures() {
+        let (bytes, listing) = code_object(&path);
+        for line in &listing.lines {
+            let start = usize::try_from(line.file_offset).unwrap();
+            let fresh = match line.kind {
+                LineKind::Instruction => decode(listing.isa, &bytes[start..], line.address).and_then(|d| d.registers),
+                _ => None,
+            };
+            let kept = listing.registers(line);
+            assert_eq!(kept, fresh, "{} {:#x}: {}", path.display(), line.address, line.text);
+            compared += usize::from(kept.is_some());
+        }
+    }
+    assert!(compared > 10_000, "only {compared} lines with operands");
 }
 
 /// The AMDGPU code objects of a cached real wheel, or `None` (printed) when pip cannot get it.

@@ -798,13 +798,19 @@ SDWA_PROBES = [13, 14, 15, 19, 20, 21, 23, 27, 28, 29, 31]
 SDWA_TAIL = {"vop1": " dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD",
              "vop2": " dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
              "vopc": " src0_sel:DWORD src1_sel:DWORD"}
+# Some VOP1/VOP2 opcodes print no destination selects (gfx940's v_cvt_f32_fp8_sdwa and its
+# kin write a whole dword or a pair): flag bit 24. Bit 25: a dst_sel other than DWORD then makes
+# the word invalid (probed with BYTE_0); dst_unused is not printed either way.
+SDWA_DST_SELS = " dst_sel:DWORD dst_unused:UNUSED_PAD"
+SDWA_NO_DST_SEL, SDWA_ONLY_DWORD = 1 << 24, 1 << 25
 
 
 def learn_sdwa(mcpu, enc):
     """{opcode: (mnemonic, flags)} of the opcodes with an SDWA form (see SDWA_PROBES)."""
     encode, count, _ = ENCODINGS[enc]
     fields = {"vdst": VDST, "src1": 256 + SRC["src1"]}
-    ops = list(range(count))
+    # VOP2 opcodes 62 and 63 are the VOPC and VOP1 prefixes: their words are not VOP2.
+    ops = [op for op in range(count) if not (enc == "vop2" and op >= 62)]
     base = DPP_SRC0 | 6 << 8 | 6 << 16 | (0 if enc == "vop1" else 6 << 24)
     # In VOPC bits 13-14 are sdst, and bit 15 (sd) is learned like a modifier: v_cmpx rejects it.
     # GFX8 has no sdst: its VOPC bits 13-15 are clamp and omod as in VOP1 and VOP2.
@@ -812,16 +818,25 @@ def learn_sdwa(mcpu, enc):
     plain = run(mcpu, [encode(op, dict(fields, src0=256 + DPP_SRC0)) for op in ops])
     sdwa = run(mcpu, [encode(op, dict(fields, src0=249)) + [base] for op in ops])
     mods = run(mcpu, [encode(op, dict(fields, src0=249)) + [base | 1 << b] for op in ops for b in probes])
+    byte0 = run(mcpu, [encode(op, dict(fields, src0=249)) + [base & ~(7 << 8)] for op in ops])
+    short_tail = SDWA_TAIL[enc].replace(SDWA_DST_SELS, "")
     out = {}
     for i, op in enumerate(ops):
         p, d = plain[i], sdwa[i]
-        if p is None or d is None or not d.endswith(SDWA_TAIL[enc]):
-            continue
-        pm, _, pops = p.partition(" ")
-        dm, _, dops = d[:-len(SDWA_TAIL[enc])].partition(" ")
-        if pops != dops or "/*" in d:
+        if p is None or d is None:
             continue
         flags = 0
+        if d.endswith(SDWA_TAIL[enc]):
+            tail = SDWA_TAIL[enc]
+        elif short_tail != SDWA_TAIL[enc] and d.endswith(short_tail):
+            tail = short_tail
+            flags |= SDWA_NO_DST_SEL | (SDWA_ONLY_DWORD if byte0[i] is None else 0)
+        else:
+            continue
+        pm, _, pops = p.partition(" ")
+        dm, _, dops = d[:-len(tail)].partition(" ")
+        if pops != dops or "/*" in d:
+            continue
         for j, t in enumerate(mods[i * len(probes):(i + 1) * len(probes)]):
             k = SDWA_PROBES.index(probes[j])
             if t is None:

@@ -21,7 +21,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use super::{decode, Class, Isa, RegisterOperands};
+use super::{decode, Class, Isa, RegisterOperand, RegisterOperands};
 use crate::error::{Error, Result};
 use crate::image::amdgpu::{processor_name, EF_AMDGPU_MACH};
 use crate::image::elf::Elf;
@@ -107,9 +107,55 @@ pub struct Listing {
     /// The labels, by address.
     pub symbols: Vec<Symbol>,
     pub lines: Vec<Line>,
+    /// The register operands of each line, from the decoding that made it.
+    registers: KeptRegisters,
     /// The instruction bytes, for the words column.
     code: Vec<u8>,
     code_address: u64,
+}
+
+/// The register operands of every line of a listing, kept flat from the decoding that made the
+/// lines: the flow analysis asks for them all, and decoding each line a second time cost about
+/// as much as the first decoding. A few tens of bytes a line where a [`RegisterOperands`] takes 100.
+#[derive(Clone, Debug, Default)]
+struct KeptRegisters {
+    /// Per line: where its operands start in `items`, and its flags ([`KEPT_GIVEN`], …).
+    lines: Vec<(u32, u8)>,
+    items: Vec<RegisterOperand>,
+}
+
+/// The decoder gave the line's operands (no flags: a line without them).
+const KEPT_GIVEN: u8 = 1;
+/// [`RegisterOperands::is_complete`].
+const KEPT_COMPLETE: u8 = 2;
+/// [`RegisterOperands::reads_vcc`].
+const KEPT_READS_VCC: u8 = 4;
+
+impl KeptRegisters {
+    /// Adds the next line's operands (`None`: it has none to give).
+    fn push(&mut self, registers: Option<&RegisterOperands>) {
+        let start = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
+        let Some(registers) = registers else {
+            self.lines.push((start, 0));
+            return;
+        };
+        let flags = KEPT_GIVEN
+            | if registers.is_complete() { KEPT_COMPLETE } else { 0 }
+            | if registers.reads_vcc { KEPT_READS_VCC } else { 0 };
+        self.lines.push((start, flags));
+        self.items.extend_from_slice(registers.as_slice());
+    }
+
+    /// The operands of line `index`, as they were pushed.
+    fn get(&self, index: usize) -> Option<RegisterOperands> {
+        let &(start, flags) = self.lines.get(index)?;
+        if flags & KEPT_GIVEN == 0 {
+            return None;
+        }
+        let end = self.lines.get(index + 1).map_or(self.items.len(), |&(next, _)| next as usize);
+        let items = self.items.get(start as usize..end)?;
+        Some(RegisterOperands::from_kept(items, flags & KEPT_COMPLETE != 0, flags & KEPT_READS_VCC != 0))
+    }
 }
 
 /// The `.text` of a code object and what a listing of it needs, borrowed from the file.
@@ -165,9 +211,9 @@ impl<'a> Text<'a> {
         Ok(Text { processor, isa, symbols, code, address: text.addr, file_offset: text.offset })
     }
 
-    /// The line at byte `at` of the code.
-    fn line_at(&self, at: usize) -> Line {
-        let mut line = decode_line(self.isa, self.code, at, self.address, self.file_offset);
+    /// The line at byte `at` of the code; its register operands go to `kept` when given.
+    fn line_at(&self, at: usize, kept: Option<&mut KeptRegisters>) -> Line {
+        let mut line = decode_line(self.isa, self.code, at, self.address, self.file_offset, kept);
         name_branch_to_label(&mut line, &self.symbols);
         line
     }
@@ -193,6 +239,13 @@ impl Iterator for TextLines<'_, '_> {
     type Item = Line;
 
     fn next(&mut self) -> Option<Line> {
+        self.next_keeping(None)
+    }
+}
+
+impl TextLines<'_, '_> {
+    /// The next line; its register operands (or that it has none) go to `kept` when given.
+    fn next_keeping(&mut self, mut kept: Option<&mut KeptRegisters>) -> Option<Line> {
         let text = self.text;
         while self.at >= self.end {
             // The next region: from the next distinct symbol address to the one after it.
@@ -221,8 +274,14 @@ impl Iterator for TextLines<'_, '_> {
         let line = if let Some(run) =
             (!self.options.disassemble_zeroes).then(|| zero_run(&text.code[at..self.end])).flatten()
         {
+            if let Some(k) = kept.as_deref_mut() {
+                k.push(None);
+            }
             blank(run, String::from(ZEROS), LineKind::Zeros)
         } else if text.code.len() - at < 4 {
+            if let Some(k) = kept.as_deref_mut() {
+                k.push(None);
+            }
             let bytes = &text.code[at..];
             let mut listed = String::from(".byte ");
             for (i, byte) in bytes.iter().enumerate() {
@@ -230,7 +289,7 @@ impl Iterator for TextLines<'_, '_> {
             }
             blank(bytes.len(), listed, LineKind::Undecoded)
         } else {
-            text.line_at(at)
+            text.line_at(at, kept)
         };
         self.at = at + line.size;
         Some(line)
@@ -306,10 +365,14 @@ impl<'s> Labels<'s> {
 /// `value` as `digits` hex digits, zero-padded.
 fn push_hex(out: &mut String, value: u64, digits: u32, upper: bool) {
     let table: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
-    for shift in (0..digits).rev() {
-        let nibble = value.checked_shr(shift * 4).unwrap_or(0) & 0xf;
-        out.push(table[nibble as usize] as char);
+    // Gathered, then appended at once: every line of a listing has two or more of these.
+    let mut buffer = [b'0'; 16];
+    let digits = (digits as usize).min(buffer.len());
+    for (i, slot) in buffer[..digits].iter_mut().enumerate() {
+        let shift = 4 * (digits - 1 - i) as u32;
+        *slot = table[(value.checked_shr(shift).unwrap_or(0) & 0xf) as usize];
     }
+    out.push_str(core::str::from_utf8(&buffer[..digits]).unwrap_or(""));
 }
 
 /// The dwords of an instruction as llvm-objdump prints them: `C00A0002 00000000`; bytes that
@@ -348,6 +411,9 @@ fn push_label_of(out: &mut String, symbols: &[Symbol], address: u64) -> bool {
 
 /// Columns llvm-objdump pads an instruction's text to before its `//` comment.
 const TEXT_COLUMNS: usize = 59;
+/// The spaces of the widest padding, appended as one slice.
+const PADDING: &str = "                                                           ";
+const _: () = assert!(PADDING.len() == TEXT_COLUMNS);
 
 /// One instruction line as llvm-objdump prints it (without the newline); `bytes` are its own.
 fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Symbol]) {
@@ -357,9 +423,8 @@ fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Sym
     }
     out.push('\t');
     out.push_str(&line.text);
-    for _ in line.text.chars().count()..TEXT_COLUMNS {
-        out.push(' ');
-    }
+    let columns = line.text.chars().count();
+    out.push_str(PADDING.get(..TEXT_COLUMNS.saturating_sub(columns)).unwrap_or(""));
     out.push_str("// ");
     push_hex(out, line.address, 12, true);
     out.push_str(": ");
@@ -384,7 +449,12 @@ impl Listing {
     pub fn of_code_object_with(data: &[u8], options: Options) -> Result<Listing> {
         let text = Text::of_code_object(data)?;
         let mut lines = Vec::with_capacity(text.code.len() / 6);
-        lines.extend(text.lines(options));
+        let mut registers = KeptRegisters::default();
+        registers.lines.reserve(lines.capacity());
+        let mut decoding = text.lines(options);
+        while let Some(line) = decoding.next_keeping(Some(&mut registers)) {
+            lines.push(line);
+        }
         Ok(Listing {
             processor: String::from(text.processor),
             isa: text.isa,
@@ -392,6 +462,7 @@ impl Listing {
             code_address: text.address,
             symbols: text.symbols,
             lines,
+            registers,
         })
     }
 
@@ -401,12 +472,18 @@ impl Listing {
         self.code.get(start..start.saturating_add(line.size)).unwrap_or(&[])
     }
 
-    /// The register operands of instruction `line` and what it does with each, decoded again
-    /// from its bytes (the lines keep only text, so that a listing of millions of lines stays
-    /// small); `None` for other lines and for the encodings that do not give them yet.
+    /// The register operands of instruction `line` and what it does with each, as its decoding
+    /// gave them (kept beside the lines, see [`KeptRegisters`]; a line from elsewhere is decoded
+    /// again from its bytes); `None` for other lines and for the encodings that do not give them.
     pub fn registers(&self, line: &Line) -> Option<RegisterOperands> {
         if line.kind != LineKind::Instruction {
             return None;
+        }
+        // The store follows the lines as decoded; lines changed since are decoded again.
+        let index = self.lines.partition_point(|l| l.address < line.address);
+        let kept = self.registers.lines.len() == self.lines.len();
+        if kept && self.lines.get(index).is_some_and(|l| l.address == line.address && l.size == line.size) {
+            return self.registers.get(index);
         }
         decode(self.isa, self.bytes_of(line), line.address)?.registers
     }
@@ -474,21 +551,32 @@ pub fn decode_all(isa: Isa, code: &[u8], address: u64, file_offset: u64) -> Vec<
     let mut lines = Vec::with_capacity(code.len() / 6);
     let mut at = 0usize;
     while at + 4 <= code.len() {
-        let line = decode_line(isa, code, at, address, file_offset);
+        let line = decode_line(isa, code, at, address, file_offset, None);
         at += line.size;
         lines.push(line);
     }
     lines
 }
 
-/// The line at byte `at` of `code` (at least 4 bytes are there).
-fn decode_line(isa: Isa, code: &[u8], at: usize, address: u64, file_offset: u64) -> Line {
+/// The line at byte `at` of `code` (at least 4 bytes are there); its register operands (or
+/// that it has none) go to `kept` when given.
+fn decode_line(
+    isa: Isa,
+    code: &[u8],
+    at: usize,
+    address: u64,
+    file_offset: u64,
+    kept: Option<&mut KeptRegisters>,
+) -> Line {
     let here = address.wrapping_add(at as u64);
     let file_offset = file_offset.wrapping_add(at as u64);
     // A size that is not whole dwords or runs past the code would be a decoder bug; the word
     // is then printed as undecodable rather than trusted.
     let decoded =
         decode(isa, &code[at..], here).filter(|d| d.size >= 4 && d.size % 4 == 0 && d.size <= code.len() - at);
+    if let Some(kept) = kept {
+        kept.push(decoded.as_ref().and_then(|d| d.registers.as_ref()));
+    }
     match decoded {
         Some(d) => Line {
             address: here,

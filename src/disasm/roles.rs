@@ -47,7 +47,16 @@ pub fn vector_destination_is_read(base: &str) -> bool {
         "v_dot2acc_",
         "v_dual_dot2acc_",
     ];
-    tied.iter().any(|p| base.starts_with(p)) || base.contains("mac_") || base.contains("fmac")
+    tied.iter().any(|p| base.starts_with(p)) || is_multiply_accumulate(base)
+}
+
+/// Whether `base` holds `mac_` or `fmac`: one pass over its bytes (`str::contains` sets up a
+/// substring searcher per call, a visible cost when every vector instruction asks).
+fn is_multiply_accumulate(base: &str) -> bool {
+    let bytes = base.as_bytes();
+    bytes.windows(3).enumerate().any(|(i, w)| {
+        w == b"mac" && (bytes.get(i + 3) == Some(&b'_') || i.checked_sub(1).and_then(|j| bytes.get(j)) == Some(&b'f'))
+    })
 }
 
 /// Whether a vector instruction exchanges its destination and source (both written).
@@ -107,5 +116,22 @@ pub fn interpolation_destination(mnemonic: &str) -> Role {
         Role::ReadWritten
     } else {
         Role::Written
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multiply_accumulates_are_found_anywhere_in_the_name() {
+        for tied in
+            ["v_mac_f32", "v_fmac_f32", "v_pk_fmac_f16", "v_dual_fmac_f32", "v_fmac_legacy_f32", "v_mac_legacy_f32"]
+        {
+            assert!(vector_destination_is_read(tied), "{tied}");
+        }
+        for untied in ["v_mad_f32", "v_fma_f32", "v_max_f32", "v_mac", "v_cvt_f32_ubyte0", "v_fmamk_f32"] {
+            assert!(!vector_destination_is_read(untied), "{untied}");
+        }
     }
 }

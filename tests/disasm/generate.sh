@@ -19,6 +19,10 @@
 #   interp_<proc>.co, .objdump.txt  interp_<proc>.s (GFX11/GFX12 VINTERP) likewise
 #   vop3dpp_<proc>.co, .objdump.txt  vop3dpp_<proc>.s (GFX11/GFX12 VOP3 DPP16 and DPP8) likewise
 #   mfma_gfx950.co, .objdump.txt   mfma_gfx950.s (f8f6f4 and scaled MFMAs) likewise
+#   sdwa_<proc>.co, .objdump.txt   sdwa.s (SDWA forms without destination selects) for gfx942
+#                                  and gfx950 likewise
+#   sdwa_gfx10_<proc>.co, .objdump.txt  sdwa_gfx10.s (SDWA moves with scalar sources) for
+#                                  gfx1010 and gfx1030 likewise
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -48,7 +52,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$HERE"/mfma_gfx950.s "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$HERE"/mfma_gfx950.s "$HERE/sdwa.s" "$HERE/sdwa_gfx10.s" "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -113,7 +117,19 @@ echo "== mfma_gfx950" >&2
 llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj mfma_gfx950.s -o mfma_gfx950.co
 llvm-objdump -d mfma_gfx950.co | from_section > "$OUT/mfma_gfx950.objdump.txt"
 cp mfma_gfx950.co "$OUT/"
+for proc in gfx942 gfx950; do
+  echo "== sdwa_$proc" >&2
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj sdwa.s -o "sdwa_$proc.co"
+  llvm-objdump -d "sdwa_$proc.co" | from_section > "$OUT/sdwa_$proc.objdump.txt"
+  cp "sdwa_$proc.co" "$OUT/"
+done
+for proc in gfx1010 gfx1030; do
+  echo "== sdwa_gfx10_$proc" >&2
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj sdwa_gfx10.s -o "sdwa_gfx10_$proc.co"
+  llvm-objdump -d "sdwa_gfx10_$proc.co" | from_section > "$OUT/sdwa_gfx10_$proc.objdump.txt"
+  cp "sdwa_gfx10_$proc.co" "$OUT/"
+done
 
 cd "$OUT"
-sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co mfma_*.co > SHA256SUMS
+sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co mfma_*.co sdwa_*.co > SHA256SUMS
 echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2

@@ -99,7 +99,16 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
     let (mnemonic, layout) = lookup(table, opcode)?;
     let fields = SopFields::of(encoding, word);
     let generation = isa.generation();
-    let mut operands: Vec<String> = Vec::new();
+    // The text is built in place (no list of operand strings joined afterwards): the listing
+    // decodes millions of words.
+    let mut text = String::with_capacity(48);
+    text.push_str(mnemonic);
+    let mut operands = 0usize;
+    let mut push = |operand: &str| {
+        text.push_str(if operands == 0 { " " } else { ", " });
+        text.push_str(operand);
+        operands += 1;
+    };
     let mut registers = RegisterOperands::default();
     let mut size = 4;
     for token in layout.split(' ') {
@@ -108,7 +117,7 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
         match kind {
             'D' => {
                 let count = rest.parse().ok()?;
-                operands.push(scalar(generation, fields.sdst, count)?);
+                push(&scalar(generation, fields.sdst, count)?);
                 registers.push_scalar(generation, fields.sdst, count, roles::scalar_destination(mnemonic));
             }
             'A' | 'B' => {
@@ -117,15 +126,15 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
                 if used {
                     size = 8;
                 }
-                operands.push(text);
+                push(&text);
                 if let Some(count) = rest.get(..1).and_then(|c| c.parse().ok()) {
                     registers.push_scalar(generation, value, count, Role::Read);
                 }
             }
-            'K' => operands.push(immediate(isa, fields.simm16, rest)?),
+            'K' => push(&immediate(isa, fields.simm16, rest)?),
             'L' => {
                 // s_setreg_imm32_b32's value: `3`, `-16`, `1.0` where an inline constant has it.
-                operands.push(constant_of_literal(words.get(1)?));
+                push(&constant_of_literal(words.get(1)?));
                 size = 8;
             }
             'z' => {
@@ -142,8 +151,9 @@ fn sop(isa: Isa, words: &Words<'_>, encoding: Encoding, word: u32) -> Option<Dec
             _ => return None,
         }
     }
-    let text = if operands.is_empty() { String::from(mnemonic) } else { format!("{mnemonic} {}", operands.join(", ")) };
-    let text = if mnemonic == "s_endpgm" && fields.simm16 == 0 { String::from(mnemonic) } else { text };
+    if mnemonic == "s_endpgm" && fields.simm16 == 0 {
+        text.truncate(mnemonic.len());
+    }
     let class = class_of(mnemonic, encoding);
     let target = branch_target(words, mnemonic, encoding, fields.simm16);
     registers.reads_vcc = roles::reads_vcc_implicitly(mnemonic);

@@ -278,10 +278,22 @@ fn decode_sdwa(
     let extension = sdwa::extend(isa, words, encoding, opcode, fields)?;
     let mut decoded = print(isa, words, extension.mnemonic, form, extension.fields, &extension.tail)?;
     if let Some(sdst) = extension.sdst {
-        // The comparison writes an SGPR (pair in wave64) rather than VCC.
-        let (vcc, count) = if decoded.text.contains(" vcc_lo, ") { (" vcc_lo, ", 1) } else { (" vcc, ", 2) };
+        // The comparison writes an SGPR (pair in wave64) rather than VCC: the first operand is
+        // replaced (a source may be vcc_lo too, as s0 makes src0 scalar).
+        let operands = decoded.text.find(' ').map_or(decoded.text.len(), |i| i + 1);
+        let first = decoded.text.get(operands..).unwrap_or("");
+        // A comparison that names no vcc (GFX10's v_cmpx writes exec only) keeps its text.
+        let (vcc, count) = if first.starts_with("vcc_lo, ") {
+            ("vcc_lo", 1)
+        } else if first.starts_with("vcc, ") {
+            ("vcc", 2)
+        } else {
+            ("", 2)
+        };
         let named = scalar_tuple(isa.generation(), sdst, count)?;
-        decoded.text = decoded.text.replacen(vcc, &format!(" {named}, "), 1);
+        if !vcc.is_empty() {
+            decoded.text.replace_range(operands..operands + vcc.len(), &named);
+        }
         if let Some(registers) = decoded.registers.as_mut() {
             sdwa_condition_out(isa.generation(), registers, sdst, u32::from(count));
         }
@@ -383,7 +395,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
     let mut literal_used = false;
     // A 32-bit word without an extension (DPP and SDWA have rules of their own).
     let plain32 = fields.short && fields.size == 1;
-    let mut text = String::from(mnemonic);
+    // Room for the usual line, so that it is not reallocated as its operands are added.
+    let mut text = String::with_capacity(64);
+    text.push_str(mnemonic);
     let mut registers = RegisterOperands::default();
     for (i, operand) in form.operands.iter().enumerate() {
         record(generation, operand, &fields, plain, &mut registers);
@@ -458,6 +472,9 @@ fn print(isa: Isa, words: &Words<'_>, mnemonic: &str, form: &Form, fields: Field
                 };
                 match notes[3] {
                     note if high && !note.is_empty() => body.push_str(note),
+                    // An SDWA source takes scalars and constants whatever the 32-bit form's
+                    // operand takes (GFX10's v_movrels_b32_sdwa prints s95 without a remark).
+                    _ if fields.any_file && value < 256 => {}
                     _ => body.push_str(note_for(generation, value, count, [notes[0], notes[1], notes[2]])),
                 }
                 if fields.sext & (1 << index) != 0 {
@@ -543,7 +560,9 @@ fn vgpr(file: File, number: u32, count: u8, half: bool, short: bool, half_high: 
         return register(file, number, u32::from(count));
     }
     let (number, high) = if short { (number & 0x7F, number & 0x80 != 0) } else { (number, half_high) };
-    format!("{}{}", register(file, number, 1), if high { ".h" } else { ".l" })
+    let mut text = register(file, number, 1);
+    text.push_str(if high { ".h" } else { ".l" });
+    text
 }
 
 /// The note llvm-objdump appends to source `value` (see [`Operand::Src`]).
@@ -574,6 +593,9 @@ fn source(
     half_high: bool,
 ) -> Option<String> {
     let accept = if fields.any_file { accept | VGPR | SGPR | INLINE } else { accept };
+    // An SDWA source takes constants even where the 32-bit form's operand must be a register
+    // (GFX10's v_movrels_b32_sdwa prints 17 without a remark): they print as 32-bit integers.
+    let ty = if fields.any_file && ty == Ty::NoImm { Ty::B32 } else { ty };
     let allowed = |bit: u8| accept & bit != 0;
     match value {
         256..=511 if allowed(VGPR) => Some(vgpr(file, value - 256, count, half, fields.short, half_high)),

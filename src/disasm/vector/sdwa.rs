@@ -21,6 +21,13 @@ use crate::disasm::{Generation, Isa};
 /// The dword-1 bits the flags of a [`dpp_tables`] SDWA row describe, in flag order: bit `j` of
 /// the flags says bit `SDWA_BITS[j]` prints, bit `12 + j` that it makes the word invalid.
 const SDWA_BITS: [u32; 11] = [13, 14, 15, 19, 20, 21, 23, 27, 28, 29, 31];
+/// Flag: the opcode prints no `dst_sel`/`dst_unused` (it writes a whole dword or a pair, as
+/// gfx940's `v_cvt_f32_fp8_sdwa` and `v_cvt_pk_f32_fp8_sdwa` do); dst_unused is then ignored.
+const NO_DESTINATION_SELECTS: u32 = 1 << 24;
+/// Flag (with [`NO_DESTINATION_SELECTS`]): a dst_sel other than DWORD makes the word invalid.
+const DESTINATION_DWORD_ONLY: u32 = 1 << 25;
+/// The dst_sel value of a whole dword.
+const DWORD: u32 = 6;
 const SELECTS: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
 const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
@@ -96,23 +103,35 @@ pub(super) fn extend(
     fields.sext = u8::from(shows(19)) | u8::from(shows(27)) << 1;
     let src0_sel = select((w1 >> 16) & 7)?;
     let src1_sel = select((w1 >> 24) & 7)?;
+    let whole_destination = flags & NO_DESTINATION_SELECTS != 0;
+    if whole_destination && flags & DESTINATION_DWORD_ONLY != 0 && (w1 >> 8) & 7 != DWORD {
+        return None;
+    }
+    // Only VOP1 and VOP2 have destination selects (VOPC has sdst in those bits).
+    let destination = || {
+        if whole_destination {
+            Some(String::new())
+        } else {
+            destination_selects(w1)
+        }
+    };
     let tail = match encoding {
         Encoding::Vop1 => {
             if (w1 >> 24) & 7 != 0 {
                 return None;
             }
-            format!("{} src0_sel:{src0_sel}", destination_selects(w1)?)
+            format!("{}src0_sel:{src0_sel}", destination()?)
         }
-        Encoding::Vop2 => format!("{} src0_sel:{src0_sel} src1_sel:{src1_sel}", destination_selects(w1)?),
+        Encoding::Vop2 => format!("{}src0_sel:{src0_sel} src1_sel:{src1_sel}", destination()?),
         Encoding::Vopc => format!("src0_sel:{src0_sel} src1_sel:{src1_sel}"),
     };
     let sdst = if is_vopc && set(15) { Some((w1 >> 8) & 0x7F) } else { None };
-    let preserves = encoding != Encoding::Vopc && (w1 >> 11) & 3 == 2;
+    let preserves = encoding != Encoding::Vopc && !whole_destination && (w1 >> 11) & 3 == 2;
     Some(Sdwa { mnemonic, fields, tail, sdst, preserves })
 }
 
-/// `dst_sel:… dst_unused:…`.
+/// `dst_sel:… dst_unused:… ` (with the space before the source selects).
 fn destination_selects(w1: u32) -> Option<String> {
     let unused = UNUSED.get(((w1 >> 11) & 3) as usize).copied()?;
-    Some(format!("dst_sel:{} dst_unused:{unused}", select((w1 >> 8) & 7)?))
+    Some(format!("dst_sel:{} dst_unused:{unused} ", select((w1 >> 8) & 7)?))
 }
