@@ -133,9 +133,7 @@ fn read(file: &RemoteFile, offset: u64, len: u64, sequential: bool) -> Result<Ve
 /// explorer reads of each member. Anything else is read as asked; a zip whose directory does
 /// not read is left to the explorer, which says why.
 pub(crate) async fn prepare(file: &RemoteFile) -> Result<(), String> {
-    let input = object::read::ReadCache::new(crate::worker::kept::SourceReader::new(
-        crate::wire::messages::Source::Remote(file.clone()),
-    ));
+    let input = object::read::ReadCache::new(Reads { file, pos: 0 });
     let head = object::ReadRef::read_bytes_at(&input, 0, file.size.min(fetch_plan::HEAD)).unwrap_or(&[]);
     if package::detect(head) != Some(Kind::Zip) {
         return Ok(());
@@ -147,6 +145,38 @@ pub(crate) async fn prepare(file: &RemoteFile) -> Result<(), String> {
     let (reads, spans) = fetch_plan::planned(&listing.members);
     with_cache(file, |cache| cache.plan = ReadPlan::new(&reads, spans));
     Ok(())
+}
+
+/// `file` read through this worker's cache, for `object::ReadCache`: what [`prepare`] lists a
+/// zip with (the explorer's own reader, `kept::SourceReader`, reads through this module too).
+struct Reads<'f> {
+    file: &'f RemoteFile,
+    pos: u64,
+}
+
+impl object::read::ReadCacheOps for Reads<'_> {
+    fn len(&mut self) -> Result<u64, ()> {
+        Ok(self.file.size)
+    }
+
+    fn seek(&mut self, pos: u64) -> Result<u64, ()> {
+        self.pos = pos;
+        Ok(pos)
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        let bytes = read_at(self.file, self.pos, buf.len() as u64).map_err(|_| ())?;
+        buf[..bytes.len()].copy_from_slice(&bytes);
+        self.pos += bytes.len() as u64;
+        Ok(bytes.len())
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), ()> {
+        match self.read(buf)? {
+            n if n == buf.len() => Ok(()),
+            _ => Err(()),
+        }
+    }
 }
 
 /// Fetches `spans` (`start..end`) into this worker's cache of `file`, [`PARALLEL`] requests at a
