@@ -5,6 +5,7 @@
 //! summary's first render).
 
 use super::container_chain::short_label;
+use super::opened_once::use_opened_once;
 use crate::page::format::hex_offset;
 use crate::page::state::Action;
 use crate::wire::doc::{Doc, NodeId};
@@ -42,16 +43,7 @@ pub fn diagnostic_line(doc: &Doc, node: NodeId, d: &Diagnostic, on_action: &Call
 /// A group's line, listing its diagnostics once opened.
 #[function_component]
 pub fn DiagnosticGroup(props: &DiagnosticGroupProps) -> Html {
-    let opened = use_state(|| false);
-    let ontoggle = {
-        let opened = opened.clone();
-        Callback::from(move |e: Event| {
-            let open = e.target_dyn_into::<web_sys::HtmlDetailsElement>().is_some_and(|d| d.open());
-            if open && !*opened {
-                opened.set(true);
-            }
-        })
-    };
+    let (opened, ontoggle) = use_opened_once();
     let doc = &props.doc;
     let diagnostic = |&(node, i): &(NodeId, usize)| doc.nodes.get(node).and_then(|n| n.diagnostics.get(i));
     let Some(first) = props.members.first().and_then(diagnostic) else { return html! {} };
@@ -68,7 +60,7 @@ pub fn DiagnosticGroup(props: &DiagnosticGroupProps) -> Html {
                         {" "}<span class="muted">{"(numbers differ; the first is shown)"}</span>
                     }
                 </summary>
-                if *opened {
+                if opened {
                     <ul>
                         { for props.members.iter().filter_map(|&(node, i)| Some((node, diagnostic(&(node, i))?)))
                             .map(|(node, d)| diagnostic_line(doc, node, d, &props.on_action, false)) }

@@ -3,6 +3,7 @@
 //! only once the line is opened: cuDNN's wheel has 47,672 missing (target, kernel) pairs, and
 //! listing them all in closed lines doubled the time the Kernels view took to appear.
 
+use super::opened_once::use_opened_once;
 use offload::report::check::holes::LibraryHoles;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -28,21 +29,12 @@ pub struct KernelHoleProps {
 /// One target's line, whose kernels are listed once it has been opened.
 #[function_component]
 pub fn KernelHole(props: &KernelHoleProps) -> Html {
-    let opened = use_state(|| false);
-    let ontoggle = {
-        let opened = opened.clone();
-        Callback::from(move |e: Event| {
-            let open = e.target_dyn_into::<web_sys::HtmlDetailsElement>().is_some_and(|d| d.open());
-            if open && !*opened {
-                opened.set(true);
-            }
-        })
-    };
+    let (opened, ontoggle) = use_opened_once();
     let Some(m) = props.holes.get(props.library).and_then(|h| h.missing.get(props.target)) else { return html! {} };
     html! {
         <details class="kernel-hole" data-target={m.target.clone()} {ontoggle}>
             <summary>{ &props.line }</summary>
-            if *opened {
+            if opened {
                 <ul class="hole-kernels">
                     { for m.kernels.iter().map(|k| html! {
                         <li title={k.name.clone()}><code>{ shown_name_of(&k.name, &k.demangled) }</code></li>

@@ -29,6 +29,7 @@ pub mod kernel_holes;
 pub mod kernels_view;
 pub mod layout_map;
 pub mod loading;
+pub mod opened_once;
 pub mod pressure_strip;
 pub mod progress;
 pub mod ptx_view;
