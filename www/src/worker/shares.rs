@@ -144,8 +144,8 @@ pub(crate) fn start(name: &str, file: &Source, settings: &Settings, kept: &Kept,
         return start_planned(&cache, name, file, settings, kept, started, workers, None);
     };
     let (name, file, settings, kept) = (name.to_string(), file.clone(), *settings, kept.clone());
+    // The cache goes along: it holds the central directory `dominant` read.
     let then = Box::new(move |early: Option<Early>| {
-        let cache = ReadCache::new(SourceReader::new(file.clone()));
         if !start_planned(&cache, &name, &file, &settings, &kept, started, workers, early) {
             explore_alone(&name, file, Vec::new(), &settings, &kept);
         }
