@@ -118,6 +118,7 @@ impl OwnedReader {
 /// come back into memory ([`offload::explore::Hooks::spill`]). `None` when no temporary file
 /// can be made; the member is then inflated into memory.
 pub fn spill_to_temporary_file(
+    _size: u64,
     fill: &mut offload::explore::SpillFill<'_>,
     explore: &mut offload::explore::SpillExplore<'_>,
 ) -> Option<offload::Result<()>> {

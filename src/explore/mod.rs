@@ -37,6 +37,7 @@ mod packages;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod parallel;
 pub mod shares;
+pub mod sparse;
 
 pub use again::{member_spaces_again, member_spaces_again_hooked, Recovered, KEEP_AGAIN};
 
@@ -182,14 +183,15 @@ pub type ReadOwned<'h> = &'h dyn Fn(u64, u64) -> Option<Vec<u8>>;
 /// how inflating ended) somewhere other than memory, then calls `explore` with a window on what
 /// was written ([`Hooks::spill`]); `None` when nothing could be written there, and the member
 /// is then inflated into memory. `Some(Err)`: `fill` failed, or its bytes could not be written
-/// or read back.
+/// or read back. The hook is given the member's declared inflated size first; `fill` may be
+/// called more than once (each call inflates the member again), `explore` once.
 pub type SpillFill<'f> = dyn FnMut(&mut dyn FnMut(&[u8])) -> crate::Result<u64> + 'f;
 /// What explores a spilled member's bytes ([`Hooks::spill`]).
 pub type SpillExplore<'f> = dyn FnMut(Window<'_, '_>) + 'f;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
-pub type Spill<'h> = &'h (dyn Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>> + Sync);
+pub type Spill<'h> = &'h (dyn Fn(u64, &mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>> + Sync);
 #[cfg(not(all(feature = "std", not(target_arch = "wasm32"))))]
-pub type Spill<'h> = &'h dyn Fn(&mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>>;
+pub type Spill<'h> = &'h dyn Fn(u64, &mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<crate::Result<()>>;
 
 /// What ends the label of a space whose bytes are never kept, explored or found again.
 pub const NOT_KEPT: &str = " (bytes not kept: no offload data in them)";

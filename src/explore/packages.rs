@@ -312,7 +312,7 @@ impl Explorer<'_, '_, '_> {
         let mut explore = |bytes: Window<'_, '_>| {
             self.open_window(bytes, span, label.clone(), &mut member, depth, level);
         };
-        match spill(&mut fill, &mut explore) {
+        match spill(size, &mut fill, &mut explore) {
             None => false,
             Some(Ok(())) => {
                 node.children.append(&mut member.children);
