@@ -34,7 +34,6 @@
 use crate::format::bundle::{binary as bundle, compressed};
 use crate::format::host;
 use crate::format::{nv_fatbin, offload_binary};
-use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::Cell;
 use core::ops::Range;
@@ -96,10 +95,8 @@ impl Layout {
 /// Takes a member's bytes as they are inflated, keeping what [`crate::format::host`] reads of an
 /// ELF library; [`Keeper::finish`] makes the reader.
 pub struct Keeper {
-    /// The member's bytes at their own offsets; only kept ranges are written.
-    arena: Vec<u8>,
-    /// The kept ranges, in order, apart from one another.
-    kept: Vec<Range<u64>>,
+    /// The member's kept bytes, at their own offsets.
+    arena: Arena,
     /// The offset of the next byte to come.
     at: u64,
     /// Every byte before this one that is still to come is kept.
@@ -120,13 +117,10 @@ impl Keeper {
     /// A keeper for a member that inflates to `size` bytes; `None` when that is more than this
     /// machine can address.
     pub fn new(size: u64) -> Option<Keeper> {
-        let size = usize::try_from(size).ok()?;
         Some(Keeper {
-            // Zeroed by the system as pages are first touched: the pages never written cost nothing.
-            arena: vec![0; size],
-            kept: Vec::new(),
+            arena: Arena::new(size)?,
             at: 0,
-            keep_until: HEAD.min(size as u64),
+            keep_until: HEAD.min(size),
             planned: Vec::new(),
             pending: Vec::new(),
             recent: Vec::with_capacity(LOOKBACK as usize),
@@ -156,7 +150,7 @@ impl Keeper {
             return false;
         }
         let end = self.at + chunk.len() as u64;
-        if end > self.arena.len() as u64 {
+        if end > self.arena.len() {
             return false;
         }
         let mut written = self.at;
@@ -180,7 +174,7 @@ impl Keeper {
         }
         self.remember_recent(chunk);
         self.at = end;
-        if self.searching && self.layout.is_none() && self.at >= HEAD.min(self.arena.len() as u64) {
+        if self.searching && self.layout.is_none() && self.at >= HEAD.min(self.arena.len()) {
             self.layout = self.read_layout();
         }
         true
@@ -188,18 +182,18 @@ impl Keeper {
 
     /// The reader over what was kept; `None` when fewer bytes came than the member's size.
     pub fn finish(mut self) -> Option<Kept> {
-        if self.at != self.arena.len() as u64 {
+        if self.at != self.arena.len() {
             return None;
         }
         if self.layout.is_none() {
             self.layout = self.read_layout();
         }
-        Some(Kept { arena: self.arena, kept: self.kept, misses: Cell::new(0) })
+        Some(Kept { arena: self.arena, misses: Cell::new(0) })
     }
 
     /// Bytes kept in all.
     pub fn kept_bytes(&self) -> u64 {
-        self.kept.iter().map(|r| r.end - r.start).sum()
+        self.arena.kept_bytes()
     }
 
     /// Writes what is wanted of `written .. upto` (within this chunk) and moves `written` on.
@@ -228,26 +222,15 @@ impl Keeper {
     /// Writes the bytes of `range`, which lie in `recent` and `chunk`, into the arena and notes
     /// them kept.
     fn write(&mut self, range: Range<u64>, chunk: &[u8]) {
-        let start = range.start.max(self.kept.last().map_or(0, |r| r.end));
-        if start >= range.end {
-            return;
-        }
         let recent_start = self.at - self.recent.len() as u64;
-        let start = start.max(recent_start);
-        for at in [start..range.end.min(self.at), start.max(self.at)..range.end] {
-            if at.start >= at.end {
-                continue;
-            }
-            let source = if at.start < self.at {
-                &self.recent[(at.start - recent_start) as usize..(at.end - recent_start) as usize]
-            } else {
-                &chunk[(at.start - self.at) as usize..(at.end - self.at) as usize]
-            };
-            self.arena[at.start as usize..at.end as usize].copy_from_slice(source);
+        let start = range.start.max(self.arena.end()).max(recent_start);
+        if start < range.end.min(self.at) {
+            let from_recent = (start - recent_start) as usize..(range.end.min(self.at) - recent_start) as usize;
+            self.arena.append(start, &self.recent[from_recent]);
         }
-        match self.kept.last_mut() {
-            Some(last) if last.end == start => last.end = range.end,
-            _ => self.kept.push(start..range.end),
+        let start = start.max(self.at);
+        if start < range.end {
+            self.arena.append(start, &chunk[(start - self.at) as usize..(range.end - self.at) as usize]);
         }
     }
 
@@ -288,7 +271,7 @@ impl Keeper {
     /// A recognised start: the gap back to the last kept range when short, or the bytes before
     /// a section-name table's name, are kept, and the bytes after until the header is read.
     fn recognised(&mut self, hit: Hit, chunk: &[u8]) {
-        let last_end = self.kept.last().map_or(0, |r| r.end);
+        let last_end = self.arena.end();
         let back = match hit.kind {
             HitKind::Magic if hit.at > last_end && hit.at - last_end <= LOOKBACK => last_end,
             HitKind::Magic => hit.at,
@@ -315,8 +298,8 @@ impl Keeper {
     fn measure_pending(&mut self) {
         let mut pending = core::mem::take(&mut self.pending);
         pending.retain(|&start| {
-            let available = self.kept_from(start);
-            let room = self.arena.len() as u64 - start;
+            let available = self.arena.kept_from(start);
+            let room = self.arena.len() - start;
             match object_size(available) {
                 // A size past the member's end is not a header's: kept bytes are memory.
                 Size::Known(size) if size > room => false,
@@ -334,14 +317,6 @@ impl Keeper {
         self.pending = pending;
     }
 
-    /// The kept bytes from `start` to the end of the kept range holding it.
-    fn kept_from(&self, start: u64) -> &[u8] {
-        match self.kept.iter().rev().find(|r| r.start <= start && start < r.end) {
-            Some(r) => &self.arena[start as usize..r.end as usize],
-            None => &[],
-        }
-    }
-
     fn remember_recent(&mut self, chunk: &[u8]) {
         let keep = LOOKBACK as usize;
         if chunk.len() >= keep {
@@ -356,9 +331,9 @@ impl Keeper {
 
     /// The file header's layout, and the section table planned for keeping.
     fn read_layout(&mut self) -> Option<Layout> {
-        let head = self.kept_from(0);
+        let head = self.arena.kept_from(0);
         let elf = ElfHead::parse(head)?;
-        let size = self.arena.len() as u64;
+        let size = self.arena.len();
         let table_end = if elf.shnum == 0 { size } else { elf.shoff.saturating_add(elf.shnum * elf.shentsize) };
         let loaded = elf.loaded(head);
         if elf.shoff != 0 && elf.shoff < size {
@@ -622,8 +597,7 @@ fn elf_reads<Elf: object::read::elf::FileHeader<Endian = object::Endianness>>(in
 
 /// The kept bytes of a member, read as the member: a read outside them fails and is counted.
 pub struct Kept {
-    arena: Vec<u8>,
-    kept: Vec<Range<u64>>,
+    arena: Arena,
     misses: Cell<u64>,
 }
 
@@ -644,7 +618,7 @@ impl Kept {
             object::FileKind::Elf32 => elf_reads::<object::elf::FileHeader32<object::Endianness>>(self)?,
             _ => return None,
         };
-        reads.push(0..HEAD.min(self.arena.len() as u64));
+        reads.push(0..HEAD.min(self.arena.len()));
         reads.sort_by_key(|r| r.start);
         Some(reads)
     }
@@ -656,18 +630,12 @@ impl Kept {
 
     /// Bytes kept in all.
     pub fn kept_bytes(&self) -> u64 {
-        self.kept.iter().map(|r| r.end - r.start).sum()
+        self.arena.kept_bytes()
     }
 
     /// The kept ranges, in order.
     pub fn ranges(&self) -> &[Range<u64>] {
-        &self.kept
-    }
-
-    /// The kept range holding `start`.
-    fn range_of(&self, start: u64) -> Option<&Range<u64>> {
-        let i = self.kept.partition_point(|r| r.end <= start);
-        self.kept.get(i).filter(|r| r.start <= start)
+        &self.arena.kept
     }
 
     fn missed<T>(&self) -> Result<T, ()> {
@@ -678,32 +646,98 @@ impl Kept {
 
 impl<'a> ReadRef<'a> for &'a Kept {
     fn len(self) -> Result<u64, ()> {
-        Ok(self.arena.len() as u64)
+        Ok(self.arena.len())
     }
 
     fn read_bytes_at(self, offset: u64, size: u64) -> Result<&'a [u8], ()> {
         let Some(end) = offset.checked_add(size) else { return Err(()) };
-        if end > self.arena.len() as u64 {
+        if end > self.arena.len() {
             return Err(());
         }
         if size == 0 {
             return Ok(&[]);
         }
-        match self.range_of(offset) {
-            Some(r) if end <= r.end => Ok(&self.arena[offset as usize..end as usize]),
-            _ => self.missed(),
+        match self.arena.kept_from(offset).get(..size as usize) {
+            Some(bytes) => Ok(bytes),
+            None => self.missed(),
         }
     }
 
     fn read_bytes_at_until(self, range: Range<u64>, delimiter: u8) -> Result<&'a [u8], ()> {
-        let Some(r) = self.range_of(range.start) else { return self.missed() };
-        let end = range.end.min(r.end);
-        let bytes = &self.arena[range.start as usize..end as usize];
+        let kept = self.arena.kept_from(range.start);
+        if kept.is_empty() {
+            return self.missed();
+        }
+        let wanted = range.end.saturating_sub(range.start).min(usize::MAX as u64) as usize;
+        let bytes = &kept[..kept.len().min(wanted)];
         match memchr::memchr(delimiter, bytes) {
             Some(n) => Ok(&bytes[..n]),
             // Not found within the kept range: the rest of `range` may hold it.
-            None if end < range.end => self.missed(),
+            None if bytes.len() < wanted => self.missed(),
             None => Err(()),
+        }
+    }
+}
+
+/// A member's kept bytes at their own offsets, in one allocation of the member's size that is
+/// never zeroed: only the pages written are ever touched, so the memory used follows what is
+/// kept (a zeroed allocation of a 965 MiB library would cost 965 MiB at once in the browser,
+/// whose allocator clears what it hands out). Only written bytes are ever read.
+struct Arena {
+    /// Capacity: the member's size; length 0, the bytes written through [`Arena::append`].
+    bytes: Vec<u8>,
+    size: u64,
+    /// The written ranges, in order, apart from one another.
+    kept: Vec<Range<u64>>,
+}
+
+impl Arena {
+    fn new(size: u64) -> Option<Arena> {
+        let capacity = usize::try_from(size).ok()?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(capacity).ok()?;
+        Some(Arena { bytes, size, kept: Vec::new() })
+    }
+
+    fn len(&self) -> u64 {
+        self.size
+    }
+
+    /// The end of the last written range.
+    fn end(&self) -> u64 {
+        self.kept.last().map_or(0, |r| r.end)
+    }
+
+    fn kept_bytes(&self) -> u64 {
+        self.kept.iter().map(|r| r.end - r.start).sum()
+    }
+
+    /// Writes `data` at `at`, at or after the end of the last written range and within the
+    /// member (anything else is not written).
+    fn append(&mut self, at: u64, data: &[u8]) {
+        let Some(end) = at.checked_add(data.len() as u64) else { return };
+        if at < self.end() || end > self.size || data.is_empty() {
+            return;
+        }
+        // SAFETY: `at .. end` lies within the allocation (its capacity is `size`), and `data`
+        // is a separate slice.
+        unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), self.bytes.as_mut_ptr().add(at as usize), data.len()) };
+        match self.kept.last_mut() {
+            Some(last) if last.end == at => last.end = end,
+            _ => self.kept.push(at..end),
+        }
+    }
+
+    /// The written bytes from `start` to the end of the written range holding it; empty where
+    /// `start` was not written.
+    fn kept_from(&self, start: u64) -> &[u8] {
+        let i = self.kept.partition_point(|r| r.end <= start);
+        match self.kept.get(i) {
+            // SAFETY: `start .. r.end` lies within the allocation and was written by `append`.
+            Some(r) if r.start <= start => unsafe {
+                core::slice::from_raw_parts(self.bytes.as_ptr().add(start as usize), (r.end - start) as usize)
+            },
+            _ => &[],
         }
     }
 }
