@@ -1,9 +1,10 @@
-// Large members kept on disk: a wheel whose two libraries each inflate past 64 MiB (fixtures that
-// clang made, padded by llvm-objcopy with a section of zeros, so the wheel stays small) is
-// explored with each library inflated into a scratch file of the origin's private file system
-// rather than into a worker's memory (www/src/worker/scratch.rs). The page finds what the CLI
-// finds, and the scratch files are left empty; an image inside such a library, whose bytes the
-// exploration dropped, is found again through a scratch file and downloads as `offload extract`
+// Large members never held whole: a wheel whose two libraries each inflate past 64 MiB (fixtures
+// that clang made, padded by llvm-objcopy with a section of zeros, so the wheel stays small) is
+// explored with each library kept in a worker's memory only by what the host reader reads of it
+// (offload::explore::sparse), the scratch file of the origin's private file system standing by
+// for what cannot be kept so (www/src/worker/scratch.rs). The page finds what the CLI finds, and
+// the scratch files are left empty; an image inside such a library, whose bytes the exploration
+// dropped, is found again by inflating the library again and downloads as `offload extract`
 // writes it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,20 +50,21 @@ async function pickedAsTheCliSays(page, wheel) {
 const problems = [];
 const shared = sharedPage(problems);
 
-test('libraries inflating past 64 MiB are explored from scratch files, which are left empty', async () => {
+test('libraries inflating past 64 MiB are explored as the CLI explores them, and the scratch files are left empty', async () => {
   buildPaddedWheel(WHEEL);
   const { page } = shared;
   const expectedTargets = await pickedAsTheCliSays(page, WHEEL);
   assert.ok(expectedTargets.length >= 2, `the CLI finds targets in the padded libraries: ${expectedTargets}`);
 
-  // One scratch file per worker that explored a padded library, each emptied when let go.
+  // One scratch file per worker that explored a padded library (taken before it starts, in case
+  // the library cannot be kept in memory), each emptied when let go.
   const scratch = (await privateFiles(page)).filter((f) => f.name.startsWith('offload-scratch-'));
   assert.ok(scratch.length >= 1, `a scratch file was made: ${JSON.stringify(scratch)}`);
   assert.deepEqual(scratch.filter((f) => f.size > 0), [], 'every scratch file is left empty');
   assert.deepEqual(problems, []);
 });
 
-test('an image inside a library explored from a scratch file downloads as offload extract writes it', async () => {
+test('an image inside a library inflating past 64 MiB downloads as offload extract writes it', async () => {
   buildPaddedWheel(WHEEL);
   const { page } = shared;
   const work = mkdtempSync(join(tmpdir(), 'offload-scratch-'));

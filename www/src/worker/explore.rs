@@ -200,7 +200,7 @@ pub(crate) fn explore_to_keep(
             explore_hooked(&cache, name, &options, &joined, Hooks { read_owned: Some(&read), ..Hooks::default() })
         }
         Exploring::Observed(observer, found, scratch) => {
-            let spill = scratch.map(spill_hook);
+            let spill = Some(spill_hook(scratch));
             let spill = spill.as_ref().map(|s| s as Spill<'_>);
             let hooks = Hooks { observer: Some(observer), read_owned: Some(&read), spill, found: Some(found) };
             explore_hooked(&cache, name, &options, &joined, hooks)

@@ -84,7 +84,7 @@ impl Explored {
             // into a scratch file, so that only what is asked for comes into memory.
             let read = owned_reads(&self.file);
             let found = scratch::with_later(|scratch| {
-                let spill = scratch.map(scratch::spill_hook);
+                let spill = Some(scratch::spill_hook(scratch));
                 let spill = spill.as_ref().map(|s| s as Spill<'_>);
                 let hooks = Hooks { read_owned: Some(&read), spill, ..Hooks::default() };
                 let (tree, options, asked) = (&self.tree, &self.options, self.decompressed);

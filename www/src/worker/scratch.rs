@@ -19,8 +19,8 @@
 //! held by one worker at a time (a synchronous access handle locks its file), emptied when taken
 //! and when let go; what a worker stopped while it explored (Cancel, a closed tab) leaves, the
 //! page sweeps. Where the browser has no OPFS for the page (an insecure origin,
-//! a private window of some browsers, an older engine) nothing is written: the member is
-//! inflated into memory, as before.
+//! a private window of some browsers, an older engine) nothing is written: an ELF library is
+//! still kept by what is read of it, and any other member is inflated into memory, as before.
 //!
 //! The explorer keeps one for later once a package is explored ([`keep_for_later`]): showing
 //! the bytes of an image inside a large member explores that member again, and inflates it
@@ -168,11 +168,42 @@ pub(crate) fn wanted(member: &ShareMember) -> bool {
     member.compression == Compression::Deflate && member.size >= SPILL_OVER
 }
 
-/// The explorer's [`offload::explore::Hooks::spill`], writing into `scratch`.
+/// The explorer's [`offload::explore::Hooks::spill`]: into `scratch` where there is one
+/// ([`Scratch::spill`]); where the browser gives the page none, an ELF library is still kept by
+/// what is read of it, and anything else is inflated into memory.
 pub(crate) fn spill_hook(
-    scratch: &Scratch,
+    scratch: Option<&Scratch>,
 ) -> impl Fn(u64, &mut SpillFill<'_>, &mut SpillExplore<'_>) -> Option<offload::Result<()>> + '_ {
-    move |size, fill, explore| scratch.spill(size, fill, explore)
+    move |size, fill, explore| match scratch {
+        Some(scratch) => scratch.spill(size, fill, explore),
+        None => spill_in_memory(size, fill, explore),
+    }
+}
+
+/// [`spill_hook`] without a scratch file: a member that is not an ELF file is gathered in
+/// memory as it comes (in the one pass), as the explorer would have inflated it; `None` for an
+/// ELF library whose reads could not all be kept, which the explorer then inflates into memory.
+fn spill_in_memory(size: u64, fill: &mut SpillFill<'_>, explore: &mut SpillExplore<'_>) -> Option<offload::Result<()>> {
+    let mut whole = Vec::new();
+    let mut gather = |chunk: &[u8]| {
+        if (whole.len() + chunk.len()) as u64 <= size {
+            whole.extend_from_slice(chunk);
+        }
+    };
+    match sparse::keep(size, fill, &mut gather) {
+        Err(e) => Some(Err(e)),
+        Ok(Keeping::Kept(kept)) => {
+            let input = &kept;
+            explore(Window::whole(&input));
+            Some(Ok(()))
+        }
+        Ok(Keeping::Elsewhere(produced)) if produced == whole.len() as u64 => {
+            let input = &whole[..];
+            explore(Window::whole(&input));
+            Some(Ok(()))
+        }
+        Ok(Keeping::Elsewhere(_) | Keeping::Missed) => None,
+    }
 }
 
 /// The origin's private directory, where this engine gives workers synchronous access to it.

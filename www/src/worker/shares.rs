@@ -437,7 +437,7 @@ fn explore_share_with(file: Source, settings: &Settings, share: &[ShareMember], 
     let since = RefCell::new(FoundSince::default());
     let mut observer = |p: &Progress, member: &Node| since.borrow_mut().member(p, member);
     let mut found = |bundle: &Node| since.borrow_mut().bundle(bundle);
-    let spill = scratch.map(scratch::spill_hook);
+    let spill = Some(scratch::spill_hook(scratch));
     let spill = spill.as_ref().map(|s| s as Spill<'_>);
     let hooks = Hooks { observer: Some(&mut observer), read_owned: Some(&read), spill, found: Some(&mut found) };
     let found = shares::explore_share(&cache, &options, &[], share, hooks);
