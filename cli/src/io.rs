@@ -113,23 +113,35 @@ impl OwnedReader {
     }
 }
 
-/// Inflates a large package member into an unlinked temporary file (in `$TMPDIR`) instead of
-/// memory, and explores it from there, read on demand: only its headers and offload sections
-/// come back into memory ([`offload::explore::Hooks::spill`]). `None` when no temporary file
-/// can be made; the member is then inflated into memory.
+/// Inflates a large package member and explores it without holding it whole
+/// ([`offload::explore::Hooks::spill`]): an ELF library by what the host reader reads of it,
+/// kept in memory as it passes ([`offload::explore::sparse`]); anything else (or a library whose
+/// reads could not all be kept) from an unlinked temporary file in `$TMPDIR`, read back on
+/// demand. `None` when that file cannot be made; the member is then inflated into memory.
 pub fn spill_to_temporary_file(
-    _size: u64,
+    size: u64,
     fill: &mut offload::explore::SpillFill<'_>,
     explore: &mut offload::explore::SpillExplore<'_>,
 ) -> Option<offload::Result<()>> {
+    use offload::explore::sparse::{self, Keeping};
     let mut file = crate::temporary::unlinked_file()?;
     let mut writer = std::io::BufWriter::with_capacity(1 << 20, &mut file);
     let mut written = Ok(());
-    let filled = fill(&mut |chunk: &[u8]| {
+    let mut write = |chunk: &[u8]| {
         if written.is_ok() {
             written = writer.write_all(chunk);
         }
-    });
+    };
+    let filled = match sparse::keep(size, fill, &mut write) {
+        Err(e) => return Some(Err(e)),
+        Ok(Keeping::Kept(kept)) => {
+            let input = &kept;
+            explore(offload::util::window::Window::whole(&input));
+            return Some(Ok(()));
+        }
+        Ok(Keeping::Elsewhere(size)) => Ok(size),
+        Ok(Keeping::Missed) => fill(&mut write),
+    };
     let flushed = written.and_then(|()| writer.flush());
     drop(writer);
     let size = match (filled, flushed) {
