@@ -856,6 +856,53 @@ mod tests {
         assert!(keeper.finish().is_none(), "12 bytes short");
     }
 
+    /// Damaged libraries (a fixture with bytes overwritten at random, magics planted at random
+    /// aligned offsets, cut short) never make the keeper panic, and what it keeps reads as the
+    /// damaged bytes do.
+    #[test]
+    fn damaged_libraries_are_kept_without_panicking() {
+        let (_, library) = libraries().into_iter().find(|(p, _)| p.ends_with("libhip_3tu_compressed.so")).unwrap();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let magics: [&[u8]; 5] =
+            [&nv_fatbin::MAGIC, bundle::MAGIC, &compressed::MAGIC, &offload_binary::MAGIC, SHSTRTAB_NAME];
+        for round in 0..300 {
+            let mut data = library.clone();
+            for _ in 0..(next() % 64) {
+                let at = (next() as usize) % data.len();
+                data[at] = next() as u8;
+            }
+            for _ in 0..(next() % 8) {
+                let magic = magics[(next() % 5) as usize];
+                let at = ((next() as usize) % data.len()) & !7;
+                let end = (at + magic.len()).min(data.len());
+                data[at..end].copy_from_slice(&magic[..end - at]);
+            }
+            if round % 3 == 0 {
+                data.truncate((next() as usize) % data.len());
+            }
+            let chunk = 1 + (next() as usize) % 8192;
+            let mut fill = |sink: &mut dyn FnMut(&[u8])| {
+                data.chunks(chunk).for_each(&mut *sink);
+                Ok(data.len() as u64)
+            };
+            let mut elsewhere = 0u64;
+            let keeping = keep(data.len() as u64, &mut fill, &mut |c| elsewhere += c.len() as u64).unwrap();
+            if let Keeping::Elsewhere(n) = keeping {
+                assert!(!data.starts_with(&ELF_MAGIC) && n == elsewhere && n == data.len() as u64, "round {round}");
+            }
+            if let Keeping::Kept(kept) = keeping {
+                let whole = explore(&data[..], "lib", &Options::default());
+                assert_eq!(explore(&kept, "lib", &Options::default()), whole, "round {round}");
+            }
+        }
+    }
+
     #[test]
     fn object_sizes_come_from_their_headers() {
         let mut fatbin = nv_fatbin::MAGIC.to_vec();
