@@ -190,15 +190,10 @@ mod tests {
         let mut at = 0u64;
         let mut out = Vec::new();
         while let Ok(LocalRead::Entry(entry)) = zip::local_entry(&data[at as usize..], at) {
-            let Some(end) = entry.data_end() else { break };
-            let descriptor = if entry.has_descriptor() {
-                let after = &data[end as usize..];
-                zip::descriptor_sizes(after)
-                    .into_iter()
-                    .find(|&d| after.get(d as usize..).is_some_and(zip::starts_record))
-                    .unwrap_or(0)
-            } else {
-                0
+            let Some((end, (stored, _))) = entry.data_end().zip(entry.sizes) else { break };
+            let descriptor = match entry.has_descriptor() {
+                true => zip::read_descriptor(&data[end as usize..], stored).map_or(0, |(_, length)| length),
+                false => 0,
             };
             out.push(entry);
             at = end + descriptor;

@@ -300,22 +300,21 @@ fn zip64_local_sizes(extra: &[u8]) -> Option<(u64, u64)> {
     None
 }
 
-/// The lengths a data descriptor whose first bytes are `first` may have, likelier first: 12
-/// bytes of CRC and 32-bit sizes (20 with ZIP64 sizes), 4 more when it starts with its
-/// optional magic `PK\x07\x08`. The reader tells which from what follows it (a local header
-/// or the central directory).
-pub fn descriptor_sizes(first: &[u8]) -> [u64; 2] {
-    if first.starts_with(b"PK\x07\x08") {
-        [16, 24]
-    } else {
-        [12, 20]
-    }
-}
-
-/// Whether `first` (at least 4 bytes) starts a local header or the central directory: what
-/// follows a member's data and descriptor.
-pub fn starts_record(first: &[u8]) -> bool {
-    first.starts_with(LOCAL_MAGIC) || first.starts_with(CENTRAL_MAGIC)
+/// The data descriptor at the start of `bytes` (the bytes after a member's data: at least 24
+/// of them, or all there are), for a member of `stored` stored bytes: its uncompressed size
+/// and the descriptor's length. A descriptor is a CRC-32 and the two sizes (32-bit, or 64-bit
+/// for ZIP64), after an optional magic `PK\x07\x08`; the form read is the one whose
+/// compressed size is `stored`. `None` when none is.
+pub fn read_descriptor(bytes: &[u8], stored: u64) -> Option<(u64, u64)> {
+    const FORMS: [(usize, usize); 4] = [(4, 4), (4, 8), (0, 4), (0, 8)];
+    FORMS.iter().find_map(|&(magic, width)| {
+        if magic == 4 && !bytes.starts_with(b"PK\x07\x08") {
+            return None;
+        }
+        let length = magic + 4 + 2 * width;
+        let fields = bytes.get(magic + 4..length)?;
+        (le(fields, 0, width) == stored).then(|| (le(fields, width, width), length as u64))
+    })
 }
 
 /// Finds the end record in the last `22 + 65535` bytes: the last magic whose comment runs
