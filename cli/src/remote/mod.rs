@@ -217,7 +217,11 @@ impl Remote {
     }
 
     fn read(&self, offset: u64, size: u64, ahead: bool) -> Result<Vec<u8>, String> {
-        let read = self.read_uncounted(offset, size, ahead);
+        self.noted(self.read_uncounted(offset, size, ahead))
+    }
+
+    /// `read`, its failure kept as the first if it is ([`Remote::failure`]).
+    fn noted(&self, read: Result<Vec<u8>, String>) -> Result<Vec<u8>, String> {
         if let Err(message) = &read {
             if let Ok(mut failure) = self.inner.failure.lock() {
                 failure.get_or_insert_with(|| message.clone());
@@ -466,7 +470,8 @@ impl Read for Cursor {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if let Some(arrival) = self.remote.arrival() {
             // What has arrived: the size may be known only at the end.
-            let bytes = arrival.read_some(self.position, buf.len() as u64).map_err(std::io::Error::other)?;
+            let some = self.remote.noted(arrival.read_some(self.position, buf.len() as u64));
+            let bytes = some.map_err(std::io::Error::other)?;
             buf[..bytes.len()].copy_from_slice(&bytes);
             self.position += bytes.len() as u64;
             return Ok(bytes.len());
