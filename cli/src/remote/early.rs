@@ -2,7 +2,8 @@
 //! rather than once it has all come: a thread walks the local headers front to back as they
 //! arrive (the core's `zip::local_entry`), and worker threads, one per core as for the
 //! parallel explorer, explore each member the explorer would explore (`explore::arriving`) as
-//! soon as its stored bytes are in. Once the central directory (the last thing to arrive) is
+//! its stored bytes come in (its reads wait for them: a deflated member is inflated as it
+//! arrives, a library is explored once its section headers, at its end, are in). Once the central directory (the last thing to arrive) is
 //! there, the early results it confirms are kept; the members it places or sizes otherwise,
 //! and those the walk could not reach, are explored then, on as many threads; and the whole
 //! is merged into the tree the complete file gives. A member whose local header leaves its
@@ -12,7 +13,9 @@
 //! before the central directory says.
 //!
 //! With `OFFLOAD_DEBUG=arriving` in the environment, each member explored early is said on
-//! stderr with how much of the file had arrived when it was done.
+//! stderr with how much of the file had arrived when it was done; `OFFLOAD_DEBUG=arriving-whole`
+//! explores nothing before the file has all arrived (as the CLI read such hosts before), for
+//! measuring what exploring early saves (scripts/bench_remote_stream.py).
 
 use super::{Cursor, Remote};
 use crate::io::InputFile;
@@ -40,7 +43,7 @@ pub struct Started {
 /// explored apart (`arriving::early_allowed`: every image decoded).
 pub fn start(remote: &Remote, opts: &Options) -> Option<Started> {
     let arrival = remote.arrival()?;
-    if !arriving::early_allowed(opts) {
+    if !arriving::early_allowed(opts) || debug_says("arriving-whole") {
         return None;
     }
     let first = arrival.read_at(0, 4).ok()?;
@@ -93,7 +96,7 @@ impl Started {
         let listing = zip::read_skipping(input, opts.skip_by_name).ok()?;
         let whole = Span::new(0, 0, self.remote.len());
         let confirmed = arriving::confirmed(&listing, whole, opts, early)?;
-        if debugging() {
+        if debug_says("arriving") {
             eprintln!(
                 "offload: debug: {}: the central directory confirms {} members explored early; {} explored now",
                 self.remote.url(),
@@ -173,7 +176,7 @@ fn local_entry_at(remote: &Remote, at: u64) -> Option<LocalEntry> {
     }
 }
 
-/// A worker: takes the next member walked, waits for its stored bytes, explores it.
+/// A worker: takes the next member walked and explores it as its stored bytes arrive.
 fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>) -> Vec<Early> {
     let mut done = Vec::new();
     let Some(arrival) = remote.arrival() else { return done };
@@ -184,10 +187,8 @@ fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>) 
         };
         let Ok(entry) = next else { break };
         let Some(end) = entry.data_end() else { continue };
-        if arrival.wait_for(end).is_err() {
-            // The download failed: the explorer of the whole file says where.
-            break;
-        }
+        // Explored from now on: its reads wait for their bytes, so a deflated member is
+        // inflated as it arrives (a library's section headers, at its end, come last).
         let (name, start) = (entry.name.clone(), entry.data_offset());
         // The explorer sees the file up to the member's end: all it reads of it.
         let input = object::ReadCache::new(UpTo { remote: remote.clone(), len: end, position: 0 });
@@ -195,7 +196,7 @@ fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>) 
         let hooks =
             Hooks { read_owned: Some(&read), spill: Some(&crate::io::spill_to_temporary_file), ..Hooks::default() };
         if let Some(early) = arriving::explore_early(&input, opts, entry, hooks) {
-            if debugging() {
+            if debug_says("arriving") {
                 let total = remote.arrival().and_then(|a| a.length()).map_or("?".to_string(), |n| n.to_string());
                 eprintln!(
                     "offload: debug: {}: explored {name} (stored bytes {start}..{end}) with {} of {total} bytes arrived",
@@ -237,9 +238,9 @@ fn explore_rest(remote: &Remote, opts: &Options, rest: &[ShareMember]) -> Vec<of
     results.into_inner().unwrap_or_default()
 }
 
-/// Whether `OFFLOAD_DEBUG` asks for what happens as a file arrives.
-fn debugging() -> bool {
-    std::env::var("OFFLOAD_DEBUG").is_ok_and(|v| v.split(',').any(|part| part.trim() == "arriving"))
+/// Whether `OFFLOAD_DEBUG` (words separated by commas) holds `word`.
+fn debug_says(word: &str) -> bool {
+    std::env::var("OFFLOAD_DEBUG").is_ok_and(|v| v.split(',').any(|part| part.trim() == word))
 }
 
 /// A read position on the first `len` bytes of an arriving file: what an early member's
