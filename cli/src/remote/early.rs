@@ -220,8 +220,7 @@ fn explore_rest(remote: &Remote, opts: &Options, rest: &[ShareMember]) -> Vec<of
             scope.spawn(|| {
                 let input = object::ReadCache::new(InputFile::Remote(Cursor::new(remote.clone())));
                 let read = |offset: u64, size: u64| remote.read_owned(offset, size);
-                loop {
-                    let Some(one) = rest.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                while let Some(one) = rest.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let hooks = Hooks {
                         read_owned: Some(&read),
                         spill: Some(&crate::io::spill_to_temporary_file),
