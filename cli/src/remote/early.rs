@@ -26,16 +26,26 @@ use offload::format::package::zip::{self, LocalEntry, LocalRead};
 use offload::format::package::Compression;
 use offload::tree::{Span, Tree};
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// The walk over a zip's local headers and its workers, started on a file arriving whole.
+/// Dropped without [`Started::finish`] (the command failed before exploring), the download is
+/// abandoned and the threads end with it.
 pub struct Started {
     remote: Remote,
-    walker: JoinHandle<()>,
+    walker: Option<JoinHandle<()>>,
     workers: Vec<JoinHandle<Vec<Early>>>,
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let (Some(_), Some(arrival)) = (&self.walker, self.remote.arrival()) {
+            arrival.abandon();
+        }
+    }
 }
 
 /// Starts exploring the members of `remote` as they arrive, when its host sends it whole, it
@@ -52,17 +62,20 @@ pub fn start(remote: &Remote, opts: &Options) -> Option<Started> {
     }
     let (send, receive) = channel::<LocalEntry>();
     let receive = Arc::new(Mutex::new(receive));
+    let declared = Arc::new(AtomicU64::new(0));
     let walker = {
         let (remote, opts) = (remote.clone(), opts.clone());
         std::thread::Builder::new().name("offload-walk".into()).spawn(move || walk(&remote, &opts, &send)).ok()?
     };
     let workers = (0..threads(opts))
         .filter_map(|_| {
-            let (remote, opts, receive) = (remote.clone(), opts.clone(), Arc::clone(&receive));
-            std::thread::Builder::new().name("offload-early".into()).spawn(move || work(&remote, &opts, &receive)).ok()
+            let (remote, opts, receive, declared) =
+                (remote.clone(), opts.clone(), Arc::clone(&receive), Arc::clone(&declared));
+            let worker = move || work(&remote, &opts, &receive, &declared);
+            std::thread::Builder::new().name("offload-early".into()).spawn(worker).ok()
         })
         .collect();
-    Some(Started { remote: remote.clone(), walker, workers })
+    Some(Started { remote: remote.clone(), walker: Some(walker), workers })
 }
 
 /// Threads that explore members: [`Options::max_threads`], or one per core (at most 8).
@@ -80,7 +93,7 @@ impl Started {
     /// explorer then says where), companions are given with it, it is not a zip after all, or
     /// the directory's listing breaks the rules under which members are explored apart.
     pub fn finish<'a, R: object::ReadRef<'a>>(
-        self,
+        mut self,
         input: R,
         name: &str,
         opts: &Options,
@@ -88,8 +101,11 @@ impl Started {
         hooks: Hooks<'_>,
     ) -> Option<Tree> {
         let ended = self.remote.arrival()?.wait_end();
-        let _ = self.walker.join();
-        let early: Vec<Early> = self.workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect();
+        if let Some(walker) = self.walker.take() {
+            let _ = walker.join();
+        }
+        let workers = std::mem::take(&mut self.workers);
+        let early: Vec<Early> = workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect();
         if ended.is_err() || !companions.is_empty() {
             return None;
         }
@@ -176,8 +192,11 @@ fn local_entry_at(remote: &Remote, at: u64) -> Option<LocalEntry> {
     }
 }
 
-/// A worker: takes the next member walked and explores it as its stored bytes arrive.
-fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>) -> Vec<Early> {
+/// A worker: takes the next member walked and explores it as its stored bytes arrive, while
+/// the members explored early declare (with `declared`, shared by the workers) no more than
+/// the package may decompress in all: a hostile zip's members are not inflated beyond what
+/// the explorer of the whole file would allow.
+fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>, declared: &AtomicU64) -> Vec<Early> {
     let mut done = Vec::new();
     let Some(arrival) = remote.arrival() else { return done };
     loop {
@@ -186,7 +205,12 @@ fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>) 
             Err(_) => break,
         };
         let Ok(entry) = next else { break };
-        let Some(end) = entry.data_end() else { continue };
+        let Some((end, (_, size))) = entry.data_end().zip(entry.sizes) else { continue };
+        let before = declared.fetch_add(size, Ordering::Relaxed);
+        if before.saturating_add(size) > opts.max_package_decompressed {
+            // Left to the explorer of the whole file, which says what goes past the limit.
+            continue;
+        }
         // Explored from now on: its reads wait for their bytes, so a deflated member is
         // inflated as it arrives (a library's section headers, at its end, come last).
         let (name, start) = (entry.name.clone(), entry.data_offset());
