@@ -21,7 +21,9 @@ know variant labels refuse such file names):
 With `--streamed DIR`, also gpu_app's and gpu_dep's wheels as a writer that cannot seek
 makes them (Python's zipfile writing to a pipe): the same members, each with a data
 descriptor after its data and zero sizes in its local header (only the central directory
-gives them), into DIR under the same names.
+gives them), into DIR under the same names; and gpu_app's again with every member stored
+(not deflated) into DIR/stored/: where such a member ends is not known before the central
+directory says.
 
 The libraries come from tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl (made
 by tests/fixtures/generate.sh with clang-22 and nvcc) and tests/images/hip_kernels.o. The
@@ -93,14 +95,15 @@ class Unseekable:
         self.handle.flush()
 
 
-def rewrite_streamed(path, out_dir):
-    """`path` written again, member by member, through a stream that cannot seek."""
+def rewrite_streamed(path, out_dir, method=None):
+    """`path` written again, member by member, through a stream that cannot seek (each member
+    compressed with `method`, or as it was)."""
     target = os.path.join(out_dir, os.path.basename(path))
     with zipfile.ZipFile(path) as source, open(target, "wb") as handle:
         with zipfile.ZipFile(Unseekable(handle), "w") as z:
             for info in source.infolist():
                 copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-                copy.compress_type = info.compress_type
+                copy.compress_type = info.compress_type if method is None else method
                 copy.external_attr = info.external_attr
                 z.writestr(copy, source.read(info))
     return target
@@ -141,6 +144,9 @@ def main():
         os.makedirs(streamed_dir, exist_ok=True)
         for path in made[:2]:
             print(rewrite_streamed(path, streamed_dir))
+        stored_dir = os.path.join(streamed_dir, "stored")
+        os.makedirs(stored_dir, exist_ok=True)
+        print(rewrite_streamed(made[0], stored_dir, zipfile.ZIP_STORED))
     if variant_dir:
         os.makedirs(variant_dir, exist_ok=True)
         declared = {"nvidia": {"sm_arch": ["86_real", "86_virtual", "90_real"]}}

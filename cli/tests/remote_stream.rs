@@ -2,7 +2,8 @@
 //! `/chunked/`, throttled and stalled): the file arrives whole, front to back, and is explored
 //! as it arrives. Every answer equals the answer for the same file read locally, for the
 //! package fixtures, the remote tests' wheels, and the same wheels as a writer that cannot seek
-//! makes them (data descriptors: sizes only in the central directory); members are seen to be
+//! makes them (data descriptors: sizes only in the central directory; deflated, and stored);
+//! members are seen to be
 //! explored before the last byte arrived (the server holds the file's last 1 KiB back: the
 //! debug log says how much had arrived when each member was done); a download cut short is an
 //! error saying how far it got. Everything stays on 127.0.0.1.
@@ -132,6 +133,7 @@ fn files_arriving_whole_answer_as_the_local_files() {
     let server = Server::start("answers");
     let mut files: Vec<String> = package_fixtures();
     files.extend([APP, DEP].iter().flat_map(|w| [w.to_string(), format!("streamed/{w}")]));
+    files.push(format!("streamed/stored/{APP}"));
     for behaviour in ["norange/", "chunked/"] {
         for file in &files {
             same_answers(&server.local(file), &format!("{}{behaviour}{file}", server.url));
@@ -201,6 +203,20 @@ fn members_are_explored_before_the_download_ends() {
             assert_eq!(there, here, "{url}");
         }
     }
+    // Stored members with data descriptors: where the first ends is not known before the
+    // central directory says, so nothing is explored early; the directory leaves both
+    // libraries to explore then, and the answer is the local file's.
+    let file = format!("streamed/stored/{APP}");
+    let url = format!("{}stall=300/norange/{file}", server.url);
+    let command = with_file(&["kernels", "--json", "{}"], &url);
+    let (code, stdout, stderr) = offload(&command, &[("OFFLOAD_DEBUG", "arriving")]);
+    assert_eq!(code, 0, "{stderr}");
+    let (explored, confirmed) = explored_early(&stderr);
+    assert!(explored.is_empty(), "{stderr}");
+    assert_eq!(confirmed, Some((0, 2)), "{stderr}");
+    let mut there: Value = serde_json::from_str(&stdout).unwrap();
+    strip_file_names(&mut there);
+    assert_eq!(there, answer(&with_file(&["kernels", "--json", "{}"], &s(&server.local(&file)))).1);
     // A listing spends a budget member after member: nothing is explored before the central
     // directory has arrived, and the answer is the local file's.
     let url = format!("{}stall=300/norange/{APP}", server.url);
