@@ -3,10 +3,9 @@
 //! as it arrives. Every answer equals the answer for the same file read locally, for the
 //! package fixtures, the remote tests' wheels, and the same wheels as a writer that cannot seek
 //! makes them (data descriptors: sizes only in the central directory; deflated, and stored);
-//! members are seen to be
-//! explored before the last byte arrived (the server holds the file's last 1 KiB back: the
-//! debug log says how much had arrived when each member was done); a download cut short is an
-//! error saying how far it got. Everything stays on 127.0.0.1.
+//! members are seen to be explored before the last byte arrived (the server holds the file's
+//! last 1 KiB back: the debug log says how much had arrived when each member was done); a
+//! download cut short is an error saying how far it got. Everything stays on 127.0.0.1.
 
 mod support;
 
