@@ -4,8 +4,10 @@
 //! the central directory has arrived, the listing it gives keeps the early results it
 //! confirms ([`confirmed`]) and names the members still to explore (a member whose local header
 //! left its sizes to a data descriptor, one placed or sized otherwise than its header said).
-//! Merged with [`super::shares::explore_merged`], the tree is exactly the one the whole file
-//! gives.
+//! Each member is explored with the whole package budget of its own; [`in_order`] keeps the
+//! results one explorer going through the members in order would give the same (the others
+//! are explored again, in their turn). Merged with [`super::shares::explore_merged`], the tree
+//! is exactly the one the whole file gives.
 //!
 //! Rules, as for share workers ([`super::shares`]): members are explored apart only when the
 //! tree cannot depend on the order they are explored in: every image decoded
@@ -117,6 +119,34 @@ pub fn confirmed(listing: &Listing, whole: Span, opts: &Options, early: Vec<Earl
     Some(Confirmed { explored, rest })
 }
 
+/// Of `explored`, members explored apart, each with the whole package budget of its own (early,
+/// or on threads after), those one explorer going through the members in order would explore
+/// the same, in member order; the others are left to it ([`shares::explore_merged`] explores a
+/// member none was given for in its turn). A member is kept when what the members before it
+/// used is known and leaves it room for what it used, and, unless they used nothing, when no
+/// message in it depends on the budget left (a failed or refused decompression names it).
+/// `explored` is to hold every member the explorer explores.
+pub fn in_order(opts: &Options, mut explored: Vec<MemberExplored>) -> Vec<MemberExplored> {
+    explored.sort_by_key(|m| m.index);
+    let mut spent = Some(0u64);
+    explored
+        .into_iter()
+        .filter(|m| {
+            let fits =
+                spent.and_then(|s| s.checked_add(m.used)).filter(|&total| total <= opts.max_package_decompressed);
+            let keep = fits.is_some() && (spent == Some(0) || !names_the_budget(&m.node));
+            spent = if keep { fits } else { None };
+            keep
+        })
+        .collect()
+}
+
+/// Whether a message in `node` or below depends on the package budget left.
+fn names_the_budget(node: &crate::tree::Node) -> bool {
+    node.diagnostics.iter().any(|d| d.message.contains(super::packages::PACKAGE_LIMIT))
+        || node.children.iter().any(names_the_budget)
+}
+
 /// Whether the central directory's member `m` is the one the local header `entry` announced.
 fn agrees(m: &Member, entry: &LocalEntry) -> bool {
     let Some(local) = entry.member() else { return false };
@@ -225,7 +255,7 @@ mod tests {
                 let whole = Span::new(0, 0, data.len() as u64);
                 let confirmed = confirmed(&listing, whole, &opts, early).expect("the rules hold");
                 assert!(confirmed.rest.is_empty(), "{name}: {} members left", confirmed.rest.len());
-                let shares = alloc::vec![Share { base: 1, members: confirmed.explored }];
+                let shares = alloc::vec![Share { base: 1, members: in_order(&opts, confirmed.explored) }];
                 let merged = shares::explore_merged(&data[..], &name, &opts, &[], listing, shares, Hooks::default());
                 let whole_file = explore(&data[..], &name, &opts);
                 assert_eq!(difference(&merged, &whole_file), None, "{name}, keep_bytes {keep_bytes}");
@@ -259,9 +289,37 @@ mod tests {
             let share = shares::explore_share(&data[..], &opts, &[], core::slice::from_ref(one), Hooks::default());
             members.extend(share.members);
         }
-        let shares = alloc::vec![Share { base: 1, members }];
+        let shares = alloc::vec![Share { base: 1, members: in_order(&opts, members) }];
         let merged = shares::explore_merged(&data[..], "w.whl", &opts, &[], listing, shares, Hooks::default());
         assert_eq!(merged, explore(&data[..], "w.whl", &opts));
+    }
+
+    /// Members explored with budgets of their own are kept where one explorer going in order
+    /// would explore them the same: not once a member before used something and this one's
+    /// messages name the budget left, nor once what they used together passes the limit, nor
+    /// after a member left to explore again (what it uses is not known).
+    #[test]
+    fn members_whose_budget_would_differ_are_left_to_explore_in_order() {
+        use crate::tree::{Node, NodeKind, Severity};
+        let member = |index: usize, used: u64, budget_named: bool| {
+            let mut node = Node::new(NodeKind::PackageMember, "m", Span::default());
+            if budget_named {
+                let message = alloc::format!(
+                    "decompression failed (limits: {}: 5 bytes left)",
+                    super::super::packages::PACKAGE_LIMIT
+                );
+                let mut stream = Node::new(NodeKind::CompressedPayload, "s", Span::default());
+                stream.diag(Severity::Error, message, None);
+                node.children.push(stream);
+            }
+            MemberExplored { index, node, spaces: Vec::new(), used }
+        };
+        let opts = Options { max_package_decompressed: 100, ..Options::default() };
+        let kept = |all: Vec<MemberExplored>| in_order(&opts, all).iter().map(|m| m.index).collect::<Vec<_>>();
+        assert_eq!(kept(alloc::vec![member(1, 0, true), member(0, 0, false)]), [0, 1], "nothing used before");
+        assert_eq!(kept(alloc::vec![member(0, 10, false), member(1, 0, true), member(2, 5, false)]), [0]);
+        assert_eq!(kept(alloc::vec![member(0, 10, false), member(1, 5, false), member(2, 0, true)]), [0, 1]);
+        assert_eq!(kept(alloc::vec![member(0, 60, false), member(1, 60, false), member(2, 0, false)]), [0]);
     }
 
     /// Listing only (no `verify_all`): nothing is explored early, and no listing is confirmed.

@@ -122,7 +122,9 @@ impl Started {
         }
         let mut members = confirmed.explored;
         members.extend(explore_rest(&self.remote, opts, &confirmed.rest));
-        let shares = vec![Share { base: 1, members }];
+        // Each was explored with a budget of its own: what one explorer going in order would
+        // explore otherwise (a hostile package's nested streams) is explored again in order.
+        let shares = vec![Share { base: 1, members: arriving::in_order(opts, members) }];
         Some(shares::explore_merged(input, name, opts, companions, listing, shares, hooks))
     }
 }
