@@ -5,7 +5,9 @@
 //! makes them (data descriptors: sizes only in the central directory; deflated, and stored);
 //! members are seen to be explored before the last byte arrived (the server holds the file's
 //! last 1 KiB back: the debug log says how much had arrived when each member was done); a
-//! download cut short is an error saying how far it got. Everything stays on 127.0.0.1.
+//! download cut short is an error saying how far it got; a cached real wheel (cupy for ROCm
+//! 5.0; skipped when not cached) answers as its local copy, members explored as it arrived.
+//! Everything stays on 127.0.0.1.
 
 mod support;
 
@@ -252,5 +254,32 @@ fn a_download_cut_short_says_how_far_it_got() {
         let (code, _, stderr) = offload(&with_file(command, &url), &[]);
         assert_ne!(code, 0, "{command:?}: {stderr}");
         assert!(stderr.contains(&format!("after {sent} bytes")), "{command:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_real_cached_wheel_is_explored_as_it_arrives() {
+    let cached = support::wheels::cache_dir().join("cupy_rocm_5_0-13.3.0-cp311-cp311-manylinux2014_x86_64.whl");
+    if !cached.exists() {
+        println!("skipping: {} is not in the wheel cache (scripts/bench_packages.py fetches it)", cached.display());
+        return;
+    }
+    let server = Server::start("real");
+    let name = cached.file_name().unwrap().to_str().unwrap();
+    std::os::unix::fs::symlink(&cached, server.local(name)).unwrap();
+    let size = std::fs::metadata(&cached).unwrap().len();
+    for behaviour in ["stall=1000/norange/", "stall=1000/chunked/"] {
+        let url = format!("{}{behaviour}{name}", server.url);
+        let (code, stdout, stderr) =
+            offload(&with_file(&["kernels", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
+        assert_eq!(code, 0, "{stderr}");
+        let mut there: Value = serde_json::from_str(&stdout).unwrap();
+        strip_file_names(&mut there);
+        assert_eq!(there, answer(&with_file(&["kernels", "--json", "{}"], &s(&cached))).1, "{url}");
+        let (explored, confirmed) = explored_early(&stderr);
+        let before_the_end = explored.iter().filter(|e| e.arrived <= size - 1024).count();
+        println!("{url}: {} members explored early, {before_the_end} before the last 1 KiB arrived", explored.len());
+        assert!(before_the_end > 0, "{url}: {stderr}");
+        assert_eq!(confirmed, Some((explored.len() as u64, 0)), "{url}");
     }
 }
