@@ -18,11 +18,18 @@ know variant labels refuse such file names):
                                             86_real, 86_virtual (both in the library) and
                                             90_real (absent: to be flagged)
 
+With `--streamed DIR`, also gpu_app's and gpu_dep's wheels as a writer that cannot seek
+makes them (Python's zipfile writing to a pipe): the same members, each with a data
+descriptor after its data and zero sizes in its local header (only the central directory
+gives them), into DIR under the same names; and gpu_app's again with every member stored
+(not deflated) into DIR/stored/: where such a member ends is not known before the central
+directory says.
+
 The libraries come from tests/fixtures/packages/gpu_libs-1.0-py3-none-linux_x86_64.whl (made
 by tests/fixtures/generate.sh with clang-22 and nvcc) and tests/images/hip_kernels.o. The
 output is the same bytes on every run (fixed dates, fixed order).
 
-    python3 scripts/make_test_wheels.py OUT_DIR [--variant DIR]
+    python3 scripts/make_test_wheels.py OUT_DIR [--variant DIR] [--streamed DIR]
 """
 
 import base64
@@ -75,13 +82,43 @@ def write_wheel(out_dir, name, version, tag, members, requires=(), label=None, e
     return path
 
 
+class Unseekable:
+    """A file that can only be written to, as a pipe: zipfile then writes data descriptors."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def write(self, data):
+        return self.handle.write(data)
+
+    def flush(self):
+        self.handle.flush()
+
+
+def rewrite_streamed(path, out_dir, method=None):
+    """`path` written again, member by member, through a stream that cannot seek (each member
+    compressed with `method`, or as it was)."""
+    target = os.path.join(out_dir, os.path.basename(path))
+    with zipfile.ZipFile(path) as source, open(target, "wb") as handle:
+        with zipfile.ZipFile(Unseekable(handle), "w") as z:
+            for info in source.infolist():
+                copy = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+                copy.compress_type = info.compress_type if method is None else method
+                copy.external_attr = info.external_attr
+                z.writestr(copy, source.read(info))
+    return target
+
+
 def main():
+    usage = "usage: make_test_wheels.py OUT_DIR [--variant DIR] [--streamed DIR]"
     args = sys.argv[1:]
-    variant_dir = None
-    if len(args) == 3 and args[1] == "--variant":
-        variant_dir = args[2]
-    elif len(args) != 1:
-        sys.exit("usage: make_test_wheels.py OUT_DIR [--variant DIR]")
+    if not args or len(args) % 2 != 1:
+        sys.exit(usage)
+    options = dict(zip(args[1::2], args[2::2]))
+    if set(options) - {"--variant", "--streamed"}:
+        sys.exit(usage)
+    variant_dir = options.get("--variant")
+    streamed_dir = options.get("--streamed")
     out = args[0]
     os.makedirs(out, exist_ok=True)
     with zipfile.ZipFile(FIXTURE_WHEEL) as z:
@@ -96,12 +133,20 @@ def main():
     dep += [("gpu_dep/lib/libnv_2arch.so", cuda_library)]
     plain = [("plain_py/__init__.py", python_source("plain", 120_000))]
     tag = "py3-none-linux_x86_64"
-    for path in (
+    made = [
         write_wheel(out, "gpu_app", "1.0", tag, app, requires=["gpu-dep>=1.0"]),
         write_wheel(out, "gpu_dep", "1.0", tag, dep),
         write_wheel(out, "plain_py", "1.0", "py3-none-any", plain),
-    ):
+    ]
+    for path in made:
         print(path)
+    if streamed_dir:
+        os.makedirs(streamed_dir, exist_ok=True)
+        for path in made[:2]:
+            print(rewrite_streamed(path, streamed_dir))
+        stored_dir = os.path.join(streamed_dir, "stored")
+        os.makedirs(stored_dir, exist_ok=True)
+        print(rewrite_streamed(made[0], stored_dir, zipfile.ZIP_STORED))
     if variant_dir:
         os.makedirs(variant_dir, exist_ok=True)
         declared = {"nvidia": {"sm_arch": ["86_real", "86_virtual", "90_real"]}}

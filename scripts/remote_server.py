@@ -48,6 +48,10 @@ every request without a behaviour prefix by --mode. Prefixes compose, in any ord
     /nohead/<path>          HEAD answered 403 (an address signed for GET alone, as object
                             stores' presigned URLs), GET as the other behaviours say.
     /throttle=<B>/<path>    this request's body sent at most B bytes per second (own bucket).
+    /stall=<MS>/<path>      this request's body pauses MS milliseconds before its last 1024
+                            bytes (a zip's end records and the end of its central directory
+                            arrive last: a client exploring as the file arrives is seen to
+                            have explored members before the end).
     /latency=<MS>/<path>    this request waits MS milliseconds before its headers.
     /ttl=<S>/<path>         with /redirect/: the signed URL lives S seconds.
     /uses=<N>/<path>        with /redirect/: the signed URL also expires once it has served N
@@ -131,6 +135,8 @@ BEHAVIOURS = ("plain", "pypi-files", "norange", "chunked", "redirect", "gzip", "
 # Prefixes that change a behaviour rather than choose one.
 MODIFIERS = ("cors", "nohead")
 CHUNK = 64 * 1024
+# The last bytes of a body sent after a `stall=` pause.
+STALL_TAIL = 1024
 MAX_RANGES_KEPT = 10000
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 
@@ -393,11 +399,18 @@ class Handler(BaseHTTPRequestHandler):
             self.request_bucket.take(count)
 
     def stream_file(self, path, start, end, stats_key, chunked=False):
+        stall = getattr(self, "stall", 0)
+        tail = max(start, end - STALL_TAIL) if stall else end
         with open(path, "rb") as handle:
             handle.seek(start)
             position = start
             while position < end:
-                piece = handle.read(min(CHUNK, end - position))
+                if stall and position == tail:
+                    self.wfile.flush()
+                    time.sleep(stall)
+                    stall = 0
+                limit = tail - position if position < tail else end - position
+                piece = handle.read(min(CHUNK, limit))
                 if not piece:
                     break
                 self.pace(len(piece))
@@ -421,7 +434,7 @@ class Handler(BaseHTTPRequestHandler):
             head = segments[0]
             if head in BEHAVIOURS or head in MODIFIERS:
                 behaviours.append(head)
-            elif re.fullmatch(r"(throttle|latency|ttl|uses)=\d+", head):
+            elif re.fullmatch(r"(throttle|latency|ttl|uses|stall)=\d+", head):
                 key, value = head.split("=")
                 options[key] = int(value)
             else:
@@ -464,6 +477,7 @@ class Handler(BaseHTTPRequestHandler):
         self.expose = "cors" in behaviours or self.second
         throttle = options.get("throttle")
         self.request_bucket = TokenBucket(throttle) if throttle else None
+        self.stall = options.get("stall", 0) / 1000.0
         self.wait_latency(options.get("latency", 0) / 1000.0)
 
         if relative == "_stats":

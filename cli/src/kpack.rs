@@ -28,28 +28,32 @@ pub fn explore<'a, R: object::ReadRef<'a>>(
     options: &Options,
     args: &KpackArgs,
 ) -> Outcome<Tree> {
-    let companions = load(binary, input, args)?;
     // Over a network every byte read is fetched: members named as text are not read at all,
     // and a zip's local headers are fetched together first.
-    let remote_options;
-    let options = match crate::io::url_of(binary).and_then(crate::remote::Remote::opened) {
-        Some(remote) => {
-            crate::remote::prepare(&remote, input)?;
-            remote_options = Options { skip_by_name: true, ..options.clone() };
-            &remote_options
-        }
-        None => options,
-    };
+    let remote = crate::io::url_of(binary).and_then(crate::remote::Remote::opened);
+    let remote_options = remote.as_ref().map(|_| Options { skip_by_name: true, ..options.clone() });
+    let options = remote_options.as_ref().unwrap_or(options);
+    // A zip arriving whole (its host serves no ranges) has its members explored as they
+    // arrive, from now on, while the rest comes.
+    let early = remote.as_ref().filter(|_| args.kpack.is_empty()).and_then(|r| crate::remote::early::start(r, options));
+    let companions = load(binary, input, args)?;
+    if let Some(remote) = &remote {
+        crate::remote::prepare(remote, input)?;
+    }
     // A package's deflated members are read into bytes of their own, dropped once inflated:
     // through the input's cache, every member's compressed bytes would stay until the end.
     let reader = crate::io::OwnedReader::open(binary);
     let read = |offset: u64, size: u64| reader.as_ref().and_then(|r| r.read(offset, size));
-    let hooks = explore::Hooks {
+    let hooks = || explore::Hooks {
         read_owned: Some(&read),
         spill: Some(&crate::io::spill_to_temporary_file),
         ..explore::Hooks::default()
     };
-    let tree = explore::explore_hooked(input, name, options, &Companion::all(&companions), hooks);
+    let companions = Companion::all(&companions);
+    let tree = match early.and_then(|early| early.finish(input, name, options, &companions, hooks())) {
+        Some(tree) => tree,
+        None => explore::explore_hooked(input, name, options, &companions, hooks()),
+    };
     if let Some(remote) = crate::io::url_of(binary).and_then(crate::remote::Remote::opened) {
         remote.stop_ahead();
         if let Some(why) = remote.failure() {

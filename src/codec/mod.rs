@@ -260,6 +260,51 @@ pub fn inflate_raw_read_chunks(
     Err(not_built_in(Method::Zlib))
 }
 
+/// How many stored bytes one raw deflate stream takes, its bytes pulled by `pull` (which fills
+/// the buffer it is given from the stream's offset it is told, with as many bytes as it has:
+/// at least one, or none at the end of the input), inflated with the output dropped and held
+/// to at most `limit` bytes: where a zip member whose local header leaves its sizes to a data
+/// descriptor ends, found as the member arrives.
+#[cfg(feature = "zlib")]
+pub fn raw_deflate_length(pull: &mut dyn FnMut(&mut [u8], u64) -> Result<usize>, limit: u64) -> Result<u64> {
+    let mut out = Output { produced: 0, budget: limit, overflow: Overflow::Fail, sink: &mut |_| {} };
+    zlib::inflate_pulled(pull, READ_CHUNK, true, &mut out)
+}
+
+#[cfg(not(feature = "zlib"))]
+pub fn raw_deflate_length(_pull: &mut dyn FnMut(&mut [u8], u64) -> Result<usize>, _limit: u64) -> Result<u64> {
+    Err(not_built_in(Method::Zlib))
+}
+
+#[cfg(all(test, feature = "zlib"))]
+mod length_tests {
+    /// A stream pulled a few bytes at a time (as a download arrives) is measured to its end,
+    /// whatever follows it; a stream cut short is an error.
+    #[test]
+    fn a_deflate_stream_is_measured_as_it_arrives() {
+        let plain: alloc::vec::Vec<u8> = (0..200_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let stream = miniz_oxide::deflate::compress_to_vec(&plain, 6);
+        let mut bytes = stream.clone();
+        bytes.extend_from_slice(b"PK\x07\x08 and more");
+        let mut pull = |buf: &mut [u8], at: u64| {
+            let rest = bytes.get(at as usize..).unwrap_or_default();
+            let n = rest.len().min(buf.len()).min(977);
+            buf[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        };
+        assert_eq!(super::raw_deflate_length(&mut pull, 1 << 30).unwrap(), stream.len() as u64);
+        let cut = &stream[..stream.len() / 2];
+        let mut short = |buf: &mut [u8], at: u64| {
+            let rest = cut.get(at as usize..).unwrap_or_default();
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        };
+        assert!(super::raw_deflate_length(&mut short, 1 << 30).is_err());
+        assert!(super::raw_deflate_length(&mut pull, 1000).is_err(), "held to the limit");
+    }
+}
+
 /// The first `n` bytes of a raw deflate stream (or all of it when shorter): enough to tell what a
 /// zip member holds without inflating it.
 pub fn inflate_raw_prefix(data: &[u8], n: usize) -> Result<Vec<u8>> {

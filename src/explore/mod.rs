@@ -29,6 +29,7 @@ use alloc::vec::Vec;
 use object::ReadRef;
 
 mod again;
+pub mod arriving;
 #[cfg(all(feature = "std", not(target_arch = "wasm32")))]
 mod fatbins;
 pub mod fetch_plan;

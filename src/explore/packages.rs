@@ -29,6 +29,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use object::ReadRef;
 
+/// What every message that depends on what the package may still decompress names: members
+/// explored apart with budgets of their own are explored again in order where one says it
+/// ([`super::arriving::in_order`]).
+pub(super) const PACKAGE_LIMIT: &str = "--max-package-decompressed";
+
 // What a member's first read takes (what remote readers fetch of it: `fetch_plan`).
 use super::fetch_plan::{HEAD, STORED_HEAD};
 
@@ -393,7 +398,7 @@ impl Explorer<'_, '_, '_> {
         }
         if size > self.package_budget {
             return Some(format!(
-                "declares {size} bytes uncompressed, more than the {} bytes this package may still decompress (--max-package-decompressed): not inflated",
+                "declares {size} bytes uncompressed, more than the {} bytes this package may still decompress ({PACKAGE_LIMIT}): not inflated",
                 self.package_budget
             ));
         }
@@ -420,7 +425,7 @@ impl Explorer<'_, '_, '_> {
             }
             Err(e) => {
                 let message = format!(
-                    "decompression failed: {e} (limits: --max-decompressed {}, --max-package-decompressed: {} bytes left)",
+                    "decompression failed: {e} (limits: --max-decompressed {}, {PACKAGE_LIMIT}: {} bytes left)",
                     self.opts.max_decompressed, self.package_budget
                 );
                 node.diag(Severity::Error, message, Some(span.sub(e.offset, 0)));

@@ -52,7 +52,7 @@ pub struct ShareMember {
 }
 
 impl ShareMember {
-    fn of(index: usize, m: &Member, package: Span) -> ShareMember {
+    pub(super) fn of(index: usize, m: &Member, package: Span) -> ShareMember {
         ShareMember {
             index,
             name: m.name.clone(),

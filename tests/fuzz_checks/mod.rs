@@ -229,6 +229,58 @@ pub fn package(data: &[u8]) {
         assert!(node.span.end() <= space.size, "node `{}` ends past its byte space", node.label);
     });
     let _ = offload::report::targets::collect(&tree);
+    arriving(data);
+}
+
+/// A zip explored as it arrives (`explore::arriving`, as the CLI reads a host without ranges):
+/// its local headers walked front to back, each lying within the input and each step going
+/// forward; each member worth it explored from the bytes up to its data end alone; confirmed by
+/// the listing and merged, the tree is the whole input's.
+fn arriving(data: &[u8]) {
+    use offload::explore::arriving::{confirmed, explore_early, in_order};
+    use offload::explore::shares::{self, Share};
+    use offload::explore::Hooks;
+    use offload::format::package::zip::{self, LocalRead};
+    let opts = Options {
+        verify_all: true,
+        max_threads: 1,
+        max_decompressed: LIMIT,
+        max_package_decompressed: 4 * LIMIT,
+        ..Options::default()
+    };
+    let mut early = Vec::new();
+    let mut at = 0u64;
+    while let Some(rest) = data.get(at as usize..) {
+        let Ok(LocalRead::Entry(entry)) = zip::local_entry(rest, at) else { break };
+        assert!(entry.header.0 == at && entry.data_offset() <= data.len() as u64, "a local header past the input");
+        let Some((end, (stored, _))) = entry.data_end().zip(entry.sizes) else { break };
+        let descriptor = match (entry.has_descriptor(), data.get(end as usize..)) {
+            (true, Some(after)) => zip::read_descriptor(after, stored).map_or(0, |(_, length)| length),
+            _ => 0,
+        };
+        if let Some(upto) = data.get(..end as usize) {
+            early.extend(explore_early(upto, &opts, entry, Hooks::default()));
+        }
+        let Some(next) = end.checked_add(descriptor).filter(|&n| n > at) else { break };
+        at = next;
+    }
+    let Ok(listing) = zip::read(data) else { return };
+    let whole = offload::tree::Span::new(0, 0, data.len() as u64);
+    let Some(found) = confirmed(&listing, whole, &opts, early) else { return };
+    let mut members = found.explored;
+    for one in &found.rest {
+        members.extend(shares::explore_share(data, &opts, &[], std::slice::from_ref(one), Hooks::default()).members);
+    }
+    let merged = shares::explore_merged(
+        data,
+        "fuzz.whl",
+        &opts,
+        &[],
+        listing,
+        vec![Share { base: 1, members: in_order(&opts, members) }],
+        Hooks::default(),
+    );
+    assert!(merged == explore(data, "fuzz.whl", &opts), "explored as it arrives, the tree is another");
 }
 
 pub fn host(data: &[u8]) {

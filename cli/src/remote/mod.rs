@@ -18,9 +18,12 @@
 //! - A redirect to another origin is followed; when the URL it led to answers 403 or 410 later
 //!   (a signed URL that expired), the original URL is resolved again and the read retried.
 //! - A host that ignores `Range` sends the whole file: it is written, as it arrives, to an
-//!   unlinked temporary file and read from there, never held in memory.
+//!   unlinked temporary file, never held in memory, and a read waits until the bytes it asks
+//!   for have arrived ([`arrival`]); a zip's members are explored as they arrive ([`early`]).
 
 mod ahead;
+mod arrival;
+pub mod early;
 mod extents;
 pub mod http;
 mod progress;
@@ -29,8 +32,7 @@ mod zip;
 use crate::fail::{Failure, Outcome};
 use extents::{without, Extents};
 use http::{Opened, RangeError};
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
@@ -83,8 +85,8 @@ struct Inner {
 enum Backing {
     /// The host serves ranges.
     Ranges(Box<Ranges>),
-    /// The host sent the whole file: it lies in this unlinked temporary file.
-    Downloaded(File),
+    /// The host is sending the whole file, into an unlinked temporary file.
+    Arriving(Arc<arrival::Arrival>),
 }
 
 /// What is known of a file read by ranges.
@@ -124,10 +126,9 @@ impl Remote {
                 (location, size, Backing::Ranges(Box::new(ranges)), fetched, progress::Bar::new(url, Some(size)))
             }
             Opened::Whole { location, length, body } => {
-                let bar = progress::Bar::new(url, length);
-                let (file, size) = download(url, length, body, &bar)?;
-                bar.finish();
-                (location, size, Backing::Downloaded(file), size, progress::Bar::hidden())
+                let arrival = arrival::Arrival::start(url, length, body, progress::Bar::new(url, length))?;
+                // The size is the arrival's to tell ([`Remote::len`]).
+                (location, 0, Backing::Arriving(arrival), 0, progress::Bar::hidden())
             }
         };
         let inner = Inner {
@@ -160,17 +161,38 @@ impl Remote {
         &self.inner.url
     }
 
+    /// The file's size; of a file arriving whole without a `Content-Length`, known once it
+    /// has all arrived (this waits for it).
     pub fn len(&self) -> u64 {
-        self.inner.size
+        match &self.inner.backing {
+            Backing::Arriving(arrival) => arrival.size(),
+            Backing::Ranges(_) => self.inner.size,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.inner.size == 0
+        self.len() == 0
     }
 
     /// Bytes fetched so far and requests made (a whole download counts once).
     pub fn fetched(&self) -> (u64, u64) {
+        if let Backing::Arriving(arrival) = &self.inner.backing {
+            return (arrival.arrived(), 1);
+        }
         (self.inner.fetched.load(Ordering::Relaxed), self.inner.requests.load(Ordering::Relaxed))
+    }
+
+    /// The file as it arrives, when its host sends it whole.
+    fn arrival(&self) -> Option<&arrival::Arrival> {
+        match &self.inner.backing {
+            Backing::Arriving(arrival) => Some(arrival),
+            Backing::Ranges(_) => None,
+        }
+    }
+
+    /// Whether the host serves ranges (else the file arrives whole, front to back).
+    pub fn serves_ranges(&self) -> bool {
+        matches!(self.inner.backing, Backing::Ranges(_))
     }
 
     /// Says where reads may run ahead: the stored bytes of each member explored.
@@ -195,7 +217,11 @@ impl Remote {
     }
 
     fn read(&self, offset: u64, size: u64, ahead: bool) -> Result<Vec<u8>, String> {
-        let read = self.read_uncounted(offset, size, ahead);
+        self.noted(self.read_uncounted(offset, size, ahead))
+    }
+
+    /// `read`, its failure kept as the first if it is ([`Remote::failure`]).
+    fn noted(&self, read: Result<Vec<u8>, String>) -> Result<Vec<u8>, String> {
         if let Err(message) = &read {
             if let Ok(mut failure) = self.inner.failure.lock() {
                 failure.get_or_insert_with(|| message.clone());
@@ -210,6 +236,10 @@ impl Remote {
     }
 
     fn read_uncounted(&self, offset: u64, size: u64, ahead: bool) -> Result<Vec<u8>, String> {
+        let ranges = match &self.inner.backing {
+            Backing::Arriving(arrival) => return arrival.read_at(offset, size),
+            Backing::Ranges(ranges) => ranges,
+        };
         let end = offset.checked_add(size).filter(|&e| e <= self.inner.size).ok_or_else(|| {
             format!(
                 "{}: bytes {offset}..+{size} asked for, past the end of its {} bytes",
@@ -217,10 +247,6 @@ impl Remote {
             )
         })?;
         let wanted = usize::try_from(size).map_err(|_| format!("{}: a read of {size} bytes", self.inner.url))?;
-        let ranges = match &self.inner.backing {
-            Backing::Downloaded(file) => return read_file_at(&self.inner.url, file, offset, wanted),
-            Backing::Ranges(ranges) => ranges,
-        };
         let mut store = lock(&ranges.store)?;
         let planned = store.plan.block_at(offset);
         if let Some((member, _)) = planned {
@@ -400,6 +426,15 @@ impl Remote {
     }
 }
 
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // No command reads the file any more: a download still running stops.
+        if let Backing::Arriving(arrival) = &self.backing {
+            arrival.abandon();
+        }
+    }
+}
+
 /// Where a parallel fetch leaves its bytes, or why it failed.
 type Slot = Mutex<Option<Result<Vec<u8>, String>>>;
 
@@ -419,48 +454,6 @@ fn blocks(start: u64, stop: u64) -> Vec<(u64, u64)> {
     out
 }
 
-/// Writes a whole body, as it arrives, to an unlinked temporary file: the file and its size.
-fn download(
-    url: &str,
-    length: Option<u64>,
-    mut body: ureq::BodyReader<'static>,
-    bar: &progress::Bar,
-) -> Outcome<(File, u64)> {
-    let told = length.map(|n| format!(" ({n} bytes)")).unwrap_or_default();
-    eprintln!("offload: note: {url}: the host ignores `Range`; reading the whole file{told} into a temporary file");
-    let mut file = crate::temporary::unlinked_file()
-        .ok_or_else(|| Failure::new(format!("{url}: cannot make a temporary file for the download")))?;
-    let mut buffer = vec![0u8; 1 << 20];
-    let mut size = 0u64;
-    let mut writer = std::io::BufWriter::with_capacity(4 << 20, &mut file);
-    loop {
-        let n = body
-            .read(&mut buffer)
-            .map_err(|e| Failure::new(format!("{url}: download failed after {size} bytes: {e}")))?;
-        if n == 0 {
-            break;
-        }
-        writer.write_all(&buffer[..n]).map_err(|e| Failure::new(format!("{url}: writing the temporary file: {e}")))?;
-        size += n as u64;
-        bar.set(size);
-    }
-    writer.flush().map_err(|e| Failure::new(format!("{url}: writing the temporary file: {e}")))?;
-    drop(writer);
-    if let Some(expected) = length.filter(|&n| n != size) {
-        return Err(Failure::new(format!(
-            "{url}: expected {expected} bytes (`Content-Length`), the download ended after {size}"
-        )));
-    }
-    Ok((file, size))
-}
-
-fn read_file_at(url: &str, file: &File, offset: u64, size: usize) -> Result<Vec<u8>, String> {
-    use std::os::unix::fs::FileExt;
-    let mut bytes = vec![0; size];
-    file.read_exact_at(&mut bytes, offset).map_err(|e| format!("{url}: reading the downloaded copy: {e}"))?;
-    Ok(bytes)
-}
-
 /// A read position on a [`Remote`]: what `object::ReadCache` reads through.
 pub struct Cursor {
     remote: Remote,
@@ -475,6 +468,14 @@ impl Cursor {
 
 impl Read for Cursor {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(arrival) = self.remote.arrival() {
+            // What has arrived: the size may be known only at the end.
+            let some = self.remote.noted(arrival.read_some(self.position, buf.len() as u64));
+            let bytes = some.map_err(std::io::Error::other)?;
+            buf[..bytes.len()].copy_from_slice(&bytes);
+            self.position += bytes.len() as u64;
+            return Ok(bytes.len());
+        }
         let left = self.remote.len().saturating_sub(self.position);
         let size = left.min(buf.len() as u64);
         if size == 0 {

@@ -11,9 +11,13 @@ use offload::explore::fetch_plan;
 use offload::format::package::{self, zip, Kind};
 
 /// Prepares `remote` (whose bytes `input` reads) for the explorer when it is a zip; anything
-/// else is read as asked. A zip whose directory does not read is left to the explorer, which
+/// else is read as asked, as is a file arriving whole. A zip whose directory does not read is left to the explorer, which
 /// says why.
 pub fn prepare<'a, R: object::ReadRef<'a>>(remote: &Remote, input: R) -> Outcome<()> {
+    if !remote.serves_ranges() {
+        // The file arrives whole, front to back: nothing to plan.
+        return Ok(());
+    }
     let head = input.read_bytes_at(0, remote.len().min(fetch_plan::HEAD)).unwrap_or(&[]);
     if package::detect(head) != Some(Kind::Zip) {
         return Ok(());

@@ -188,6 +188,135 @@ pub fn place_by_local_header<'a, R: ReadRef<'a>>(input: R, m: &mut Member, cd_st
     local_header(Window::whole(&input), m, cd_start);
 }
 
+/// What a local header says of its member, read as the zip arrives front to back, before the
+/// central directory (which comes last) is there: what a reader of a download explores early
+/// with, until the central directory confirms it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalEntry {
+    /// Where the header starts and how long it is, name and extra field included.
+    pub header: (u64, u64),
+    pub name: String,
+    pub flags: u16,
+    pub compression: Compression,
+    /// `(stored, uncompressed)` sizes, or `None` when the header leaves them to a data
+    /// descriptor after the data (flag bit 3, sizes written as zero).
+    pub sizes: Option<(u64, u64)>,
+}
+
+/// What the bytes at a position of an arriving zip are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocalRead {
+    /// A local header of this many bytes, not all given yet.
+    NeedBytes(u64),
+    /// A whole local header.
+    Entry(LocalEntry),
+    /// Not a local header: the central directory (or anything else) starts here.
+    End,
+}
+
+impl LocalEntry {
+    /// Where the member's stored bytes start.
+    pub fn data_offset(&self) -> u64 {
+        self.header.0.saturating_add(self.header.1)
+    }
+
+    /// Where the member's stored bytes end (a data descriptor, when [`Self::has_descriptor`],
+    /// follows: [`descriptor_sizes`]); `None` when the sizes are left to the descriptor.
+    pub fn data_end(&self) -> Option<u64> {
+        let (stored, _) = self.sizes?;
+        self.data_offset().checked_add(stored)
+    }
+
+    /// Whether a data descriptor follows the data (flag bit 3).
+    pub fn has_descriptor(&self) -> bool {
+        self.flags & 8 != 0
+    }
+
+    /// The member as exploring it reads it: a file (or a directory, by its name) at the place
+    /// this header gives; `None` when the sizes are not in the header.
+    pub fn member(&self) -> Option<Member> {
+        let (stored, size) = self.sizes?;
+        let kind = if self.name.ends_with('/') { EntryKind::Directory } else { EntryKind::File };
+        let mut m = Member::new(self.name.clone(), kind, self.header, self.data_offset(), size);
+        m.stored_size = stored;
+        m.compression = self.compression;
+        m.readable = self.flags & 1 == 0 && !matches!(self.compression, Compression::Unsupported(_));
+        Some(m)
+    }
+}
+
+/// Reads the local header at `at` from `bytes` (the file's bytes from `at` on, as many as have
+/// arrived): [`LocalRead::NeedBytes`] until the whole header is there. Sizes come from the
+/// fixed fields, or from the ZIP64 extra field (uncompressed, then compressed size) where
+/// those hold all ones.
+pub fn local_entry(bytes: &[u8], at: u64) -> Result<LocalRead> {
+    const CONTEXT: &str = "zip local header";
+    if bytes.len() < 4 {
+        return Ok(LocalRead::NeedBytes(LOCAL_SIZE));
+    }
+    if &bytes[..4] != LOCAL_MAGIC {
+        return Ok(LocalRead::End);
+    }
+    let Some(fixed) = bytes.get(..LOCAL_SIZE as usize) else { return Ok(LocalRead::NeedBytes(LOCAL_SIZE)) };
+    let (n, e) = (le(fixed, 26, 2), le(fixed, 28, 2));
+    let whole = LOCAL_SIZE + n + e;
+    let Some(header) = bytes.get(..whole as usize) else { return Ok(LocalRead::NeedBytes(whole)) };
+    let name = String::from_utf8_lossy(&header[LOCAL_SIZE as usize..(LOCAL_SIZE + n) as usize]).into_owned();
+    let extra = &header[(LOCAL_SIZE + n) as usize..];
+    let flags = le(fixed, 6, 2) as u16;
+    let method = le(fixed, 8, 2) as u16;
+    let (mut stored, mut size) = (le(fixed, 18, 4), le(fixed, 22, 4));
+    if stored == 0xFFFF_FFFF || size == 0xFFFF_FFFF {
+        let (found_size, found_stored) = zip64_local_sizes(extra).ok_or_else(|| {
+            Error::new(
+                at + LOCAL_SIZE + n,
+                CONTEXT,
+                "a ZIP64 extra field with both sizes (its 32-bit sizes are 0xFFFFFFFF)",
+                format!("{e} bytes of extra fields without one"),
+            )
+        })?;
+        (stored, size) = (found_stored, found_size);
+    }
+    let sizes = (flags & 8 == 0 || stored != 0 || size != 0).then_some((stored, size));
+    let compression = match method {
+        0 => Compression::Stored,
+        8 => Compression::Deflate,
+        other => Compression::Unsupported(other),
+    };
+    Ok(LocalRead::Entry(LocalEntry { header: (at, whole), name, flags, compression, sizes }))
+}
+
+/// The uncompressed and compressed sizes of a local header's ZIP64 extra field (id 1).
+fn zip64_local_sizes(extra: &[u8]) -> Option<(u64, u64)> {
+    let mut pos = 0usize;
+    while pos + 4 <= extra.len() {
+        let (id, size) = (le(extra, pos, 2), le(extra, pos + 2, 2) as usize);
+        let data = extra.get(pos + 4..pos + 4 + size)?;
+        if id == 1 && data.len() >= 16 {
+            return Some((le(data, 0, 8), le(data, 8, 8)));
+        }
+        pos += 4 + size;
+    }
+    None
+}
+
+/// The data descriptor at the start of `bytes` (the bytes after a member's data: at least 24
+/// of them, or all there are), for a member of `stored` stored bytes: its uncompressed size
+/// and the descriptor's length. A descriptor is a CRC-32 and the two sizes (32-bit, or 64-bit
+/// for ZIP64), after an optional magic `PK\x07\x08`; the form read is the one whose
+/// compressed size is `stored`. `None` when none is.
+pub fn read_descriptor(bytes: &[u8], stored: u64) -> Option<(u64, u64)> {
+    const FORMS: [(usize, usize); 4] = [(4, 4), (4, 8), (0, 4), (0, 8)];
+    FORMS.iter().find_map(|&(magic, width)| {
+        if magic == 4 && !bytes.starts_with(b"PK\x07\x08") {
+            return None;
+        }
+        let length = magic + 4 + 2 * width;
+        let fields = bytes.get(magic + 4..length)?;
+        (le(fields, 0, width) == stored).then(|| (le(fields, width, width), length as u64))
+    })
+}
+
 /// Finds the end record in the last `22 + 65535` bytes: the last magic whose comment runs
 /// exactly to the end of the file, else the last one whose comment fits.
 fn find_end<'a, R: ReadRef<'a>>(input: R, len: u64) -> Result<u64> {
