@@ -293,14 +293,17 @@ def learn(cpu, layout):
     # Register names of the resource and sampler fields.
     width = L["srsrc"][2]
     load = next(op for op in ops if not sampler[op])
+    # A tuple off its alignment decodes from the aligned register below, with llvm-objdump's
+    # warning after the words (`warned`): a name like any other.
     srsrc = [parse(t)[4] if t and parse(t) else "" for t in
-             run(cpu, [P.word(load, False, dmask=probe_dmask[load], srsrc=v) for v in range(min(1 << width, 256))])]
+             run(cpu, [P.word(load, False, dmask=probe_dmask[load], srsrc=v) for v in range(min(1 << width, 256))],
+                 warned=True)]
     ssamp = []
     if L["ssamp"] is not None:
         sample = next(op for op in ops if sampler[op])
         ssamp = [parse(t)[5] if t and parse(t) else "" for t in
                  run(cpu, [P.word(sample, True, dmask=probe_dmask[sample], ssamp=v)
-                           for v in range(min(1 << L["ssamp"][2], 256))])]
+                           for v in range(min(1 << L["ssamp"][2], 256))], warned=True)]
     # GFX12's 9-bit register fields name VGPRs from 256 on, with llvm-objdump's complaint: the
     # register class it names, checked on a few values.
     vgpr_names = []
