@@ -43,6 +43,10 @@ TEMPLATES = [
     "v_cmp_eq_u32_e64 {S}, v1, v2",
     "v_pk_fma_f32 v[0:1], {S}, v[2:3], v[4:5]",
     "image_sample v[0:3], [v4, v5], {O}, s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D",
+    "global_load_dword v1, v2, {S}",
+    "global_load_b32 v1, v2, {S}",
+    "buffer_load_b32 v1, off, {Q}, null",
+    "image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], {Q}",
 ]
 # Aligned tuples for each kind: (file, first register, a second first register, registers).
 TUPLES = {
@@ -70,6 +74,15 @@ def encode(processor, line):
     return bytes(int(b, 16) for b in m.group(1).split(",")) if m else None
 
 
+def decoded(processor, blob):
+    """What llvm-mc decodes `blob` to (spaces aside), or None unless it is one instruction."""
+    run = subprocess.run([os.path.join(LLVM_BIN, "llvm-mc"), "--disassemble", "-triple=amdgcn-amd-amdhsa",
+                          f"-mcpu={processor}"], input=" ".join(f"{b:#04x}" for b in blob) + "\n",
+                         capture_output=True, text=True)
+    lines = [l for l in run.stdout.splitlines() if l.startswith("\t") and not l.strip().startswith(".")]
+    return " ".join(lines[0].split()) if len(lines) == 1 else None
+
+
 def moved(processor, template, file, a, b, count, by):
     """`template` with a tuple of `count` registers of `file`, its field moved up by `by` from
     register `a` (found by the bits where the encodings with `a` and `b` differ), or None."""
@@ -84,7 +97,14 @@ def moved(processor, template, file, a, b, count, by):
     bit = (differ & -differ).bit_length() - 1
     values = a ^ b
     shift = bit - ((values & -values).bit_length() - 1)
-    return (low + (by << shift)).to_bytes(len(low_enc), "little")
+    if shift < 0:
+        return None
+    moved_enc = (low + (by << shift)).to_bytes(len(low_enc), "little")
+    # A field that counts registers by four (GFX9-GFX11 buffer and image resources) cannot name
+    # a register off its alignment: moving "it" changes the field below, and the instruction
+    # no longer reads as the aligned one; the template is left out.
+    aligned = decoded(processor, low_enc)
+    return moved_enc if aligned is not None and decoded(processor, moved_enc) == aligned else None
 
 
 def several(processor, template, fields):

@@ -46,9 +46,10 @@ misaligned:
   .long 0x7e001e71  // v_cvt_f32_f64_e32 v0, ttmp5 as ttmp[4:5]
   .long 0xd73c0000, 0x00000a81  // v_lshlrev_b64 v[0:1], 1, s5 as s[4:5]
   .long 0xd73c0000, 0x0000e281  // v_lshlrev_b64 v[0:1], 1, ttmp5 as ttmp[4:5]
-  .long 0xf06c0f05, 0x10024004, 0x00000005  // image_sample v[0:3], [v4, v5], s9 as s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
-  .long 0xf06c0f05, 0x10028004, 0x00000005  // image_sample v[0:3], [v4, v5], s10 as s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
-  .long 0xf06c0f05, 0x1002c004, 0x00000005  // image_sample v[0:3], [v4, v5], s11 as s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
+  .long 0xdc520000, 0x01050002  // global_load_dword v1, v2, s5 as s[4:5]
+  .long 0xdc520000, 0x01710002  // global_load_dword v1, v2, ttmp5 as ttmp[4:5]
+  .long 0xdc520000, 0x01050002  // global_load_b32 v1, v2, s5 as s[4:5]
+  .long 0xdc520000, 0x01710002  // global_load_b32 v1, v2, ttmp5 as ttmp[4:5]
   .long 0x8b850d09  // s_and_b64 {A}, {B}, {C}: 3 fields each one register up
   .long 0x98850609  // s_cselect_b64 {A}, {B}, s[6:7]: 2 fields each one register up
   s_endpgm

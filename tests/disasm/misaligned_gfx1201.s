@@ -49,6 +49,22 @@ misaligned:
   .long 0xe7c6c001, 0x08001200, 0x00000504  // image_sample v[0:3], [v4, v5], s9 as s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
   .long 0xe7c6c001, 0x08001400, 0x00000504  // image_sample v[0:3], [v4, v5], s10 as s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
   .long 0xe7c6c001, 0x08001600, 0x00000504  // image_sample v[0:3], [v4, v5], s11 as s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D
+  .long 0xee050005, 0x00000001, 0x00000002  // global_load_dword v1, v2, s5 as s[4:5]
+  .long 0xee050071, 0x00000001, 0x00000002  // global_load_dword v1, v2, ttmp5 as ttmp[4:5]
+  .long 0xee050005, 0x00000001, 0x00000002  // global_load_b32 v1, v2, s5 as s[4:5]
+  .long 0xee050071, 0x00000001, 0x00000002  // global_load_b32 v1, v2, ttmp5 as ttmp[4:5]
+  .long 0xc405007c, 0x00800a01, 0x00000000  // buffer_load_b32 v1, off, s5 as s[4:7], null
+  .long 0xc405007c, 0x00800c01, 0x00000000  // buffer_load_b32 v1, off, s6 as s[4:7], null
+  .long 0xc405007c, 0x00800e01, 0x00000000  // buffer_load_b32 v1, off, s7 as s[4:7], null
+  .long 0xc405007c, 0x0080e201, 0x00000000  // buffer_load_b32 v1, off, ttmp5 as ttmp[4:7], null
+  .long 0xc405007c, 0x0080e401, 0x00000000  // buffer_load_b32 v1, off, ttmp6 as ttmp[4:7], null
+  .long 0xc405007c, 0x0080e601, 0x00000000  // buffer_load_b32 v1, off, ttmp7 as ttmp[4:7], null
+  .long 0xd3c64010, 0x11000a04, 0x0e0b0a09  // image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], s5 as s[4:7]
+  .long 0xd3c64010, 0x11000c04, 0x0e0b0a09  // image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], s6 as s[4:7]
+  .long 0xd3c64010, 0x11000e04, 0x0e0b0a09  // image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], s7 as s[4:7]
+  .long 0xd3c64010, 0x1100e204, 0x0e0b0a09  // image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], ttmp5 as ttmp[4:7]
+  .long 0xd3c64010, 0x1100e404, 0x0e0b0a09  // image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], ttmp6 as ttmp[4:7]
+  .long 0xd3c64010, 0x1100e604, 0x0e0b0a09  // image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], ttmp7 as ttmp[4:7]
   .long 0x8b850d09  // s_and_b64 {A}, {B}, {C}: 3 fields each one register up
   .long 0x98850609  // s_cselect_b64 {A}, {B}, s[6:7]: 2 fields each one register up
   s_endpgm

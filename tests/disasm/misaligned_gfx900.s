@@ -46,6 +46,8 @@ misaligned:
   .long 0xd1197100, 0x00020501  // v_add_co_u32_e64 v0, ttmp5 as ttmp[4:5], v1, v2
   .long 0xd0ca0005, 0x00020501  // v_cmp_eq_u32_e64 s5 as s[4:5], v1, v2
   .long 0xd0ca0071, 0x00020501  // v_cmp_eq_u32_e64 ttmp5 as ttmp[4:5], v1, v2
+  .long 0xdc508000, 0x01050002  // global_load_dword v1, v2, s5 as s[4:5]
+  .long 0xdc508000, 0x01710002  // global_load_dword v1, v2, ttmp5 as ttmp[4:5]
   .long 0x86850d09  // s_and_b64 {A}, {B}, {C}: 3 fields each one register up
   .long 0x85850609  // s_cselect_b64 {A}, {B}, s[6:7]: 2 fields each one register up
   s_endpgm

@@ -48,6 +48,8 @@ misaligned:
   .long 0xd0ca0071, 0x00020501  // v_cmp_eq_u32_e64 ttmp5 as ttmp[4:5], v1, v2
   .long 0xd3b04000, 0x1c120405  // v_pk_fma_f32 v[0:1], s5 as s[4:5], v[2:3], v[4:5]
   .long 0xd3b04000, 0x1c120471  // v_pk_fma_f32 v[0:1], ttmp5 as ttmp[4:5], v[2:3], v[4:5]
+  .long 0xdc508000, 0x01050002  // global_load_dword v1, v2, s5 as s[4:5]
+  .long 0xdc508000, 0x01710002  // global_load_dword v1, v2, ttmp5 as ttmp[4:5]
   .long 0x86850d09  // s_and_b64 {A}, {B}, {C}: 3 fields each one register up
   .long 0x85850609  // s_cselect_b64 {A}, {B}, s[6:7]: 2 fields each one register up
   s_endpgm
