@@ -96,6 +96,7 @@ bench: deps build web-test-deps
 	@python3 scripts/bench.py capture target/bench/web-size.txt -- node scripts/web-size.mjs $(E2E_DIST)
 	E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \
 		python3 scripts/bench.py capture target/bench/packages-page.md -- python3 scripts/bench_packages.py --page
+	E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) python3 scripts/bench.py capture target/bench/code-view.md -- python3 scripts/bench_code_view.py
 	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) \
 		python3 $(CURDIR)/scripts/bench.py capture $(CURDIR)/target/bench/browser.md -- node bench.mjs
 	cd e2e && E2E_DIST=$(CURDIR)/$(E2E_DIST) E2E_BASE=$(E2E_PUBLIC_URL) GECKODRIVER=$(GECKODRIVER) \

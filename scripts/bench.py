@@ -230,6 +230,15 @@ STEPS = [
      "the same run and the ratio of the two, what the Kernels view says, and the peak resident "
      "memory of the browser's own processes (all of them, an empty page's about 0.9 GiB included), "
      "sampled every 50 ms.", False),
+    ("code-view.md", "code-view", "A 1 MiB kernel in the Code view",
+     "`scripts/bench_code_view.py` (`e2e/bench_code_view.mjs`): one gfx90a kernel of over 1 MiB of "
+     "code, made by the script (48 counted loops over windows of up to 240 VGPRs; llvm-mc 22 and "
+     "ld.lld), dropped on the release build in headless Chromium, a fresh page each run, its kernel "
+     "selected in the tree; from the click on the inspector's Code button (the disassembler worker "
+     "starts then) to the listing's first line and to the pressure strip in the document, as the page "
+     "itself records them (performance.now() on each animation frame; the wall time around the click "
+     "in brackets); then the strip's peak is clicked and the instruction it selects is checked "
+     "against `offload disasm --pressure`.", False),
     ("disasm.md", "disasm", "AMDGPU disassembly against llvm-objdump 22",
      "`scripts/disasm_agreement.py`: every GFX8-GFX12 code object of four ROCm wheels from PyPI "
      "(cached; skipped when offline) is listed by `offload disasm` and `llvm-objdump -d`; per "

@@ -344,6 +344,32 @@ fn assembled_encodings_are_printed_as_llvm_objdump_prints_them() {
     }
 }
 
+/// The processors generate.sh writes tests/disasm/misaligned_<processor>.s for (misaligned.py).
+const MISALIGNED: [&str; 7] = ["gfx803", "gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"];
+
+/// Scalar register tuples named from a register off their alignment (misaligned_*.s: SOP, SMEM,
+/// VOP1/VOPC/VOP3, VOP3P and GFX12 image operands, SGPRs and trap temporaries, and instructions
+/// with two or three such operands): llvm-objdump prints each tuple from the aligned register
+/// below and warns after the words, once per operand (`; Warning: SGPR_64: scalar reg isn't
+/// aligned 5`); so does our listing, line for line, and its lines say which are warned of.
+#[test]
+fn misaligned_scalar_tuples_are_printed_with_llvm_objdumps_warnings() {
+    for processor in MISALIGNED {
+        let data = read(&format!("misaligned_{processor}.co"));
+        let reference = read_text(&format!("misaligned_{processor}.objdump.txt"));
+        let listing = Listing::of_code_object(&data).unwrap_or_else(|e| panic!("misaligned {processor}: {e}"));
+        assert_eq!(listing.objdump_text(), reference, "misaligned {processor}");
+        let mut streamed = String::new();
+        offload::disasm::listing::write_objdump_with(&data, Options::default(), &mut |t| streamed.push_str(t)).unwrap();
+        assert_eq!(streamed, reference, "misaligned {processor}: streamed");
+        let warned = reference.lines().filter(|l| l.contains(" ; Warning: ")).count();
+        let flagged = listing.lines.iter().filter(|l| l.misaligned).count();
+        assert!(warned >= 30 && flagged == warned, "{processor}: {flagged} lines flagged, {warned} warned of");
+        assert!(reference.contains("aligned 5Warning: "), "{processor}: an instruction with several warnings");
+        assert!(!listing.lines.iter().any(|l| l.kind == LineKind::Undecoded), "{processor}: every word decodes");
+    }
+}
+
 /// llvm-objdump's descriptor blocks: `<NAME.kd>` → the lines after that header line.
 fn reference_descriptors(kd: &str) -> BTreeMap<String, String> {
     let mut blocks = BTreeMap::new();

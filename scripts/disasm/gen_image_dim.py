@@ -284,23 +284,30 @@ def learn(cpu, layout):
                     rules[op][k] = FALLBACK
                     if not fallbacks[op][0]:
                         fallbacks[op][0] = p[2] | p[3] << 3
-    # First decodings the sweep above did not meet: a data tuple past v255.
-    cands = [P.word(op, sampler[op], dmask=probe_dmask[op], vdata=254, nsa=0) for op in ops]
-    for op, t in zip(ops, run(cpu, cands)):
-        p = parse(t) if t else None
-        if p and not fallbacks[op][0]:
-            fallbacks[op][0] = p[2] | p[3] << 3
+    # First decodings the sweep above did not meet: a data tuple past v255, which llvm-objdump
+    # cannot widen, so it keeps the first decoding whole, at every NSA size (the NSA forms'
+    # first decodings hold their own address counts).
+    sizes = range(1 << L["nsa"][2]) if L["nsa"] is not None else range(1)
+    for nsa in sizes:
+        cands = [P.word(op, sampler[op], dmask=probe_dmask[op], vdata=254, nsa=nsa) for op in ops]
+        for op, t in zip(ops, run(cpu, cands)):
+            p = parse(t) if t else None
+            if p and not fallbacks[op][nsa]:
+                fallbacks[op][nsa] = p[2] | p[3] << 3
     # Register names of the resource and sampler fields.
     width = L["srsrc"][2]
     load = next(op for op in ops if not sampler[op])
+    # A tuple off its alignment decodes from the aligned register below, with llvm-objdump's
+    # warning after the words (`warned`): a name like any other.
     srsrc = [parse(t)[4] if t and parse(t) else "" for t in
-             run(cpu, [P.word(load, False, dmask=probe_dmask[load], srsrc=v) for v in range(min(1 << width, 256))])]
+             run(cpu, [P.word(load, False, dmask=probe_dmask[load], srsrc=v) for v in range(min(1 << width, 256))],
+                 warned=True)]
     ssamp = []
     if L["ssamp"] is not None:
         sample = next(op for op in ops if sampler[op])
         ssamp = [parse(t)[5] if t and parse(t) else "" for t in
                  run(cpu, [P.word(sample, True, dmask=probe_dmask[sample], ssamp=v)
-                           for v in range(min(1 << L["ssamp"][2], 256))])]
+                           for v in range(min(1 << L["ssamp"][2], 256))], warned=True)]
     # GFX12's 9-bit register fields name VGPRs from 256 on, with llvm-objdump's complaint: the
     # register class it names, checked on a few values.
     vgpr_names = []

@@ -37,8 +37,9 @@ FAMILIES = [
 def run(mcpu, candidates, warned=False):
     """llvm-objdump's text for each candidate (a list of dwords), or None when it does not decode
     to exactly the candidate's dwords. `warned`: a line with a decoder warning after its words
-    (an unaligned scalar tuple) counts as decoded; otherwise as not (the vector and memory
-    checkers' measure so far)."""
+    (a scalar tuple off its alignment, printed from the aligned register) counts as decoded, as
+    the checkers count it; otherwise as not (the tables' sweeps, which learn from aligned
+    fields)."""
     out = []
     for start in range(0, len(candidates), BATCH):
         out.extend(_batch(mcpu, candidates[start:start + BATCH], LINE_WARNED if warned else LINE))

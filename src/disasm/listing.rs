@@ -61,6 +61,10 @@ pub struct Line {
     /// line has no `<label>` comment.
     pub target_named: bool,
     pub kind: LineKind,
+    /// A scalar register tuple of the instruction does not start at its alignment: llvm-objdump
+    /// prints a warning after the words, which [`Listing::objdump_line`] reads again from the
+    /// instruction's bytes (rare, so the line does not carry its text).
+    pub misaligned: bool,
 }
 
 /// What a [`Line`] is.
@@ -270,6 +274,7 @@ impl TextLines<'_, '_> {
             target: None,
             target_named: false,
             kind,
+            misaligned: false,
         };
         let line = if let Some(run) =
             (!self.options.disassemble_zeroes).then(|| zero_run(&text.code[at..self.end])).flatten()
@@ -319,7 +324,7 @@ pub fn write_objdump_with(data: &[u8], options: Options, emit: &mut dyn FnMut(&s
     for line in text.lines(options) {
         let at = (line.address - text.address) as usize;
         labels.push_label_at(&mut out, line.address);
-        push_objdump_line(&mut out, &line, &text.code[at..at + line.size], &text.symbols);
+        push_objdump_line(&mut out, &line, &text.code[at..at + line.size], &text.symbols, text.isa);
         out.push('\n');
         if out.len() >= EMITTED {
             emit(&out);
@@ -416,7 +421,7 @@ const PADDING: &str = "                                                         
 const _: () = assert!(PADDING.len() == TEXT_COLUMNS);
 
 /// One instruction line as llvm-objdump prints it (without the newline); `bytes` are its own.
-fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Symbol]) {
+fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Symbol], isa: Isa) {
     if line.kind == LineKind::Zeros {
         out.push_str("\t\t...");
         return;
@@ -435,6 +440,22 @@ fn push_objdump_line(out: &mut String, line: &Line, bytes: &[u8], symbols: &[Sym
         if !push_label_of(out, symbols, target) {
             out.truncate(mark);
         }
+    }
+    if line.misaligned {
+        push_misaligned_warnings(out, isa, line.address, bytes);
+    }
+}
+
+/// llvm-objdump's warnings after the words of an instruction that names a scalar tuple from a
+/// register off its alignment (` ; Warning: SGPR_64: scalar reg isn't aligned 5`), read from the
+/// instruction's bytes decoded again.
+fn push_misaligned_warnings(out: &mut String, isa: Isa, address: u64, bytes: &[u8]) {
+    let Some(misaligned) = decode(isa, bytes, address).and_then(|d| d.registers).map(|r| r.misaligned) else {
+        return;
+    };
+    if !misaligned.is_empty() {
+        out.push_str(" ; ");
+        misaligned.push_warnings(out);
     }
 }
 
@@ -482,7 +503,11 @@ impl Listing {
         // The store follows the lines as decoded; lines changed since are decoded again.
         let index = self.lines.partition_point(|l| l.address < line.address);
         let kept = self.registers.lines.len() == self.lines.len();
-        if kept && self.lines.get(index).is_some_and(|l| l.address == line.address && l.size == line.size) {
+        // The store does not keep the tuples off their alignment (rare): such a line is decoded again.
+        if kept
+            && !line.misaligned
+            && self.lines.get(index).is_some_and(|l| l.address == line.address && l.size == line.size)
+        {
             return self.registers.get(index);
         }
         decode(self.isa, self.bytes_of(line), line.address)?.registers
@@ -515,7 +540,7 @@ impl Listing {
     /// One instruction line as llvm-objdump prints it (without the newline).
     pub fn objdump_line(&self, line: &Line) -> String {
         let mut out = String::with_capacity(96);
-        push_objdump_line(&mut out, line, self.bytes_of(line), &self.symbols);
+        push_objdump_line(&mut out, line, self.bytes_of(line), &self.symbols, self.isa);
         out
     }
 
@@ -526,7 +551,7 @@ impl Listing {
         let mut labels = Labels::new(&self.symbols);
         for line in &self.lines {
             labels.push_label_at(&mut out, line.address);
-            push_objdump_line(&mut out, line, self.bytes_of(line), &self.symbols);
+            push_objdump_line(&mut out, line, self.bytes_of(line), &self.symbols, self.isa);
             out.push('\n');
         }
         out
@@ -587,6 +612,7 @@ fn decode_line(
             target: d.target,
             target_named: false,
             kind: LineKind::Instruction,
+            misaligned: d.registers.is_some_and(|r| !r.misaligned.is_empty()),
         },
         None => {
             let word = u32::from_le_bytes([code[at], code[at + 1], code[at + 2], code[at + 3]]);
@@ -599,6 +625,7 @@ fn decode_line(
                 target: None,
                 target_named: false,
                 kind: LineKind::Undecoded,
+                misaligned: false,
             }
         }
     }

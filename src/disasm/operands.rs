@@ -268,12 +268,80 @@ pub struct RegisterOperands {
     /// The instruction also reads `vcc` without naming it (`s_cbranch_vccz`, `v_div_fmas_*`):
     /// a pair in wave64, `vcc_lo` in wave32, which the decoder does not know.
     pub reads_vcc: bool,
+    /// The scalar tuples whose field does not start at their alignment, which llvm-objdump
+    /// prints from the aligned register below and warns of after the words.
+    pub misaligned: Misaligned,
+}
+
+/// The scalar register tuples of one instruction whose field names a register that is not at
+/// the tuple's alignment (an odd SGPR for a pair, one not a multiple of 4 for more): the
+/// decoder prints the tuple from the aligned register below, and llvm-objdump 22 warns after
+/// the instruction's words, once per such operand in operand order and with nothing between
+/// them: `; Warning: SGPR_64: scalar reg isn't aligned 5Warning: TTMP_128: ...`. The class is
+/// the tuple's file and width in bits; the number is the field's register (a trap temporary's
+/// own number, `ttmp5` → 5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Misaligned {
+    /// (trap temporaries rather than SGPRs, registers in the tuple, the register named).
+    items: [(bool, u8, u8); Misaligned::CAPACITY],
+    len: u8,
+}
+
+impl Misaligned {
+    /// Room for the most scalar tuples an instruction has (SOP2: a destination, two sources).
+    const CAPACITY: usize = 3;
+
+    /// Notes scalar field `value` naming `count` registers, when it is an SGPR or trap
+    /// temporary tuple that does not start at its alignment.
+    pub fn note(&mut self, generation: Generation, value: u32, count: u32) {
+        let align = match count {
+            0 | 1 => return,
+            2 => 2,
+            _ => 4,
+        };
+        let ttmp = first_ttmp(generation);
+        let (is_ttmp, number) = if value <= last_sgpr(generation) {
+            (false, value)
+        } else if (ttmp..=123).contains(&value) {
+            (true, value - ttmp)
+        } else {
+            return;
+        };
+        if number % align == 0 {
+            return;
+        }
+        if let (Some(slot), Ok(count)) = (self.items.get_mut(usize::from(self.len)), u8::try_from(count)) {
+            *slot = (is_ttmp, count, number as u8);
+            self.len += 1;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The warnings as llvm-objdump prints them after the words, without the ` ; ` before them.
+    pub fn push_warnings(&self, out: &mut String) {
+        for &(is_ttmp, count, number) in &self.items[..usize::from(self.len)] {
+            out.push_str("Warning: ");
+            out.push_str(if is_ttmp { "TTMP_" } else { "SGPR_" });
+            push_decimal(out, 32 * u32::from(count));
+            out.push_str(": scalar reg isn't aligned ");
+            push_decimal(out, u32::from(number));
+        }
+    }
 }
 
 impl Default for RegisterOperands {
     fn default() -> RegisterOperands {
         let empty = RegisterOperand { file: File::Sgpr, first: 0, count: 0, role: Role::Read };
-        RegisterOperands { items: [empty; RegisterOperands::CAPACITY], len: 0, overflowed: false, reads_vcc: false }
+        RegisterOperands {
+            items: [empty; RegisterOperands::CAPACITY],
+            len: 0,
+            overflowed: false,
+            reads_vcc: false,
+            misaligned: Misaligned::default(),
+        }
     }
 }
 
@@ -295,6 +363,7 @@ impl RegisterOperands {
     /// Adds the counted registers of a scalar operand field (`value` as in the source operand
     /// table, `count` dwords from it as printed), if it names any.
     pub fn push_scalar(&mut self, generation: Generation, value: u32, count: u32, role: Role) {
+        self.misaligned.note(generation, value, count);
         if let Some((first, count)) = counted_scalar(generation, value, count) {
             self.push(RegisterOperand { file: File::Sgpr, first, count, role });
         }

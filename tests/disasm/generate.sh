@@ -23,6 +23,10 @@
 #                                  and gfx950 likewise
 #   sdwa_gfx10_<proc>.co, .objdump.txt  sdwa_gfx10.s (SDWA moves with scalar sources) for
 #                                  gfx1010 and gfx1030 likewise
+#   misaligned_<proc>.s, .co, .objdump.txt  scalar tuples named from a register off their
+#                                  alignment, which llvm-objdump prints aligned with a warning
+#                                  after the words (misaligned.py writes the .s from llvm-mc's
+#                                  encodings), for one processor of each family likewise
 # tests/disasm_agreement.rs compares offload::disasm's listing and descriptors with them.
 #
 # Usage: tests/disasm/generate.sh [OUTDIR]        (default: this directory)
@@ -52,7 +56,7 @@ done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/offload-disasm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/disasm" "$WORK/images"
-cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$HERE"/mfma_gfx950.s "$HERE/sdwa.s" "$HERE/sdwa_gfx10.s" "$WORK/disasm/"
+cp "$HERE/kernels.hip" "$HERE/descriptor_sweep.py" "$HERE/zeros.s" "$HERE"/images_*.s "$HERE"/interp_*.s "$HERE"/vop3dpp_*.s "$HERE"/mfma_gfx950.s "$HERE/sdwa.s" "$HERE/sdwa_gfx10.s" "$HERE/misaligned.py" "$WORK/disasm/"
 cp "$HERE/../images/mini_hip.h" "$WORK/images/"
 cd "$WORK/disasm"
 
@@ -129,7 +133,14 @@ for proc in gfx1010 gfx1030; do
   llvm-objdump -d "sdwa_gfx10_$proc.co" | from_section > "$OUT/sdwa_gfx10_$proc.objdump.txt"
   cp "sdwa_gfx10_$proc.co" "$OUT/"
 done
+for proc in gfx803 gfx900 gfx90a gfx942 gfx1030 gfx1100 gfx1201; do
+  echo "== misaligned_$proc" >&2
+  python3 misaligned.py "$proc" > "misaligned_$proc.s"
+  llvm-mc -triple=amdgcn-amd-amdhsa -mcpu="$proc" -filetype=obj "misaligned_$proc.s" -o "misaligned_$proc.co"
+  llvm-objdump -d "misaligned_$proc.co" | from_section > "$OUT/misaligned_$proc.objdump.txt"
+  cp "misaligned_$proc.s" "misaligned_$proc.co" "$OUT/"
+done
 
 cd "$OUT"
-sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co mfma_*.co sdwa_*.co > SHA256SUMS
+sha256sum -- kernels_*.co zeros_*.co images_*.co interp_*.co vop3dpp_*.co mfma_*.co sdwa_*.co misaligned_*.co > SHA256SUMS
 echo "== done: $(wc -l < SHA256SUMS) code objects in $OUT" >&2

@@ -19,4 +19,11 @@ images:
 	image_atomic_add v5, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D glc
 	image_atomic_cmpswap v[6:7], v4, s[8:15] dmask:0x3 dim:SQ_RSRC_IMG_1D glc
 	image_get_resinfo v[0:3], v4, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D
+	// Words llvm-mc will not assemble from text, as llvm-objdump prints them (from random-word
+	// checks, scripts/disasm/check_memory.py): a gather4 with TFE whose two-register address
+	// starts at v255: the data is widened to five registers, the address kept as first decoded;
+	// and an NSA form whose data would run past v255 (three NSA dwords): the first decoding,
+	// one data register and eleven addresses, is kept whole.
+	.long 0xf12170c0, 0x66206cff
+	.long 0xf0e80fc6, 0x8a80ff9a, 0x0af45de4, 0xcd1f5ccd, 0x3f17b560
 	s_endpgm

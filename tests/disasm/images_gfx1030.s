@@ -25,4 +25,11 @@ images:
 	image_bvh_intersect_ray v[4:7], v[9:16], s[4:7] a16
 	image_bvh_intersect_ray v[4:7], [v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19], s[4:7]
 	image_bvh64_intersect_ray v[4:7], [v9, v10, v11, v12, v13, v14, v15, v16, v17], s[4:7] a16
+	// Words llvm-mc will not assemble from text, as llvm-objdump prints them (from random-word
+	// checks, scripts/disasm/check_memory.py): a gather4 with TFE whose two-register address
+	// starts at v255: the data is widened to five registers, the address kept as first decoded;
+	// and an NSA form whose data would run past v255 (three NSA dwords): the first decoding,
+	// one data register and eleven addresses, is kept whole.
+	.long 0xf12170c0, 0x66206cff
+	.long 0xf0e80fc6, 0x8a80ff9a, 0x0af45de4, 0xcd1f5ccd, 0x3f17b560
 	s_endpgm

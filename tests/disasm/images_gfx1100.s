@@ -24,4 +24,9 @@ images:
 	image_bvh_intersect_ray v[4:7], v[9:16], s[4:7] a16
 	image_bvh_intersect_ray v[4:7], [v9, v10, v[11:13], v[14:16], v[17:19]], s[4:7]
 	image_bvh64_intersect_ray v[4:7], [v[9:10], v11, v[12:14], v[15:17], v[18:20]], s[4:7]
+	// Words llvm-mc will not assemble from text, as llvm-objdump prints them (from random-word
+	// checks, scripts/disasm/check_memory.py): NSA forms whose last address tuple would run
+	// past v255: the first decoding, one data register and five address slots, is kept whole.
+	.long 0xf107abcb, 0x3080000e, 0xff9c19e6
+	.long 0xf1119349, 0x620f7c55, 0xfcb8cddf
 	s_endpgm

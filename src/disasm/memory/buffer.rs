@@ -85,7 +85,11 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if tfe_bit && (op.1.contains("_atomic_") || typed) {
         return None;
     }
-    if lds && (!op.flag(LDS_ALLOWED) || tfe_bit) {
+    if !typed && op.1.contains("_atomic_") && atomic_bit_missing(isa, op.1, first) {
+        return None;
+    }
+    // A load into LDS writes no VGPR or AGPR: with the `acc` bit (gfx90a and later) it is rejected.
+    if lds && (!op.flag(LDS_ALLOWED) || tfe_bit || agpr) {
         return None;
     }
     let fields = Fields {
@@ -125,6 +129,20 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     flag(&mut text, fields.lds, "lds");
     flag(&mut text, fields.tfe, "tfe");
     done_with(text, 2, Class::VectorMemory, registers)
+}
+
+/// Whether a buffer atomic's word sets a cache bit its instruction does not have, which
+/// llvm-objdump rejects (llvm-mc drops the modifier when it encodes one, or refuses it):
+/// GFX10's atomics have no `dlc` (bit 15); gfx90a's floating-point atomics no `scc` (bit 15);
+/// gfx908's floating-point atomics return nothing, so no `glc` (bit 14).
+fn atomic_bit_missing(isa: Isa, name: &str, first: u32) -> bool {
+    let float = name.ends_with("_f16") || name.ends_with("_f32") || name.ends_with("_f64");
+    match isa {
+        Isa::Gfx1010 | Isa::Gfx1030 => bits(first, 15, 1) != 0,
+        Isa::Gfx90a => float && bits(first, 15, 1) != 0,
+        Isa::Gfx908 => float && bits(first, 14, 1) != 0,
+        _ => false,
+    }
 }
 
 /// A cache operation: llvm-mc ignores the operand fields and `slc`, rejects `offen`, `idxen`,
@@ -225,7 +243,9 @@ fn operands(
         registers.push_vector(File::Vgpr, f.vaddr, vaddr, Role::Read);
     }
     out.push(scalar_operand(isa, Scalar::Srsrc, f.srsrc)?);
-    let srsrc = if generation == Generation::Gfx12 { f.srsrc & !3 } else { f.srsrc * 4 };
+    // GFX12 names the first SGPR (one off its alignment is read from the multiple of 4 below,
+    // and warned of); earlier generations count by four.
+    let srsrc = if generation == Generation::Gfx12 { f.srsrc } else { f.srsrc * 4 };
     registers.push_scalar(generation, srsrc, 4, Role::Read);
     out.push(scalar_operand(isa, Scalar::Soffset, f.soffset)?);
     registers.push_scalar(generation, f.soffset, 1, Role::Read);

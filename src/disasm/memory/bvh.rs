@@ -130,12 +130,14 @@ fn gfx12(words: &Words<'_>) -> Option<Decoded> {
     Some(Decoded { size: 12, text, class: Class::VectorMemory, target: None, registers: Some(registers) })
 }
 
-/// GFX12's 9-bit resource field: an aligned SGPR or TTMP quad or `null`; llvm-objdump also names a
-/// VGPR quad and an inline constant there, each with its complaint. `None` for the values it rejects.
+/// GFX12's 9-bit resource field: an SGPR or TTMP quad (from the multiple of 4 at or below the
+/// field's register, which llvm-objdump warns of when it is not that one) or `null`; llvm-objdump
+/// also names a VGPR quad and an inline constant there, each with its complaint. `None` for the
+/// values it rejects.
 fn gfx12_resource(value: u32) -> Option<String> {
     Some(match value {
-        0..=103 if value % 4 == 0 => register(File::Sgpr, value, 4),
-        108..=123 if value % 4 == 0 => register(File::Ttmp, value - 108, 4),
+        0..=103 => register(File::Sgpr, value & !3, 4),
+        108..=123 => register(File::Ttmp, (value - 108) & !3, 4),
         124 => String::from("null"),
         128..=208 | 240..=248 => format!("{}/*Invalid immediate*/", inline_constant(value, Type::F32)?),
         256..=511 => format!(

@@ -75,6 +75,9 @@ struct Fields {
     lds: bool,
 }
 
+/// The scalar field value of `exec`.
+const EXEC: u32 = 126;
+
 pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     let first = words.get(0)?;
     let second = words.get(1)?;
@@ -132,9 +135,13 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if fields.agpr && fields.returns && atomic && segment == Segment::Global && !has_agpr_data(isa) {
         return None;
     }
-    // gfx90a takes no `scc` on floating-point atomics.
+    // gfx90a takes no `scc` on floating-point atomics, and gfx908's (which return nothing) take
+    // neither bit 25 nor `glc`, as with their buffer forms.
     let float_atomic = op.1.contains("_atomic_") && ["f16", "f32", "f64"].iter().any(|t| op.1.contains(t));
-    if isa == Isa::Gfx90a && float_atomic && bits(first, 25, 1) != 0 {
+    if matches!(isa, Isa::Gfx90a | Isa::Gfx908) && float_atomic && bits(first, 25, 1) != 0 {
+        return None;
+    }
+    if isa == Isa::Gfx908 && float_atomic && glc != 0 {
         return None;
     }
     let mut registers = RegisterOperands::default();
@@ -296,7 +303,13 @@ fn operands(isa: Isa, op: &Op, f: &Fields, registers: &mut RegisterOperands) -> 
     match f.segment {
         Segment::Flat => {}
         Segment::Global => {
-            out.push(scalar_operand(isa, Scalar::Saddr64, f.saddr)?);
+            // GFX9's `lds` forms take `exec` as their base without llvm-mc's complaint (their
+            // operand class holds it), where the other forms print one.
+            if f.lds && generation == Generation::Gfx9 && f.saddr == EXEC {
+                out.push(String::from("exec"));
+            } else {
+                out.push(scalar_operand(isa, Scalar::Saddr64, f.saddr)?);
+            }
             registers.push_scalar(generation, f.saddr, 2, Role::Read);
         }
         Segment::Scratch => {

@@ -199,7 +199,12 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     }
     let vdata = field(&dwords, layout.vdata);
     let (mut width, mut count) = (u32::from(data), u32::from(address));
-    // A tuple past v255 (data, or a one-tuple address) is not found either.
+    // The opcode's first decoding, whose data and address widths llvm-objdump resizes to what
+    // the fields ask for; a resized tuple that would run past v255 (data, or a one-tuple
+    // address) is not found, and the first decoding is kept. A tuple already of the first
+    // decoding's width is not resized, so its running past v255 changes nothing.
+    let first = op.3 >> (8 * nsa) & 0xFF;
+    let (first_width, first_count) = (first & 7, first >> 3);
     let vaddr = layout.slots.first().map_or(0, |&(d, s)| bits(dwords[d], s, 8));
     let tuple_address = layout.nsa.is_some() && nsa == 0;
     // Likewise the tuple in the last address slot (GFX11 NSA, GFX12).
@@ -208,17 +213,16 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
         let last = layout.slots.get(slots as usize - 1).map_or(0, |&(d, s)| bits(dwords[d], s, 8));
         last + count - (slots - 1) > 256
     };
+    let address_past = (tuple_address && vaddr + count > 256) || last_tuple_past;
     if data == FIRST_DECODING
         || address == FIRST_DECODING
-        || vdata + width > 256
-        || (tuple_address && vaddr + count > 256)
-        || last_tuple_past
+        || (vdata + width > 256 && width != first_width)
+        || (address_past && count != first_count)
     {
-        let first = op.3 >> (8 * nsa) & 0xFF;
         if first == 0 {
             return None;
         }
-        (width, count) = (first & 7, first >> 3);
+        (width, count) = (first_width, first_count);
     }
     let spaces = if op.2 >> (16 + nsa) & 1 != 0 { "  " } else { " " };
     let mut text = format!("{}{spaces}{}, ", op.1, vector(false, vdata, width)?);

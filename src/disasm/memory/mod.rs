@@ -161,9 +161,9 @@ fn scalar_operand(isa: Isa, kind: Scalar, value: u32) -> Option<String> {
         return Some(String::from(name));
     }
     Some(match kind {
-        // A 64-bit base at an odd SGPR does not decode.
-        Scalar::Saddr64 if value % 2 == 1 => return None,
-        Scalar::Saddr64 => register(File::Sgpr, value, 2),
+        // A 64-bit base at an odd SGPR prints from the even one below (llvm-objdump warns of it,
+        // see `operands::Misaligned`).
+        Scalar::Saddr64 => register(File::Sgpr, value & !1, 2),
         Scalar::Saddr32 | Scalar::Soffset => register(File::Sgpr, value, 1),
         Scalar::Srsrc if generation == Generation::Gfx12 => register(File::Sgpr, value & !3, 4),
         Scalar::Srsrc => register(File::Sgpr, value * 4, 4),

@@ -108,3 +108,39 @@ fn gds_only_and_cache_operations_print_as_llvm_objdump_does() {
         assert_eq!(text(*isa, words).as_deref(), *expected, "{isa:?} {words:08X?}");
     }
 }
+
+/// Buffer and global atomics and LDS loads with a bit their instruction does not have, which llvm-objdump
+/// 22 prints as `.long` (found by `scripts/disasm/check_memory.py`), beside the same words
+/// without that bit, which it decodes.
+#[test]
+fn memory_bits_an_instruction_lacks_are_rejected_as_llvm_objdump_does() {
+    let cases: &[(Isa, &[u32], Option<&str>)] = &[
+        // GFX10's atomics have no `dlc`.
+        (Isa::Gfx1030, &[0xE100C000, 0x7C26CC00], None),
+        (Isa::Gfx1010, &[0xE100C000, 0x7C26CC00], None),
+        (Isa::Gfx1030, &[0xE1004000, 0x7C26CC00], Some("buffer_atomic_fmax v204, off, s[24:27], m0 glc")),
+        // gfx90a's floating-point atomics have no `scc`.
+        (Isa::Gfx90a, &[0xE33483CA, 0x75232C21], None),
+        (Isa::Gfx90a, &[0xE33403CA, 0x75232C21], Some("buffer_atomic_add_f32 v44, off, s[12:15], ttmp9 offset:970")),
+        // gfx908's floating-point atomics return nothing: no `glc`.
+        (Isa::Gfx908, &[0xE3364000, 0x8F000061], None),
+        (Isa::Gfx908, &[0xE3360000, 0x8F000061], Some("buffer_atomic_add_f32 v0, off, s[0:3], 15 slc")),
+        // A load into LDS has no `acc` (gfx90a and later).
+        (Isa::Gfx950, &[0xE0018000, 0x85B50000], None),
+        (Isa::Gfx950, &[0xE0018000, 0x85350000], Some("buffer_load_format_x off, s[84:87], 5 sc1 lds")),
+        // gfx908's floating-point global atomics take neither bit 25 nor `glc`.
+        (Isa::Gfx908, &[0xDF34902D, 0x00130030], None),
+        (Isa::Gfx908, &[0xDD358000, 0x377D7000], None),
+        (Isa::Gfx908, &[0xDD34902D, 0x00130030], Some("global_atomic_add_f32 v48, v0, s[18:19] offset:-4051")),
+        // GFX9's `lds` forms take `exec` as their base without a complaint; the others with one.
+        (Isa::Gfx900, &[0xDE50A000, 0x007E007D], Some("global_load_dword v125, exec lds")),
+        (
+            Isa::Gfx900,
+            &[0xDE508000, 0x007E007D],
+            Some("global_load_dword v0, v125, exec/*Invalid register, operand has 'SReg_64_XEXEC_XNULL' register class*/"),
+        ),
+    ];
+    for (isa, words, expected) in cases {
+        assert_eq!(text(*isa, words).as_deref(), *expected, "{isa:?} {words:08X?}");
+    }
+}

@@ -59,6 +59,8 @@ impl<'a> Reader<'a> {
             }
             0..=127 => {
                 if let Some((first, count)) = scalar_tuple(generation, value, count) {
+                    // The tuple starts at the aligned register; llvm-objdump warns of the field's.
+                    self.registers.misaligned.note(generation, value, count);
                     self.registers.push_scalar(generation, first, count, Role::Read);
                 }
             }

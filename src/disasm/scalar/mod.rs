@@ -343,8 +343,15 @@ fn class_of(mnemonic: &str, encoding: Encoding) -> Class {
 }
 
 /// `address + 4 + 4 * simm16` for the branches that carry a 16-bit offset.
+///
+/// llvm-objdump names where a branch goes only when its offset is the instruction's first
+/// operand: not for `s_call_b64` and `s_cbranch_i_fork`, whose register pair comes first (it
+/// prints their offset as a number and no `<label>`), while `s_subvector_loop_*`, printed with
+/// their register first too, list the offset first.
 fn branch_target(words: &Words<'_>, mnemonic: &str, encoding: Encoding, simm16: u32) -> Option<u64> {
-    let relative = matches!(encoding, Encoding::Sopp | Encoding::Sopk) && is_branch(mnemonic);
+    let relative = matches!(encoding, Encoding::Sopp | Encoding::Sopk)
+        && is_branch(mnemonic)
+        && !matches!(mnemonic, "s_call_b64" | "s_cbranch_i_fork");
     if !relative {
         return None;
     }

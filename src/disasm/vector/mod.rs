@@ -32,7 +32,7 @@ mod vop3_dpp_tables;
 use alloc::format;
 use alloc::string::String;
 
-use super::operands::{invalid_literal, register, scalar, File, RegisterOperands, Role};
+use super::operands::{first_ttmp, invalid_literal, register, scalar, File, RegisterOperands, Role};
 use super::{roles, Class, Decoded, Generation, Isa, Words};
 
 /// How a constant in an operand prints (learned per operand from llvm-objdump's answers).
@@ -618,21 +618,33 @@ fn scalar_destination(generation: Generation, value: u32, count: u8) -> Option<S
     }
 }
 
-/// `count` scalar registers from `value`; a tuple must start at a multiple of 2 (pairs) or 4
-/// (larger), or llvm-objdump rejects the word.
+/// `count` scalar registers from `value`. An SGPR or trap-temporary tuple that does not start
+/// at a multiple of 2 (pairs) or 4 (larger) is printed from the aligned register below, as
+/// llvm-objdump prints it (with a warning after the words, see [`Misaligned`]); another
+/// special register off its alignment is rejected.
+///
+/// [`Misaligned`]: crate::disasm::operands::Misaligned
 fn scalar_tuple(generation: Generation, value: u32, count: u8) -> Option<String> {
     let align = match count {
         0 | 1 => 1,
         2 => 2,
         _ => 4,
     };
-    let first = if (108..=123).contains(&value) { value - 108 } else { value };
     if generation == Generation::Gfx8 && (108..=111).contains(&value) && count >= 2 {
         // GFX8's `tba` and `tma` pairs.
         return (value % 2 == 0 && count == 2).then(|| scalar(generation, value, 2)).flatten();
     }
+    let ttmp = first_ttmp(generation);
+    let last_sgpr = if generation <= Generation::Gfx9 { 101 } else { 105 };
+    let value = if value <= last_sgpr {
+        value & !(align - 1)
+    } else if (ttmp..=123).contains(&value) {
+        ttmp + ((value - ttmp) & !(align - 1))
+    } else {
+        value
+    };
     let null = if generation >= Generation::Gfx11 { 124 } else { 125 };
-    if value < 128 && first % align != 0 && value != null {
+    if value < 128 && value % align != 0 && value != null {
         return None;
     }
     if count >= 2 && value == 231 {
