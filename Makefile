@@ -90,6 +90,7 @@ bench: deps build web-test-deps
 	python3 scripts/bench.py capture target/bench/cli.md -- python3 scripts/bench.py
 	python3 scripts/bench.py capture target/bench/packages.md -- python3 scripts/bench_packages.py
 	python3 scripts/bench.py capture target/bench/remote.md -- python3 scripts/bench_remote.py
+	python3 scripts/bench.py capture target/bench/remote-stream.md -- python3 scripts/bench_remote_stream.py
 	python3 scripts/bench.py capture target/bench/disasm.md -- python3 scripts/disasm_agreement.py
 	python3 scripts/bench.py capture target/bench/disasm-pressure.md -- python3 scripts/disasm_pressure.py
 	trunk build --offline --release --public-url $(E2E_PUBLIC_URL) --dist $(E2E_DIST)

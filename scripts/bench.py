@@ -221,6 +221,12 @@ STEPS = [
      "fixture with a 1 GiB section added by llvm-objcopy), and cached wheels: bytes fetched against "
      "the stored bytes of their members that can hold device code plus the central directory, time "
      "against a plain download of that many bytes, peak memory.", False),
+    ("remote-stream.md", "remote-stream", "Hosts without ranges, explored as the file arrives",
+     "`scripts/bench_remote_stream.py`: `offload kernels --json URL` on the cached wheels from "
+     "scripts/remote_server.py's `/norange/` (the whole file, 200 OK) throttled to 100 Mbit/s with "
+     "50 ms latency: members explored as they arrive, against `OFFLOAD_DEBUG=arriving-whole` "
+     "(explored once all has arrived, as before) and a plain download of the file; every answer "
+     "checked against the local copy's.", False),
     ("packages-page.md", "packages-page", "Large packages in the page",
      "`scripts/bench_packages.py --page` (`e2e/bench_packages.mjs`): the release build in headless "
      "Chromium opens the same wheels through its file input, its members explored on one share "
