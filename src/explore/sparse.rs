@@ -181,12 +181,9 @@ impl Keeper {
     }
 
     /// The reader over what was kept; `None` when fewer bytes came than the member's size.
-    pub fn finish(mut self) -> Option<Kept> {
+    pub fn finish(self) -> Option<Kept> {
         if self.at != self.arena.len() {
             return None;
-        }
-        if self.layout.is_none() {
-            self.layout = self.read_layout();
         }
         Some(Kept { arena: self.arena, misses: Cell::new(0) })
     }
@@ -235,9 +232,9 @@ impl Keeper {
     }
 
     /// What this chunk holds that starts a kept range: magics at 8-byte aligned offsets, and the
-    /// section-name table's name past the loaded segments. A magic that straddles two chunks is
-    /// missed; objects are at least 8-aligned and a chunk is much longer than a magic, so only
-    /// a chunk ending mid-magic loses one, and [`Kept::covers_host`] catches it.
+    /// section-name table's name outside the loaded segments. A magic or name that straddles two
+    /// chunks is missed (a chunk is much longer than either, so that is rare), and
+    /// [`Kept::covers_host`] catches what that loses.
     fn hits(&self, chunk: &[u8]) -> Vec<Hit> {
         let mut hits = Vec::new();
         if !self.searching {
