@@ -144,6 +144,14 @@ pub(super) fn decode(isa: Isa, words: &Words<'_>) -> Option<Decoded> {
     if isa == Isa::Gfx908 && float_atomic && glc != 0 {
         return None;
     }
+    // gfx940's global atomics that return into AGPRs: llvm has no `add_f32` nor `pk_add_f16` of
+    // that form (`pk_add_bf16` it has), and its f64 ones take no `sc1`.
+    if has_sc_bits(isa) && segment == Segment::Global && fields.agpr && fields.returns && float_atomic {
+        let lacking = ["global_atomic_add_f32", "global_atomic_pk_add_f16"].contains(&op.1);
+        if lacking || (op.1.contains("_f64") && bits(first, 25, 1) != 0) {
+            return None;
+        }
+    }
     let mut registers = RegisterOperands::default();
     let mut text = join(op.1, &operands(isa, op, &fields, &mut registers)?);
     if offset_printed(op, &fields) {

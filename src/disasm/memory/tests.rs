@@ -132,6 +132,17 @@ fn memory_bits_an_instruction_lacks_are_rejected_as_llvm_objdump_does() {
         (Isa::Gfx908, &[0xDF34902D, 0x00130030], None),
         (Isa::Gfx908, &[0xDD358000, 0x377D7000], None),
         (Isa::Gfx908, &[0xDD34902D, 0x00130030], Some("global_atomic_add_f32 v48, v0, s[18:19] offset:-4051")),
+        // gfx940's global atomics returning into AGPRs: no `add_f32` nor `pk_add_f16`, and no
+        // `sc1` on f64 ones (found by `check_memory.py gfx942 2000 global`, probed by llvm-mc).
+        (Isa::Gfx942, &[0xDD358000, 0x01FF0402], None),
+        (Isa::Gfx950, &[0xDD358000, 0x01FF0402], None),
+        (Isa::Gfx942, &[0xDD398000, 0x01FF0402], None),
+        (Isa::Gfx942, &[0xDD358000, 0x017F0402], Some("global_atomic_add_f32 v1, v[2:3], v4, off sc0")),
+        (Isa::Gfx950, &[0xDF498000, 0x01FF0402], Some("global_atomic_pk_add_bf16 a1, v[2:3], a4, off sc0 sc1")),
+        (Isa::Gfx942, &[0xDF3D8000, 0x00FF0402], None),
+        (Isa::Gfx950, &[0xDF3D8000, 0x00FF0402], None),
+        (Isa::Gfx942, &[0xDD3D8000, 0x00FF0402], Some("global_atomic_add_f64 a[0:1], v[2:3], a[4:5], off sc0")),
+        (Isa::Gfx942, &[0xDF3C8000, 0x00FF0402], Some("global_atomic_add_f64 v[2:3], a[4:5], off sc1")),
         // GFX9's `lds` forms take `exec` as their base without a complaint; the others with one.
         (Isa::Gfx900, &[0xDE50A000, 0x007E007D], Some("global_load_dword v125, exec lds")),
         (
