@@ -9,9 +9,9 @@ mod support;
 
 use offload::format::package::zip;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
+use support::remote::{self, answer, make_test_wheels, offload, with_file, Server};
 use support::{ours, root, s, Scratch};
 
 const APP: &str = "gpu_app-1.0-py3-none-linux_x86_64.whl";
@@ -19,104 +19,14 @@ const DEP: &str = "gpu_dep-1.0-py3-none-linux_x86_64.whl";
 /// Bytes the explorer reads first to tell what a file is: fetched whatever the file.
 const FIRST_READ: u64 = 4096;
 
-/// The test server on a directory of test wheels and images; killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-    files: Scratch,
-}
-
-impl Server {
-    fn start(name: &str, flags: &[&str]) -> Server {
-        let files = Scratch::new("remote", name);
-        let made = Command::new("python3")
-            .arg(root().join("scripts/make_test_wheels.py"))
-            .arg(files.dir())
-            .output()
-            .expect("python3 runs");
-        assert!(made.status.success(), "make_test_wheels.py: {}", String::from_utf8_lossy(&made.stderr));
-        for image in ["hip_kernels.o", "cuda_kernels_sm80.cubin"] {
-            std::fs::copy(root().join("tests/images").join(image), files.path(image)).unwrap();
-        }
-        let mut child = Command::new("python3")
-            .arg(root().join("scripts/remote_server.py"))
-            .args(["--quiet", "--root"])
-            .arg(files.dir())
-            .args(flags)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the test server starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut first).unwrap();
-        assert!(first.starts_with("http://127.0.0.1:"), "the server printed {first:?}");
-        Server { child, url: first.trim().to_string(), files }
+/// The test server on the test wheels and two images.
+fn start_server(name: &str) -> Server {
+    let files = Scratch::new("remote", name);
+    make_test_wheels(&files, &[]);
+    for image in ["hip_kernels.o", "cuda_kernels_sm80.cubin"] {
+        std::fs::copy(root().join("tests/images").join(image), files.path(image)).unwrap();
     }
-
-    fn local(&self, name: &str) -> PathBuf {
-        self.files.path(name)
-    }
-
-    fn get(&self, path: &str) -> Value {
-        let mut response = ureq::get(format!("{}{path}", self.url)).call().expect("the server answers");
-        serde_json::from_slice(&response.body_mut().read_to_vec().unwrap()).unwrap()
-    }
-
-    fn reset(&self) {
-        self.get("_stats/reset");
-    }
-
-    /// Byte ranges of `file` the server sent since the last reset.
-    fn ranges(&self, file: &str) -> Vec<(u64, u64)> {
-        let stats = self.get("_stats");
-        let Some(ranges) = stats["paths"][file]["ranges"].as_array() else { return Vec::new() };
-        ranges.iter().map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap())).collect()
-    }
-
-    /// Bytes of `file` the CLI fetched (not pip, which reads files of its own).
-    fn bytes(&self, file: &str) -> u64 {
-        self.get("_stats")["paths"][file]["agents"]["offload"].as_u64().unwrap_or(0)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `offload ARGS` : (exit code, stdout, stderr).
-fn offload(args: &[String]) -> (i32, String, String) {
-    let out = Command::new(ours()).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-/// The JSON answer of a command, without the keys that name the file as given.
-fn answer(args: &[String]) -> (i32, Value) {
-    let (code, stdout, stderr) = offload(args);
-    let mut value: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stdout} {stderr}"));
-    strip_file_names(&mut value);
-    (code, value)
-}
-
-fn strip_file_names(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for key in ["file", "old", "new"] {
-                if map.get(key).is_some_and(Value::is_string) {
-                    map.remove(key);
-                }
-            }
-            map.values_mut().for_each(strip_file_names);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_file_names),
-        _ => {}
-    }
+    Server::serve(files, &[])
 }
 
 /// The commands compared, `{}` standing for the file.
@@ -128,22 +38,14 @@ const COMMANDS: &[&[&str]] = &[
     &["check", "--json", "{}", "--require", "gfx90a"],
 ];
 
-fn with_file(command: &[&str], file: &str) -> Vec<String> {
-    command.iter().map(|a| if *a == "{}" { file.to_string() } else { a.to_string() }).collect()
-}
-
-/// Every command's answer for `url` equals its answer for the local copy `local`.
+/// Every command of [`COMMANDS`] answers for `url` as for the local copy `local`.
 fn same_answers(local: &Path, url: &str) {
-    for command in COMMANDS {
-        let here = answer(&with_file(command, &s(local)));
-        let there = answer(&with_file(command, url));
-        assert_eq!(here, there, "{command:?}: {url} answers otherwise than {}", local.display());
-    }
+    remote::same_answers(COMMANDS, local, url);
 }
 
 #[test]
 fn every_host_behaviour_answers_as_the_local_file() {
-    let server = Server::start("behaviours", &[]);
+    let server = start_server("behaviours");
     for behaviour in
         ["", "pypi-files/", "cors/", "redirect/", "gzip/", "norange/", "chunked/", "latency=20/pypi-files/"]
     {
@@ -155,7 +57,7 @@ fn every_host_behaviour_answers_as_the_local_file() {
 
 #[test]
 fn a_wheel_is_read_without_its_python_members() {
-    let server = Server::start("python", &[]);
+    let server = start_server("python");
     for wheel in [APP, DEP] {
         server.reset();
         let url = format!("{}pypi-files/{wheel}", server.url);
@@ -189,7 +91,7 @@ fn a_wheel_is_read_without_its_python_members() {
 
 #[test]
 fn a_raw_object_is_read_by_its_headers_and_offload_sections() {
-    let server = Server::start("raw", &[]);
+    let server = start_server("raw");
     // Padding after the object's own bytes that no command may fetch: a library whose
     // sections lie far apart.
     let big = server.local("hip_kernels_padded.o");
@@ -219,7 +121,7 @@ fn an_expired_signed_url_is_resolved_again() {
     // Each signed URL serves three requests, then answers 403 as an expired signature does:
     // however fast the read, the wheel takes more, and each URL resolved again from the
     // original serves the retried request (an expiry by time depended on the machine's speed).
-    let server = Server::start("expiry", &[]);
+    let server = start_server("expiry");
     let url = format!("{}uses=3/redirect/{APP}", server.url);
     let here = answer(&with_file(&["list", "--json", "{}"], &s(&server.local(APP))));
     let there = answer(&with_file(&["list", "--json", "{}"], &url));
@@ -230,7 +132,7 @@ fn an_expired_signed_url_is_resolved_again() {
 
 #[test]
 fn a_diff_and_a_disassembly_read_urls() {
-    let server = Server::start("whole", &[]);
+    let server = start_server("whole");
     let cubin = format!("{}pypi-files/cuda_kernels_sm80.cubin", server.url);
     let local = s(&server.local("cuda_kernels_sm80.cubin"));
     assert_eq!(
@@ -246,7 +148,7 @@ fn a_diff_and_a_disassembly_read_urls() {
 
 #[test]
 fn hosts_that_fail_are_named_with_what_was_expected() {
-    let server = Server::start("errors", &[]);
+    let server = start_server("errors");
     let missing = format!("{}pypi-files/missing.whl", server.url);
     let (code, _, stderr) = offload(&with_file(&["list", "{}"], &missing));
     assert_eq!(code, 1);
@@ -270,7 +172,7 @@ fn a_real_cached_wheel_is_read_in_part() {
         println!("skipping: {} is not in the wheel cache (scripts/bench_packages.py fetches it)", cached.display());
         return;
     }
-    let server = Server::start("real", &[]);
+    let server = start_server("real");
     let name = cached.file_name().unwrap().to_str().unwrap();
     std::os::unix::fs::symlink(&cached, server.local(name)).unwrap();
     let url = format!("{}pypi-files/{name}", server.url);
@@ -287,7 +189,7 @@ fn a_real_cached_wheel_is_read_in_part() {
 
 #[test]
 fn fit_pip_answers_for_a_package_and_its_gpu_dependency() {
-    let server = Server::start("pip", &[]);
+    let server = start_server("pip");
     let index = format!("{}simple/", server.url);
     server.reset();
     let args: Vec<String> = ["fit", "--json", "--gpu", "gfx90a,sm_86,sm_61", "--pip", "gpu-app", "--index-url", &index]
@@ -341,7 +243,7 @@ fn fit_pip_answers_for_a_package_and_its_gpu_dependency() {
 
 #[test]
 fn a_variant_wheel_whose_declared_sm_arch_lacks_code_is_flagged() {
-    let server = Server::start("variant", &[]);
+    let server = start_server("variant");
     // Made apart from the index's directory: pip refuses file names with a variant label.
     let variants = Scratch::new("remote", "variant-wheels");
     let made = Command::new("python3")
@@ -409,7 +311,7 @@ fn readable_of(bytes: &[u8]) -> u64 {
 #[test]
 fn fetching_ahead_fetches_each_byte_once_and_no_more_than_is_read() {
     // 20 ms per answer: the fetchers ahead and the explorer's own reads overlap.
-    let server = Server::start("ahead", &[]);
+    let server = start_server("ahead");
     let cached = support::wheels::cache_dir().join("cupy_rocm_5_0-13.3.0-cp311-cp311-manylinux2014_x86_64.whl");
     let mut wheels = vec![APP.to_string(), DEP.to_string()];
     if cached.exists() {
@@ -441,7 +343,7 @@ fn fetching_ahead_fetches_each_byte_once_and_no_more_than_is_read() {
 
 #[test]
 fn progress_is_drawn_on_a_terminal_only() {
-    let server = Server::start("progress", &[]);
+    let server = start_server("progress");
     // 300 ms per answer: the bar is drawn before the read ends.
     let url = format!("{}latency=300/pypi-files/{DEP}", server.url);
     let size = std::fs::metadata(server.local(DEP)).unwrap().len();
@@ -476,7 +378,7 @@ type CommandFor<'c> = &'c dyn Fn(Place<'_>, &str) -> Vec<String>;
 
 #[test]
 fn bundle_unbundle_compress_and_decompress_read_urls() {
-    let server = Server::start("tools", &[]);
+    let server = start_server("tools");
     let code = root().join("tests/images/hip_kernels_gfx90a.co");
     std::fs::copy(&code, server.local("gfx90a.co")).unwrap();
     let url = |name: &str| format!("{}pypi-files/{name}", server.url);

@@ -12,59 +12,25 @@
 mod support;
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use support::{ours, root, s, Scratch};
+use std::io::{Read, Write};
+use std::path::Path;
+
+use support::remote::{self, answer, make_test_wheels, offload_with, strip_file_names, with_file, Server};
+use support::{root, s, Scratch};
 
 const APP: &str = "gpu_app-1.0-py3-none-linux_x86_64.whl";
 const DEP: &str = "gpu_dep-1.0-py3-none-linux_x86_64.whl";
 
 /// The test server on the remote tests' wheels (and, in `streamed/`, the same wheels with
-/// data descriptors) and the package fixtures; killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-    files: Scratch,
-}
-
-impl Server {
-    fn start(name: &str) -> Server {
-        let files = Scratch::new("remote-stream", name);
-        let made = Command::new("python3")
-            .arg(root().join("scripts/make_test_wheels.py"))
-            .arg(files.dir())
-            .arg("--streamed")
-            .arg(files.path("streamed"))
-            .output()
-            .expect("python3 runs");
-        assert!(made.status.success(), "make_test_wheels.py: {}", String::from_utf8_lossy(&made.stderr));
-        for fixture in package_fixtures() {
-            std::fs::copy(root().join("tests/fixtures/packages").join(&fixture), files.path(&fixture)).unwrap();
-        }
-        let mut child = Command::new("python3")
-            .arg(root().join("scripts/remote_server.py"))
-            .args(["--quiet", "--root"])
-            .arg(files.dir())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the test server starts");
-        let mut first = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut first).unwrap();
-        assert!(first.starts_with("http://127.0.0.1:"), "the server printed {first:?}");
-        Server { child, url: first.trim().to_string(), files }
+/// data descriptors) and the package fixtures.
+fn start_server(name: &str) -> Server {
+    let files = Scratch::new("remote-stream", name);
+    let streamed = files.path("streamed");
+    make_test_wheels(&files, &["--streamed".as_ref(), streamed.as_os_str()]);
+    for fixture in package_fixtures() {
+        std::fs::copy(root().join("tests/fixtures/packages").join(&fixture), files.path(&fixture)).unwrap();
     }
-
-    fn local(&self, name: &str) -> PathBuf {
-        self.files.path(name)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    Server::serve(files, &[])
 }
 
 /// The package fixtures (tests/fixtures/packages: zip, wheel, conda, tar, deb), by name.
@@ -78,60 +44,18 @@ fn package_fixtures() -> Vec<String> {
     names
 }
 
-/// `offload ARGS` with `env`: (exit code, stdout, stderr).
-fn offload(args: &[String], env: &[(&str, &str)]) -> (i32, String, String) {
-    let out = Command::new(ours()).args(args).envs(env.iter().copied()).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-/// The JSON answer of a command, without the keys that name the file as given.
-fn answer(args: &[String]) -> (i32, Value) {
-    let (code, stdout, stderr) = offload(args, &[]);
-    let mut value: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stdout} {stderr}"));
-    strip_file_names(&mut value);
-    (code, value)
-}
-
-fn strip_file_names(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for key in ["file", "old", "new"] {
-                if map.get(key).is_some_and(Value::is_string) {
-                    map.remove(key);
-                }
-            }
-            map.values_mut().for_each(strip_file_names);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_file_names),
-        _ => {}
-    }
-}
-
 /// The commands compared, `{}` standing for the file: a listing (which waits for the central
 /// directory) and every image decoded (members explored as they arrive).
 const COMMANDS: &[&[&str]] = &[&["list", "--json", "{}"], &["kernels", "--json", "{}"]];
 
-fn with_file(command: &[&str], file: &str) -> Vec<String> {
-    command.iter().map(|a| if *a == "{}" { file.to_string() } else { a.to_string() }).collect()
-}
-
-/// Every command's answer for `url` equals its answer for the local copy `local`.
+/// Every command of [`COMMANDS`] answers for `url` as for the local copy `local`.
 fn same_answers(local: &Path, url: &str) {
-    for command in COMMANDS {
-        let here = answer(&with_file(command, &s(local)));
-        let there = answer(&with_file(command, url));
-        assert_eq!(here, there, "{command:?}: {url} answers otherwise than {}", local.display());
-    }
+    remote::same_answers(COMMANDS, local, url);
 }
 
 #[test]
 fn files_arriving_whole_answer_as_the_local_files() {
-    let server = Server::start("answers");
+    let server = start_server("answers");
     let mut files: Vec<String> = package_fixtures();
     files.extend([APP, DEP].iter().flat_map(|w| [w.to_string(), format!("streamed/{w}")]));
     files.push(format!("streamed/stored/{APP}"));
@@ -175,7 +99,7 @@ fn explored_early(stderr: &str) -> (Vec<Explored>, Option<(u64, u64)>) {
 
 #[test]
 fn members_are_explored_before_the_download_ends() {
-    let server = Server::start("early");
+    let server = start_server("early");
     for (file, libraries) in [
         (APP.to_string(), &["gpu_app/lib/libhip_3tu.so", "gpu_app/lib/hip_kernels.o"][..]),
         (format!("streamed/{APP}"), &["gpu_app/lib/libhip_3tu.so", "gpu_app/lib/hip_kernels.o"][..]),
@@ -185,7 +109,7 @@ fn members_are_explored_before_the_download_ends() {
         for behaviour in ["stall=1500/norange/", "stall=1500/chunked/"] {
             let url = format!("{}{behaviour}{file}", server.url);
             let (code, stdout, stderr) =
-                offload(&with_file(&["kernels", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
+                offload_with(&with_file(&["kernels", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
             assert_eq!(code, 0, "{url}: {stderr}");
             let (explored, confirmed) = explored_early(&stderr);
             let mut names: Vec<&str> = explored.iter().map(|e| e.name.as_str()).collect();
@@ -210,7 +134,7 @@ fn members_are_explored_before_the_download_ends() {
     let file = format!("streamed/stored/{APP}");
     let url = format!("{}stall=300/norange/{file}", server.url);
     let command = with_file(&["kernels", "--json", "{}"], &url);
-    let (code, stdout, stderr) = offload(&command, &[("OFFLOAD_DEBUG", "arriving")]);
+    let (code, stdout, stderr) = offload_with(&command, &[("OFFLOAD_DEBUG", "arriving")]);
     assert_eq!(code, 0, "{stderr}");
     let (explored, confirmed) = explored_early(&stderr);
     assert!(explored.is_empty(), "{stderr}");
@@ -221,7 +145,7 @@ fn members_are_explored_before_the_download_ends() {
     // A listing spends a budget member after member: nothing is explored before the central
     // directory has arrived, and the answer is the local file's.
     let url = format!("{}stall=300/norange/{APP}", server.url);
-    let (code, _, stderr) = offload(&with_file(&["list", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
+    let (code, _, stderr) = offload_with(&with_file(&["list", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
     assert_eq!(code, 0, "{stderr}");
     assert!(explored_early(&stderr).0.is_empty(), "{stderr}");
 }
@@ -246,12 +170,12 @@ fn cut_short_server(body: Vec<u8>, length: usize, sent: usize) -> String {
 
 #[test]
 fn a_download_cut_short_says_how_far_it_got() {
-    let server = Server::start("cut");
+    let server = start_server("cut");
     let wheel = std::fs::read(server.local(APP)).unwrap();
     let sent = wheel.len() / 2;
     let url = cut_short_server(wheel.clone(), wheel.len(), sent);
     for command in COMMANDS {
-        let (code, _, stderr) = offload(&with_file(command, &url), &[]);
+        let (code, _, stderr) = offload_with(&with_file(command, &url), &[]);
         assert_ne!(code, 0, "{command:?}: {stderr}");
         assert!(stderr.contains(&format!("after {sent} bytes")), "{command:?}: {stderr}");
     }
@@ -264,14 +188,14 @@ fn a_real_cached_wheel_is_explored_as_it_arrives() {
         println!("skipping: {} is not in the wheel cache (scripts/bench_packages.py fetches it)", cached.display());
         return;
     }
-    let server = Server::start("real");
+    let server = start_server("real");
     let name = cached.file_name().unwrap().to_str().unwrap();
     std::os::unix::fs::symlink(&cached, server.local(name)).unwrap();
     let size = std::fs::metadata(&cached).unwrap().len();
     for behaviour in ["stall=1000/norange/", "stall=1000/chunked/"] {
         let url = format!("{}{behaviour}{name}", server.url);
         let (code, stdout, stderr) =
-            offload(&with_file(&["kernels", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
+            offload_with(&with_file(&["kernels", "--json", "{}"], &url), &[("OFFLOAD_DEBUG", "arriving")]);
         assert_eq!(code, 0, "{stderr}");
         let mut there: Value = serde_json::from_str(&stdout).unwrap();
         strip_file_names(&mut there);

@@ -25,7 +25,6 @@ use offload::explore::{Companion, Hooks, Options};
 use offload::format::package::zip::{self, LocalEntry, LocalRead};
 use offload::format::package::Compression;
 use offload::tree::{Span, Tree};
-use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -217,7 +216,7 @@ fn work(remote: &Remote, opts: &Options, receive: &Mutex<Receiver<LocalEntry>>, 
         // inflated as it arrives (a library's section headers, at its end, come last).
         let (name, start) = (entry.name.clone(), entry.data_offset());
         // The explorer sees the file up to the member's end: all it reads of it.
-        let input = object::ReadCache::new(UpTo { remote: remote.clone(), len: end, position: 0 });
+        let input = object::ReadCache::new(Cursor::up_to(remote.clone(), end));
         let read = |offset: u64, size: u64| remote.read_owned(offset, size);
         let hooks =
             Hooks { read_owned: Some(&read), spill: Some(&crate::io::spill_to_temporary_file), ..Hooks::default() };
@@ -266,38 +265,4 @@ fn explore_rest(remote: &Remote, opts: &Options, rest: &[ShareMember]) -> Vec<of
 /// Whether `OFFLOAD_DEBUG` (words separated by commas) holds `word`.
 fn debug_says(word: &str) -> bool {
     std::env::var("OFFLOAD_DEBUG").is_ok_and(|v| v.split(',').any(|part| part.trim() == word))
-}
-
-/// A read position on the first `len` bytes of an arriving file: what an early member's
-/// explorer reads through (its size is not known before the end, and not needed).
-struct UpTo {
-    remote: Remote,
-    len: u64,
-    position: u64,
-}
-
-impl Read for UpTo {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let size = self.len.saturating_sub(self.position).min(buf.len() as u64);
-        if size == 0 {
-            return Ok(0);
-        }
-        let bytes = self.remote.read_at(self.position, size).map_err(std::io::Error::other)?;
-        buf[..bytes.len()].copy_from_slice(&bytes);
-        self.position += bytes.len() as u64;
-        Ok(bytes.len())
-    }
-}
-
-impl Seek for UpTo {
-    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
-        let target = match pos {
-            SeekFrom::Start(n) => Some(n),
-            SeekFrom::End(d) => self.len.checked_add_signed(d),
-            SeekFrom::Current(d) => self.position.checked_add_signed(d),
-        };
-        self.position =
-            target.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start"))?;
-        Ok(self.position)
-    }
 }

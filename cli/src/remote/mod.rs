@@ -458,17 +458,32 @@ fn blocks(start: u64, stop: u64) -> Vec<(u64, u64)> {
 pub struct Cursor {
     remote: Remote,
     position: u64,
+    /// Where the file ends for this reader: the first bytes only, for an early member's explorer
+    /// ([`Cursor::up_to`]); the whole file where `None`.
+    end: Option<u64>,
 }
 
 impl Cursor {
     pub fn new(remote: Remote) -> Cursor {
-        Cursor { remote, position: 0 }
+        Cursor { remote, position: 0, end: None }
+    }
+
+    /// A cursor on the first `len` bytes of an arriving file, read as they arrive: a member
+    /// explored before the end, whose explorer reads nothing past the member (the file's size
+    /// is not known before the end, and not needed).
+    pub fn up_to(remote: Remote, len: u64) -> Cursor {
+        Cursor { remote, position: 0, end: Some(len) }
+    }
+
+    /// Where the file ends for this reader, as far as is known.
+    fn end(&self) -> u64 {
+        self.end.unwrap_or_else(|| self.remote.len())
     }
 }
 
 impl Read for Cursor {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(arrival) = self.remote.arrival() {
+        if let (Some(arrival), None) = (self.remote.arrival(), self.end) {
             // What has arrived: the size may be known only at the end.
             let some = self.remote.noted(arrival.read_some(self.position, buf.len() as u64));
             let bytes = some.map_err(std::io::Error::other)?;
@@ -476,8 +491,7 @@ impl Read for Cursor {
             self.position += bytes.len() as u64;
             return Ok(bytes.len());
         }
-        let left = self.remote.len().saturating_sub(self.position);
-        let size = left.min(buf.len() as u64);
+        let size = self.end().saturating_sub(self.position).min(buf.len() as u64);
         if size == 0 {
             return Ok(0);
         }
@@ -492,7 +506,7 @@ impl Seek for Cursor {
     fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
         let target = match pos {
             SeekFrom::Start(n) => Some(n),
-            SeekFrom::End(d) => self.remote.len().checked_add_signed(d),
+            SeekFrom::End(d) => self.end().checked_add_signed(d),
             SeekFrom::Current(d) => self.position.checked_add_signed(d),
         };
         let target =

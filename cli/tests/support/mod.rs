@@ -6,6 +6,7 @@
 
 #[path = "../../../tests/common/mod.rs"]
 pub mod common;
+pub mod remote;
 
 pub use common::{hosts, llvm_bin, nvidia, root, tool, wheels, Scratch, XorShift, BUNDLER_ENV};
 
