@@ -27,30 +27,14 @@ import sys
 import time
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OFFLOAD = os.path.join(ROOT, "target", "release", "offload")
-WORK = os.path.join(ROOT, "target", "bench-remote")
-CACHE = os.environ.get("OFFLOAD_WHEEL_CACHE") or os.path.expanduser("~/.cache/offload-explorer/wheels")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The same server, link and places as bench_remote.py's.
+from bench_remote import CACHE, LATENCY_MS, OFFLOAD, WORK, start_server  # noqa: E402
 WHEELS = [
     "nvidia_curand_cu12-10.3.5.147-py3-none-manylinux2014_x86_64.whl",
     "cupy_rocm_5_0-13.3.0-cp311-cp311-manylinux2014_x86_64.whl",
     "jax_rocm7_pjrt-0.10.0-py3-none-manylinux_2_28_x86_64.whl",
 ]
-THROTTLE = 12_500_000
-LATENCY_MS = 50
-
-
-def start_server(root):
-    process = subprocess.Popen(
-        [sys.executable, os.path.join(ROOT, "scripts", "remote_server.py"), "--quiet", "--root", root,
-         "--throttle", str(THROTTLE), "--latency", str(LATENCY_MS)],
-        stdout=subprocess.PIPE, text=True)
-    url = process.stdout.readline().strip()
-    if not url.startswith("http://127.0.0.1:"):
-        sys.exit(f"bench_remote_stream: the server printed {url!r}")
-    return process, url
-
-
 def timed(args, env=None):
     """(seconds, stdout) of `offload ARGS`."""
     start = time.monotonic()
