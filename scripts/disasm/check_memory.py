@@ -20,7 +20,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from gen_memory import GEN, ISAS, LAYOUTS, pack  # noqa: E402
-from gen_vector import run as objdump_run  # noqa: E402
+from gen_vector import recheck, run as objdump_run  # noqa: E402
 from gen_image_dim import LAYOUTS as DIM_LAYOUTS  # noqa: E402
 from decoder import decoder_command  # noqa: E402
 
@@ -192,20 +192,6 @@ def reference(cpu, cands):
     candidate keep the stream aligned when a rejected candidate's later dwords decode as the
     start of an instruction)."""
     return objdump_run(cpu, cands, warned=True)
-
-
-def recheck(cpu, cands, theirs, mine, limit=150):
-    """Asks llvm-objdump again, one word at a time, about the words where we disagree: a word's
-    neighbours in one stream can still change the answer for it. (Not llvm-mc: it re-encodes
-    what it decoded to tell the size, and a GFX10 NSA word with more address dwords than its
-    addresses need re-encodes shorter, which would count as rejected.)"""
-    out = list(theirs)
-    asked = 0
-    for i, (c, t, m) in enumerate(zip(cands, theirs, mine)):
-        if t != m and asked < limit:
-            out[i] = objdump_run(cpu, [c], warned=True)[0]
-            asked += 1
-    return out
 
 
 def check(cpu, n, seed=1, show=6, only=None):

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gen_vector import FAMILIES, gen_of, run  # noqa: E402
+from gen_vector import FAMILIES, gen_of, recheck, run  # noqa: E402
 from decoder import decoder_command  # noqa: E402
 
 # Encodings to check (`ONLY=dpp,dpp8`), all when unset.
@@ -156,19 +156,6 @@ def ours(mcpu, cands):
             # A decoding of another length is not a decoding of this candidate (llvm's answer
             # for it is None too).
             out.append(text if int(size) == 4 * len(c) else None)
-    return out
-
-
-def recheck(mcpu, cands, theirs, mine, limit=150):
-    """Asks llvm-objdump again, one word at a time, about the words where we disagree: in a
-    batch of thousands a word's neighbours can still change its answer (a gfx1030 DPP8
-    `v_cndmask_b32` word it rejected in a batch decodes alone, as we decode it)."""
-    out = list(theirs)
-    asked = 0
-    for i, (c, t, m) in enumerate(zip(cands, theirs, mine)):
-        if t != m and asked < limit:
-            out[i] = run(mcpu, [c], warned=True)[0]
-            asked += 1
     return out
 
 

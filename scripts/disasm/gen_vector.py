@@ -46,6 +46,22 @@ def run(mcpu, candidates, warned=False):
     return out
 
 
+def recheck(mcpu, candidates, theirs, mine, limit=150):
+    """`theirs` (llvm-objdump's answers for `candidates`, in one batch) with the ones that
+    disagree with `mine` asked again, one word at a time, at most `limit`: in a batch a word's
+    neighbours can still change the answer for it (a gfx1030 DPP8 `v_cndmask_b32` word rejected
+    in a batch decodes alone, as we decode it). llvm-objdump, not llvm-mc, which re-encodes what
+    it decoded to tell the size: a GFX10 NSA word with more address dwords than its addresses
+    need re-encodes shorter and would count as rejected. The checkers' shared second look."""
+    out = list(theirs)
+    asked = 0
+    for i, (c, t, m) in enumerate(zip(candidates, theirs, mine)):
+        if t != m and asked < limit:
+            out[i] = run(mcpu, [c], warned=True)[0]
+            asked += 1
+    return out
+
+
 def _batch(mcpu, candidates, line_re=LINE):
     if not candidates:
         return []
