@@ -188,11 +188,6 @@ impl Keeper {
         Some(Kept { arena: self.arena, misses: Cell::new(0) })
     }
 
-    /// Bytes kept in all.
-    pub fn kept_bytes(&self) -> u64 {
-        self.arena.kept_bytes()
-    }
-
     /// Writes what is wanted of `written .. upto` (within this chunk) and moves `written` on.
     fn keep(&mut self, written: &mut u64, upto: u64, chunk: &[u8]) {
         let from = *written;
@@ -628,11 +623,6 @@ impl Kept {
     /// Bytes kept in all.
     pub fn kept_bytes(&self) -> u64 {
         self.arena.kept_bytes()
-    }
-
-    /// The kept ranges, in order.
-    pub fn ranges(&self) -> &[Range<u64>] {
-        &self.arena.kept
     }
 
     fn missed<T>(&self) -> Result<T, ()> {
